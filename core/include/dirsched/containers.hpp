@@ -1,0 +1,101 @@
+// Small containers for the hot path: a ring-buffer FIFO and a two-level bitset.
+//
+// Fifo<T> never scans: push at the tail, look at and pop the head, in O(1) amortised. It starts with
+// no allocation, so thousands of idle workers cost a few words each.
+//
+// IndexSet keeps a set of small integers with O(1) insert and erase and an ordered "next member at or
+// after i" that skips 4096 empty indices per summary word, so the singles pass touches only workers
+// that are idle and have queued work, whatever the number of workers.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace dirsched {
+
+template <typename T>
+class Fifo {
+ public:
+  bool empty() const { return size_ == 0; }
+  std::size_t size() const { return size_; }
+  const T& front() const { return buf_[head_]; }
+  void pop_front() {
+    head_ = (head_ + 1) & (buf_.size() - 1);
+    --size_;
+  }
+  void push_back(const T& value) {
+    if (size_ == buf_.size()) grow();
+    buf_[(head_ + size_) & (buf_.size() - 1)] = value;
+    ++size_;
+  }
+  // i-th element from the head, for dumps and observers; not used by scheduling decisions.
+  const T& at(std::size_t i) const { return buf_[(head_ + i) & (buf_.size() - 1)]; }
+
+ private:
+  void grow() {
+    std::vector<T> bigger(buf_.empty() ? 4 : buf_.size() * 2);
+    for (std::size_t i = 0; i < size_; ++i) bigger[i] = at(i);
+    buf_.swap(bigger);
+    head_ = 0;
+  }
+  std::vector<T> buf_;  // capacity is a power of two
+  std::size_t head_ = 0;
+  std::size_t size_ = 0;
+};
+
+class IndexSet {
+ public:
+  static constexpr std::uint32_t kNone = 0xffffffffu;
+
+  explicit IndexSet(std::uint32_t capacity = 0) { resize(capacity); }
+  void resize(std::uint32_t capacity) {
+    words_.assign((capacity + 63) / 64, 0);
+    summary_.assign((words_.size() + 63) / 64, 0);
+    count_ = 0;
+  }
+  bool contains(std::uint32_t i) const { return (words_[i >> 6] >> (i & 63)) & 1u; }
+  std::uint32_t size() const { return count_; }
+  void insert(std::uint32_t i) {
+    std::uint64_t& w = words_[i >> 6];
+    const std::uint64_t bit = std::uint64_t{1} << (i & 63);
+    if (w & bit) return;
+    w |= bit;
+    summary_[i >> 12] |= std::uint64_t{1} << ((i >> 6) & 63);
+    ++count_;
+  }
+  void erase(std::uint32_t i) {
+    std::uint64_t& w = words_[i >> 6];
+    const std::uint64_t bit = std::uint64_t{1} << (i & 63);
+    if (!(w & bit)) return;
+    w &= ~bit;
+    if (w == 0) summary_[i >> 12] &= ~(std::uint64_t{1} << ((i >> 6) & 63));
+    --count_;
+  }
+  // Smallest member >= i, or kNone.
+  std::uint32_t next(std::uint32_t i) const {
+    std::uint32_t word = i >> 6;
+    if (word >= words_.size()) return kNone;
+    std::uint64_t bits = words_[word] & (~std::uint64_t{0} << (i & 63));
+    if (bits) return (word << 6) | static_cast<std::uint32_t>(__builtin_ctzll(bits));
+    // Find the next non-empty word through the summary.
+    std::uint32_t s = (word + 1) >> 6;
+    if (s >= summary_.size()) return kNone;
+    std::uint64_t sbits = summary_[s] & (((word + 1) & 63) ? (~std::uint64_t{0} << ((word + 1) & 63)) : ~std::uint64_t{0});
+    while (true) {
+      if (sbits) {
+        const std::uint32_t w = (s << 6) | static_cast<std::uint32_t>(__builtin_ctzll(sbits));
+        return (w << 6) | static_cast<std::uint32_t>(__builtin_ctzll(words_[w]));
+      }
+      if (++s >= summary_.size()) return kNone;
+      sbits = summary_[s];
+    }
+  }
+  std::uint32_t first() const { return next(0); }
+
+ private:
+  std::vector<std::uint64_t> words_;
+  std::vector<std::uint64_t> summary_;  // bit w set when words_[w] != 0
+  std::uint32_t count_ = 0;
+};
+
+}  // namespace dirsched

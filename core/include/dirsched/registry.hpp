@@ -1,0 +1,77 @@
+// The worker registry and the callable table, fixed when the Scheduler is built.
+//
+// NEXT_LEVEL workers keep their stable ids and their registration order (the order the singles pass
+// visits them). SUB workers are a pool with no public id, indexed 0..n-1. Callables carry the
+// namespace that decides which worker kinds may run them, and REMOTE callables an eligible set.
+// Building a registry with a duplicate or negative id, or an eligible set that names a worker that is
+// not a registered remote one, is a configuration error: it throws RegistryError before any task
+// exists. Once handed to a Scheduler the registry never changes.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "dirsched/ids.hpp"
+
+namespace dirsched {
+
+enum class WorkerKind : std::uint8_t { kLocalChip, kLocalWorker, kRemote };
+enum class Namespace : std::uint8_t { kLocalChip, kLocalPython, kRemote };
+enum class Memory : std::uint8_t { kHost, kChild, kRemote };
+
+std::string_view to_string(WorkerKind kind);
+std::string_view to_string(Namespace ns);
+std::string_view to_string(Memory memory);
+std::optional<WorkerKind> worker_kind_from_string(std::string_view text);
+std::optional<Namespace> namespace_from_string(std::string_view text);
+std::optional<Memory> memory_from_string(std::string_view text);
+
+class RegistryError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+struct NextLevelWorker {
+  WorkerId id;
+  WorkerKind kind;
+};
+
+struct Callable {
+  std::string name;
+  Namespace ns = Namespace::kLocalPython;
+  // REMOTE only. std::nullopt means "every registered remote worker".
+  std::optional<std::vector<WorkerId>> eligible;
+};
+
+class Registry {
+ public:
+  // Registration order is call order.
+  void add_next_level(WorkerId id, WorkerKind kind);
+  void set_sub_workers(std::uint32_t count) { sub_workers_ = count; }
+  CallableId add_callable(Callable callable);
+
+  std::size_t next_level_count() const { return workers_.size(); }
+  const NextLevelWorker& worker_at(std::uint32_t index) const { return workers_[index]; }
+  // Registration index of `id`, if registered.
+  std::optional<std::uint32_t> index_of(WorkerId id) const;
+  std::uint32_t sub_workers() const { return sub_workers_; }
+
+  std::size_t callable_count() const { return callables_.size(); }
+  const Callable& callable(CallableId id) const { return callables_[id.index()]; }
+  // True when a REMOTE callable may run on the worker at registration `index`.
+  bool eligible(CallableId id, std::uint32_t index) const;
+
+ private:
+  std::vector<NextLevelWorker> workers_;
+  std::unordered_map<WorkerId, std::uint32_t> index_;  // lookup only, never iterated
+  std::uint32_t sub_workers_ = 0;
+  std::vector<Callable> callables_;
+  std::vector<std::vector<bool>> eligible_;  // per callable, per registration index
+};
+
+}  // namespace dirsched

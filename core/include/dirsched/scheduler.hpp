@@ -1,0 +1,254 @@
+// The Scheduler core: the directed NEXT_LEVEL placement contract as a sans-IO state machine.
+//
+// Inputs come in as calls: submits, member completions (report()), and the current time (set_time()),
+// which only stamps events. Decisions come out as data: iterate() returns the dispatches of one
+// scheduler iteration. The core has no clock, thread, file or global; a driver (the SimGrid actors,
+// the fake driver of the unit tests, a production runtime) carries the decisions out.
+//
+// Invariants it keeps:
+// - A rejected submit changes no state: validation runs to completion before anything is written.
+// - A PENDING task lives only in task state. A task is routed exactly once, when it turns READY:
+//   single -> FIFO[target], group -> the group FIFO, SUB -> the SUB FIFO. Its route and its targets
+//   never change afterwards.
+// - A worker runs one member at a time, busy from dispatch until its completion is applied.
+// - No queue is scanned past its head. The singles pass visits only workers that are idle and have
+//   queued work (an IndexSet kept up to date on every push, dispatch and completion), so its cost does
+//   not grow with the number of idle workers.
+//
+// One iteration (iterate()):
+// 1. Apply every reported completion, in report order: member bookkeeping; a task turns terminal
+//    when its last member ends; a completed task releases its consumers in submit order (each is
+//    routed when its last live producer completes); a failed one poisons its not-yet-running
+//    downstream tasks, transitively. The first member failure becomes the run's error (fail-fast).
+// 2. Group pass: pop heads that are no longer READY; launch the head when all of its targets are
+//    idle (member i to workers[i]) and look at the next head; stop at the first head with a busy
+//    target. Nothing is reserved for a blocked head and later groups are not examined.
+// 3. Singles pass: in registration order, every idle worker with queued work gets its FIFO head.
+// 4. SUB pass: in FIFO order, a single takes the lowest-index idle SUB worker, a group of N the N
+//    lowest. An entry that does not fit goes back to the tail and ends the pass.
+//
+// Within one instant a driver repeats iterations (run_instant() below) until as many consecutive
+// iterations as the SUB FIFO holds entries (at least one) dispatched nothing.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dirsched/containers.hpp"
+#include "dirsched/errors.hpp"
+#include "dirsched/ids.hpp"
+#include "dirsched/observer.hpp"
+#include "dirsched/registry.hpp"
+#include "dirsched/task.hpp"
+
+namespace dirsched {
+
+enum class Tag : std::uint8_t { kInput, kOutput, kOutputExisting, kInOut, kNoDep };
+std::string_view to_string(Tag tag);
+std::optional<Tag> tag_from_string(std::string_view text);
+
+struct Arg {
+  BufferId buffer;
+  Tag tag;
+};
+
+struct Buffer {
+  std::string name;
+  Memory memory = Memory::kHost;
+  std::optional<WorkerId> owner;  // kChild: a local worker; kRemote: a remote worker
+};
+
+// The untyped form of every submit. The typed helpers on Scheduler build one of these.
+struct SubmitRequest {
+  TaskKind kind = TaskKind::kSingle;
+  std::string name;
+  CallableId callable;
+  std::vector<std::vector<Arg>> args;       // one list per member; a single has exactly one
+  std::optional<WorkerArg> worker;          // submit_next_level
+  std::optional<std::vector<WorkerArg>> workers;  // submit_next_level_group
+  std::string origin;                       // prefixed to rejection messages, e.g. "trace[3]"
+};
+
+struct SubmitResult {
+  TaskId task;                         // valid when accepted
+  std::optional<Rejection> rejection;  // set when refused or not submitted
+  bool accepted() const { return !rejection.has_value(); }
+};
+
+struct Dispatch {
+  TaskId task;
+  std::uint32_t member;
+  Target target;
+  std::uint64_t seq;  // global dispatch order; drivers apply same-instant completions in this order
+};
+
+struct RunError {
+  TaskId task;
+  std::uint32_t member;
+  std::string message;
+};
+
+class Scheduler {
+ public:
+  struct Options {
+    // The runtime's behaviour: after the first member failure every submit raises that error and is
+    // not submitted. Off only for what-if studies and for tests of the submit-time poison rule,
+    // which fail-fast otherwise makes unreachable.
+    bool fail_fast = true;
+  };
+  explicit Scheduler(Registry registry, Observer* observer = nullptr) : Scheduler(std::move(registry), Options{}, observer) {}
+  Scheduler(Registry registry, Options options, Observer* observer = nullptr);
+
+  // --- configuration (not part of any task's state) ---
+  void set_observer(Observer* observer) { observer_ = observer; }
+  // Buffers may be added at any time. Throws RegistryError for an owner that does not fit the memory.
+  BufferId add_buffer(Buffer buffer);
+  // Stamps every following event. Time is informational only: no decision depends on it.
+  void set_time(double t) { now_ = t; }
+  double now() const { return now_; }
+
+  // --- inputs ---
+  SubmitResult submit(const SubmitRequest& request);
+  SubmitResult submit_next_level(std::string name, CallableId callable, std::vector<Arg> args, WorkerId worker);
+  SubmitResult submit_next_level_group(std::string name, CallableId callable,
+                                       std::vector<std::vector<Arg>> args_list, std::vector<WorkerId> workers);
+  SubmitResult submit_sub(std::string name, CallableId callable, std::vector<Arg> args);
+  SubmitResult submit_sub_group(std::string name, CallableId callable, std::vector<std::vector<Arg>> args_list);
+  // Records that the orchestration unwound before this op: the task ends NOT_SUBMITTED.
+  void not_submitted(std::string_view name);
+  // A member ended. Applied at the start of the next iterate(), in report order.
+  void report(TaskId task, std::uint32_t member, Outcome outcome);
+
+  // --- decisions ---
+  // One scheduler iteration. The returned vector is reused by the next call.
+  const std::vector<Dispatch>& iterate();
+
+  // --- queries ---
+  const Registry& registry() const { return registry_; }
+  std::size_t task_count() const { return tasks_.size(); }
+  TaskState state(TaskId task) const { return tasks_[task.index()].state; }
+  TaskKind kind(TaskId task) const { return tasks_[task.index()].kind; }
+  std::string_view name(TaskId task) const { return tasks_[task.index()].name; }
+  std::uint32_t members(TaskId task) const { return tasks_[task.index()].members; }
+  // Target worker of member `member` of a NEXT_LEVEL task.
+  WorkerId target(TaskId task, std::uint32_t member) const;
+  CallableId callable(TaskId task) const { return tasks_[task.index()].callable; }
+  const Buffer& buffer(BufferId id) const { return buffers_[id.index()]; }
+  std::size_t buffer_count() const { return buffers_.size(); }
+  std::size_t sub_queue_length() const { return sub_fifo_.size(); }
+  std::size_t group_queue_length() const { return group_fifo_.size(); }
+  std::size_t worker_queue_length(std::uint32_t index) const { return workers_[index].fifo.size(); }
+  bool worker_busy(std::uint32_t index) const { return workers_[index].busy; }
+  bool sub_worker_busy(std::uint32_t index) const { return !idle_sub_.contains(index); }
+  std::size_t unapplied_completions() const { return inbox_.size(); }
+  std::size_t non_terminal_tasks() const { return live_; }
+  std::size_t running_members() const { return running_members_; }
+  const std::optional<RunError>& run_error() const { return run_error_; }
+  // Every piece of scheduling state in a stable text form: tasks, queues, workers, tensor map.
+  // Equal dumps mean equal states (tests compare them; explorers hash them).
+  std::string dump() const;
+
+ private:
+  struct Task {
+    std::string name;
+    TaskKind kind;
+    TaskState state;
+    CallableId callable;
+    std::uint32_t members;
+    std::uint32_t members_ended = 0;
+    std::uint32_t live_producers = 0;
+    std::uint32_t slot_begin = 0;  // into slots_: one per member
+    bool member_failed = false;
+    std::uint32_t failed_member = 0;
+    std::vector<TaskId> consumers;  // in submit order
+  };
+  // Per member: the worker's registration index (NEXT_LEVEL, fixed at submit) or SUB index (at
+  // dispatch), and whether it is running.
+  struct Slot {
+    std::uint32_t worker = 0;
+    bool running = false;
+    bool ended = false;
+  };
+  struct WorkerState {
+    WorkerId id{0};
+    WorkerKind kind;
+    bool busy = false;
+    Fifo<TaskId> fifo;
+  };
+  struct Completion {
+    TaskId task;
+    std::uint32_t member;
+    Outcome outcome;
+  };
+
+  std::optional<Rejection> validate(const SubmitRequest& r, std::vector<std::uint32_t>& targets) const;
+  void emit(Event& e) {
+    e.t = now_;
+    if (observer_) observer_->on_event(e);
+  }
+  Event event_for(EventKind kind, TaskId id) const;
+  void set_state(TaskId id, TaskState to);
+  void make_ready(TaskId id);
+  void poison_from(TaskId failed);
+  void apply(const Completion& c);
+  void finish(TaskId id);
+  void dispatch_member(TaskId id, std::uint32_t member, Target target);
+  void group_pass();
+  void singles_pass();
+  void sub_pass();
+  void mark_idle(std::uint32_t worker_index);
+
+  Registry registry_;
+  Options options_;
+  Observer* observer_ = nullptr;
+  double now_ = 0;
+
+  std::vector<Task> tasks_;
+  std::vector<Slot> slots_;
+  std::vector<Buffer> buffers_;
+  std::vector<TaskId> producer_of_;  // tensor map: buffer -> last producer
+
+  std::vector<WorkerState> workers_;
+  IndexSet runnable_;  // registration indices: idle and FIFO non-empty
+  Fifo<TaskId> group_fifo_;
+  Fifo<TaskId> sub_fifo_;
+  IndexSet idle_sub_;
+  TaskId blocked_head_;                  // the group head last reported as blocked
+  std::vector<WorkerId> blocked_busy_;   // and its busy targets then
+
+  std::vector<Completion> inbox_;
+  std::vector<Dispatch> out_;
+  std::uint64_t dispatch_seq_ = 0;
+  std::size_t live_ = 0;
+  std::size_t running_members_ = 0;
+  std::optional<RunError> run_error_;
+
+  // Scratch space reused across submits, so a submit allocates only what the task keeps.
+  mutable std::vector<std::uint32_t> scratch_targets_;
+  std::vector<TaskId> scratch_producers_;
+  std::vector<WorkerId> scratch_workers_;
+};
+
+// Runs the iterations of one instant: repeats iterate() until as many consecutive iterations as the
+// SUB FIFO holds entries (at least one) dispatched nothing. `carry_out(dispatches)` is called after
+// every iteration; it may report() completions that came due at once, which the next iteration
+// applies. Returns the number of iterations run.
+template <typename CarryOut>
+std::size_t run_instant(Scheduler& scheduler, CarryOut&& carry_out) {
+  std::size_t idle = 0;
+  std::size_t iterations = 0;
+  while (true) {
+    const std::vector<Dispatch>& dispatches = scheduler.iterate();
+    ++iterations;
+    const bool dispatched = !dispatches.empty();
+    carry_out(dispatches);
+    idle = dispatched ? 0 : idle + 1;
+    const std::size_t needed = scheduler.sub_queue_length() > 0 ? scheduler.sub_queue_length() : 1;
+    if (idle >= needed && scheduler.unapplied_completions() == 0) return iterations;
+  }
+}
+
+}  // namespace dirsched

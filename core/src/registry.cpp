@@ -1,0 +1,45 @@
+#include "dirsched/registry.hpp"
+
+#include <string>
+
+namespace dirsched {
+
+void Registry::add_next_level(WorkerId id, WorkerKind kind) {
+  if (id.value() < 0) throw RegistryError("worker id " + std::to_string(id.value()) + " is negative");
+  if (index_.count(id)) throw RegistryError("worker id " + std::to_string(id.value()) + " is registered twice");
+  if (!callables_.empty()) throw RegistryError("register every worker before the first callable");
+  index_.emplace(id, static_cast<std::uint32_t>(workers_.size()));
+  workers_.push_back({id, kind});
+}
+
+std::optional<std::uint32_t> Registry::index_of(WorkerId id) const {
+  auto it = index_.find(id);
+  if (it == index_.end()) return std::nullopt;
+  return it->second;
+}
+
+CallableId Registry::add_callable(Callable callable) {
+  std::vector<bool> eligible(workers_.size(), false);
+  if (callable.ns == Namespace::kRemote) {
+    if (callable.eligible) {
+      for (WorkerId id : *callable.eligible) {
+        auto index = index_of(id);
+        if (!index || workers_[*index].kind != WorkerKind::kRemote)
+          throw RegistryError("callable '" + callable.name + "': eligible worker " + std::to_string(id.value()) +
+                              " is not a registered remote worker");
+        eligible[*index] = true;
+      }
+    } else {
+      for (std::size_t i = 0; i < workers_.size(); ++i) eligible[i] = workers_[i].kind == WorkerKind::kRemote;
+    }
+  } else if (callable.eligible) {
+    throw RegistryError("callable '" + callable.name + "': only REMOTE callables take an eligible set");
+  }
+  callables_.push_back(std::move(callable));
+  eligible_.push_back(std::move(eligible));
+  return CallableId(static_cast<std::uint32_t>(callables_.size() - 1));
+}
+
+bool Registry::eligible(CallableId id, std::uint32_t index) const { return eligible_[id.index()][index]; }
+
+}  // namespace dirsched

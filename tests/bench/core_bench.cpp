@@ -1,0 +1,137 @@
+// Core throughput and memory: submit, dispatch and complete, with no driver cost but a loop.
+//
+// Workloads (items = tasks):
+// - Stream/W: 16384 independent singles, task i on worker i mod W, all submitted, then drained.
+// - GroupMix/W: a mix of singles and 4-member groups on W workers.
+// - Chains/W: W chains of 64 singles each, every link an INOUT on the chain's own buffer.
+// Counters: bytes_per_live_task (heap bytes held per submitted, unfinished task).
+#include <benchmark/benchmark.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+#include <vector>
+
+#include "dirsched/scheduler.hpp"
+
+static std::atomic<long long> g_live_bytes{0};
+
+void* operator new(std::size_t n) {
+  void* p = std::malloc(n + 16);
+  if (!p) throw std::bad_alloc();
+  *static_cast<std::size_t*>(p) = n;
+  g_live_bytes += static_cast<long long>(n);
+  return static_cast<char*>(p) + 16;
+}
+void operator delete(void* p) noexcept {
+  if (!p) return;
+  char* base = static_cast<char*>(p) - 16;
+  g_live_bytes -= static_cast<long long>(*reinterpret_cast<std::size_t*>(base));
+  std::free(base);
+}
+void operator delete(void* p, std::size_t) noexcept { operator delete(p); }
+
+namespace {
+
+using namespace dirsched;
+
+struct Platform {
+  Registry registry;
+  CallableId chip;
+  explicit Platform(int workers) {
+    for (int i = 0; i < workers; ++i) registry.add_next_level(WorkerId(i), WorkerKind::kLocalChip);
+    chip = registry.add_callable({"chip", Namespace::kLocalChip, std::nullopt});
+  }
+};
+
+// Drains the core: every dispatch completes successfully at the next instant.
+void drain(Scheduler& s, std::vector<Dispatch>& inflight) {
+  while (true) {
+    const auto& d = s.iterate();
+    if (d.empty() && inflight.empty()) return;
+    for (const Dispatch& x : inflight) s.report(x.task, x.member, Outcome::kSuccess);
+    inflight.assign(d.begin(), d.end());
+  }
+}
+
+void Stream(benchmark::State& state) {
+  const int workers = static_cast<int>(state.range(0));
+  constexpr int kTasks = 16384;
+  Platform p(workers);
+  std::vector<std::string> names;
+  for (int i = 0; i < kTasks; ++i) names.push_back("t" + std::to_string(i));
+  std::vector<Dispatch> inflight;
+  for (auto _ : state) {
+    Scheduler s(p.registry);
+    for (int i = 0; i < kTasks; ++i) s.submit_next_level(names[i], p.chip, {}, WorkerId(i % workers));
+    drain(s, inflight);
+    benchmark::DoNotOptimize(s.task_count());
+  }
+  state.SetItemsProcessed(state.iterations() * kTasks);
+}
+BENCHMARK(Stream)->Arg(8)->Arg(64)->Arg(4096)->Unit(benchmark::kMillisecond);
+
+void GroupMix(benchmark::State& state) {
+  const int workers = static_cast<int>(state.range(0));
+  constexpr int kTasks = 16384;
+  Platform p(workers);
+  std::vector<Dispatch> inflight;
+  for (auto _ : state) {
+    Scheduler s(p.registry);
+    for (int i = 0; i < kTasks; ++i) {
+      if (i % 8 == 0) {
+        std::vector<WorkerId> ws;
+        for (int m = 0; m < 4; ++m) ws.push_back(WorkerId((i + m * 3) % workers));
+        s.submit_next_level_group("g", p.chip, std::vector<std::vector<Arg>>(4), std::move(ws));
+      } else {
+        s.submit_next_level("s", p.chip, {}, WorkerId(i % workers));
+      }
+    }
+    drain(s, inflight);
+  }
+  state.SetItemsProcessed(state.iterations() * kTasks);
+}
+BENCHMARK(GroupMix)->Arg(8)->Arg(64)->Arg(4096)->Unit(benchmark::kMillisecond);
+
+void Chains(benchmark::State& state) {
+  const int workers = static_cast<int>(state.range(0));
+  constexpr int kLength = 64;
+  Platform p(workers);
+  std::vector<Dispatch> inflight;
+  for (auto _ : state) {
+    Scheduler s(p.registry);
+    std::vector<BufferId> bufs;
+    for (int w = 0; w < workers; ++w) bufs.push_back(s.add_buffer({"b", Memory::kHost, std::nullopt}));
+    for (int k = 0; k < kLength; ++k)
+      for (int w = 0; w < workers; ++w)
+        s.submit_next_level("c", p.chip, {Arg{bufs[w], Tag::kInOut}}, WorkerId((w + k) % workers));
+    drain(s, inflight);
+  }
+  state.SetItemsProcessed(state.iterations() * kLength * workers);
+}
+BENCHMARK(Chains)->Arg(8)->Arg(64)->Arg(4096)->Unit(benchmark::kMillisecond);
+
+void MemoryPerLiveTask(benchmark::State& state) {
+  constexpr int kTasks = 100000;
+  Platform p(64);
+  double per_task = 0;
+  for (auto _ : state) {
+    const long long before = g_live_bytes;
+    {
+      Scheduler s(p.registry);
+      BufferId x = s.add_buffer({"x", Memory::kHost, std::nullopt});
+      s.submit_next_level("head", p.chip, {Arg{x, Tag::kOutput}}, WorkerId(0));
+      // Every other task waits on "head": live, PENDING, each recorded as a consumer.
+      for (int i = 0; i < kTasks; ++i)
+        s.submit_next_level("task" + std::to_string(i), p.chip, {Arg{x, Tag::kInput}}, WorkerId(i % 64));
+      per_task = static_cast<double>(g_live_bytes - before) / kTasks;
+      benchmark::DoNotOptimize(s.task_count());
+    }
+  }
+  state.counters["bytes_per_live_task"] = per_task;
+}
+BENCHMARK(MemoryPerLiveTask)->Iterations(3)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,68 @@
+// The Recorder observer: times, busy time, queue waits and the group starvation measures.
+#include <gtest/gtest.h>
+
+#include "fake_driver.hpp"
+
+namespace dirsched::testing {
+namespace {
+
+using V = std::vector<std::string>;
+
+TEST(Starvation, SinglesThatKeepATargetBusyOvertakeAWaitingGroup) {
+  FakeDriver d(Builder().chip(0).chip(1));
+  d.duration("s0", 2);
+  d.single("s0", 1);       // chip 1 busy until 2
+  d.group("g", {0, 1});    // READY at 0, blocked by chip 1
+  d.single("a", 0);        // overtakes on chip 0 (0..1)
+  d.advance_to(1.0);
+  d.single("b", 0);        // chip 0 again (1..2)
+  d.run();
+  const TaskRecord* g = d.recorder().find("g");
+  EXPECT_EQ(g->overtaken_by, (V{"a", "b"}));
+  EXPECT_DOUBLE_EQ(g->ready, 0.0);
+  EXPECT_DOUBLE_EQ(g->start, 2.0);
+}
+
+TEST(Starvation, IdleTargetTimeCountsOnlyWhileSomeTargetIsIdle) {
+  FakeDriver d(Builder().chip(0).chip(1));
+  d.duration("s1", 4);
+  d.duration("a", 1);
+  d.single("s1", 1);  // chip 1 busy 0..4
+  d.group("g", {0, 1});
+  d.single("a", 0);   // chip 0 busy 0..1, then idle 1..4 while g waits
+  d.run();
+  const TaskRecord* g = d.recorder().find("g");
+  EXPECT_DOUBLE_EQ(g->start, 4.0);
+  EXPECT_DOUBLE_EQ(g->idle_target_s, 3.0);
+}
+
+TEST(Starvation, GroupThatLaunchesAtOnceHasNoWaitAndNoOvertakes) {
+  FakeDriver d(Builder().chip(0).chip(1));
+  d.group("g", {0, 1});
+  d.run();
+  const TaskRecord* g = d.recorder().find("g");
+  EXPECT_DOUBLE_EQ(g->idle_target_s, 0.0);
+  EXPECT_TRUE(g->overtaken_by.empty());
+}
+
+TEST(RecorderStats, BusyTimeAndQueueWaitsPerWorker) {
+  FakeDriver d(Builder().chip(3).chip(5).sub(1));
+  d.duration("a", 2);
+  d.single("a", 3);
+  d.single("b", 3);  // waits 2 s in FIFO[3]
+  d.sub("u");
+  d.run();
+  EXPECT_DOUBLE_EQ(d.recorder().next_level_busy()[0], 3.0);
+  EXPECT_DOUBLE_EQ(d.recorder().next_level_busy()[1], 0.0);
+  EXPECT_DOUBLE_EQ(d.recorder().sub_busy()[0], 1.0);
+  auto waits = d.recorder().queue_waits();
+  ASSERT_EQ(waits.count("worker:3"), 1u);
+  EXPECT_EQ(waits["worker:3"].count, 2u);
+  EXPECT_DOUBLE_EQ(waits["worker:3"].max, 2.0);
+  EXPECT_DOUBLE_EQ(waits["worker:3"].p50, 0.0);
+  EXPECT_EQ(waits.count("sub"), 1u);
+  EXPECT_DOUBLE_EQ(d.recorder().last_transition(), 3.0);
+}
+
+}  // namespace
+}  // namespace dirsched::testing
