@@ -1,0 +1,150 @@
+// dirsched: the command line over the scenario loader, the SimGrid driver and the outputs.
+//
+// Exit status: 0 success; 1 a `check` whose expectations fall short; 2 bad input (a malformed
+// scenario, a missing file, a bad option), reported as one line on stderr, with nothing written.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <iostream>
+
+#include "dirsched/scenario.hpp"
+#include "dirsched/sim.hpp"
+
+namespace {
+
+using namespace dirsched;
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : s) {
+    if (c == ',') {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+std::vector<std::string> simgrid_args(const std::vector<std::string>& cfg) {
+  std::vector<std::string> out;
+  for (const std::string& c : cfg) out.push_back("--cfg=" + c);
+  return out;
+}
+
+int cmd_run(const std::string& file, const std::string& out, std::optional<std::uint64_t> seed,
+            const std::string& outputs, const std::vector<std::string>& cfg) {
+  static const std::set<std::string> known = {"events", "summary", "tasks", "metrics"};
+  const std::vector<std::string> selected = split_list(outputs);
+  for (const std::string& o : selected)
+    if (!known.count(o)) {
+      std::cerr << "dirsched: --outputs: unknown output '" << o << "' (events, summary, tasks, metrics)\n";
+      return 2;
+    }
+  Scenario scenario = load_scenario(file);
+  RunOptions options;
+  options.seed = seed;
+  options.simgrid_args = simgrid_args(cfg);
+  options.progress = isatty(STDERR_FILENO);
+  std::unique_ptr<Run> run = simulate(scenario, options);
+  write_outputs(*run, out, selected);
+  std::cout << scenario.name << ": " << run->result.outcome << ", makespan " << format_number(run->result.makespan_s)
+            << " s, " << run->recorder->tasks().size() << " tasks, " << run->result.dispatch_order.size()
+            << " dispatches\n"
+            << "outputs in " << out << "/\n";
+  if (!run->result.error.empty()) std::cout << "run error: " << run->result.error << "\n";
+  for (const StuckTask& s : run->result.stuck) std::cout << "stuck: " << s.task << " (" << s.reason << ")\n";
+  return 0;
+}
+
+// Runs one scenario in this process and prints its verdict. Exit 0 pass, 1 fail, 2 malformed.
+int check_one(const std::string& file, const std::vector<std::string>& cfg) {
+  try {
+    Scenario scenario = load_scenario(file);
+    RunOptions options;
+    options.simgrid_args = simgrid_args(cfg);
+    std::unique_ptr<Run> run = simulate(scenario, options);
+    if (auto divergence = check_expectations(*run)) {
+      std::cout << "FAIL " << file << ": " << *divergence << std::endl;
+      return 1;
+    }
+    std::cout << "PASS " << file << " (" << scenario.name << ")" << std::endl;
+    return 0;
+  } catch (const ScenarioError& e) {
+    std::cout << "ERROR " << e.what() << std::endl;
+    return 2;
+  }
+}
+
+int cmd_check(const std::vector<std::string>& files, const std::vector<std::string>& cfg) {
+  if (files.size() == 1) {
+    const int rc = check_one(files[0], cfg);
+    std::cout << (rc == 0 ? 1 : 0) << " passed, " << (rc == 0 ? 0 : 1) << " failed\n";
+    return rc;
+  }
+  // SimGrid allows one Engine per process: each scenario runs in a child process.
+  int passed = 0, failed = 0, malformed = 0;
+  for (const std::string& f : files) {
+    std::fflush(stdout);
+    const pid_t pid = fork();
+    if (pid == 0) _exit(check_one(f, cfg));
+    int status = 0;
+    waitpid(pid, &status, 0);
+    const int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 3;
+    if (rc == 0) ++passed;
+    else if (rc == 2) ++malformed, ++failed;
+    else {
+      if (rc == 3) std::cout << "FAIL " << f << ": crashed\n";
+      ++failed;
+    }
+  }
+  std::cout << passed << " passed, " << failed << " failed\n";
+  return malformed && failed == malformed ? 2 : failed ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"dirsched: simulate and verify directed task scheduling"};
+  app.require_subcommand(1);
+  std::vector<std::string> cfg;
+
+  CLI::App* run = app.add_subcommand("run", "Replay a scenario on its simulated platform and write the outputs");
+  std::string run_file, out_dir, outputs;
+  std::optional<std::uint64_t> seed;
+  run->add_option("scenario", run_file, "Scenario JSON file")->required();
+  run->add_option("--out", out_dir, "Output folder (replaced)")->required();
+  run->add_option("--seed", seed, "Seed, overriding the scenario's");
+  run->add_option("--outputs", outputs, "Comma-separated subset of events,summary,tasks,metrics (default all)");
+  run->add_option("--cfg", cfg, "SimGrid configuration, passed through (e.g. --cfg=network/model:CM02)");
+
+  CLI::App* check = app.add_subcommand("check", "Run scenarios and evaluate their expect blocks");
+  std::vector<std::string> check_files;
+  check->add_option("scenarios", check_files, "Scenario JSON files")->required();
+  check->add_option("--cfg", cfg, "SimGrid configuration, passed through");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  }
+  try {
+    if (*run) return cmd_run(run_file, out_dir, seed, outputs, cfg);
+    if (*check) return cmd_check(check_files, cfg);
+  } catch (const ScenarioError& e) {
+    std::cerr << "dirsched: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "dirsched: " << e.what() << "\n";
+    return 2;
+  }
+  return 0;
+}

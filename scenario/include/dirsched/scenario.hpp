@@ -1,0 +1,127 @@
+// Scenario files: the user-facing input of the testbed (../shared/docs/scenario-format.md).
+//
+// load_scenario() reads and checks a whole file before anything runs: every key is known, every
+// value has its type, every callable, buffer and tag named by an op exists, task names are unique,
+// per-member lists have the member count. A fault is a ScenarioError naming the file and the JSON
+// path (`trace[3].workers[1]`); the CLI prints it on one line and exits with status 2.
+//
+// Worker ids are the exception, on purpose: `true`, `1.0`, `"1"`, `null` or -1 where an id belongs are
+// not malformed files but submits the core refuses (worker_not_integer, worker_negative, ...), so
+// they load as WorkerArg values and the replay records the rejection.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "dirsched/ids.hpp"
+#include "dirsched/registry.hpp"
+#include "dirsched/scheduler.hpp"
+
+namespace dirsched {
+
+class ScenarioError : public std::runtime_error {
+ public:
+  ScenarioError(const std::string& file, const std::string& path, const std::string& what)
+      : std::runtime_error(file + ": " + (path.empty() ? "" : path + ": ") + what), path_(path) {}
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+struct Jitter {
+  enum class Kind { kNone, kUniform, kNormal } kind = Kind::kNone;
+  double rel = 0;  // uniform: factor in [1-rel, 1+rel]; normal: standard deviation as a fraction
+};
+
+struct Cost {
+  std::optional<double> duration_s;
+  std::optional<double> flops;
+  Jitter jitter;
+  double input_bytes = 0;
+  double output_bytes = 0;
+};
+
+struct CallableSpec {
+  std::string name;
+  Namespace ns = Namespace::kLocalPython;
+  std::optional<std::vector<WorkerId>> eligible;
+  Cost cost;
+};
+
+struct BufferSpec {
+  std::string name;
+  double bytes = 0;
+  Memory memory = Memory::kHost;
+  std::optional<WorkerId> owner;
+};
+
+struct WorkerSpec {
+  WorkerId id{0};
+  WorkerKind kind = WorkerKind::kLocalChip;
+  std::string host;
+};
+
+struct ArgSpec {
+  std::optional<std::size_t> buffer;  // index into Scenario::buffers; nullopt for a scalar
+  Tag tag = Tag::kNoDep;
+};
+
+enum class OpKind { kSubmitNextLevel, kSubmitGroup, kSubmitSub, kSubmitSubGroup, kBatch, kSleep, kDrain };
+
+struct OpSpec {
+  OpKind kind = OpKind::kDrain;
+  std::string path;  // "trace[3]" or "trace[3].ops[1]"
+  std::optional<double> at_s;
+  // Submits.
+  std::string task;
+  std::size_t callable = 0;
+  std::optional<WorkerArg> worker;
+  std::optional<std::vector<WorkerArg>> workers;
+  std::vector<std::vector<ArgSpec>> args;  // one list per member
+  std::vector<std::optional<double>> duration_s;  // per member; nullopt: the callable's cost
+  std::vector<bool> fail;                         // per member
+  // Sleep and batch.
+  double sleep_s = 0;
+  std::vector<OpSpec> ops;
+};
+
+struct FaultSpec {
+  std::string host;  // exactly one of host and link
+  std::string link;
+  double off_at_s = 0;
+  std::string path;
+};
+
+struct Scenario {
+  std::string file;  // as given
+  std::string name;
+  std::string description;
+  std::uint64_t seed = 0;
+  std::string platform;  // resolved path, empty for the default platform
+  std::string scheduler_host = "host0";
+  double iteration_cost_s = 0;
+  double dispatch_cost_s = 0;
+  std::vector<WorkerSpec> next_level;
+  std::vector<std::string> sub_hosts;  // one per SUB worker
+  std::vector<CallableSpec> callables;
+  std::vector<BufferSpec> buffers;
+  bool abort_on_reject = false;
+  std::vector<OpSpec> trace;
+  std::vector<FaultSpec> faults;
+  nlohmann::json expect;  // checked against the run by check_expectations()
+
+  std::size_t submit_count() const;
+  // Builds the core's registry (workers in list order, SUB pool, callables in file order).
+  Registry registry() const;
+};
+
+Scenario load_scenario(const std::string& file);
+Scenario parse_scenario(const nlohmann::json& doc, const std::string& file, const std::string& base_dir);
+
+}  // namespace dirsched

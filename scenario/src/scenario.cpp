@@ -1,0 +1,493 @@
+#include "dirsched/scenario.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace dirsched {
+namespace {
+
+using nlohmann::json;
+
+// Walks one JSON object, remembering its path and which keys were read, so that unknown keys fail.
+class Obj {
+ public:
+  Obj(const json& j, std::string path, const std::string& file) : j_(j), path_(std::move(path)), file_(file) {
+    if (!j.is_object()) fail("expected an object, found " + type_of(j));
+  }
+  [[noreturn]] void fail(const std::string& what, const std::string& key = "") const {
+    throw ScenarioError(file_, key.empty() ? path_ : at(key), what);
+  }
+  std::string at(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+  static std::string type_of(const json& j) {
+    if (j.is_boolean()) return "a boolean";
+    if (j.is_number_integer()) return "an integer";
+    if (j.is_number()) return "a number";
+    if (j.is_string()) return "a string";
+    if (j.is_array()) return "an array";
+    if (j.is_null()) return "null";
+    return "an object";
+  }
+  bool has(const std::string& key) const { return j_.contains(key); }
+  const json* get(const std::string& key) {
+    seen_.insert(key);
+    auto it = j_.find(key);
+    return it == j_.end() ? nullptr : &*it;
+  }
+  const json& need(const std::string& key) {
+    const json* v = get(key);
+    if (!v) fail("missing required key '" + key + "'");
+    return *v;
+  }
+  std::string str(const std::string& key, std::optional<std::string> fallback = std::nullopt) {
+    const json* v = get(key);
+    if (!v) {
+      if (!fallback) fail("missing required key '" + key + "'");
+      return *fallback;
+    }
+    if (!v->is_string()) fail("expected a string, found " + type_of(*v), key);
+    return v->get<std::string>();
+  }
+  double num(const std::string& key, double fallback, bool non_negative = true) {
+    const json* v = get(key);
+    if (!v) return fallback;
+    return number(*v, at(key), non_negative);
+  }
+  double number(const json& v, const std::string& path, bool non_negative = true) const {
+    if (!v.is_number()) throw ScenarioError(file_, path, "expected a number, found " + type_of(v));
+    const double d = v.get<double>();
+    if (!std::isfinite(d)) throw ScenarioError(file_, path, "expected a finite number");
+    if (non_negative && d < 0) throw ScenarioError(file_, path, "must not be negative");
+    return d;
+  }
+  // Call after reading every key this object may hold.
+  void done() const {
+    for (auto it = j_.begin(); it != j_.end(); ++it)
+      if (!seen_.count(it.key())) fail("unknown key '" + it.key() + "'", it.key());
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  const json& j_;
+  std::string path_;
+  const std::string& file_;
+  std::set<std::string> seen_;
+};
+
+std::string index_path(const std::string& base, std::size_t i) { return base + "[" + std::to_string(i) + "]"; }
+
+const json& array_at(Obj& o, const std::string& key) {
+  const json& v = o.need(key);
+  if (!v.is_array()) o.fail("expected an array, found " + Obj::type_of(v), key);
+  return v;
+}
+
+std::int64_t integer_id(const json& v, const std::string& path, const std::string& file) {
+  if (!v.is_number_integer()) throw ScenarioError(file, path, "expected an integer worker id, found " + Obj::type_of(v));
+  return v.get<std::int64_t>();
+}
+
+// A worker id as the caller wrote it: an integer, or anything else, which the core refuses.
+WorkerArg worker_arg(const json& v) {
+  if (v.is_number_integer()) return WorkerArg(WorkerId(v.get<std::int64_t>()));
+  return WorkerArg::not_integer(v.dump());
+}
+
+struct Loader {
+  const std::string& file;
+  std::string base_dir;
+  Scenario s;
+  std::map<std::string, std::size_t> callable_index, buffer_index;
+  std::set<std::string> task_names;
+
+  void workers(Obj& top) {
+    Obj w(top.need("workers"), "workers", file);
+    const json& nl = array_at(w, "next_level");
+    std::set<std::int64_t> ids;
+    for (std::size_t i = 0; i < nl.size(); ++i) {
+      Obj o(nl[i], index_path("workers.next_level", i), file);
+      WorkerSpec spec;
+      const std::int64_t id = integer_id(o.need("id"), o.at("id"), file);
+      if (id < 0) o.fail("worker id must not be negative", "id");
+      if (!ids.insert(id).second) o.fail("duplicate worker id " + std::to_string(id), "id");
+      spec.id = WorkerId(id);
+      const std::string kind = o.str("kind");
+      auto k = worker_kind_from_string(kind);
+      if (!k) o.fail("unknown worker kind '" + kind + "' (local_chip, local_worker, remote)", "kind");
+      spec.kind = *k;
+      const char* prefix = *k == WorkerKind::kLocalChip ? "chip" : *k == WorkerKind::kLocalWorker ? "worker" : "remote";
+      spec.host = o.str("host", prefix + std::to_string(id));
+      o.done();
+      s.next_level.push_back(spec);
+    }
+    if (const json* sub = w.get("sub")) {
+      if (sub->is_number_integer()) {
+        if (sub->get<std::int64_t>() < 0) w.fail("must not be negative", "sub");
+        s.sub_hosts.assign(static_cast<std::size_t>(sub->get<std::int64_t>()), "");
+      } else if (sub->is_array()) {
+        for (std::size_t i = 0; i < sub->size(); ++i) {
+          Obj o((*sub)[i], index_path("workers.sub", i), file);
+          s.sub_hosts.push_back(o.str("host"));
+          o.done();
+        }
+      } else {
+        w.fail("expected a count or a list of {\"host\": ...}, found " + Obj::type_of(*sub), "sub");
+      }
+    }
+    w.done();
+    for (std::string& h : s.sub_hosts)
+      if (h.empty()) h = s.scheduler_host;
+  }
+
+  Jitter jitter(const json& v, const std::string& path) {
+    Obj o(v, path, file);
+    Jitter j;
+    const std::string kind = o.str("kind");
+    if (kind == "uniform") j.kind = Jitter::Kind::kUniform;
+    else if (kind == "normal") j.kind = Jitter::Kind::kNormal;
+    else o.fail("unknown jitter kind '" + kind + "' (uniform, normal)", "kind");
+    j.rel = o.num("rel", 0);
+    if (j.kind == Jitter::Kind::kUniform && j.rel > 1) o.fail("a uniform jitter's rel must be at most 1", "rel");
+    o.done();
+    return j;
+  }
+
+  void callables(Obj& top) {
+    const json* c = top.get("callables");
+    if (!c) return;
+    if (!c->is_object()) top.fail("expected an object, found " + Obj::type_of(*c), "callables");
+    for (auto it = c->begin(); it != c->end(); ++it) {
+      Obj o(it.value(), "callables." + it.key(), file);
+      CallableSpec spec;
+      spec.name = it.key();
+      const std::string ns = o.str("namespace");
+      auto n = namespace_from_string(ns);
+      if (!n) o.fail("unknown namespace '" + ns + "' (LOCAL_CHIP, LOCAL_PYTHON, REMOTE)", "namespace");
+      spec.ns = *n;
+      if (const json* e = o.get("eligible")) {
+        if (spec.ns != Namespace::kRemote) o.fail("only REMOTE callables take an eligible set", "eligible");
+        if (!e->is_array()) o.fail("expected an array of worker ids", "eligible");
+        spec.eligible.emplace();
+        for (std::size_t i = 0; i < e->size(); ++i) {
+          const std::string p = index_path(o.at("eligible"), i);
+          const std::int64_t id = integer_id((*e)[i], p, file);
+          bool remote = false;
+          for (const WorkerSpec& w : s.next_level) remote |= w.id.value() == id && w.kind == WorkerKind::kRemote;
+          if (!remote) throw ScenarioError(file, p, "worker " + std::to_string(id) + " is not a registered remote worker");
+          spec.eligible->push_back(WorkerId(id));
+        }
+      }
+      if (o.has("duration_s") && o.has("flops")) o.fail("give duration_s or flops, not both");
+      if (o.has("duration_s")) spec.cost.duration_s = o.num("duration_s", 0);
+      if (o.has("flops")) spec.cost.flops = o.num("flops", 0);
+      if (const json* j = o.get("jitter")) spec.cost.jitter = jitter(*j, o.at("jitter"));
+      spec.cost.input_bytes = o.num("input_bytes", 0);
+      spec.cost.output_bytes = o.num("output_bytes", 0);
+      o.done();
+      callable_index[spec.name] = s.callables.size();
+      s.callables.push_back(std::move(spec));
+    }
+  }
+
+  void buffers(Obj& top) {
+    const json* b = top.get("buffers");
+    if (!b) return;
+    if (!b->is_object()) top.fail("expected an object, found " + Obj::type_of(*b), "buffers");
+    for (auto it = b->begin(); it != b->end(); ++it) {
+      Obj o(it.value(), "buffers." + it.key(), file);
+      BufferSpec spec;
+      spec.name = it.key();
+      spec.bytes = o.num("bytes", 0);
+      const std::string mem = o.str("memory", std::string("host"));
+      auto m = memory_from_string(mem);
+      if (!m) o.fail("unknown memory '" + mem + "' (host, child, remote)", "memory");
+      spec.memory = *m;
+      if (const json* owner = o.get("owner")) {
+        if (spec.memory == Memory::kHost) o.fail("host memory has no owner", "owner");
+        const std::int64_t id = integer_id(*owner, o.at("owner"), file);
+        const WorkerSpec* w = nullptr;
+        for (const WorkerSpec& x : s.next_level)
+          if (x.id.value() == id) w = &x;
+        const bool fits = w && (spec.memory == Memory::kRemote ? w->kind == WorkerKind::kRemote
+                                                               : w->kind != WorkerKind::kRemote);
+        if (!fits)
+          o.fail("owner " + std::to_string(id) + " is not a registered " +
+                     (spec.memory == Memory::kRemote ? "remote" : "local") + " worker",
+                 "owner");
+        spec.owner = WorkerId(id);
+      } else if (spec.memory != Memory::kHost) {
+        o.fail(mem + " memory needs an owner");
+      }
+      o.done();
+      buffer_index[spec.name] = s.buffers.size();
+      s.buffers.push_back(std::move(spec));
+    }
+  }
+
+  std::vector<ArgSpec> arg_list(const json& v, const std::string& path) {
+    if (!v.is_array()) throw ScenarioError(file, path, "expected an array of args, found " + Obj::type_of(v));
+    std::vector<ArgSpec> out;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      Obj o(v[i], index_path(path, i), file);
+      ArgSpec a;
+      if (o.has("scalar")) {
+        o.get("scalar");
+      } else {
+        const std::string b = o.str("buffer");
+        auto it = buffer_index.find(b);
+        if (it == buffer_index.end()) o.fail("unknown buffer '" + b + "'", "buffer");
+        a.buffer = it->second;
+        const std::string tag = o.str("tag");
+        auto t = tag_from_string(tag);
+        if (!t) o.fail("unknown tag '" + tag + "' (INPUT, OUTPUT, INOUT, OUTPUT_EXISTING, NO_DEP)", "tag");
+        a.tag = *t;
+      }
+      o.done();
+      out.push_back(a);
+    }
+    return out;
+  }
+
+  // A value or a per-member list of values.
+  template <typename T, typename Read>
+  std::vector<T> per_member(Obj& o, const std::string& key, std::size_t members, T fallback, Read read) {
+    std::vector<T> out(members, fallback);
+    const json* v = o.get(key);
+    if (!v) return out;
+    if (v->is_array()) {
+      if (v->size() != members)
+        o.fail("a per-member list needs " + std::to_string(members) + " entries, found " + std::to_string(v->size()),
+               key);
+      for (std::size_t i = 0; i < members; ++i) out[i] = read((*v)[i], index_path(o.at(key), i));
+    } else {
+      std::fill(out.begin(), out.end(), read(*v, o.at(key)));
+    }
+    return out;
+  }
+
+  OpSpec op(const json& v, const std::string& path, bool in_batch) {
+    Obj o(v, path, file);
+    OpSpec op;
+    op.path = path;
+    const std::string kind = o.str("op");
+    static const std::map<std::string, OpKind> kinds = {
+        {"submit_next_level", OpKind::kSubmitNextLevel}, {"submit_next_level_group", OpKind::kSubmitGroup},
+        {"submit_sub", OpKind::kSubmitSub},              {"submit_sub_group", OpKind::kSubmitSubGroup},
+        {"batch", OpKind::kBatch},                       {"sleep", OpKind::kSleep},
+        {"drain", OpKind::kDrain}};
+    auto k = kinds.find(kind);
+    if (k == kinds.end())
+      o.fail("unknown op '" + kind + "' (submit_next_level, submit_next_level_group, submit_sub, "
+             "submit_sub_group, batch, sleep, drain)", "op");
+    op.kind = k->second;
+    if (o.has("at_s")) {
+      if (in_batch) o.fail("ops inside a batch run at the batch's instant: at_s is not allowed", "at_s");
+      op.at_s = o.num("at_s", 0);
+    }
+    switch (op.kind) {
+      case OpKind::kSleep:
+        if (in_batch) o.fail("a batch holds submits only", "op");
+        op.sleep_s = o.num("s", 0);
+        if (!o.has("s")) o.fail("missing required key 's'");
+        break;
+      case OpKind::kDrain:
+        if (in_batch) o.fail("a batch holds submits only", "op");
+        break;
+      case OpKind::kBatch: {
+        if (in_batch) o.fail("a batch holds submits only", "op");
+        const json& ops = array_at(o, "ops");
+        for (std::size_t i = 0; i < ops.size(); ++i) op.ops.push_back(this->op(ops[i], index_path(o.at("ops"), i), true));
+        break;
+      }
+      default:
+        submit(o, op);
+    }
+    o.done();
+    return op;
+  }
+
+  void submit(Obj& o, OpSpec& op) {
+    op.task = o.str("task");
+    if (!task_names.insert(op.task).second) o.fail("duplicate task name '" + op.task + "'", "task");
+    const std::string callable = o.str("callable");
+    auto c = callable_index.find(callable);
+    if (c == callable_index.end()) o.fail("unknown callable '" + callable + "'", "callable");
+    op.callable = c->second;
+    const bool group = op.kind == OpKind::kSubmitGroup || op.kind == OpKind::kSubmitSubGroup;
+    if (group) {
+      const json& list = array_at(o, "args_list");
+      for (std::size_t i = 0; i < list.size(); ++i) op.args.push_back(arg_list(list[i], index_path(o.at("args_list"), i)));
+      if (o.has("args")) o.fail("a group takes args_list, not args", "args");
+    } else {
+      const json* args = o.get("args");
+      op.args.push_back(args ? arg_list(*args, o.at("args")) : std::vector<ArgSpec>{});
+      if (o.has("args_list")) o.fail("a single takes args, not args_list", "args_list");
+    }
+    // Worker ids are validated by the core, not here: see the header.
+    if (const json* w = o.get("worker")) op.worker = worker_arg(*w);
+    if (const json* ws = o.get("workers")) {
+      if (ws->is_array()) {
+        op.workers.emplace();
+        for (const json& x : *ws) op.workers->push_back(worker_arg(x));
+      }
+      // A workers value that is not a list is a group "without a workers list": missing_worker.
+    }
+    const std::size_t members = op.args.size();
+    const std::string file_name = file;
+    op.duration_s = per_member<std::optional<double>>(o, "duration_s", members, std::nullopt,
+                                                      [&](const json& v, const std::string& p) {
+                                                        return std::optional<double>(o.number(v, p));
+                                                      });
+    op.fail = per_member<bool>(o, "fail", members, false, [&](const json& v, const std::string& p) {
+      if (!v.is_boolean()) throw ScenarioError(file_name, p, "expected a boolean, found " + Obj::type_of(v));
+      return v.get<bool>();
+    });
+  }
+
+  void trace(Obj& top) {
+    const json& t = array_at(top, "trace");
+    double last_at = 0;
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      s.trace.push_back(op(t[i], index_path("trace", i), false));
+      if (s.trace.back().at_s) {
+        if (*s.trace.back().at_s < last_at)
+          throw ScenarioError(file, index_path("trace", i) + ".at_s",
+                              "at_s is earlier than a previous op's at_s");
+        last_at = *s.trace.back().at_s;
+      }
+    }
+  }
+
+  void faults(Obj& top) {
+    const json* f = top.get("faults");
+    if (!f) return;
+    if (!f->is_array()) top.fail("expected an array, found " + Obj::type_of(*f), "faults");
+    for (std::size_t i = 0; i < f->size(); ++i) {
+      Obj o((*f)[i], index_path("faults", i), file);
+      FaultSpec spec;
+      spec.path = o.path();
+      if (o.has("host") == o.has("link")) o.fail("a fault names exactly one of host and link");
+      if (o.has("host")) spec.host = o.str("host");
+      if (o.has("link")) spec.link = o.str("link");
+      if (!o.has("off_at_s")) o.fail("missing required key 'off_at_s'");
+      spec.off_at_s = o.num("off_at_s", 0);
+      if (spec.host == s.scheduler_host) o.fail("the scheduler's host cannot be turned off", "host");
+      o.done();
+      s.faults.push_back(spec);
+    }
+  }
+
+  void expect(Obj& top) {
+    const json* e = top.get("expect");
+    if (!e) return;
+    Obj o(*e, "expect", file);
+    static const char* keys[] = {"dispatch_order", "dispatch_order_per_worker", "final_state", "rejected",
+                                 "makespan_s",     "outcome",                   "overtakes"};
+    for (const char* k : keys) o.get(k);
+    o.done();
+    auto tasks_known = [&](const char* key) {
+      if (const json* m = e->contains(key) ? &(*e)[key] : nullptr) {
+        if (!m->is_object()) o.fail("expected an object", key);
+        for (auto it = m->begin(); it != m->end(); ++it)
+          if (!task_names.count(it.key())) o.fail("names no task of the trace: '" + it.key() + "'", std::string(key) + "." + it.key());
+      }
+    };
+    tasks_known("final_state");
+    tasks_known("rejected");
+    tasks_known("overtakes");
+    if (e->contains("final_state"))
+      for (auto it = (*e)["final_state"].begin(); it != (*e)["final_state"].end(); ++it)
+        if (!it->is_string() || !task_state_from_string(it->get<std::string>()))
+          o.fail("unknown final state", "final_state." + it.key());
+    if (e->contains("rejected"))
+      for (auto it = (*e)["rejected"].begin(); it != (*e)["rejected"].end(); ++it)
+        if (!it->is_string() || !error_code_from_string(it->get<std::string>()))
+          o.fail("unknown error code", "rejected." + it.key());
+    if (e->contains("dispatch_order") && !(*e)["dispatch_order"].is_array())
+      o.fail("expected an array of \"task@worker\"", "dispatch_order");
+    if (e->contains("makespan_s")) {
+      Obj m((*e)["makespan_s"], "expect.makespan_s", file);
+      m.num("max", 0), m.num("min", 0), m.num("approx", 0), m.num("rel", 0);
+      m.done();
+    }
+    s.expect = *e;
+  }
+
+  void run(const json& doc) {
+    Obj top(doc, "", file);
+    s.file = file;
+    s.name = top.str("name");
+    s.description = top.str("description", std::string());
+    if (const json* seed = top.get("seed")) {
+      if (!seed->is_number_unsigned() && !(seed->is_number_integer() && seed->get<std::int64_t>() >= 0))
+        top.fail("expected a non-negative integer", "seed");
+      s.seed = seed->get<std::uint64_t>();
+    }
+    if (const json* p = top.get("platform")) {
+      if (!p->is_string()) top.fail("expected a string", "platform");
+      std::filesystem::path path(p->get<std::string>());
+      if (path.is_relative()) path = std::filesystem::path(base_dir) / path;
+      if (!std::filesystem::exists(path)) top.fail("platform file not found: " + path.string(), "platform");
+      s.platform = path.lexically_normal().string();
+    }
+    if (const json* sch = top.get("scheduler")) {
+      Obj o(*sch, "scheduler", file);
+      s.scheduler_host = o.str("host", std::string("host0"));
+      s.iteration_cost_s = o.num("iteration_cost_s", 0);
+      s.dispatch_cost_s = o.num("dispatch_cost_s", 0);
+      o.done();
+    }
+    workers(top);
+    callables(top);
+    buffers(top);
+    const std::string on_reject = top.str("on_reject", std::string("continue"));
+    if (on_reject != "continue" && on_reject != "abort") top.fail("expected \"continue\" or \"abort\"", "on_reject");
+    s.abort_on_reject = on_reject == "abort";
+    trace(top);
+    faults(top);
+    expect(top);
+    top.done();
+  }
+};
+
+}  // namespace
+
+std::size_t Scenario::submit_count() const {
+  std::size_t n = 0;
+  for (const OpSpec& op : trace) n += op.kind == OpKind::kBatch ? op.ops.size() : op.task.empty() ? 0 : 1;
+  return n;
+}
+
+Registry Scenario::registry() const {
+  Registry r;
+  for (const WorkerSpec& w : next_level) r.add_next_level(w.id, w.kind);
+  r.set_sub_workers(static_cast<std::uint32_t>(sub_hosts.size()));
+  for (const CallableSpec& c : callables) r.add_callable({c.name, c.ns, c.eligible});
+  return r;
+}
+
+Scenario parse_scenario(const nlohmann::json& doc, const std::string& file, const std::string& base_dir) {
+  Loader l{file, base_dir, {}, {}, {}, {}};
+  l.run(doc);
+  return std::move(l.s);
+}
+
+Scenario load_scenario(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw ScenarioError(file, "", "cannot open the file");
+  std::stringstream text;
+  text << in.rdbuf();
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    throw ScenarioError(file, "", std::string("not valid JSON: ") + e.what());
+  }
+  const std::string base = std::filesystem::path(file).parent_path().string();
+  return parse_scenario(doc, file, base.empty() ? "." : base);
+}
+
+}  // namespace dirsched

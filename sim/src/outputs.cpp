@@ -1,0 +1,245 @@
+// Run outputs: summary.json, tasks.csv, events.jsonl and metrics.json, and the `expect` check.
+//
+// Everything in summary.json and tasks.csv is derived from simulated quantities only, so the same
+// scenario and seed give byte-identical files. Self-measurements (wall time, peak RSS, events per
+// second) vary from run to run and go to metrics.json instead.
+#include <sys/resource.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "dirsched/sim.hpp"
+
+namespace dirsched {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+namespace fs = std::filesystem;
+
+// Rounds away binary noise (1e-12 s) so that summaries read cleanly; times stay exact in events.jsonl.
+double tidy(double v) { return std::round(v * 1e12) / 1e12; }
+
+std::string worker_label(const Target& t) {
+  return t.sub ? "sub" + std::to_string(t.sub_index) : std::to_string(t.worker.value());
+}
+
+ojson wait_json(const WaitStats& w) {
+  return ojson{{"count", w.count}, {"p50_s", tidy(w.p50)}, {"p95_s", tidy(w.p95)}, {"max_s", tidy(w.max)},
+               {"mean_s", tidy(w.mean)}};
+}
+
+}  // namespace
+
+std::string summary_json(const Run& run) {
+  const Recorder& rec = *run.recorder;
+  const RunResult& r = run.result;
+  const Registry& reg = run.core->registry();
+  const double makespan = r.makespan_s;
+  ojson s;
+  s["scenario"] = run.scenario.name;
+  s["seed"] = r.seed;
+  s["outcome"] = r.outcome;
+  s["error"] = r.error.empty() ? ojson(nullptr) : ojson(r.error);
+  s["makespan_s"] = tidy(makespan);
+
+  ojson counts = ojson::object();
+  for (TaskState st : {TaskState::kCompleted, TaskState::kFailed, TaskState::kPoisoned, TaskState::kRejected,
+                       TaskState::kNotSubmitted, TaskState::kPending, TaskState::kReady, TaskState::kRunning})
+    counts[std::string(to_string(st))] = 0;
+  for (const TaskRecord& t : rec.tasks()) counts[std::string(to_string(t.state))] = counts[std::string(to_string(t.state))].get<int>() + 1;
+  counts["total"] = rec.tasks().size();
+  s["tasks"] = counts;
+
+  ojson workers = ojson::array();
+  for (std::uint32_t i = 0; i < reg.next_level_count(); ++i) {
+    const double busy = rec.next_level_busy()[i];
+    workers.push_back({{"worker", reg.worker_at(i).id.value()},
+                       {"kind", to_string(reg.worker_at(i).kind)},
+                       {"host", r.host_of_worker.at(i)},
+                       {"busy_s", tidy(busy)},
+                       {"utilisation", makespan > 0 ? tidy(busy / makespan) : 0.0}});
+  }
+  for (std::uint32_t i = 0; i < reg.sub_workers(); ++i) {
+    const double busy = rec.sub_busy()[i];
+    workers.push_back({{"worker", "sub" + std::to_string(i)},
+                       {"kind", "sub"},
+                       {"host", run.scenario.sub_hosts.at(i)},
+                       {"busy_s", tidy(busy)},
+                       {"utilisation", makespan > 0 ? tidy(busy / makespan) : 0.0}});
+  }
+  s["workers"] = workers;
+
+  ojson waits = ojson::object();
+  for (const auto& [key, w] : rec.queue_waits()) waits[key] = wait_json(w);
+  s["queue_waits"] = waits;
+
+  ojson groups = ojson::array();
+  for (const TaskRecord& t : rec.tasks()) {
+    if (t.kind != TaskKind::kGroup || t.ready < 0) continue;
+    ojson ws = ojson::array();
+    for (WorkerId w : t.workers) ws.push_back(w.value());
+    const bool launched = t.start >= 0;
+    groups.push_back({{"task", t.name},
+                      {"workers", ws},
+                      {"ready_s", tidy(t.ready)},
+                      {"launched_s", launched ? ojson(tidy(t.start)) : ojson(nullptr)},
+                      {"ready_wait_s", tidy((launched ? t.start : makespan) - t.ready)},
+                      {"idle_target_s", tidy(t.idle_target_s)},
+                      {"overtakes", t.overtaken_by.size()},
+                      {"overtaken_by", t.overtaken_by}});
+  }
+  s["groups"] = groups;
+
+  ojson stuck = ojson::array();
+  for (const StuckTask& st : r.stuck)
+    stuck.push_back({{"task", st.task}, {"state", to_string(st.state)}, {"reason", st.reason}});
+  s["stuck"] = stuck;
+  s["events"] = rec.event_count();
+  return s.dump(2) + "\n";
+}
+
+std::string tasks_csv(const Run& run) {
+  // Column names follow Batsim's jobs.csv where the meaning is the same.
+  std::string out =
+      "job_id,kind,callable,allocated_resources,submission_time,ready_time,starting_time,finish_time,"
+      "waiting_time,execution_time,final_state\n";
+  auto t = [](double v) { return v < 0 ? std::string() : format_number(tidy(v)); };
+  std::map<std::string, std::string> callable_of;
+  for (const OpSpec& op : run.scenario.trace) {
+    if (!op.task.empty()) callable_of[op.task] = run.scenario.callables[op.callable].name;
+    for (const OpSpec& inner : op.ops) callable_of[inner.task] = run.scenario.callables[inner.callable].name;
+  }
+  for (const TaskRecord& r : run.recorder->tasks()) {
+    std::string alloc;
+    if (!r.members.empty() && r.start >= 0) {
+      for (const MemberRun& m : r.members) alloc += (alloc.empty() ? "" : " ") + worker_label(m.target);
+    } else {
+      for (WorkerId w : r.workers) alloc += (alloc.empty() ? "" : " ") + std::to_string(w.value());
+    }
+    out += r.name + "," + std::string(to_string(r.kind)) + "," + callable_of[r.name] + "," + alloc + "," +
+           t(r.submit) + "," + t(r.ready) + "," + t(r.start) + "," + t(r.end) + "," +
+           (r.start >= 0 && r.submit >= 0 ? t(r.start - r.submit) : "") + "," +
+           (r.start >= 0 && r.end >= 0 ? t(r.end - r.start) : "") + "," + std::string(to_string(r.state)) + "\n";
+  }
+  return out;
+}
+
+static std::string metrics_json(const Run& run) {
+  struct rusage usage {};
+  getrusage(RUSAGE_SELF, &usage);
+  const double wall = run.result.wall_s;
+  const double events = static_cast<double>(run.recorder->event_count());
+  ojson m{{"wall_s", wall},
+          {"peak_rss_kib", usage.ru_maxrss},
+          {"events", run.recorder->event_count()},
+          {"events_per_s", wall > 0 ? events / wall : 0.0},
+          {"tasks", run.recorder->tasks().size()}};
+  return m.dump(2) + "\n";
+}
+
+void write_outputs(const Run& run, const std::string& dir, const std::vector<std::string>& outputs) {
+  auto wanted = [&](const char* name) {
+    return outputs.empty() || std::find(outputs.begin(), outputs.end(), name) != outputs.end();
+  };
+  const fs::path target(dir);
+  if (target.has_parent_path()) fs::create_directories(target.parent_path());
+  // Write into a fresh folder beside the target, then move it in place: never half-written.
+  const fs::path tmp = target.string() + ".tmp-dirsched";
+  fs::remove_all(tmp);
+  fs::create_directories(tmp);
+  auto put = [&](const char* file, const std::string& text) {
+    std::ofstream f(tmp / file, std::ios::binary);
+    f.write(text.data(), static_cast<std::streamsize>(text.size()));
+    if (!f) throw std::runtime_error("cannot write " + (tmp / file).string());
+  };
+  if (wanted("events")) put("events.jsonl", run.events_jsonl);
+  if (wanted("summary")) put("summary.json", summary_json(run));
+  if (wanted("tasks")) put("tasks.csv", tasks_csv(run));
+  if (wanted("metrics")) put("metrics.json", metrics_json(run));
+  fs::remove_all(target);
+  fs::rename(tmp, target);
+}
+
+std::optional<std::string> check_expectations(const Run& run) {
+  const nlohmann::json& e = run.scenario.expect;
+  if (e.is_null()) return std::nullopt;
+  const auto& order = run.result.dispatch_order;
+  auto list = [](const std::vector<std::string>& v, std::size_t from) {
+    std::string s;
+    for (std::size_t i = from; i < v.size() && i < from + 6; ++i) s += (s.empty() ? "" : ", ") + v[i];
+    return "[" + s + (v.size() > from + 6 ? ", ..." : "") + "]";
+  };
+  if (e.contains("dispatch_order")) {
+    std::vector<std::string> want = e["dispatch_order"].get<std::vector<std::string>>();
+    for (std::size_t i = 0; i < std::max(want.size(), order.size()); ++i) {
+      const std::string got = i < order.size() ? order[i] : "(nothing)";
+      const std::string exp = i < want.size() ? want[i] : "(nothing)";
+      if (got != exp)
+        return "dispatch_order[" + std::to_string(i) + "]: expected " + exp + ", got " + got + "; run dispatched " +
+               list(order, i > 2 ? i - 2 : 0);
+    }
+  }
+  if (e.contains("dispatch_order_per_worker")) {
+    std::map<std::string, std::vector<std::string>> per;
+    for (const std::string& d : order) {
+      const auto at = d.rfind('@');
+      per[d.substr(at + 1)].push_back(d.substr(0, at));
+    }
+    for (auto it = e["dispatch_order_per_worker"].begin(); it != e["dispatch_order_per_worker"].end(); ++it) {
+      std::vector<std::string> want;
+      for (const auto& x : it.value()) {
+        std::string s = x.get<std::string>();
+        const auto at = s.rfind('@');
+        want.push_back(at == std::string::npos ? s : s.substr(0, at));
+      }
+      const auto& got = per[it.key()];
+      if (got != want)
+        return "dispatch_order_per_worker." + it.key() + ": expected " + list(want, 0) + ", got " + list(got, 0);
+    }
+  }
+  if (e.contains("final_state"))
+    for (auto it = e["final_state"].begin(); it != e["final_state"].end(); ++it) {
+      const TaskRecord* r = run.recorder->find(it.key());
+      const std::string got = r ? std::string(to_string(r->state)) : "NOT_SUBMITTED";
+      if (got != it.value().get<std::string>())
+        return "final_state." + it.key() + ": expected " + it.value().get<std::string>() + ", got " + got;
+    }
+  if (e.contains("rejected"))
+    for (auto it = e["rejected"].begin(); it != e["rejected"].end(); ++it) {
+      const TaskRecord* r = run.recorder->find(it.key());
+      const std::string got = r && r->code ? std::string(to_string(*r->code)) : "(not rejected)";
+      if (got != it.value().get<std::string>())
+        return "rejected." + it.key() + ": expected " + it.value().get<std::string>() + ", got " + got;
+    }
+  if (e.contains("makespan_s")) {
+    const auto& m = e["makespan_s"];
+    const double got = run.result.makespan_s;
+    if (m.contains("max") && got > m["max"].get<double>() + 1e-12)
+      return "makespan_s: expected at most " + format_number(m["max"].get<double>()) + ", got " + format_number(got);
+    if (m.contains("min") && got < m["min"].get<double>() - 1e-12)
+      return "makespan_s: expected at least " + format_number(m["min"].get<double>()) + ", got " + format_number(got);
+    if (m.contains("approx")) {
+      const double want = m["approx"].get<double>();
+      const double rel = m.value("rel", 1e-6);
+      if (std::abs(got - want) > rel * std::abs(want) + 1e-12)
+        return "makespan_s: expected about " + format_number(want) + " (rel " + format_number(rel) + "), got " +
+               format_number(got);
+    }
+  }
+  if (e.contains("outcome") && e["outcome"].get<std::string>() != run.result.outcome)
+    return "outcome: expected " + e["outcome"].get<std::string>() + ", got " + run.result.outcome;
+  if (e.contains("overtakes"))
+    for (auto it = e["overtakes"].begin(); it != e["overtakes"].end(); ++it) {
+      const TaskRecord* r = run.recorder->find(it.key());
+      const std::size_t got = r ? r->overtaken_by.size() : 0;
+      if (got != it.value().get<std::size_t>())
+        return "overtakes." + it.key() + ": expected " + std::to_string(it.value().get<std::size_t>()) + ", got " +
+               std::to_string(got);
+    }
+  return std::nullopt;
+}
+
+}  // namespace dirsched

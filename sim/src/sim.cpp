@@ -1,0 +1,613 @@
+#include "dirsched/sim.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <queue>
+#include <set>
+#include <random>
+#include <simgrid/s4u.hpp>
+#include <unordered_map>
+
+#include "dirsched/platform.hpp"
+
+namespace sg4 = simgrid::s4u;
+
+namespace dirsched {
+
+std::string format_number(double v) {
+  char buf[32];
+  auto res = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, res.ptr);
+}
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+// Two times closer than this are one instant (SimGrid's own timing precision is 1e-9 s by default).
+constexpr double kSameInstant = 1e-9;
+
+std::string json_string(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char b[8];
+          std::snprintf(b, sizeof b, "\\u%04x", c);
+          out += b;
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+// events.jsonl, written as the events happen.
+class EventLog : public Observer {
+ public:
+  EventLog(std::string& out, const Scheduler*& core) : out_(out), core_(core) {}
+  void on_event(const Event& e) override {
+    std::string& o = out_;
+    o += "{\"seq\":" + std::to_string(seq_++) + ",\"t_s\":" + format_number(e.t) + ",\"event\":\"";
+    o += to_string(e.kind);
+    o += "\",\"task\":" + json_string(e.name);
+    auto target = [&](const Target& t) {
+      if (t.sub) o += ",\"sub_worker\":\"sub" + std::to_string(t.sub_index) + "\"";
+      else o += ",\"worker\":" + std::to_string(t.worker.value());
+    };
+    auto ids = [&](const char* key, const std::vector<WorkerId>& ws) {
+      o += std::string(",\"") + key + "\":[";
+      for (std::size_t i = 0; i < ws.size(); ++i) o += (i ? "," : "") + std::to_string(ws[i].value());
+      o += "]";
+    };
+    switch (e.kind) {
+      case EventKind::kSubmit:
+        o += ",\"kind\":\"" + std::string(to_string(e.task_kind)) + "\"";
+        o += ",\"callable\":" + json_string(core_->registry().callable(core_->callable(e.task)).name);
+        o += ",\"members\":" + std::to_string(e.member_count);
+        if (!is_sub(e.task_kind)) ids("workers", *e.workers);
+        break;
+      case EventKind::kReject:
+        o += ",\"code\":\"" + std::string(to_string(e.rejection->code)) + "\",\"message\":" +
+             json_string(e.rejection->message);
+        break;
+      case EventKind::kNotSubmitted:
+        if (e.rejection) o += ",\"reason\":" + json_string(e.rejection->message);
+        break;
+      case EventKind::kPending:
+        o += ",\"producers\":[";
+        for (std::size_t i = 0; i < e.producers->size(); ++i)
+          o += (i ? "," : "") + json_string(core_->name((*e.producers)[i]));
+        o += "]";
+        break;
+      case EventKind::kReady:
+        o += ",\"queue\":\"";
+        o += e.queue == QueueKind::kWorker ? "worker:" + std::to_string(e.queue_worker.value())
+             : e.queue == QueueKind::kGroup ? "group"
+                                            : "sub";
+        o += "\"";
+        break;
+      case EventKind::kDispatch:
+        o += ",\"member\":" + std::to_string(e.member);
+        target(e.target);
+        break;
+      case EventKind::kMemberEnd:
+        o += ",\"member\":" + std::to_string(e.member);
+        target(e.target);
+        o += ",\"outcome\":\"" + std::string(to_string(e.outcome)) + "\"";
+        break;
+      case EventKind::kFail:
+        o += ",\"member\":" + std::to_string(e.member);
+        break;
+      case EventKind::kPoison:
+        o += ",\"cause\":" + json_string(core_->name(e.cause));
+        break;
+      case EventKind::kGroupBlocked:
+        ids("busy", *e.workers);
+        break;
+      case EventKind::kGroupLaunched:
+      case EventKind::kComplete:
+        break;
+    }
+    o += "}\n";
+  }
+
+ private:
+  std::string& out_;
+  const Scheduler*& core_;
+  std::uint64_t seq_ = 0;
+};
+
+// Draws from one seeded generator, in dispatch order, so that a seed gives one run.
+class Rng {
+ public:
+  explicit Rng(std::uint64_t seed) : gen_(seed) {}
+  double uniform01() { return static_cast<double>(gen_() >> 11) * 0x1.0p-53; }
+  double normal() {  // Box-Muller, one value per call for a simple, portable sequence
+    double u1 = uniform01(), u2 = uniform01();
+    if (u1 < 1e-300) u1 = 1e-300;
+    return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
+  }
+  double factor(const Jitter& j) {
+    switch (j.kind) {
+      case Jitter::Kind::kNone: return 1.0;
+      case Jitter::Kind::kUniform: return 1.0 + j.rel * (2.0 * uniform01() - 1.0);
+      case Jitter::Kind::kNormal: return std::max(0.0, 1.0 + j.rel * normal());
+    }
+    return 1.0;
+  }
+
+ private:
+  std::mt19937_64 gen_;
+};
+
+class Driver {
+ public:
+  Driver(Run& run, const RunOptions& options, std::uint64_t seed)
+      : run_(run), s_(run.scenario), rng_(seed), progress_(options.progress) {}
+
+  void resolve_hosts() {
+    auto host = [&](const std::string& name, const std::string& path) {
+      sg4::Host* h = sg4::Host::by_name_or_null(name);
+      if (!h) throw ScenarioError(s_.file, path, "no host '" + name + "' in the platform");
+      return h;
+    };
+    scheduler_host_ = host(s_.scheduler_host, "scheduler.host");
+    for (std::size_t i = 0; i < s_.next_level.size(); ++i)
+      nl_hosts_.push_back(host(s_.next_level[i].host, "workers.next_level[" + std::to_string(i) + "].host"));
+    for (std::size_t i = 0; i < s_.sub_hosts.size(); ++i)
+      sub_hosts_.push_back(host(s_.sub_hosts[i], "workers.sub[" + std::to_string(i) + "]"));
+    for (const FaultSpec& f : s_.faults) {
+      if (!f.host.empty()) host(f.host, f.path + ".host");
+      if (!f.link.empty() && !sg4::Link::by_name_or_null(f.link))
+        throw ScenarioError(s_.file, f.path + ".link", "no link '" + f.link + "' in the platform");
+    }
+    faults_ = s_.faults;
+    std::stable_sort(faults_.begin(), faults_.end(),
+                     [](const FaultSpec& a, const FaultSpec& b) { return a.off_at_s < b.off_at_s; });
+    for (sg4::Host* h : nl_hosts_) run_.result.host_of_worker.push_back(h->get_name());
+  }
+
+  void setup_core() {
+    for (const BufferSpec& b : s_.buffers)
+      buffer_ids_.push_back(run_.core->add_buffer({b.name, b.memory, b.owner}));
+  }
+
+  void main_loop() {
+    wall_start_ = std::chrono::steady_clock::now();
+    while (true) {
+      const double t_timer = timers_.empty() ? kInf : timers_.top().end;
+      const double t_fault = next_fault_ < faults_.size() ? faults_[next_fault_].off_at_s : kInf;
+      const double t_op = next_op_time();
+      const double t_next = std::min({t_timer, t_fault, t_op});
+      if (acts_.empty() && t_next == kInf) break;
+      const double now = sg4::Engine::get_clock();
+      if (acts_.empty()) {
+        if (t_next > now) sg4::this_actor::sleep_until(t_next);
+      } else {
+        try {
+          sg4::Activity::wait_any_for(acts_, t_next == kInf ? -1.0 : std::max(0.0, t_next - now));
+        } catch (const simgrid::Exception&) {
+          // A transfer failed; step() finds which one.
+        }
+      }
+      double instant = sg4::Engine::get_clock();
+      // Snap to the nominal time of a timer, fault or op due within the same instant, so that a
+      // 1 ms duration reads 0.001 in the outputs rather than SimGrid's rounded clock.
+      for (double nominal : {t_timer, t_fault, t_op})
+        if (std::abs(nominal - instant) <= kSameInstant) instant = std::max(last_instant_, std::min(instant, nominal));
+      last_instant_ = instant;
+      run_.core->set_time(instant);
+      step(instant);
+      report_progress(instant);
+    }
+    finish();
+  }
+
+ private:
+  struct Flight {
+    TaskId task;
+    std::uint32_t member;
+    std::uint32_t host;  // index into hosts: NEXT_LEVEL registration index, or nl count + SUB index
+    int stage = 0;       // 0: input transfer, 1: compute, 2: output transfer
+    double duration = 0;
+    double flops = 0;
+    double in_bytes = 0, out_bytes = 0;
+    bool fail = false;
+    sg4::ActivityPtr activity;
+  };
+  struct Timer {
+    double end;
+    std::uint64_t seq;
+    bool operator>(const Timer& o) const { return end != o.end ? end > o.end : seq > o.seq; }
+  };
+  struct Due {
+    std::uint64_t seq;
+    TaskId task;
+    std::uint32_t member;
+    Outcome outcome;
+  };
+
+  sg4::Host* host_of(const Flight& f) const {
+    return f.host < nl_hosts_.size() ? nl_hosts_[f.host] : sub_hosts_[f.host - nl_hosts_.size()];
+  }
+
+  // --- the orchestrator's replay cursor ---
+  double next_op_time() const {
+    if (op_ >= s_.trace.size() || unwound_) return kInf;
+    const OpSpec& op = s_.trace[op_];
+    if (op.kind == OpKind::kDrain) return run_.core->non_terminal_tasks() == 0 ? op_ready_at_ : kInf;
+    return std::max(op_ready_at_, op.at_s.value_or(0.0));
+  }
+
+  SubmitRequest request(const OpSpec& op) const {
+    SubmitRequest r;
+    r.kind = op.kind == OpKind::kSubmitNextLevel ? TaskKind::kSingle
+             : op.kind == OpKind::kSubmitGroup   ? TaskKind::kGroup
+             : op.kind == OpKind::kSubmitSub     ? TaskKind::kSub
+                                                 : TaskKind::kSubGroup;
+    r.name = op.task;
+    r.callable = CallableId(static_cast<std::uint32_t>(op.callable));
+    for (const auto& member : op.args) {
+      std::vector<Arg> args;
+      for (const ArgSpec& a : member)
+        if (a.buffer) args.push_back({buffer_ids_[*a.buffer], a.tag});
+      r.args.push_back(std::move(args));
+    }
+    r.worker = op.worker;
+    r.workers = op.workers;
+    r.origin = op.path;
+    return r;
+  }
+
+  // Submits one op's task; returns false when the orchestration unwinds (fail-fast or abort).
+  bool submit(const OpSpec& op) {
+    SubmitResult res = run_.core->submit(request(op));
+    if (res.accepted()) {
+      ops_of_task_[res.task.index()] = &op;
+      return true;
+    }
+    if (res.rejection->code == ErrorCode::kRunFailed) return false;
+    if (s_.abort_on_reject) {
+      abort_error_ = res.rejection->message + " (" + std::string(to_string(res.rejection->code)) + ")";
+      return false;
+    }
+    return true;
+  }
+
+  void unwind_from(std::size_t op_index, std::size_t batch_index) {
+    unwound_ = true;
+    for (std::size_t i = op_index; i < s_.trace.size(); ++i) {
+      const OpSpec& op = s_.trace[i];
+      if (op.kind == OpKind::kBatch) {
+        for (std::size_t j = (i == op_index ? batch_index : 0); j < op.ops.size(); ++j)
+          run_.core->not_submitted(op.ops[j].task);
+      } else if (!op.task.empty()) {
+        run_.core->not_submitted(op.task);
+      }
+    }
+  }
+
+  void run_op(double instant) {
+    const OpSpec& op = s_.trace[op_];
+    switch (op.kind) {
+      case OpKind::kSleep:
+        op_ready_at_ = instant + op.sleep_s;
+        ++op_;
+        return;
+      case OpKind::kDrain:
+        op_ready_at_ = instant;
+        ++op_;
+        return;
+      case OpKind::kBatch: {
+        for (std::size_t j = 0; j < op.ops.size(); ++j) {
+          if (!submit(op.ops[j])) {
+            // The core recorded the raising op (not_submitted, or reject); the rest unwinds.
+            unwind_from(op_, j + 1);
+            settle();
+            return;
+          }
+        }
+        break;
+      }
+      default:
+        if (!submit(op)) {
+          unwind_from(op_ + 1, 0);
+          settle();
+          return;
+        }
+    }
+    op_ready_at_ = instant;
+    ++op_;
+    settle();
+  }
+
+  // --- carrying out dispatches ---
+  void settle() {
+    run_instant(*run_.core, [this](const std::vector<Dispatch>& ds) {
+      for (const Dispatch& d : ds) start(d);
+      std::sort(due_.begin(), due_.end(), [](const Due& a, const Due& b) { return a.seq < b.seq; });
+      for (const Due& x : due_) run_.core->report(x.task, x.member, x.outcome);
+      due_.clear();
+    });
+  }
+
+  void start(const Dispatch& d) {
+    const OpSpec& op = *ops_of_task_.at(d.task.index());
+    const CallableSpec& c = s_.callables[op.callable];
+    Flight f;
+    f.task = d.task;
+    f.member = d.member;
+    f.host = d.target.sub ? static_cast<std::uint32_t>(nl_hosts_.size() + d.target.sub_index)
+                          : *run_.core->registry().index_of(d.target.worker);
+    f.fail = op.fail[d.member];
+    const double factor = rng_.factor(c.cost.jitter);
+    if (op.duration_s[d.member]) f.duration = *op.duration_s[d.member] * factor;
+    else if (c.cost.duration_s) f.duration = *c.cost.duration_s * factor;
+    else if (c.cost.flops) f.flops = *c.cost.flops * factor;
+    f.in_bytes = c.cost.input_bytes;
+    f.out_bytes = c.cost.output_bytes;
+    run_.result.dispatch_order.push_back(std::string(run_.core->name(d.task)) +
+                                         (is_group(run_.core->kind(d.task)) ? "[" + std::to_string(d.member) + "]" : "") +
+                                         "@" + (d.target.sub ? "sub" + std::to_string(d.target.sub_index)
+                                                             : std::to_string(d.target.worker.value())));
+    if (off_hosts_.count(host_of(f))) {
+      due_.push_back({d.seq, d.task, d.member, Outcome::kFailure});  // a dispatch to an off host fails at once
+      return;
+    }
+    auto [it, inserted] = flights_.emplace(d.seq, std::move(f));
+    (void)inserted;
+    advance(it->first, it->second);
+  }
+
+  // Starts the member's next stage with a cost, or reports it done.
+  void advance(std::uint64_t seq, Flight& f) {
+    while (f.stage < 3) {
+      const int stage = f.stage++;
+      try {
+        if (stage == 0 && f.in_bytes > 0) {
+          track(seq, f, sg4::Comm::sendto_async(scheduler_host_, host_of(f), static_cast<std::uint64_t>(f.in_bytes)));
+          return;
+        }
+        if (stage == 1 && f.flops > 0) {
+          track(seq, f, host_of(f)->exec_async(f.flops));
+          return;
+        }
+        if (stage == 1 && f.duration > 0) {
+          timers_.push({run_.core->now() + f.duration, seq});
+          return;
+        }
+        if (stage == 2 && f.out_bytes > 0) {
+          track(seq, f, sg4::Comm::sendto_async(host_of(f), scheduler_host_, static_cast<std::uint64_t>(f.out_bytes)));
+          return;
+        }
+      } catch (const simgrid::Exception&) {
+        end(seq, Outcome::kFailure);  // e.g. a route through a link that is off
+        return;
+      }
+    }
+    end(seq, f.fail ? Outcome::kFailure : Outcome::kSuccess);
+  }
+
+  void track(std::uint64_t seq, Flight& f, sg4::ActivityPtr a) {
+    f.activity = a;
+    act_pos_[a.get()] = acts_.size();
+    acts_.push_back(a);
+    act_seq_.push_back(seq);
+  }
+
+  void untrack(std::size_t i) {
+    act_pos_.erase(acts_[i].get());
+    if (i + 1 != acts_.size()) {
+      acts_[i] = acts_.back();
+      act_seq_[i] = act_seq_.back();
+      act_pos_[acts_[i].get()] = i;
+    }
+    acts_.pop_back();
+    act_seq_.pop_back();
+  }
+
+  void end(std::uint64_t seq, Outcome outcome) {
+    auto it = flights_.find(seq);
+    due_.push_back({seq, it->second.task, it->second.member, outcome});
+    flights_.erase(it);
+  }
+
+  // --- one instant ---
+  void step(double instant) {
+    // Finished or failed activities (all of those at this instant).
+    while (!acts_.empty()) {
+      ssize_t i = -1;
+      bool failed = false;
+      try {
+        i = sg4::Activity::test_any(acts_);
+      } catch (const simgrid::Exception&) {
+        failed = true;
+      }
+      if (failed) {
+        // Find the failed one by testing each; a test that throws names it.
+        for (std::size_t k = 0; k < acts_.size(); ++k) {
+          bool bad = false;
+          try {
+            acts_[k]->test();
+          } catch (const simgrid::Exception&) {
+            bad = true;
+          }
+          if (bad) {
+            const std::uint64_t seq = act_seq_[k];
+            untrack(k);
+            end(seq, Outcome::kFailure);
+            break;
+          }
+        }
+        continue;
+      }
+      if (i < 0) break;
+      const std::uint64_t seq = act_seq_[static_cast<std::size_t>(i)];
+      untrack(static_cast<std::size_t>(i));
+      advance(seq, flights_.at(seq));
+    }
+    // Timers due now.
+    while (!timers_.empty() && timers_.top().end <= instant + kSameInstant) {
+      const Timer t = timers_.top();
+      timers_.pop();
+      auto it = flights_.find(t.seq);
+      if (it == flights_.end()) continue;  // its host went off
+      advance(t.seq, it->second);
+    }
+    // 1. Faults.
+    while (next_fault_ < faults_.size() && faults_[next_fault_].off_at_s <= instant + kSameInstant) {
+      const FaultSpec& f = faults_[next_fault_++];
+      if (!f.link.empty()) {
+        sg4::Link::by_name(f.link)->turn_off();
+        continue;
+      }
+      sg4::Host* h = sg4::Host::by_name(f.host);
+      off_hosts_.insert(h);
+      std::vector<std::uint64_t> lost;
+      for (auto& [seq, fl] : flights_)
+        if (host_of(fl) == h) lost.push_back(seq);
+      for (std::uint64_t seq : lost) {
+        Flight& fl = flights_.at(seq);
+        if (fl.activity) {
+          auto pos = act_pos_.find(fl.activity.get());
+          if (pos != act_pos_.end()) {
+            fl.activity->cancel();
+            untrack(pos->second);
+          }
+        }
+        end(seq, Outcome::kFailure);
+      }
+    }
+    // 2. Completions in dispatch order, then the iterations of the instant.
+    std::sort(due_.begin(), due_.end(), [](const Due& a, const Due& b) { return a.seq < b.seq; });
+    for (const Due& x : due_) run_.core->report(x.task, x.member, x.outcome);
+    due_.clear();
+    settle();
+    // 3. Orchestrator ops due now, one at a time.
+    while (next_op_time() <= instant + kSameInstant) run_op(instant);
+  }
+
+  void report_progress(double instant) {
+    if (!progress_) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_progress_ < std::chrono::milliseconds(250)) return;
+    last_progress_ = now;
+    std::fprintf(stderr, "\r[dirsched] t=%.6g s  ops %zu/%zu  tasks live %zu  running %zu   ", instant, op_,
+                 s_.trace.size(), run_.core->non_terminal_tasks(), run_.core->running_members());
+    std::fflush(stderr);
+    printed_progress_ = true;
+  }
+
+  void finish() {
+    if (printed_progress_) std::fprintf(stderr, "\n");
+    RunResult& r = run_.result;
+    const Scheduler& core = *run_.core;
+    // Ops never reached because the replay waited forever (a drain over stuck tasks).
+    if (!unwound_ && op_ < s_.trace.size()) unwind_from(op_, 0);
+    for (std::size_t i = 0; i < core.task_count(); ++i) {
+      const TaskId id(static_cast<std::uint32_t>(i));
+      const TaskState st = core.state(id);
+      if (is_terminal(st)) continue;
+      std::string reason;
+      const std::uint32_t members = core.members(id);
+      if (st == TaskState::kPending) reason = "waits on a producer that never completes";
+      else if (is_sub(core.kind(id)) && members > s_.sub_hosts.size())
+        reason = "needs " + std::to_string(members) + " SUB workers, the platform has " +
+                 std::to_string(s_.sub_hosts.size());
+      else if (st == TaskState::kReady) reason = "READY but never dispatched";
+      else reason = "running member never ended";
+      r.stuck.push_back({std::string(core.name(id)), st, reason});
+    }
+    if (core.run_error()) {
+      r.outcome = "FAILED";
+      r.error = core.run_error()->message;
+    } else if (!abort_error_.empty()) {
+      r.outcome = "FAILED";
+      r.error = abort_error_;
+    } else if (!r.stuck.empty()) {
+      r.outcome = "STUCK";
+    } else {
+      r.outcome = "COMPLETED";
+    }
+    r.makespan_s = run_.recorder->last_transition();
+    r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start_).count();
+  }
+
+  Run& run_;
+  const Scenario& s_;
+  Rng rng_;
+  bool progress_;
+  bool printed_progress_ = false;
+  double last_instant_ = 0;
+  std::chrono::steady_clock::time_point wall_start_, last_progress_;
+
+  sg4::Host* scheduler_host_ = nullptr;
+  std::vector<sg4::Host*> nl_hosts_, sub_hosts_;
+  std::vector<FaultSpec> faults_;
+  std::size_t next_fault_ = 0;
+  std::set<sg4::Host*> off_hosts_;
+  std::vector<BufferId> buffer_ids_;
+
+  std::size_t op_ = 0;
+  double op_ready_at_ = 0;
+  bool unwound_ = false;
+  std::string abort_error_;
+  std::unordered_map<std::uint32_t, const OpSpec*> ops_of_task_;
+
+  std::map<std::uint64_t, Flight> flights_;  // by dispatch seq
+  std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> timers_;
+  std::vector<sg4::ActivityPtr> acts_;
+  std::vector<std::uint64_t> act_seq_;
+  std::unordered_map<const sg4::Activity*, std::size_t> act_pos_;  // lookup only
+  std::vector<Due> due_;
+};
+
+}  // namespace
+
+std::unique_ptr<Run> simulate(const Scenario& scenario, const RunOptions& options) {
+  auto run = std::make_unique<Run>(scenario);
+  const std::uint64_t seed = options.seed.value_or(scenario.seed);
+  run->result.seed = seed;
+
+  std::vector<std::string> args = {"dirsched", "--log=root.thres:critical", "--log=no_loc"};
+  for (const std::string& a : options.simgrid_args) args.push_back(a);
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  int argc = static_cast<int>(argv.size());
+  sg4::Engine engine(&argc, argv.data());
+  if (scenario.platform.empty()) build_default_platform(scenario);
+  else engine.load_platform(scenario.platform);
+
+  run->core = std::make_unique<Scheduler>(scenario.registry());
+  run->recorder = std::make_unique<Recorder>(run->core->registry());
+  const Scheduler* core_view = run->core.get();
+  EventLog log(run->events_jsonl, core_view);
+  ObserverList observers;
+  observers.add(&log);
+  observers.add(run->recorder.get());
+  run->core->set_observer(&observers);
+
+  Driver driver(*run, options, seed);
+  driver.resolve_hosts();
+  driver.setup_core();
+  sg4::Host* host = sg4::Host::by_name(scenario.scheduler_host);
+  sg4::Actor::create("scheduler", host, [&driver]() { driver.main_loop(); });
+  engine.run();
+  run->core->set_observer(nullptr);
+  return run;
+}
+
+}  // namespace dirsched
