@@ -335,9 +335,24 @@ class Driver {
   }
 
   // --- carrying out dispatches ---
+  // The iterations of the instant. With a scheduler cost, each iteration keeps the scheduler busy
+  // (iteration_cost_s, then dispatch_cost_s before each dispatch goes out); completions that come due
+  // meanwhile are applied by the next iteration.
   void settle() {
-    run_instant(*run_.core, [this](const std::vector<Dispatch>& ds) {
-      for (const Dispatch& d : ds) start(d);
+    const bool costly = s_.iteration_cost_s > 0 || s_.dispatch_cost_s > 0;
+    run_instant(*run_.core, [this, costly](const std::vector<Dispatch>& ds) {
+      if (costly) {
+        if (s_.iteration_cost_s > 0) sg4::this_actor::sleep_for(s_.iteration_cost_s);
+        for (const Dispatch& d : ds) {
+          if (s_.dispatch_cost_s > 0) sg4::this_actor::sleep_for(s_.dispatch_cost_s);
+          start(d);
+        }
+        const double clock = sg4::Engine::get_clock();
+        run_.core->set_time(clock);
+        collect_finished(clock);
+      } else {
+        for (const Dispatch& d : ds) start(d);
+      }
       std::sort(due_.begin(), due_.end(), [](const Due& a, const Due& b) { return a.seq < b.seq; });
       for (const Due& x : due_) run_.core->report(x.task, x.member, x.outcome);
       due_.clear();
@@ -386,7 +401,8 @@ class Driver {
           return;
         }
         if (stage == 1 && f.duration > 0) {
-          timers_.push({run_.core->now() + f.duration, seq});
+          const bool costly = s_.iteration_cost_s > 0 || s_.dispatch_cost_s > 0;
+          timers_.push({(costly ? sg4::Engine::get_clock() : run_.core->now()) + f.duration, seq});
           return;
         }
         if (stage == 2 && f.out_bytes > 0) {
@@ -425,9 +441,8 @@ class Driver {
     flights_.erase(it);
   }
 
-  // --- one instant ---
-  void step(double instant) {
-    // Finished or failed activities (all of those at this instant).
+  // Finished or failed activities, and timers due by `instant`: their members advance a stage.
+  void collect_finished(double instant) {
     while (!acts_.empty()) {
       ssize_t i = -1;
       bool failed = false;
@@ -467,6 +482,11 @@ class Driver {
       if (it == flights_.end()) continue;  // its host went off
       advance(t.seq, it->second);
     }
+  }
+
+  // --- one instant ---
+  void step(double instant) {
+    collect_finished(instant);
     // 1. Faults.
     while (next_fault_ < faults_.size() && faults_[next_fault_].off_at_s <= instant + kSameInstant) {
       const FaultSpec& f = faults_[next_fault_++];
@@ -492,10 +512,13 @@ class Driver {
       }
     }
     // 2. Completions in dispatch order, then the iterations of the instant.
-    std::sort(due_.begin(), due_.end(), [](const Due& a, const Due& b) { return a.seq < b.seq; });
-    for (const Due& x : due_) run_.core->report(x.task, x.member, x.outcome);
-    due_.clear();
-    settle();
+    // Nothing arrived (an instant of ops only): the scheduler has nothing new to look at.
+    if (!due_.empty()) {
+      std::sort(due_.begin(), due_.end(), [](const Due& a, const Due& b) { return a.seq < b.seq; });
+      for (const Due& x : due_) run_.core->report(x.task, x.member, x.outcome);
+      due_.clear();
+      settle();
+    }
     // 3. Orchestrator ops due now, one at a time.
     while (next_op_time() <= instant + kSameInstant) run_op(instant);
   }

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# CLI contract: bad input exits 2 with one line on stderr naming the JSON path and writes nothing;
+# the same scenario and seed give byte-identical outputs; a check over several files reports each.
+set -u
+dirsched=$1
+root=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+expect_status() {  # expected, description, command...
+  local want=$1 what=$2
+  shift 2
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  local got=$?
+  if [[ $got -ne $want ]]; then
+    echo "FAIL $what: exit $got, expected $want"; cat "$tmp/err"; fail=1
+  fi
+}
+
+cat >"$tmp/bad.json" <<'JSON'
+{ "name": "bad", "workers": { "next_level": [ { "id": 0, "kind": "local_chip" } ] },
+  "callables": { "k": { "namespace": "LOCAL_CHIP", "duration_s": 1 } },
+  "trace": [ { "op": "submit_next_level", "task": "a", "callable": "k", "worker": 0 },
+             { "op": "submit_next_level", "task": "b", "callable": "k", "worker": 0, "args": [ { "buffer": "nope", "tag": "INPUT" } ] } ] }
+JSON
+expect_status 2 "malformed scenario" "$dirsched" run "$tmp/bad.json" --out "$tmp/bad-out"
+grep -q "trace\[1\].args\[0\].buffer: unknown buffer 'nope'" "$tmp/err" || { echo "FAIL error names the JSON path:"; cat "$tmp/err"; fail=1; }
+[[ $(wc -l <"$tmp/err") -eq 1 ]] || { echo "FAIL error is one line"; fail=1; }
+[[ ! -e "$tmp/bad-out" ]] || { echo "FAIL a malformed scenario wrote outputs"; fail=1; }
+
+expect_status 2 "missing file" "$dirsched" run "$tmp/none.json" --out "$tmp/none-out"
+expect_status 2 "unknown output" "$dirsched" run "$root/scenarios/quick-tour.json" --out "$tmp/x" --outputs events,pictures
+[[ ! -e "$tmp/x" ]] || { echo "FAIL a bad option wrote outputs"; fail=1; }
+
+for i in 1 2; do
+  expect_status 0 "run $i" "$dirsched" run "$root/scenarios/group-starvation.json" --out "$tmp/run$i" --seed 3
+done
+for f in events.jsonl summary.json tasks.csv; do
+  cmp -s "$tmp/run1/$f" "$tmp/run2/$f" || { echo "FAIL $f differs between two runs of one seed"; fail=1; }
+done
+
+expect_status 0 "summary only" "$dirsched" run "$root/scenarios/quick-tour.json" --out "$tmp/only" --outputs summary
+[[ -f "$tmp/only/summary.json" && ! -e "$tmp/only/events.jsonl" ]] || { echo "FAIL --outputs summary"; fail=1; }
+
+expect_status 1 "check with one failing file" "$dirsched" check "$root/scenarios/quick-tour.json" "$root/tests/sim/must-fail.json"
+grep -q "^1 passed, 1 failed$" "$tmp/out" || { echo "FAIL check summary line:"; cat "$tmp/out"; fail=1; }
+grep -q "^FAIL .*must-fail.json: makespan_s" "$tmp/out" || { echo "FAIL check names the divergence"; fail=1; }
+
+if [[ $fail -eq 0 ]]; then echo "cli contract: all checks passed"; fi
+exit $fail
