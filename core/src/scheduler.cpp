@@ -345,17 +345,19 @@ void Scheduler::make_ready(TaskId id) {
 void Scheduler::poison_from(TaskId failed) {
   // Breadth-first over consumers, each level in submit order. Only PENDING tasks can be downstream
   // of a task that has not completed, so nothing poisoned here was ever queued or running.
-  std::vector<TaskId> work(tasks_[failed.index()].consumers);
+  // The cause reported is the producer that poisoned it (the failed task, or a poisoned one between),
+  // as for a task poisoned at submit.
+  std::vector<std::pair<TaskId, TaskId>> work;  // (consumer, its producer)
+  for (TaskId c : tasks_[failed.index()].consumers) work.emplace_back(c, failed);
   for (std::size_t i = 0; i < work.size(); ++i) {
-    const TaskId c = work[i];
+    const auto [c, via] = work[i];
     if (tasks_[c.index()].state != TaskState::kPending) continue;
     set_state(c, TaskState::kPoisoned);
     --live_;
     Event e = event_for(EventKind::kPoison, c);
-    e.cause = failed;
+    e.cause = via;
     emit(e);
-    const auto& next = tasks_[c.index()].consumers;
-    work.insert(work.end(), next.begin(), next.end());
+    for (TaskId next : tasks_[c.index()].consumers) work.emplace_back(next, c);
   }
 }
 

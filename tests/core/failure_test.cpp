@@ -35,6 +35,8 @@ TEST(Poisoning, PoisonSpreadsTransitively) {
   EXPECT_EQ(d.state("b"), TaskState::kPoisoned);
   EXPECT_EQ(d.state("c"), TaskState::kPoisoned);
   EXPECT_EQ(d.state("d"), TaskState::kPoisoned);
+  EXPECT_EQ(d.recorder().find("b")->cause, "a");
+  EXPECT_EQ(d.recorder().find("c")->cause, "b");
   EXPECT_EQ(d.core().non_terminal_tasks(), 0u);
 }
 
