@@ -9,8 +9,13 @@
 #include <cstdio>
 #include <iostream>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
 #include "dirsched/scenario.hpp"
 #include "dirsched/sim.hpp"
+#include "dirsched/viz.hpp"
 
 namespace {
 
@@ -39,20 +44,36 @@ std::vector<std::string> simgrid_args(const std::vector<std::string>& cfg) {
 
 int cmd_run(const std::string& file, const std::string& out, std::optional<std::uint64_t> seed,
             const std::string& outputs, const std::vector<std::string>& cfg) {
-  static const std::set<std::string> known = {"events", "summary", "tasks", "metrics"};
+  static const std::set<std::string> data = {"events", "summary", "tasks", "metrics"};
+  static const std::set<std::string> pictures = {"dag", "timeline", "trace", "report"};
   const std::vector<std::string> selected = split_list(outputs);
-  for (const std::string& o : selected)
-    if (!known.count(o)) {
-      std::cerr << "dirsched: --outputs: unknown output '" << o << "' (events, summary, tasks, metrics)\n";
+  std::vector<std::string> selected_data, selected_pictures;
+  for (const std::string& o : selected) {
+    if (data.count(o)) selected_data.push_back(o);
+    else if (pictures.count(o)) selected_pictures.push_back(o);
+    else {
+      std::cerr << "dirsched: --outputs: unknown output '" << o
+                << "' (events, summary, tasks, metrics, dag, timeline, trace, report)\n";
       return 2;
     }
+  }
+  const bool draw = selected.empty() || !selected_pictures.empty();
+  if (!selected.empty() && selected_data.empty()) selected_data = {"none"};  // pictures only: no data file
   Scenario scenario = load_scenario(file);
   RunOptions options;
   options.seed = seed;
   options.simgrid_args = simgrid_args(cfg);
   options.progress = isatty(STDERR_FILENO);
   std::unique_ptr<Run> run = simulate(scenario, options);
-  write_outputs(*run, out, selected);
+  std::map<std::string, std::string> files;
+  std::vector<std::string> notes;
+  if (draw) {
+    const nlohmann::json summary = nlohmann::json::parse(summary_json(*run));
+    std::string note;
+    files = viz::render_all(viz::parse_run(run->events_jsonl, &summary), summary, selected_pictures, &note);
+    if (!note.empty()) notes.push_back(note);
+  }
+  write_outputs(*run, out, selected_data, files, notes);
   std::cout << scenario.name << ": " << run->result.outcome << ", makespan " << format_number(run->result.makespan_s)
             << " s, " << run->recorder->tasks().size() << " tasks, " << run->result.dispatch_order.size()
             << " dispatches\n"
@@ -63,6 +84,43 @@ int cmd_run(const std::string& file, const std::string& out, std::optional<std::
 }
 
 // Runs one scenario in this process and prints its verdict. Exit 0 pass, 1 fail, 2 malformed.
+std::string read_file(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + p.string());
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Redraws the pictures of a run folder from its events.jsonl (and summary.json, for lane order).
+int cmd_render(const std::string& dir) {
+  namespace fs = std::filesystem;
+  const fs::path events = fs::path(dir) / "events.jsonl";
+  if (!fs::exists(events)) {
+    std::cerr << "dirsched: " << events.string() << ": no such file (render needs a run folder)\n";
+    return 2;
+  }
+  nlohmann::json summary = nlohmann::json::object();
+  const fs::path summary_path = fs::path(dir) / "summary.json";
+  if (fs::exists(summary_path)) summary = nlohmann::json::parse(read_file(summary_path));
+  std::string note;
+  viz::RunView view;
+  try {
+    view = viz::parse_run(read_file(events), summary.empty() ? nullptr : &summary);
+  } catch (const viz::VizError& e) {
+    std::cerr << "dirsched: " << events.string() << ": " << e.what() << "\n";
+    return 2;
+  }
+  const auto files = viz::render_all(view, summary, {}, &note);
+  for (const auto& [name, text] : files) {
+    const fs::path tmp = fs::path(dir) / (name + ".tmp");
+    std::ofstream(tmp, std::ios::binary) << text;
+    fs::rename(tmp, fs::path(dir) / name);
+  }
+  std::cout << "drew " << files.size() << " files in " << dir << "/" << (note.empty() ? "" : " (" + note + ")") << "\n";
+  return 0;
+}
+
 int check_one(const std::string& file, const std::vector<std::string>& cfg) {
   try {
     Scenario scenario = load_scenario(file);
@@ -120,13 +178,18 @@ int main(int argc, char** argv) {
   run->add_option("scenario", run_file, "Scenario JSON file")->required();
   run->add_option("--out", out_dir, "Output folder (replaced)")->required();
   run->add_option("--seed", seed, "Seed, overriding the scenario's");
-  run->add_option("--outputs", outputs, "Comma-separated subset of events,summary,tasks,metrics (default all)");
+  run->add_option("--outputs", outputs,
+                  "Comma-separated subset of events,summary,tasks,metrics,dag,timeline,trace,report (default all)");
   run->add_option("--cfg", cfg, "SimGrid configuration, passed through (e.g. --cfg=network/model:CM02)");
 
   CLI::App* check = app.add_subcommand("check", "Run scenarios and evaluate their expect blocks");
   std::vector<std::string> check_files;
   check->add_option("scenarios", check_files, "Scenario JSON files")->required();
   check->add_option("--cfg", cfg, "SimGrid configuration, passed through");
+
+  CLI::App* render = app.add_subcommand("render", "Redraw the pictures of a run folder from its events.jsonl");
+  std::string render_dir;
+  render->add_option("run_dir", render_dir, "A folder written by dirsched run")->required();
 
   try {
     app.parse(argc, argv);
@@ -139,6 +202,7 @@ int main(int argc, char** argv) {
   try {
     if (*run) return cmd_run(run_file, out_dir, seed, outputs, cfg);
     if (*check) return cmd_check(check_files, cfg);
+    if (*render) return cmd_render(render_dir);
   } catch (const ScenarioError& e) {
     std::cerr << "dirsched: " << e.what() << "\n";
     return 2;

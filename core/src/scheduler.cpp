@@ -194,12 +194,15 @@ SubmitResult Scheduler::submit(const SubmitRequest& r) {
   // other, and a task never depends on itself.
   std::vector<TaskId>& producers = scratch_producers_;
   producers.clear();
+  std::vector<Dependency>& deps = scratch_deps_;
+  deps.clear();
   TaskId poisoner;
   for (const auto& member : r.args)
     for (const Arg& a : member) {
       if (a.tag != Tag::kInput && a.tag != Tag::kInOut) continue;
       const TaskId p = producer_of_[a.buffer.index()];
       if (!p.valid()) continue;
+      deps.push_back({p, a.buffer});
       const TaskState ps = tasks_[p.index()].state;
       if (ps == TaskState::kCompleted) continue;  // not a live producer
       if (ps == TaskState::kFailed || ps == TaskState::kPoisoned) {
@@ -224,6 +227,7 @@ SubmitResult Scheduler::submit(const SubmitRequest& r) {
     if (!is_sub(r.kind))
       for (std::uint32_t t : targets) ws.push_back(workers_[t].id);
     e.workers = &ws;
+    e.deps = &deps;
     emit(e);
   }
   if (poisoner.valid()) {

@@ -33,7 +33,7 @@ ojson wait_json(const WaitStats& w) {
 
 }  // namespace
 
-std::string summary_json(const Run& run) {
+std::string summary_json(const Run& run, const std::vector<std::string>& notes) {
   const Recorder& rec = *run.recorder;
   const RunResult& r = run.result;
   const Registry& reg = run.core->registry();
@@ -98,6 +98,7 @@ std::string summary_json(const Run& run) {
     stuck.push_back({{"task", st.task}, {"state", to_string(st.state)}, {"reason", st.reason}});
   s["stuck"] = stuck;
   s["events"] = rec.event_count();
+  if (!notes.empty()) s["notes"] = notes;
   return s.dump(2) + "\n";
 }
 
@@ -140,7 +141,8 @@ static std::string metrics_json(const Run& run) {
   return m.dump(2) + "\n";
 }
 
-void write_outputs(const Run& run, const std::string& dir, const std::vector<std::string>& outputs) {
+void write_outputs(const Run& run, const std::string& dir, const std::vector<std::string>& outputs,
+                   const std::map<std::string, std::string>& extra, const std::vector<std::string>& notes) {
   auto wanted = [&](const char* name) {
     return outputs.empty() || std::find(outputs.begin(), outputs.end(), name) != outputs.end();
   };
@@ -156,9 +158,10 @@ void write_outputs(const Run& run, const std::string& dir, const std::vector<std
     if (!f) throw std::runtime_error("cannot write " + (tmp / file).string());
   };
   if (wanted("events")) put("events.jsonl", run.events_jsonl);
-  if (wanted("summary")) put("summary.json", summary_json(run));
+  if (wanted("summary")) put("summary.json", summary_json(run, notes));
   if (wanted("tasks")) put("tasks.csv", tasks_csv(run));
   if (wanted("metrics")) put("metrics.json", metrics_json(run));
+  for (const auto& [file, text] : extra) put(file.c_str(), text);
   fs::remove_all(target);
   fs::rename(tmp, target);
 }

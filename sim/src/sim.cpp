@@ -78,6 +78,13 @@ class EventLog : public Observer {
         o += ",\"callable\":" + json_string(core_->registry().callable(core_->callable(e.task)).name);
         o += ",\"members\":" + std::to_string(e.member_count);
         if (!is_sub(e.task_kind)) ids("workers", *e.workers);
+        if (!e.deps->empty()) {
+          o += ",\"deps\":[";
+          for (std::size_t i = 0; i < e.deps->size(); ++i)
+            o += std::string(i ? "," : "") + "{\"producer\":" + json_string(core_->name((*e.deps)[i].producer)) +
+                 ",\"buffer\":" + json_string(core_->buffer((*e.deps)[i].buffer).name) + "}";
+          o += "]";
+        }
         break;
       case EventKind::kReject:
         o += ",\"code\":\"" + std::string(to_string(e.rejection->code)) + "\",\"message\":" +

@@ -37,6 +37,7 @@ void EventTrace::on_event(const Event& e) {
   copy.name = {};
   copy.producers = nullptr;
   copy.workers = nullptr;
+  copy.deps = nullptr;
   copy.rejection = nullptr;
   events.push_back(copy);
 }

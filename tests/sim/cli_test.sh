@@ -46,5 +46,14 @@ expect_status 1 "check with one failing file" "$dirsched" check "$root/scenarios
 grep -q "^1 passed, 1 failed$" "$tmp/out" || { echo "FAIL check summary line:"; cat "$tmp/out"; fail=1; }
 grep -q "^FAIL .*must-fail.json: makespan_s" "$tmp/out" || { echo "FAIL check names the divergence"; fail=1; }
 
+# render redraws the same pictures from the run folder alone.
+mkdir -p "$tmp/redraw"
+cp "$tmp/run1/events.jsonl" "$tmp/run1/summary.json" "$tmp/redraw/"
+expect_status 0 "render" "$dirsched" render "$tmp/redraw"
+for f in dag.dot dag.svg timeline.svg trace.json report.html; do
+  cmp -s "$tmp/run1/$f" "$tmp/redraw/$f" || { echo "FAIL render: $f differs from the run's"; fail=1; }
+done
+expect_status 2 "render without events" "$dirsched" render "$tmp/none"
+
 if [[ $fail -eq 0 ]]; then echo "cli contract: all checks passed"; fi
 exit $fail

@@ -17,7 +17,7 @@
 namespace dirsched {
 
 enum class EventKind : std::uint8_t {
-  kSubmit,         // accepted: task, kind
+  kSubmit,         // accepted: task, kind, targets, deps
   kReject,         // refused: name, code, message (no TaskId)
   kPending,        // producers
   kReady,          // queue
@@ -42,6 +42,12 @@ struct Target {
   std::uint32_t sub_index = 0;
 };
 
+// One INPUT / INOUT argument that found a producer in the tensor map (live, completed or failed).
+struct Dependency {
+  TaskId producer;
+  BufferId buffer;
+};
+
 struct Event {
   explicit Event(EventKind k) : kind(k) {}
   EventKind kind;
@@ -57,6 +63,7 @@ struct Event {
   WorkerId queue_worker{0};
   TaskId cause;                            // kPoison
   const std::vector<TaskId>* producers = nullptr;   // kPending
+  const std::vector<Dependency>* deps = nullptr;    // kSubmit: every producer found, with its buffer
   const std::vector<WorkerId>* workers = nullptr;   // kSubmit (targets), kGroupBlocked (busy ones)
   const Rejection* rejection = nullptr;             // kReject, kNotSubmitted (the run's error)
   std::uint64_t dispatch_seq = 0;                   // kDispatch, kMemberEnd: global dispatch order

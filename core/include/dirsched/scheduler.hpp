@@ -229,6 +229,7 @@ class Scheduler {
   // Scratch space reused across submits, so a submit allocates only what the task keeps.
   mutable std::vector<std::uint32_t> scratch_targets_;
   std::vector<TaskId> scratch_producers_;
+  std::vector<Dependency> scratch_deps_;
   std::vector<WorkerId> scratch_workers_;
 };
 

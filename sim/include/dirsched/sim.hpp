@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -68,10 +69,13 @@ struct Run {
 // that does not exist), before the simulation starts.
 std::unique_ptr<Run> simulate(const Scenario& scenario, const RunOptions& options);
 
-// Output files. `outputs` selects among "events", "summary", "tasks", "metrics" (empty: all).
-// Files are written to a temporary folder beside `dir` and moved in place at the end.
-void write_outputs(const Run& run, const std::string& dir, const std::vector<std::string>& outputs);
-std::string summary_json(const Run& run);
+// Output files. `outputs` selects among "events", "summary", "tasks", "metrics" (empty: all);
+// `extra` are more files (the pictures) written alongside. Everything goes to a temporary folder
+// beside `dir`, moved in place at the end, so a run never leaves a half-written folder.
+void write_outputs(const Run& run, const std::string& dir, const std::vector<std::string>& outputs,
+                   const std::map<std::string, std::string>& extra = {}, const std::vector<std::string>& notes = {});
+// `notes` (e.g. a picture left out for size) go to the summary's "notes" list when there are any.
+std::string summary_json(const Run& run, const std::vector<std::string>& notes = {});
 std::string tasks_csv(const Run& run);
 
 // Shortest text that reads back as the same double ("0.001", "1e-09"): stable across runs.

@@ -1,0 +1,204 @@
+// The picture builders, on event logs written by hand: DAG nodes, edges, colours and shapes; lane
+// order; FIFO depth steps; starvation shading; aggregation at 10,000 runs; trace events; the report.
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "dirsched/viz.hpp"
+
+namespace dirsched::viz {
+namespace {
+
+using nlohmann::json;
+
+std::size_t count(const std::string& text, const std::string& needle) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
+// a (chip 5) writes x; g (group on 5 and 2) reads x; b on 2 fails; c is poisoned by b; r is rejected.
+const char* kLog = R"({"seq":0,"t_s":0,"event":"submit","task":"a","kind":"single","callable":"k","members":1,"workers":[5]}
+{"seq":1,"t_s":0,"event":"ready","task":"a","queue":"worker:5"}
+{"seq":2,"t_s":0,"event":"dispatch","task":"a","member":0,"worker":5}
+{"seq":3,"t_s":0,"event":"submit","task":"b","kind":"single","callable":"k","members":1,"workers":[2]}
+{"seq":4,"t_s":0,"event":"ready","task":"b","queue":"worker:2"}
+{"seq":5,"t_s":0,"event":"dispatch","task":"b","member":0,"worker":2}
+{"seq":6,"t_s":0,"event":"submit","task":"g","kind":"group","callable":"k","members":2,"workers":[5,2],"deps":[{"producer":"a","buffer":"x"}]}
+{"seq":7,"t_s":0,"event":"pending","task":"g","producers":["a"]}
+{"seq":8,"t_s":0,"event":"submit","task":"c","kind":"single","callable":"k","members":1,"workers":[5],"deps":[{"producer":"b","buffer":"y"}]}
+{"seq":9,"t_s":0,"event":"pending","task":"c","producers":["b"]}
+{"seq":10,"t_s":0,"event":"reject","task":"r","code":"worker_negative","message":"m"}
+{"seq":11,"t_s":0,"event":"submit","task":"s2","kind":"single","callable":"k","members":1,"workers":[5]}
+{"seq":12,"t_s":0,"event":"ready","task":"s2","queue":"worker:5"}
+{"seq":13,"t_s":1,"event":"member_end","task":"a","member":0,"worker":5,"outcome":"success"}
+{"seq":14,"t_s":1,"event":"complete","task":"a"}
+{"seq":15,"t_s":1,"event":"ready","task":"g","queue":"group"}
+{"seq":16,"t_s":1,"event":"dispatch","task":"s2","member":0,"worker":5}
+{"seq":17,"t_s":2,"event":"member_end","task":"b","member":0,"worker":2,"outcome":"failure"}
+{"seq":18,"t_s":2,"event":"fail","task":"b","member":0}
+{"seq":19,"t_s":2,"event":"poison","task":"c","cause":"b"}
+{"seq":20,"t_s":3,"event":"member_end","task":"s2","member":0,"worker":5,"outcome":"success"}
+{"seq":21,"t_s":3,"event":"complete","task":"s2"}
+{"seq":22,"t_s":3,"event":"group_launched","task":"g"}
+{"seq":23,"t_s":3,"event":"dispatch","task":"g","member":0,"worker":5}
+{"seq":24,"t_s":3,"event":"dispatch","task":"g","member":1,"worker":2}
+{"seq":25,"t_s":4,"event":"member_end","task":"g","member":0,"worker":5,"outcome":"success"}
+{"seq":26,"t_s":4,"event":"member_end","task":"g","member":1,"worker":2,"outcome":"success"}
+{"seq":27,"t_s":4,"event":"complete","task":"g"}
+)";
+
+json summary() {
+  return json::parse(R"({"scenario":"t","outcome":"FAILED","makespan_s":4,
+    "workers":[{"worker":5,"kind":"local_chip"},{"worker":2,"kind":"local_chip"},{"worker":"sub0","kind":"sub"}],
+    "groups":[{"task":"g","workers":[5,2],"ready_wait_s":2,"idle_target_s":1,"overtakes":1,"overtaken_by":["s2"]}]})");
+}
+
+TEST(RunViewParse, KeepsEveryTaskAndItsFinalState) {
+  json s = summary();
+  RunView v = parse_run(kLog, &s);
+  ASSERT_EQ(v.tasks.size(), 6u);
+  EXPECT_EQ(v.find("b")->state, "FAILED");
+  EXPECT_EQ(v.find("c")->state, "POISONED");
+  EXPECT_EQ(v.find("c")->cause, "b");
+  EXPECT_EQ(v.find("r")->state, "REJECTED");
+  EXPECT_EQ(v.find("g")->runs.size(), 2u);
+  EXPECT_DOUBLE_EQ(v.end_time, 4.0);
+}
+
+TEST(RunViewParse, LanesFollowRegistrationOrderFromTheSummary) {
+  json s = summary();
+  EXPECT_EQ(parse_run(kLog, &s).lanes, (std::vector<std::string>{"5", "2", "sub0"}));
+  // Without a summary the NEXT_LEVEL lanes fall back to id order.
+  EXPECT_EQ(parse_run(kLog, nullptr).lanes, (std::vector<std::string>{"2", "5"}));
+}
+
+TEST(RunViewParse, FifoDepthStepsUpOnReadyAndDownOnDispatch) {
+  RunView v = parse_run(kLog, nullptr);
+  const auto& w5 = v.depth.at("worker:5");
+  ASSERT_EQ(w5.size(), 2u);  // a and s2 at t=0 collapse into one step per instant
+  EXPECT_DOUBLE_EQ(w5[0].t, 0);
+  EXPECT_EQ(w5[0].depth, 1);  // a ready+dispatched (0), then s2 ready (1)
+  EXPECT_DOUBLE_EQ(w5[1].t, 1);
+  EXPECT_EQ(w5[1].depth, 0);
+  const auto& group = v.depth.at("group");
+  ASSERT_EQ(group.size(), 2u);
+  EXPECT_EQ(group[0].depth, 1);
+  EXPECT_DOUBLE_EQ(group[1].t, 3);
+  EXPECT_EQ(group[1].depth, 0);
+}
+
+TEST(RunViewParse, StarvationIsWhereTheReadyGroupHadAnIdleTarget) {
+  RunView v = parse_run(kLog, nullptr);
+  // g READY 1..3; chip 5 busy throughout (a then s2), chip 2 busy until 2 (b): idle 2..3.
+  ASSERT_EQ(v.starved.size(), 1u);
+  EXPECT_EQ(v.starved[0].group, "g");
+  EXPECT_DOUBLE_EQ(v.starved[0].from, 2);
+  EXPECT_DOUBLE_EQ(v.starved[0].to, 3);
+}
+
+TEST(RunViewParse, MalformedLineNamesItsNumber) {
+  try {
+    parse_run("{\"seq\":0,\"t_s\":0,\"event\":\"submit\",\"task\":\"a\",\"kind\":\"single\"}\nnot json\n", nullptr);
+    FAIL();
+  } catch (const VizError& e) {
+    EXPECT_NE(std::string(e.what()).find("line 2"), std::string::npos) << e.what();
+  }
+}
+
+TEST(DagPicture, OneNodePerTaskAndOneEdgePerDependencyLabelledWithItsBuffer) {
+  const std::string dot = dag_dot(parse_run(kLog, nullptr));
+  EXPECT_EQ(count(dot, " -> "), 2u);
+  EXPECT_NE(dot.find("a -> g"), std::string::npos);
+  EXPECT_NE(dot.find("b -> c"), std::string::npos);
+  EXPECT_EQ(count(dot, "fillcolor=\"#"), 6u);  // one per task (the default is "white")
+  std::regex edge_label(R"(a -> g[^;]*label=x)");
+  EXPECT_TRUE(std::regex_search(dot, edge_label)) << dot;
+}
+
+TEST(DagPicture, ColoursByFinalStateAndShapesByKind) {
+  const std::string dot = dag_dot(parse_run(kLog, nullptr));
+  auto node = [&](const std::string& name) {
+    const auto at = dot.find("\t" + name + "\t");
+    return at == std::string::npos ? std::string() : dot.substr(at, dot.find(";", at) - at);
+  };
+  EXPECT_NE(node("b").find(state_colour("FAILED")), std::string::npos) << node("b");
+  EXPECT_NE(node("c").find(state_colour("POISONED")), std::string::npos);
+  EXPECT_NE(node("r").find(state_colour("REJECTED")), std::string::npos);
+  EXPECT_NE(node("g").find("box3d"), std::string::npos);
+  EXPECT_NE(node("g").find("[1]@2"), std::string::npos) << node("g");
+}
+
+TEST(DagPicture, SameRunDrawsTheSameBytes) {
+  RunView v = parse_run(kLog, nullptr);
+  EXPECT_EQ(dag_dot(v), dag_dot(v));
+  auto svg = dag_svg(v);
+  ASSERT_TRUE(svg.has_value());
+  EXPECT_NE(svg->find("<svg"), std::string::npos);
+  EXPECT_EQ(*svg, *dag_svg(v));
+}
+
+TEST(TimelinePicture, HasALanePerWorkerThenTheTwoFifos) {
+  json s = summary();
+  const std::string svg = timeline_svg(parse_run(kLog, &s));
+  EXPECT_EQ(count(svg, "class=\"lane\""), 5u);
+  const auto w5 = svg.find(">worker 5<"), w2 = svg.find(">worker 2<"), sub = svg.find(">sub0<"),
+             group = svg.find(">group FIFO<");
+  ASSERT_NE(w5, std::string::npos);
+  EXPECT_LT(w5, w2);
+  EXPECT_LT(w2, sub);
+  EXPECT_LT(sub, group);
+  EXPECT_EQ(count(svg, "class=\"bar\""), 5u);  // a, b, s2, g[0], g[1]
+  EXPECT_EQ(count(svg, "class=\"starved\""), 3u);  // group lane and both targets
+  EXPECT_GE(count(svg, "class=\"tick\""), 5u);
+  EXPECT_NE(svg.find("data-queue=\"worker:5\""), std::string::npos);
+}
+
+TEST(TimelinePicture, TenThousandRunsAggregateInsteadOfVanishing) {
+  std::string log;
+  int seq = 0;
+  for (int i = 0; i < 10000; ++i) {
+    const std::string t = "t" + std::to_string(i), at = std::to_string(i * 0.001), end = std::to_string(i * 0.001 + 0.001);
+    log += "{\"seq\":" + std::to_string(seq++) + ",\"t_s\":" + at + ",\"event\":\"submit\",\"task\":\"" + t +
+           "\",\"kind\":\"single\",\"workers\":[0]}\n";
+    log += "{\"seq\":" + std::to_string(seq++) + ",\"t_s\":" + at + ",\"event\":\"dispatch\",\"task\":\"" + t +
+           "\",\"member\":0,\"worker\":0}\n";
+    log += "{\"seq\":" + std::to_string(seq++) + ",\"t_s\":" + end + ",\"event\":\"member_end\",\"task\":\"" + t +
+           "\",\"member\":0,\"worker\":0,\"outcome\":\"success\"}\n";
+  }
+  const std::string svg = timeline_svg(parse_run(log, nullptr));
+  EXPECT_EQ(count(svg, "class=\"bar\""), 0u);
+  const std::size_t agg = count(svg, "class=\"agg\"");
+  EXPECT_GE(agg, 1u);
+  EXPECT_LT(agg, 1100u);  // at most about one rectangle per pixel column
+  EXPECT_LT(svg.size(), 400000u);
+}
+
+TEST(TracePicture, OneCompleteEventPerMemberRunAndCountersAndInstants) {
+  json t = json::parse(chrome_trace(parse_run(kLog, nullptr)));
+  std::size_t x = 0, counters = 0, instants = 0;
+  for (const auto& e : t["traceEvents"]) {
+    const std::string ph = e["ph"];
+    x += ph == "X";
+    counters += ph == "C";
+    instants += ph == "i";
+  }
+  EXPECT_EQ(x, 5u);
+  EXPECT_GE(counters, 4u);
+  EXPECT_EQ(instants, 3u);  // reject r, fail b, poison c
+}
+
+TEST(ReportPage, IsSelfContained) {
+  json s = summary();
+  RunView v = parse_run(kLog, &s);
+  const std::string html = report_html(v, s, dag_svg(v), timeline_svg(v));
+  EXPECT_EQ(count(html, "<svg"), 2u);
+  EXPECT_EQ(html.find("<script src"), std::string::npos);
+  EXPECT_EQ(html.find("<link"), std::string::npos);
+  std::regex remote(R"((src|href)=["']https?:)");
+  EXPECT_FALSE(std::regex_search(html, remote));
+  EXPECT_NE(html.find("s2"), std::string::npos);  // the overtake shows in the starvation table
+}
+
+}  // namespace
+}  // namespace dirsched::viz

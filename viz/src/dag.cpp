@@ -1,0 +1,121 @@
+// dag.dot through libcgraph and dag.svg through libgvc.
+#include <graphviz/cgraph.h>
+#include <graphviz/gvc.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+
+#include "dirsched/viz.hpp"
+
+namespace dirsched::viz {
+namespace {
+
+std::string fmt(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.6g", v);
+  return b;
+}
+
+char* c(const std::string& s) { return const_cast<char*>(s.c_str()); }
+
+const char* shape_of(const std::string& kind) {
+  if (kind == "group") return "box3d";
+  if (kind == "sub") return "ellipse";
+  if (kind == "sub_group") return "doubleoctagon";
+  return "box";
+}
+
+struct Graph {
+  Agraph_t* g;
+  ~Graph() { agclose(g); }
+};
+
+// Builds the graph: nodes in name order, edges in (producer, consumer, buffer) order.
+std::unique_ptr<Graph> build(const RunView& v) {
+  auto graph = std::make_unique<Graph>();
+  graph->g = agopen(c("dag"), Agdirected, nullptr);
+  Agraph_t* g = graph->g;
+  agattr(g, AGRAPH, c("rankdir"), c("LR"));
+  agattr(g, AGRAPH, c("fontname"), c("Helvetica"));
+  agattr(g, AGNODE, c("shape"), c("box"));
+  agattr(g, AGNODE, c("style"), c("filled"));
+  agattr(g, AGNODE, c("fillcolor"), c("white"));
+  agattr(g, AGNODE, c("fontname"), c("Helvetica"));
+  agattr(g, AGNODE, c("label"), c(""));
+  agattr(g, AGNODE, c("tooltip"), c(""));
+  agattr(g, AGEDGE, c("label"), c(""));
+  agattr(g, AGEDGE, c("fontname"), c("Helvetica"));
+  agattr(g, AGEDGE, c("fontsize"), c("10"));
+  std::vector<const TaskView*> sorted;
+  for (const TaskView& t : v.tasks) sorted.push_back(&t);
+  std::sort(sorted.begin(), sorted.end(), [](const TaskView* a, const TaskView* b) { return a->name < b->name; });
+  for (const TaskView* t : sorted) {
+    Agnode_t* n = agnode(g, c(t->name), 1);
+    std::string label = t->name + "\n" + t->state;
+    if (t->kind == "group" || t->kind == "sub_group") {
+      for (std::uint32_t m = 0; m < t->members; ++m) {
+        std::string where = m < t->workers.size() ? t->workers[m] : "";
+        for (const MemberBar& b : t->runs)
+          if (b.member == m) where = b.worker;
+        label += "\n[" + std::to_string(m) + "]@" + (where.empty() ? "?" : where);
+      }
+    } else if (!t->runs.empty()) {
+      label += "\n@" + t->runs.front().worker;
+    } else if (!t->workers.empty()) {
+      label += "\n@" + t->workers.front();
+    }
+    if (!t->code.empty()) label += "\n" + t->code;
+    std::string tip = t->kind + " " + t->name + ": " + t->state;
+    if (t->submit >= 0) tip += ", submit " + fmt(t->submit) + " s";
+    if (t->ready >= 0) tip += ", ready " + fmt(t->ready) + " s";
+    if (t->start >= 0) tip += ", start " + fmt(t->start) + " s";
+    if (t->end >= 0) tip += ", end " + fmt(t->end) + " s";
+    if (!t->cause.empty()) tip += ", poisoned by " + t->cause;
+    agsafeset(n, c("label"), c(label), c(""));
+    agsafeset(n, c("shape"), c(shape_of(t->kind)), c("box"));
+    agsafeset(n, c("fillcolor"), c(state_colour(t->state)), c("white"));
+    agsafeset(n, c("tooltip"), c(tip), c(""));
+    if (t->state == "NOT_SUBMITTED") agsafeset(n, c("style"), c("dashed"), c("filled"));
+  }
+  for (const DepEdge& d : v.deps) {
+    Agnode_t* a = agnode(g, c(d.producer), 0);
+    Agnode_t* b = agnode(g, c(d.consumer), 0);
+    if (!a || !b) continue;
+    Agedge_t* e = agedge(g, a, b, c(d.buffer), 1);
+    agsafeset(e, c("label"), c(d.buffer), c(""));
+  }
+  return graph;
+}
+
+}  // namespace
+
+std::string dag_dot(const RunView& v) {
+  auto graph = build(v);
+  char* buf = nullptr;
+  std::size_t len = 0;
+  FILE* f = open_memstream(&buf, &len);
+  agwrite(graph->g, f);
+  std::fclose(f);
+  std::string out(buf, len);
+  std::free(buf);
+  return out;
+}
+
+std::optional<std::string> dag_svg(const RunView& v) {
+  if (v.tasks.size() > kMaxDagSvgNodes) return std::nullopt;
+  auto graph = build(v);
+  GVC_t* gvc = gvContext();
+  gvLayout(gvc, graph->g, "dot");
+  char* data = nullptr;
+  unsigned int len = 0;
+  gvRenderData(gvc, graph->g, "svg", &data, &len);
+  std::string out(data, len);
+  gvFreeRenderData(data);
+  gvFreeLayout(gvc, graph->g);
+  graph.reset();
+  gvFreeContext(gvc);
+  return out;
+}
+
+}  // namespace dirsched::viz

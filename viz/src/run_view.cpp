@@ -1,0 +1,192 @@
+#include <algorithm>
+#include <set>
+#include <sstream>
+
+#include "dirsched/viz.hpp"
+
+namespace dirsched::viz {
+
+using nlohmann::json;
+
+const TaskView* RunView::find(const std::string& name) const {
+  auto it = index.find(name);
+  return it == index.end() ? nullptr : &tasks[it->second];
+}
+
+namespace {
+
+std::string worker_of(const json& e) {
+  if (e.contains("sub_worker")) return e["sub_worker"].get<std::string>();
+  return std::to_string(e.at("worker").get<long long>());
+}
+
+// Intervals inside [from, to) where at least one of `targets` is idle, from the lanes' bars.
+std::vector<std::pair<double, double>> idle_intervals(const RunView& v, const std::vector<std::string>& targets,
+                                                      double from, double to) {
+  std::set<double> cuts = {from, to};
+  for (const std::string& t : targets) {
+    auto it = v.bars.find(t);
+    if (it == v.bars.end()) continue;
+    for (const MemberBar& b : it->second) {
+      const double end = b.end < 0 ? v.end_time : b.end;
+      if (b.start > from && b.start < to) cuts.insert(b.start);
+      if (end > from && end < to) cuts.insert(end);
+    }
+  }
+  auto busy_at = [&](const std::string& t, double x) {
+    auto it = v.bars.find(t);
+    if (it == v.bars.end()) return false;
+    for (const MemberBar& b : it->second)
+      if (b.start <= x && x < (b.end < 0 ? v.end_time : b.end)) return true;
+    return false;
+  };
+  std::vector<std::pair<double, double>> out;
+  for (auto a = cuts.begin(), b = std::next(a); b != cuts.end(); ++a, ++b) {
+    const double mid = (*a + *b) / 2;
+    bool some_idle = false;
+    for (const std::string& t : targets) some_idle |= !busy_at(t, mid);
+    if (!some_idle) continue;
+    if (!out.empty() && out.back().second == *a) out.back().second = *b;
+    else out.emplace_back(*a, *b);
+  }
+  return out;
+}
+
+}  // namespace
+
+RunView parse_run(const std::string& events_jsonl, const json* summary) {
+  RunView v;
+  std::set<std::string> nl_seen, sub_seen;
+  std::map<std::string, int> depth;
+  std::set<DepEdge> deps;
+  auto bump = [&](const std::string& queue, double t, int delta) {
+    depth[queue] += delta;
+    auto& steps = v.depth[queue];
+    if (!steps.empty() && steps.back().t == t) steps.back().depth = depth[queue];
+    else steps.push_back({t, depth[queue]});
+  };
+  auto task = [&](const std::string& name) -> TaskView& {
+    auto it = v.index.find(name);
+    if (it != v.index.end()) return v.tasks[it->second];
+    v.index[name] = v.tasks.size();
+    v.tasks.emplace_back();
+    v.tasks.back().name = name;
+    return v.tasks.back();
+  };
+  std::istringstream in(events_jsonl);
+  std::string line;
+  std::size_t line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (line.empty()) continue;
+    json e;
+    try {
+      e = json::parse(line);
+      const std::string kind = e.at("event").get<std::string>();
+      const double t = e.at("t_s").get<double>();
+      TaskView& tv = task(e.at("task").get<std::string>());
+      v.end_time = std::max(v.end_time, t);
+      if (kind == "submit") {
+        tv.kind = e.at("kind").get<std::string>();
+        tv.submit = t;
+        tv.callable = e.value("callable", "");
+        tv.members = e.value("members", 1u);
+        if (e.contains("workers"))
+          for (const auto& w : e["workers"]) {
+            tv.workers.push_back(std::to_string(w.get<long long>()));
+            nl_seen.insert(tv.workers.back());
+          }
+        if (e.contains("deps"))
+          for (const auto& d : e["deps"])
+            deps.insert({d.at("producer").get<std::string>(), tv.name, d.at("buffer").get<std::string>()});
+      } else if (kind == "reject") {
+        tv.state = "REJECTED";
+        tv.submit = t;
+        tv.code = e.value("code", "");
+        v.markers.push_back({t, "reject", tv.name});
+      } else if (kind == "not_submitted") {
+        tv.state = "NOT_SUBMITTED";
+      } else if (kind == "ready") {
+        tv.state = "READY";
+        tv.ready = t;
+        bump(e.at("queue").get<std::string>(), t, +1);
+      } else if (kind == "group_launched") {
+        bump("group", t, -1);
+      } else if (kind == "dispatch") {
+        const std::string w = worker_of(e);
+        (e.contains("sub_worker") ? sub_seen : nl_seen).insert(w);
+        if (tv.state != "RUNNING") {
+          tv.state = "RUNNING";
+          tv.start = t;
+          if (tv.kind == "single") bump("worker:" + w, t, -1);
+          if (tv.kind == "sub" || tv.kind == "sub_group") bump("sub", t, -1);
+        }
+        MemberBar b{tv.name, e.at("member").get<std::uint32_t>(), tv.kind, w, t, -1, false};
+        tv.runs.push_back(b);
+        v.bars[w].push_back(b);
+      } else if (kind == "member_end") {
+        const std::string w = worker_of(e);
+        const std::uint32_t m = e.at("member").get<std::uint32_t>();
+        const bool failed = e.value("outcome", "success") == "failure";
+        for (MemberBar& b : tv.runs)
+          if (b.member == m && b.end < 0) b.end = t, b.failed = failed;
+        for (auto it = v.bars[w].rbegin(); it != v.bars[w].rend(); ++it)
+          if (it->task == tv.name && it->member == m && it->end < 0) {
+            it->end = t;
+            it->failed = failed;
+            break;
+          }
+      } else if (kind == "complete" || kind == "fail") {
+        tv.state = kind == "complete" ? "COMPLETED" : "FAILED";
+        tv.end = t;
+        if (kind == "fail") v.markers.push_back({t, "fail", tv.name});
+      } else if (kind == "poison") {
+        tv.state = "POISONED";
+        tv.end = t;
+        tv.cause = e.value("cause", "");
+        v.markers.push_back({t, "poison", tv.name});
+      } else if (kind == "pending") {
+        tv.state = "PENDING";
+      }
+    } catch (const json::exception& ex) {
+      throw VizError("events.jsonl line " + std::to_string(line_no) + ": " + ex.what());
+    }
+  }
+  v.deps.assign(deps.begin(), deps.end());
+
+  // Lanes: registration order from the summary when there is one.
+  if (summary && summary->contains("workers")) {
+    for (const auto& w : (*summary)["workers"]) {
+      if (w.value("kind", "") == "sub") v.lanes.push_back(w.at("worker").get<std::string>());
+      else v.lanes.push_back(std::to_string(w.at("worker").get<long long>()));
+    }
+  } else {
+    std::vector<long long> ids;
+    for (const std::string& s : nl_seen) ids.push_back(std::stoll(s));
+    std::sort(ids.begin(), ids.end());
+    for (long long id : ids) v.lanes.push_back(std::to_string(id));
+    std::vector<int> subs;
+    for (const std::string& s : sub_seen) subs.push_back(std::stoi(s.substr(3)));
+    std::sort(subs.begin(), subs.end());
+    for (int s : subs) v.lanes.push_back("sub" + std::to_string(s));
+  }
+
+  // Starvation: every group that sat READY, for the span it waited with some target idle.
+  for (const TaskView& t : v.tasks) {
+    if (t.kind != "group" || t.ready < 0) continue;
+    const double until = t.start >= 0 ? t.start : v.end_time;
+    for (auto [a, b] : idle_intervals(v, t.workers, t.ready, until)) v.starved.push_back({t.name, t.workers, a, b});
+  }
+  return v;
+}
+
+const char* state_colour(const std::string& s) {
+  if (s == "COMPLETED") return "#8fd18f";
+  if (s == "FAILED") return "#f08070";
+  if (s == "POISONED") return "#c9a0dc";
+  if (s == "REJECTED") return "#b0b0b0";
+  if (s == "NOT_SUBMITTED") return "#ffffff";
+  return "#fff3a0";  // still PENDING, READY or RUNNING: stuck
+}
+
+}  // namespace dirsched::viz
