@@ -16,6 +16,7 @@
 #include <unordered_map>
 
 #include "dirsched/platform.hpp"
+#include "dirsched/replay.hpp"
 
 namespace sg4 = simgrid::s4u;
 
@@ -187,10 +188,7 @@ class Driver {
     for (sg4::Host* h : nl_hosts_) run_.result.host_of_worker.push_back(h->get_name());
   }
 
-  void setup_core() {
-    for (const BufferSpec& b : s_.buffers)
-      buffer_ids_.push_back(run_.core->add_buffer({b.name, b.memory, b.owner}));
-  }
+  void setup_core() { replay_ = std::make_unique<Replay>(s_, *run_.core); }
 
   void main_loop() {
     wall_start_ = std::chrono::steady_clock::now();
@@ -251,94 +249,14 @@ class Driver {
     return f.host < nl_hosts_.size() ? nl_hosts_[f.host] : sub_hosts_[f.host - nl_hosts_.size()];
   }
 
-  // --- the orchestrator's replay cursor ---
+  // --- the orchestrator's replay ---
   double next_op_time() const {
-    if (op_ >= s_.trace.size() || unwound_) return kInf;
-    const OpSpec& op = s_.trace[op_];
-    if (op.kind == OpKind::kDrain) return run_.core->non_terminal_tasks() == 0 ? op_ready_at_ : kInf;
-    return std::max(op_ready_at_, op.at_s.value_or(0.0));
-  }
-
-  SubmitRequest request(const OpSpec& op) const {
-    SubmitRequest r;
-    r.kind = op.kind == OpKind::kSubmitNextLevel ? TaskKind::kSingle
-             : op.kind == OpKind::kSubmitGroup   ? TaskKind::kGroup
-             : op.kind == OpKind::kSubmitSub     ? TaskKind::kSub
-                                                 : TaskKind::kSubGroup;
-    r.name = op.task;
-    r.callable = CallableId(static_cast<std::uint32_t>(op.callable));
-    for (const auto& member : op.args) {
-      std::vector<Arg> args;
-      for (const ArgSpec& a : member)
-        if (a.buffer) args.push_back({buffer_ids_[*a.buffer], a.tag});
-      r.args.push_back(std::move(args));
-    }
-    r.worker = op.worker;
-    r.workers = op.workers;
-    r.origin = op.path;
-    return r;
-  }
-
-  // Submits one op's task; returns false when the orchestration unwinds (fail-fast or abort).
-  bool submit(const OpSpec& op) {
-    SubmitResult res = run_.core->submit(request(op));
-    if (res.accepted()) {
-      ops_of_task_[res.task.index()] = &op;
-      return true;
-    }
-    if (res.rejection->code == ErrorCode::kRunFailed) return false;
-    if (s_.abort_on_reject) {
-      abort_error_ = res.rejection->message + " (" + std::string(to_string(res.rejection->code)) + ")";
-      return false;
-    }
-    return true;
-  }
-
-  void unwind_from(std::size_t op_index, std::size_t batch_index) {
-    unwound_ = true;
-    for (std::size_t i = op_index; i < s_.trace.size(); ++i) {
-      const OpSpec& op = s_.trace[i];
-      if (op.kind == OpKind::kBatch) {
-        for (std::size_t j = (i == op_index ? batch_index : 0); j < op.ops.size(); ++j)
-          run_.core->not_submitted(op.ops[j].task);
-      } else if (!op.task.empty()) {
-        run_.core->not_submitted(op.task);
-      }
-    }
+    if (!replay_->next()) return kInf;
+    return replay_->next_enabled() ? replay_->earliest_start() : kInf;
   }
 
   void run_op(double instant) {
-    const OpSpec& op = s_.trace[op_];
-    switch (op.kind) {
-      case OpKind::kSleep:
-        op_ready_at_ = instant + op.sleep_s;
-        ++op_;
-        return;
-      case OpKind::kDrain:
-        op_ready_at_ = instant;
-        ++op_;
-        return;
-      case OpKind::kBatch: {
-        for (std::size_t j = 0; j < op.ops.size(); ++j) {
-          if (!submit(op.ops[j])) {
-            // The core recorded the raising op (not_submitted, or reject); the rest unwinds.
-            unwind_from(op_, j + 1);
-            settle();
-            return;
-          }
-        }
-        break;
-      }
-      default:
-        if (!submit(op)) {
-          unwind_from(op_ + 1, 0);
-          settle();
-          return;
-        }
-    }
-    op_ready_at_ = instant;
-    ++op_;
-    settle();
+    if (replay_->run_next(instant)) settle();
   }
 
   // --- carrying out dispatches ---
@@ -367,7 +285,7 @@ class Driver {
   }
 
   void start(const Dispatch& d) {
-    const OpSpec& op = *ops_of_task_.at(d.task.index());
+    const OpSpec& op = replay_->op_of(d.task);
     const CallableSpec& c = s_.callables[op.callable];
     Flight f;
     f.task = d.task;
@@ -557,7 +475,8 @@ class Driver {
     const auto now = std::chrono::steady_clock::now();
     if (now - last_progress_ < std::chrono::milliseconds(250)) return;
     last_progress_ = now;
-    std::fprintf(stderr, "\r[dirsched] t=%.6g s  ops %zu/%zu  tasks live %zu  running %zu   ", instant, op_,
+    std::fprintf(stderr, "\r[dirsched] t=%.6g s  ops %zu/%zu  tasks live %zu  running %zu   ", instant,
+                 replay_->position(),
                  s_.trace.size(), run_.core->non_terminal_tasks(), run_.core->running_members());
     std::fflush(stderr);
     printed_progress_ = true;
@@ -568,7 +487,7 @@ class Driver {
     RunResult& r = run_.result;
     const Scheduler& core = *run_.core;
     // Ops never reached because the replay waited forever (a drain over stuck tasks).
-    if (!unwound_ && op_ < s_.trace.size()) unwind_from(op_, 0);
+    replay_->unwind_rest();
     for (std::size_t i = 0; i < core.task_count(); ++i) {
       const TaskId id(static_cast<std::uint32_t>(i));
       const TaskState st = core.state(id);
@@ -586,9 +505,9 @@ class Driver {
     if (core.run_error()) {
       r.outcome = "FAILED";
       r.error = core.run_error()->message;
-    } else if (!abort_error_.empty()) {
+    } else if (!replay_->abort_error().empty()) {
       r.outcome = "FAILED";
-      r.error = abort_error_;
+      r.error = replay_->abort_error();
     } else if (!r.stuck.empty()) {
       r.outcome = "STUCK";
     } else {
@@ -612,13 +531,7 @@ class Driver {
   std::size_t next_fault_ = 0;
   std::set<sg4::Host*> off_hosts_;
   std::set<sg4::Link*> off_links_;
-  std::vector<BufferId> buffer_ids_;
-
-  std::size_t op_ = 0;
-  double op_ready_at_ = 0;
-  bool unwound_ = false;
-  std::string abort_error_;
-  std::unordered_map<std::uint32_t, const OpSpec*> ops_of_task_;
+  std::unique_ptr<Replay> replay_;
 
   std::map<std::uint64_t, Flight> flights_;  // by dispatch seq
   std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> timers_;

@@ -1,0 +1,62 @@
+// The orchestrator's replay of a scenario's trace against a Scheduler core, with no notion of time
+// beyond "when may the next op start". Shared by the SimGrid driver, `dirsched explore` and the fuzz
+// target, so that all three unwind, batch and drain in exactly one way.
+//
+// - Ops run in order. run_next() performs the next op's submits at the core without iterating: the
+//   caller then runs the scheduler's iterations (run_instant), once per op (a batch is one op).
+// - A submit the core refuses with kRunFailed (fail-fast) or, under on_reject "abort", any refusal
+//   unwinds the orchestration: every task of the remaining ops is recorded not_submitted.
+// - `drain` may run only when every submitted task is terminal; `sleep` and `at_s` only delay.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dirsched/scenario.hpp"
+#include "dirsched/scheduler.hpp"
+
+namespace dirsched {
+
+class Replay {
+ public:
+  // Registers the scenario's buffers with the core.
+  Replay(const Scenario& scenario, Scheduler& core);
+
+  // Points a copy at a copy of its core (explorers copy whole states).
+  void rebind(Scheduler& core) { core_ = &core; }
+
+  // The next op, or nullptr when every op ran or the orchestration unwound.
+  const OpSpec* next() const { return done() ? nullptr : &scenario_->trace[op_]; }
+  bool done() const { return unwound_ || op_ >= scenario_->trace.size(); }
+  std::size_t position() const { return op_; }
+  bool unwound() const { return unwound_; }
+  // Earliest time the next op may start: when the previous one returned, or its at_s if later.
+  double earliest_start() const;
+  // True when the next op can run now (a drain needs every submitted task terminal).
+  bool next_enabled() const;
+  // Runs the next op at time `now`. Returns true when it submitted something (the scheduler must look).
+  bool run_next(double now);
+  // Records every task of the ops not yet run as not submitted (a replay that cannot go on).
+  void unwind_rest();
+
+  // The op that submitted an accepted task.
+  const OpSpec& op_of(TaskId task) const { return *ops_of_task_.at(task.index()); }
+  const std::string& abort_error() const { return abort_error_; }
+  SubmitRequest request(const OpSpec& op) const;
+
+ private:
+  bool submit(const OpSpec& op);
+  void unwind_from(std::size_t op_index, std::size_t batch_index);
+
+  const Scenario* scenario_;
+  Scheduler* core_;
+  std::vector<BufferId> buffers_;
+  std::size_t op_ = 0;
+  double ready_at_ = 0;
+  bool unwound_ = false;
+  std::string abort_error_;
+  std::vector<const OpSpec*> ops_of_task_;  // TaskId -> op
+};
+
+}  // namespace dirsched
