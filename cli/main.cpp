@@ -43,7 +43,7 @@ std::vector<std::string> simgrid_args(const std::vector<std::string>& cfg) {
 }
 
 int cmd_run(const std::string& file, const std::string& out, std::optional<std::uint64_t> seed,
-            const std::string& outputs, const std::vector<std::string>& cfg) {
+            const std::string& outputs, const std::vector<std::string>& cfg, bool check_invariants) {
   static const std::set<std::string> data = {"events", "summary", "tasks", "metrics"};
   static const std::set<std::string> pictures = {"dag", "timeline", "trace", "report"};
   const std::vector<std::string> selected = split_list(outputs);
@@ -64,6 +64,7 @@ int cmd_run(const std::string& file, const std::string& out, std::optional<std::
   options.seed = seed;
   options.simgrid_args = simgrid_args(cfg);
   options.progress = isatty(STDERR_FILENO);
+  options.check_invariants = check_invariants;
   std::unique_ptr<Run> run = simulate(scenario, options);
   std::map<std::string, std::string> files;
   std::vector<std::string> notes;
@@ -79,7 +80,11 @@ int cmd_run(const std::string& file, const std::string& out, std::optional<std::
             << " dispatches\n"
             << "outputs in " << out << "/\n";
   if (!run->result.error.empty()) std::cout << "run error: " << run->result.error << "\n";
-  for (const StuckTask& s : run->result.stuck) std::cout << "stuck: " << s.task << " (" << s.reason << ")\n";
+  for (const Stuck& s : run->result.stuck) std::cout << "stuck: " << s.task << " (" << s.reason << ")\n";
+  if (run->result.violation) {
+    std::cerr << "dirsched: " << run->result.error << "\nqueues at that event:\n" << run->result.violation->dump;
+    return 1;
+  }
   return 0;
 }
 
@@ -126,7 +131,12 @@ int check_one(const std::string& file, const std::vector<std::string>& cfg) {
     Scenario scenario = load_scenario(file);
     RunOptions options;
     options.simgrid_args = simgrid_args(cfg);
+    options.check_invariants = true;
     std::unique_ptr<Run> run = simulate(scenario, options);
+    if (run->result.violation) {
+      std::cout << "FAIL " << file << ": " << run->result.error << std::endl;
+      return 1;
+    }
     if (auto divergence = check_expectations(*run)) {
       std::cout << "FAIL " << file << ": " << *divergence << std::endl;
       return 1;
@@ -181,6 +191,8 @@ int main(int argc, char** argv) {
   run->add_option("--outputs", outputs,
                   "Comma-separated subset of events,summary,tasks,metrics,dag,timeline,trace,report (default all)");
   run->add_option("--cfg", cfg, "SimGrid configuration, passed through (e.g. --cfg=network/model:CM02)");
+  bool check_invariants = false;
+  run->add_flag("--check-invariants", check_invariants, "Check the contract's invariants after every transition");
 
   CLI::App* check = app.add_subcommand("check", "Run scenarios and evaluate their expect blocks");
   std::vector<std::string> check_files;
@@ -200,7 +212,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    if (*run) return cmd_run(run_file, out_dir, seed, outputs, cfg);
+    if (*run) return cmd_run(run_file, out_dir, seed, outputs, cfg, check_invariants);
     if (*check) return cmd_check(check_files, cfg);
     if (*render) return cmd_render(render_dir);
   } catch (const ScenarioError& e) {

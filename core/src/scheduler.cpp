@@ -556,6 +556,36 @@ WorkerId Scheduler::target(TaskId task, std::uint32_t member) const {
   return workers_[slots_[t.slot_begin + member].worker].id;
 }
 
+std::vector<Stuck> Scheduler::stuck() const {
+  std::vector<Stuck> out;
+  for (std::size_t i = 0; i < tasks_.size(); ++i) {
+    const Task& t = tasks_[i];
+    if (is_terminal(t.state)) continue;
+    std::string reason;
+    switch (t.state) {
+      case TaskState::kPending:
+        reason = "PENDING on " + std::to_string(t.live_producers) + " producer(s) that never completed";
+        break;
+      case TaskState::kReady:
+        if (is_sub(t.kind))
+          reason = t.members > registry_.sub_workers()
+                       ? "needs " + std::to_string(t.members) + " SUB workers, the pool has " +
+                             std::to_string(registry_.sub_workers())
+                       : "READY in the SUB FIFO, never dispatched";
+        else if (t.kind == TaskKind::kGroup)
+          reason = "READY in the group FIFO, never launched";
+        else
+          reason = "READY on worker " + std::to_string(workers_[slots_[t.slot_begin].worker].id.value()) +
+                   ", never dispatched";
+        break;
+      default:
+        reason = "a member never reported its end";
+    }
+    out.push_back({t.name, t.state, reason});
+  }
+  return out;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Dump
 

@@ -94,9 +94,12 @@ std::string summary_json(const Run& run, const std::vector<std::string>& notes) 
   s["groups"] = groups;
 
   ojson stuck = ojson::array();
-  for (const StuckTask& st : r.stuck)
+  for (const Stuck& st : r.stuck)
     stuck.push_back({{"task", st.task}, {"state", to_string(st.state)}, {"reason", st.reason}});
   s["stuck"] = stuck;
+  if (r.violation)
+    s["violation"] = {{"seq", r.violation->seq}, {"rule", r.violation->rule}, {"detail", r.violation->detail},
+                      {"dump", r.violation->dump}};
   s["events"] = rec.event_count();
   if (!notes.empty()) s["notes"] = notes;
   return s.dump(2) + "\n";

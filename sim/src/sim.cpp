@@ -163,8 +163,8 @@ class Rng {
 
 class Driver {
  public:
-  Driver(Run& run, const RunOptions& options, std::uint64_t seed)
-      : run_(run), s_(run.scenario), rng_(seed), progress_(options.progress) {}
+  Driver(Run& run, const RunOptions& options, std::uint64_t seed, InvariantChecker* checker)
+      : run_(run), s_(run.scenario), rng_(seed), progress_(options.progress), checker_(checker) {}
 
   void resolve_hosts() {
     auto host = [&](const std::string& name, const std::string& path) {
@@ -215,7 +215,12 @@ class Driver {
         if (std::abs(nominal - instant) <= kSameInstant) instant = std::max(last_instant_, std::min(instant, nominal));
       last_instant_ = instant;
       run_.core->set_time(instant);
-      step(instant);
+      try {
+        step(instant);
+      } catch (const InvariantViolation& v) {
+        run_.result.violation = v.violation;  // the run stops here; the core is left mid-transition
+        break;
+      }
       report_progress(instant);
     }
     finish();
@@ -488,21 +493,19 @@ class Driver {
     const Scheduler& core = *run_.core;
     // Ops never reached because the replay waited forever (a drain over stuck tasks).
     replay_->unwind_rest();
-    for (std::size_t i = 0; i < core.task_count(); ++i) {
-      const TaskId id(static_cast<std::uint32_t>(i));
-      const TaskState st = core.state(id);
-      if (is_terminal(st)) continue;
-      std::string reason;
-      const std::uint32_t members = core.members(id);
-      if (st == TaskState::kPending) reason = "waits on a producer that never completes";
-      else if (is_sub(core.kind(id)) && members > s_.sub_hosts.size())
-        reason = "needs " + std::to_string(members) + " SUB workers, the platform has " +
-                 std::to_string(s_.sub_hosts.size());
-      else if (st == TaskState::kReady) reason = "READY but never dispatched";
-      else reason = "running member never ended";
-      r.stuck.push_back({std::string(core.name(id)), st, reason});
+    r.stuck = core.stuck();
+    if (checker_ && !r.violation) {
+      try {
+        checker_->finish(r.stuck);
+      } catch (const InvariantViolation& v) {
+        r.violation = v.violation;
+      }
     }
-    if (core.run_error()) {
+    if (r.violation) {
+      r.outcome = "VIOLATION";
+      r.error = "invariant " + r.violation->rule + " violated at event seq " + std::to_string(r.violation->seq) + ": " +
+                r.violation->detail;
+    } else if (core.run_error()) {
       r.outcome = "FAILED";
       r.error = core.run_error()->message;
     } else if (!replay_->abort_error().empty()) {
@@ -521,6 +524,7 @@ class Driver {
   const Scenario& s_;
   Rng rng_;
   bool progress_;
+  InvariantChecker* checker_;
   bool printed_progress_ = false;
   double last_instant_ = 0;
   std::chrono::steady_clock::time_point wall_start_, last_progress_;
@@ -564,9 +568,15 @@ std::unique_ptr<Run> simulate(const Scenario& scenario, const RunOptions& option
   ObserverList observers;
   observers.add(&log);
   observers.add(run->recorder.get());
+  std::unique_ptr<InvariantChecker> checker;
+  if (options.check_invariants) {
+    checker = std::make_unique<InvariantChecker>(run->core->registry());
+    checker->set_dump([&run] { return run->core->dump(); });
+    observers.add(checker.get());
+  }
   run->core->set_observer(&observers);
 
-  Driver driver(*run, options, seed);
+  Driver driver(*run, options, seed, checker.get());
   driver.resolve_hosts();
   driver.setup_core();
   sg4::Host* host = sg4::Host::by_name(scenario.scheduler_host);

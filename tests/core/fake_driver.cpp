@@ -48,9 +48,17 @@ FakeDriver::FakeDriver(Builder builder, Scheduler::Options options) : options_(o
   py_ = reg.add_callable({"py", Namespace::kLocalPython, std::nullopt});
   rpc_ = reg.add_callable({"rpc", Namespace::kRemote, std::nullopt});
   core_ = std::make_unique<Scheduler>(std::move(reg), options_);
+  observe();
+}
+
+void FakeDriver::observe() {
   recorder_ = std::make_unique<Recorder>(core_->registry());
+  checker_ = std::make_unique<InvariantChecker>(core_->registry());
+  checker_->set_dump([this] { return core_->dump(); });
+  observers_ = ObserverList();
   observers_.add(&trace_);
   observers_.add(recorder_.get());
+  observers_.add(checker_.get());
   core_->set_observer(&observers_);
 }
 
@@ -60,11 +68,7 @@ CallableId FakeDriver::add_remote_callable(std::string name, std::vector<WorkerI
   Registry reg = core_->registry();
   CallableId id = reg.add_callable({std::move(name), Namespace::kRemote, std::move(eligible)});
   core_ = std::make_unique<Scheduler>(std::move(reg), options_);
-  recorder_ = std::make_unique<Recorder>(core_->registry());
-  observers_ = ObserverList();
-  observers_.add(&trace_);
-  observers_.add(recorder_.get());
-  core_->set_observer(&observers_);
+  observe();
   return id;
 }
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "dirsched/invariants.hpp"
 #include "dirsched/recorder.hpp"
 #include "dirsched/scheduler.hpp"
 
@@ -93,11 +94,13 @@ class FakeDriver {
     Outcome outcome;
   };
   void settle();
+  void observe();
   void carry_out(const std::vector<Dispatch>& dispatches);
 
   Scheduler::Options options_;
   std::unique_ptr<Scheduler> core_;
   std::unique_ptr<Recorder> recorder_;
+  std::unique_ptr<InvariantChecker> checker_;  // on in every core test: a violation throws
   EventTrace trace_;
   ObserverList observers_;
   CallableId chip_, py_, rpc_;

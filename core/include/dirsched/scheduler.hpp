@@ -85,6 +85,13 @@ struct Dispatch {
   std::uint64_t seq;  // global dispatch order; drivers apply same-instant completions in this order
 };
 
+// A task a finished run left non-terminal, with why (see Scheduler::stuck()).
+struct Stuck {
+  std::string task;
+  TaskState state;
+  std::string reason;
+};
+
 struct RunError {
   TaskId task;
   std::uint32_t member;
@@ -147,6 +154,8 @@ class Scheduler {
   std::size_t non_terminal_tasks() const { return live_; }
   std::size_t running_members() const { return running_members_; }
   const std::optional<RunError>& run_error() const { return run_error_; }
+  // Every non-terminal task with the reason it cannot progress, assuming nothing is running any more.
+  std::vector<Stuck> stuck() const;
   // Every piece of scheduling state in a stable text form: tasks, queues, workers, tensor map.
   // Equal dumps mean equal states (tests compare them; explorers hash them).
   std::string dump() const;

@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "dirsched/invariants.hpp"
 #include "dirsched/recorder.hpp"
 #include "dirsched/scenario.hpp"
 #include "dirsched/scheduler.hpp"
@@ -36,21 +37,17 @@ struct RunOptions {
   std::optional<std::uint64_t> seed;      // overrides the scenario's
   std::vector<std::string> simgrid_args;  // e.g. "--cfg=network/model:CM02"
   bool progress = false;                  // a progress line on stderr
-};
-
-struct StuckTask {
-  std::string task;
-  TaskState state;
-  std::string reason;
+  bool check_invariants = false;          // an InvariantChecker on the event stream; a violation stops the run
 };
 
 struct RunResult {
-  std::string outcome;  // COMPLETED, FAILED or STUCK
+  std::string outcome;  // COMPLETED, FAILED, STUCK, or VIOLATION (an invariant broke: see `violation`)
   std::string error;    // the run's first error, when FAILED
   double makespan_s = 0;
   std::uint64_t seed = 0;
   std::vector<std::string> dispatch_order;  // "task@worker", "task[m]@worker", "task@subN"
-  std::vector<StuckTask> stuck;
+  std::vector<Stuck> stuck;
+  std::optional<Violation> violation;
   std::vector<std::string> host_of_worker;  // NEXT_LEVEL, registration order
   double wall_s = 0;
 };

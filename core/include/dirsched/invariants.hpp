@@ -1,0 +1,89 @@
+// InvariantChecker: an observer that checks the placement contract after every transition.
+//
+// It keeps its own model of the run from the event stream alone (task states, worker occupancy, the
+// group FIFO order) and checks, at each event:
+//   queue_matches_kind     a single is routed to its target's FIFO, a group to the group FIFO, SUB to SUB
+//   sub_has_no_target      a SUB task carries no worker id
+//   routed_once            a task turns READY once
+//   dispatch_only_ready    only a READY task is dispatched (never a PENDING or POISONED one)
+//   producers_completed    every producer of a dispatched task has completed
+//   one_member_per_worker  a worker runs at most one member at a time
+//   group_all_at_once      a launched group dispatches all its members, member i to workers[i], at once
+//   group_targets_idle     a group launches only when every target is idle
+//   terminal_once          a task ends once, and a group only after all its members ended
+//   head_keeps_targets     no single takes a target of a group FIFO head that could launch
+// and at the end (finish) that every submitted task is terminal, or stuck for a stated reason; READY
+// work that could still run on an idle worker is a violation (ready_work_left).
+// A violation throws InvariantViolation with the event's seq, the rule, and the dump of the queues.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "dirsched/observer.hpp"
+#include "dirsched/registry.hpp"
+#include "dirsched/scheduler.hpp"
+
+namespace dirsched {
+
+struct Violation {
+  std::uint64_t seq = 0;  // the event's position in the stream (events.jsonl seq)
+  std::string rule;
+  std::string detail;
+  std::string dump;  // queues and tasks at that moment
+};
+
+class InvariantViolation : public std::runtime_error {
+ public:
+  explicit InvariantViolation(Violation v)
+      : std::runtime_error("invariant " + v.rule + " violated at event seq " + std::to_string(v.seq) + ": " + v.detail),
+        violation(std::move(v)) {}
+  Violation violation;
+};
+
+class InvariantChecker : public Observer {
+ public:
+  explicit InvariantChecker(const Registry& registry);
+  // Supplies the queue dump attached to a violation (e.g. [&]{ return scheduler.dump(); }).
+  void set_dump(std::function<std::string()> dump) { dump_ = std::move(dump); }
+  void on_event(const Event& e) override;
+  // Call when the run is over with what the driver reports stuck (Scheduler::stuck()): every task
+  // this checker saw that is not terminal must be in the report, with a reason, and no READY work may
+  // be left that an idle worker could still run.
+  void finish(const std::vector<Stuck>& reported);
+  std::uint64_t events_seen() const { return seq_; }
+
+ private:
+  struct TaskModel {
+    std::string name;
+    TaskKind kind = TaskKind::kSingle;
+    TaskState state = TaskState::kPending;
+    std::vector<std::uint32_t> targets;  // registration indices
+    std::vector<TaskId> producers;
+    std::uint32_t members = 1;
+    std::uint32_t dispatched = 0;
+    std::uint32_t ended = 0;
+    bool routed = false;
+  };
+  [[noreturn]] void fail(const std::string& rule, const std::string& detail) const;
+  TaskModel& task(TaskId id);
+  std::string worker_name(std::uint32_t index) const;
+  bool all_idle(const TaskModel& g) const;
+
+  const Registry& registry_;
+  std::function<std::string()> dump_;
+  std::uint64_t seq_ = 0;
+  std::vector<TaskModel> tasks_;
+  std::vector<TaskId> nl_busy_;   // per NEXT_LEVEL worker: the task running there, or invalid
+  std::vector<TaskId> sub_busy_;  // per SUB worker
+  std::vector<TaskId> group_fifo_;  // READY groups not yet launched, in READY order
+  TaskId launching_;                // group whose members must be dispatched next
+  std::uint32_t launching_next_ = 0;
+};
+
+}  // namespace dirsched

@@ -1,0 +1,187 @@
+#include "dirsched/invariants.hpp"
+
+#include <algorithm>
+
+namespace dirsched {
+
+InvariantChecker::InvariantChecker(const Registry& registry)
+    : registry_(registry), nl_busy_(registry.next_level_count()), sub_busy_(registry.sub_workers()) {}
+
+void InvariantChecker::fail(const std::string& rule, const std::string& detail) const {
+  throw InvariantViolation(Violation{seq_, rule, detail, dump_ ? dump_() : std::string()});
+}
+
+InvariantChecker::TaskModel& InvariantChecker::task(TaskId id) {
+  if (!id.valid() || id.index() >= tasks_.size()) fail("known_task", "event for a task that was never submitted");
+  return tasks_[id.index()];
+}
+
+std::string InvariantChecker::worker_name(std::uint32_t index) const {
+  return "worker " + std::to_string(registry_.worker_at(index).id.value());
+}
+
+bool InvariantChecker::all_idle(const TaskModel& g) const {
+  for (std::uint32_t t : g.targets)
+    if (nl_busy_[t].valid()) return false;
+  return true;
+}
+
+void InvariantChecker::on_event(const Event& e) {
+  struct Advance {  // seq_ names this event while it is checked, the next one afterwards
+    std::uint64_t& s;
+    ~Advance() { ++s; }
+  } advance{seq_};
+  const std::string who = "task '" + std::string(e.name) + "'";
+  if (launching_.valid() && e.kind != EventKind::kDispatch)
+    fail("group_all_at_once", "group '" + tasks_[launching_.index()].name + "' launched but only " +
+                                  std::to_string(launching_next_) + " of its members were dispatched with it");
+  switch (e.kind) {
+    case EventKind::kSubmit: {
+      if (e.task.index() != tasks_.size()) fail("known_task", who + " submitted out of order");
+      TaskModel t;
+      t.name = std::string(e.name);
+      t.kind = e.task_kind;
+      t.members = e.member_count;
+      if (e.workers) {
+        if (is_sub(e.task_kind) && !e.workers->empty()) fail("sub_has_no_target", who + " is SUB but names workers");
+        for (WorkerId w : *e.workers) {
+          auto index = registry_.index_of(w);
+          if (!index) fail("known_worker", who + " targets unregistered worker " + std::to_string(w.value()));
+          t.targets.push_back(*index);
+        }
+      }
+      if (e.deps)
+        for (const Dependency& d : *e.deps) t.producers.push_back(d.producer);
+      tasks_.push_back(std::move(t));
+      break;
+    }
+    case EventKind::kReady: {
+      TaskModel& t = task(e.task);
+      if (t.routed) fail("routed_once", who + " was routed a second time");
+      t.routed = true;
+      if (t.state != TaskState::kPending) fail("routed_once", who + " turned READY from " + std::string(to_string(t.state)));
+      t.state = TaskState::kReady;
+      const bool ok = t.kind == TaskKind::kSingle ? e.queue == QueueKind::kWorker && !t.targets.empty() &&
+                                                        registry_.worker_at(t.targets[0]).id == e.queue_worker
+                      : t.kind == TaskKind::kGroup ? e.queue == QueueKind::kGroup
+                                                   : e.queue == QueueKind::kSub;
+      if (!ok) fail("queue_matches_kind", who + " (" + std::string(to_string(t.kind)) + ") routed to the wrong queue");
+      if (t.kind == TaskKind::kGroup) group_fifo_.push_back(e.task);
+      break;
+    }
+    case EventKind::kGroupLaunched: {
+      TaskModel& g = task(e.task);
+      if (g.kind != TaskKind::kGroup || g.state != TaskState::kReady)
+        fail("dispatch_only_ready", who + " launched while " + std::string(to_string(g.state)));
+      if (!all_idle(g)) fail("group_targets_idle", who + " launched while a target was busy");
+      auto it = std::find(group_fifo_.begin(), group_fifo_.end(), e.task);
+      if (it != group_fifo_.begin()) fail("group_fifo_head", who + " launched before the group FIFO head");
+      group_fifo_.erase(it);
+      g.state = TaskState::kRunning;
+      launching_ = e.task;
+      launching_next_ = 0;
+      break;
+    }
+    case EventKind::kDispatch: {
+      TaskModel& t = task(e.task);
+      if (t.state == TaskState::kPoisoned) fail("dispatch_only_ready", who + " is POISONED and was dispatched");
+      for (TaskId p : t.producers)
+        if (tasks_[p.index()].state != TaskState::kCompleted)
+          fail("producers_completed", who + " dispatched before its producer '" + tasks_[p.index()].name + "' completed");
+      if (t.kind == TaskKind::kGroup) {
+        if (launching_ != e.task || e.member != launching_next_)
+          fail("group_all_at_once", who + " member " + std::to_string(e.member) + " dispatched outside its launch");
+        if (e.target.sub || registry_.worker_at(t.targets[e.member]).id != e.target.worker)
+          fail("group_all_at_once", who + " member " + std::to_string(e.member) + " not sent to workers[" +
+                                        std::to_string(e.member) + "]");
+        if (++launching_next_ == t.members) launching_ = TaskId();
+      } else {
+        if (t.state != TaskState::kReady && !(t.kind == TaskKind::kSubGroup && t.state == TaskState::kRunning))
+          fail("dispatch_only_ready", who + " dispatched while " + std::string(to_string(t.state)));
+        t.state = TaskState::kRunning;
+      }
+      if (e.target.sub) {
+        if (!is_sub(t.kind)) fail("queue_matches_kind", who + " is NEXT_LEVEL but ran on a SUB worker");
+        if (e.target.sub_index >= sub_busy_.size()) fail("known_worker", who + " on a SUB worker that does not exist");
+        if (sub_busy_[e.target.sub_index].valid())
+          fail("one_member_per_worker", "sub" + std::to_string(e.target.sub_index) + " already runs '" +
+                                            tasks_[sub_busy_[e.target.sub_index].index()].name + "'");
+        sub_busy_[e.target.sub_index] = e.task;
+      } else {
+        if (is_sub(t.kind)) fail("sub_has_no_target", who + " is SUB but ran on a NEXT_LEVEL worker");
+        const std::uint32_t w = *registry_.index_of(e.target.worker);
+        if (t.kind == TaskKind::kSingle) {
+          if (w != t.targets[0]) fail("queue_matches_kind", who + " ran on " + worker_name(w) + ", not its target");
+          if (!group_fifo_.empty()) {
+            const TaskModel& head = tasks_[group_fifo_.front().index()];
+            if (all_idle(head) && std::count(head.targets.begin(), head.targets.end(), w))
+              fail("head_keeps_targets", who + " took " + worker_name(w) + " from group '" + head.name +
+                                             "', the group FIFO head, which could launch");
+          }
+        }
+        if (nl_busy_[w].valid())
+          fail("one_member_per_worker", worker_name(w) + " already runs '" + tasks_[nl_busy_[w].index()].name + "'");
+        nl_busy_[w] = e.task;
+      }
+      ++t.dispatched;
+      break;
+    }
+    case EventKind::kMemberEnd: {
+      TaskModel& t = task(e.task);
+      if (t.state != TaskState::kRunning) fail("terminal_once", who + " member ended while " + std::string(to_string(t.state)));
+      TaskId& slot = e.target.sub ? sub_busy_.at(e.target.sub_index) : nl_busy_.at(*registry_.index_of(e.target.worker));
+      if (slot != e.task) fail("one_member_per_worker", who + " ended on a worker it was not running on");
+      slot = TaskId();
+      if (++t.ended > t.dispatched) fail("terminal_once", who + " has more ended members than dispatched");
+      break;
+    }
+    case EventKind::kComplete:
+    case EventKind::kFail: {
+      TaskModel& t = task(e.task);
+      if (t.state != TaskState::kRunning) fail("terminal_once", who + " ended twice or without running");
+      if (t.ended != t.members)
+        fail("terminal_once", who + " ended with " + std::to_string(t.ended) + " of " + std::to_string(t.members) +
+                                  " members terminal");
+      t.state = e.kind == EventKind::kComplete ? TaskState::kCompleted : TaskState::kFailed;
+      break;
+    }
+    case EventKind::kPoison: {
+      TaskModel& t = task(e.task);
+      if (t.state != TaskState::kPending) fail("dispatch_only_ready", who + " poisoned while " + std::string(to_string(t.state)));
+      t.state = TaskState::kPoisoned;
+      break;
+    }
+    case EventKind::kPending:
+    case EventKind::kReject:
+    case EventKind::kNotSubmitted:
+    case EventKind::kGroupBlocked:
+      break;
+  }
+}
+
+void InvariantChecker::finish(const std::vector<Stuck>& reported) {
+  bool running = false;
+  for (TaskId b : nl_busy_) running |= b.valid();
+  for (TaskId b : sub_busy_) running |= b.valid();
+  std::size_t idle_sub = 0;
+  for (TaskId b : sub_busy_) idle_sub += !b.valid();
+  std::set<std::string> named;
+  for (const Stuck& s : reported)
+    if (!s.reason.empty()) named.insert(s.task);
+  for (const TaskModel& t : tasks_) {
+    if (is_terminal(t.state)) continue;
+    if (!running && t.state == TaskState::kReady) {
+      const bool could_run =
+          is_sub(t.kind)                  ? t.members <= idle_sub
+          : t.kind == TaskKind::kSingle   ? !nl_busy_[t.targets[0]].valid()
+                                          : !group_fifo_.empty() && group_fifo_.front().index() ==
+                                                                        static_cast<std::uint32_t>(&t - tasks_.data()) &&
+                                                all_idle(t);
+      if (could_run) fail("ready_work_left", "'" + t.name + "' is READY and could run on idle workers, but the run ended");
+    }
+    if (!named.count(t.name))
+      fail("end_state", "'" + t.name + "' ended " + std::string(to_string(t.state)) + " and was not reported stuck");
+  }
+}
+
+}  // namespace dirsched

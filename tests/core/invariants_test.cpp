@@ -1,0 +1,271 @@
+// The invariant checker fires on crafted bad event streams, one per rule, and stays quiet on the
+// real core (every FakeDriver test runs with it attached).
+#include <gtest/gtest.h>
+
+#include <list>
+
+#include "dirsched/invariants.hpp"
+
+namespace dirsched {
+namespace {
+
+Registry registry() {
+  Registry r;
+  r.add_next_level(WorkerId(0), WorkerKind::kLocalChip);
+  r.add_next_level(WorkerId(1), WorkerKind::kLocalChip);
+  r.add_next_level(WorkerId(2), WorkerKind::kLocalChip);
+  r.set_sub_workers(2);
+  return r;
+}
+
+// Feeds hand-made events to a checker. Lists stay alive in std::list so pointers remain valid.
+class Feed {
+ public:
+  Feed() : reg_(registry()), checker_(reg_) { checker_.set_dump([] { return std::string("(dump)"); }); }
+  InvariantChecker& checker() { return checker_; }
+
+  void submit(std::uint32_t id, TaskKind kind, std::vector<std::int64_t> workers, std::uint32_t members = 1,
+              std::vector<Dependency> deps = {}) {
+    Event e = at(EventKind::kSubmit, id, kind);
+    auto& ws = workers_.emplace_back();
+    for (std::int64_t w : workers) ws.push_back(WorkerId(w));
+    e.workers = &ws;
+    e.deps = &deps_.emplace_back(std::move(deps));
+    e.member_count = members;
+    kinds_[id] = kind;
+    checker_.on_event(e);
+  }
+  void ready(std::uint32_t id, QueueKind q, std::int64_t worker = 0) {
+    Event e = at(EventKind::kReady, id);
+    e.queue = q;
+    e.queue_worker = WorkerId(worker);
+    checker_.on_event(e);
+  }
+  void launch(std::uint32_t id) { checker_.on_event(at(EventKind::kGroupLaunched, id)); }
+  void dispatch(std::uint32_t id, std::uint32_t member, std::int64_t worker) {
+    Event e = at(EventKind::kDispatch, id);
+    e.member = member;
+    e.target.worker = WorkerId(worker);
+    checker_.on_event(e);
+  }
+  void dispatch_sub(std::uint32_t id, std::uint32_t member, std::uint32_t sub) {
+    Event e = at(EventKind::kDispatch, id);
+    e.member = member;
+    e.target.sub = true;
+    e.target.sub_index = sub;
+    checker_.on_event(e);
+  }
+  void end(std::uint32_t id, std::uint32_t member, std::int64_t worker) {
+    Event e = at(EventKind::kMemberEnd, id);
+    e.member = member;
+    e.target.worker = WorkerId(worker);
+    checker_.on_event(e);
+  }
+  void complete(std::uint32_t id) { checker_.on_event(at(EventKind::kComplete, id)); }
+  void poison(std::uint32_t id) { checker_.on_event(at(EventKind::kPoison, id)); }
+
+ private:
+  Event at(EventKind k, std::uint32_t id, std::optional<TaskKind> kind = std::nullopt) {
+    Event e(k);
+    e.task = TaskId(id);
+    e.task_kind = kind ? *kind : kinds_[id];
+    e.name = names_.emplace_back("t" + std::to_string(id));
+    return e;
+  }
+  Registry reg_;
+  InvariantChecker checker_;
+  std::list<std::vector<WorkerId>> workers_;
+  std::list<std::vector<Dependency>> deps_;
+  std::list<std::string> names_;
+  std::map<std::uint32_t, TaskKind> kinds_;
+};
+
+std::string rule_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InvariantViolation& v) {
+    EXPECT_EQ(v.violation.dump, "(dump)");
+    return v.violation.rule;
+  }
+  return "(none)";
+}
+
+TEST(Invariants, AcceptACorrectStream) {
+  Feed f;
+  f.submit(0, TaskKind::kSingle, {1});
+  f.ready(0, QueueKind::kWorker, 1);
+  f.dispatch(0, 0, 1);
+  f.end(0, 0, 1);
+  f.complete(0);
+  f.submit(1, TaskKind::kGroup, {2, 0}, 2);
+  f.ready(1, QueueKind::kGroup);
+  f.launch(1);
+  f.dispatch(1, 0, 2);
+  f.dispatch(1, 1, 0);
+  f.end(1, 1, 0);
+  f.end(1, 0, 2);
+  f.complete(1);
+  EXPECT_NO_THROW(f.checker().finish({}));
+}
+
+TEST(Invariants, SingleRoutedToAnotherWorkersFifoFires) {
+  Feed f;
+  f.submit(0, TaskKind::kSingle, {1});
+  EXPECT_EQ(rule_of([&] { f.ready(0, QueueKind::kWorker, 2); }), "queue_matches_kind");
+}
+
+TEST(Invariants, GroupOutsideTheGroupFifoFires) {
+  Feed f;
+  f.submit(0, TaskKind::kGroup, {0, 1}, 2);
+  EXPECT_EQ(rule_of([&] { f.ready(0, QueueKind::kSub); }), "queue_matches_kind");
+}
+
+TEST(Invariants, SubTaskWithATargetFires) {
+  Feed f;
+  EXPECT_EQ(rule_of([&] { f.submit(0, TaskKind::kSub, {1}); }), "sub_has_no_target");
+}
+
+TEST(Invariants, SecondRouteFires) {
+  Feed f;
+  f.submit(0, TaskKind::kSingle, {1});
+  f.ready(0, QueueKind::kWorker, 1);
+  EXPECT_EQ(rule_of([&] { f.ready(0, QueueKind::kWorker, 1); }), "routed_once");
+}
+
+TEST(Invariants, DispatchBeforeTheProducerCompletedFires) {
+  Feed f;
+  f.submit(0, TaskKind::kSingle, {0});
+  f.ready(0, QueueKind::kWorker, 0);
+  f.dispatch(0, 0, 0);
+  f.submit(1, TaskKind::kSingle, {1}, 1, {{TaskId(0u), BufferId(0u)}});
+  f.ready(1, QueueKind::kWorker, 1);  // wrongly released early
+  EXPECT_EQ(rule_of([&] { f.dispatch(1, 0, 1); }), "producers_completed");
+}
+
+TEST(Invariants, SecondMemberOnABusyWorkerFires) {
+  Feed f;
+  f.submit(0, TaskKind::kSingle, {1});
+  f.submit(1, TaskKind::kSingle, {1});
+  f.ready(0, QueueKind::kWorker, 1);
+  f.ready(1, QueueKind::kWorker, 1);
+  f.dispatch(0, 0, 1);
+  EXPECT_EQ(rule_of([&] { f.dispatch(1, 0, 1); }), "one_member_per_worker");
+}
+
+TEST(Invariants, GroupLaunchedOnABusyTargetFires) {
+  Feed f;
+  f.submit(0, TaskKind::kSingle, {1});
+  f.ready(0, QueueKind::kWorker, 1);
+  f.dispatch(0, 0, 1);
+  f.submit(1, TaskKind::kGroup, {0, 1}, 2);
+  f.ready(1, QueueKind::kGroup);
+  EXPECT_EQ(rule_of([&] { f.launch(1); }), "group_targets_idle");
+}
+
+TEST(Invariants, GroupMembersNotAllDispatchedAtLaunchFires) {
+  Feed f;
+  f.submit(0, TaskKind::kGroup, {0, 1}, 2);
+  f.ready(0, QueueKind::kGroup);
+  f.launch(0);
+  f.dispatch(0, 0, 0);
+  EXPECT_EQ(rule_of([&] { f.end(0, 0, 0); }), "group_all_at_once");
+}
+
+TEST(Invariants, GroupMemberSentToTheWrongWorkerFires) {
+  Feed f;
+  f.submit(0, TaskKind::kGroup, {0, 1}, 2);
+  f.ready(0, QueueKind::kGroup);
+  f.launch(0);
+  EXPECT_EQ(rule_of([&] { f.dispatch(0, 0, 1); }), "group_all_at_once");
+}
+
+TEST(Invariants, GroupCompletingBeforeAllMembersEndedFires) {
+  Feed f;
+  f.submit(0, TaskKind::kGroup, {0, 1}, 2);
+  f.ready(0, QueueKind::kGroup);
+  f.launch(0);
+  f.dispatch(0, 0, 0);
+  f.dispatch(0, 1, 1);
+  f.end(0, 0, 0);
+  EXPECT_EQ(rule_of([&] { f.complete(0); }), "terminal_once");
+}
+
+TEST(Invariants, CompletingTwiceFires) {
+  Feed f;
+  f.submit(0, TaskKind::kSingle, {0});
+  f.ready(0, QueueKind::kWorker, 0);
+  f.dispatch(0, 0, 0);
+  f.end(0, 0, 0);
+  f.complete(0);
+  EXPECT_EQ(rule_of([&] { f.complete(0); }), "terminal_once");
+}
+
+TEST(Invariants, DispatchingAPoisonedTaskFires) {
+  Feed f;
+  f.submit(0, TaskKind::kSingle, {0});
+  f.poison(0);
+  EXPECT_EQ(rule_of([&] { f.dispatch(0, 0, 0); }), "dispatch_only_ready");
+}
+
+TEST(Invariants, DispatchingAPendingTaskFires) {
+  Feed f;
+  f.submit(0, TaskKind::kSingle, {0});
+  EXPECT_EQ(rule_of([&] { f.dispatch(0, 0, 0); }), "dispatch_only_ready");
+}
+
+TEST(Invariants, SingleTakingATargetOfALaunchableGroupHeadFires) {
+  Feed f;
+  f.submit(0, TaskKind::kGroup, {0, 1}, 2);
+  f.ready(0, QueueKind::kGroup);
+  f.submit(1, TaskKind::kSingle, {0});
+  f.ready(1, QueueKind::kWorker, 0);
+  EXPECT_EQ(rule_of([&] { f.dispatch(1, 0, 0); }), "head_keeps_targets");
+}
+
+TEST(Invariants, SingleMayTakeTheIdleTargetOfABlockedHead) {
+  Feed f;
+  f.submit(0, TaskKind::kSingle, {1});
+  f.ready(0, QueueKind::kWorker, 1);
+  f.dispatch(0, 0, 1);
+  f.submit(1, TaskKind::kGroup, {0, 1}, 2);
+  f.ready(1, QueueKind::kGroup);
+  f.submit(2, TaskKind::kSingle, {0});
+  f.ready(2, QueueKind::kWorker, 0);
+  EXPECT_NO_THROW(f.dispatch(2, 0, 0));
+}
+
+TEST(Invariants, ReadyWorkLeftOnAnIdleWorkerAtTheEndFires) {
+  Feed f;
+  f.submit(0, TaskKind::kSingle, {2});
+  f.ready(0, QueueKind::kWorker, 2);
+  EXPECT_EQ(rule_of([&] { f.checker().finish({{"t0", TaskState::kReady, "why"}}); }), "ready_work_left");
+}
+
+TEST(Invariants, NonTerminalTaskNotReportedStuckFires) {
+  Feed f;
+  f.submit(0, TaskKind::kSingle, {0});
+  f.submit(1, TaskKind::kSingle, {1}, 1, {{TaskId(0u), BufferId(0u)}});
+  EXPECT_EQ(rule_of([&] { f.checker().finish({{"t0", TaskState::kPending, "x"}}); }), "end_state");
+}
+
+TEST(Invariants, SubGroupTooLargeForThePoolIsStuckNotAViolation) {
+  Feed f;
+  f.submit(0, TaskKind::kSubGroup, {}, 3);
+  f.ready(0, QueueKind::kSub);
+  EXPECT_NO_THROW(f.checker().finish({{"t0", TaskState::kReady, "needs 3 SUB workers, the pool has 2"}}));
+}
+
+TEST(Invariants, ViolationCarriesTheEventSeq) {
+  Feed f;
+  f.submit(0, TaskKind::kSingle, {1});
+  f.ready(0, QueueKind::kWorker, 1);
+  try {
+    f.ready(0, QueueKind::kWorker, 1);
+    FAIL();
+  } catch (const InvariantViolation& v) {
+    EXPECT_EQ(v.violation.seq, 2u);
+  }
+}
+
+}  // namespace
+}  // namespace dirsched
