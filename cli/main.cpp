@@ -13,6 +13,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "dirsched/explore.hpp"
 #include "dirsched/scenario.hpp"
 #include "dirsched/sim.hpp"
 #include "dirsched/viz.hpp"
@@ -203,6 +204,13 @@ int main(int argc, char** argv) {
   std::string render_dir;
   render->add_option("run_dir", render_dir, "A folder written by dirsched run")->required();
 
+  CLI::App* exp = app.add_subcommand("explore", "Explore every interleaving of a scenario on the core alone; JSON on stdout");
+  std::string explore_file;
+  ExploreOptions explore_options;
+  exp->add_option("scenario", explore_file, "Scenario JSON file")->required();
+  exp->add_option("--max-states", explore_options.max_states, "Stop after this many distinct states");
+  exp->add_flag("--failures", explore_options.failures, "Let any member also fail");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -215,6 +223,11 @@ int main(int argc, char** argv) {
     if (*run) return cmd_run(run_file, out_dir, seed, outputs, cfg, check_invariants);
     if (*check) return cmd_check(check_files, cfg);
     if (*render) return cmd_render(render_dir);
+    if (*exp) {
+      const nlohmann::ordered_json result = explore(load_scenario(explore_file), explore_options);
+      std::cout << result.dump(2) << "\n";
+      return result["violations"].empty() ? 0 : 1;
+    }
   } catch (const ScenarioError& e) {
     std::cerr << "dirsched: " << e.what() << "\n";
     return 2;

@@ -556,6 +556,14 @@ WorkerId Scheduler::target(TaskId task, std::uint32_t member) const {
   return workers_[slots_[t.slot_begin + member].worker].id;
 }
 
+std::vector<std::pair<TaskId, std::uint32_t>> Scheduler::running() const {
+  std::vector<std::pair<TaskId, std::uint32_t>> out;
+  for (std::size_t i = 0; i < tasks_.size(); ++i)
+    for (std::uint32_t m = 0; m < tasks_[i].members; ++m)
+      if (slots_[tasks_[i].slot_begin + m].running) out.emplace_back(TaskId(static_cast<std::uint32_t>(i)), m);
+  return out;
+}
+
 std::vector<Stuck> Scheduler::stuck() const {
   std::vector<Stuck> out;
   for (std::size_t i = 0; i < tasks_.size(); ++i) {

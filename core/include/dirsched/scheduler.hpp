@@ -153,6 +153,8 @@ class Scheduler {
   std::size_t unapplied_completions() const { return inbox_.size(); }
   std::size_t non_terminal_tasks() const { return live_; }
   std::size_t running_members() const { return running_members_; }
+  // Every running member as (task, member), in task order. O(tasks): for explorers and tests.
+  std::vector<std::pair<TaskId, std::uint32_t>> running() const;
   const std::optional<RunError>& run_error() const { return run_error_; }
   // Every non-terminal task with the reason it cannot progress, assuming nothing is running any more.
   std::vector<Stuck> stuck() const;
