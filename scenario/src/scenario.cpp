@@ -1,5 +1,7 @@
 #include "dirsched/scenario.hpp"
 
+#include "dirsched/generate.hpp"
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -440,13 +442,37 @@ struct Loader {
       s.dispatch_cost_s = o.num("dispatch_cost_s", 0);
       o.done();
     }
-    workers(top);
+    const bool generated = top.has("generate");
+    if (generated && top.has("trace")) top.fail("give either trace or generate, not both", "generate");
+    if (!generated || top.has("workers")) workers(top);
     callables(top);
     buffers(top);
     const std::string on_reject = top.str("on_reject", std::string("continue"));
     if (on_reject != "continue" && on_reject != "abort") top.fail("expected \"continue\" or \"abort\"", "on_reject");
     s.abort_on_reject = on_reject == "abort";
-    trace(top);
+    if (generated) {
+      Obj g(*top.get("generate"), "generate", file);
+      GenerateSpec spec;
+      spec.family = g.str("family");
+      spec.seed = s.seed;
+      const json& raw = *top.get("generate");
+      for (auto it = raw.begin(); it != raw.end(); ++it) {
+        if (it.key() == "family") continue;
+        if (it.key() == "seed") {
+          if (!it->is_number_unsigned()) g.fail("expected a non-negative integer", "seed");
+          spec.seed = it->get<std::uint64_t>();
+          g.get("seed");
+          continue;
+        }
+        spec.params[it.key()] = g.num(it.key(), 0);
+      }
+      g.done();
+      generate_into(spec, s, file);
+      if (top.has("expect"))  // names are unique by construction; expect needs them to check its keys
+        for (const OpSpec& op : s.trace) task_names.insert(op.task);
+    } else {
+      trace(top);
+    }
     faults(top);
     expect(top);
     top.done();

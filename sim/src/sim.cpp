@@ -563,10 +563,13 @@ std::unique_ptr<Run> simulate(const Scenario& scenario, const RunOptions& option
 
   run->core = std::make_unique<Scheduler>(scenario.registry());
   run->recorder = std::make_unique<Recorder>(run->core->registry());
+  run->core->reserve(scenario.submit_count());
+  run->recorder->reserve(scenario.submit_count());
+  run->result.dispatch_order.reserve(scenario.submit_count());
   const Scheduler* core_view = run->core.get();
   EventLog log(run->events_jsonl, core_view);
   ObserverList observers;
-  observers.add(&log);
+  if (options.record_events) observers.add(&log);
   observers.add(run->recorder.get());
   std::unique_ptr<InvariantChecker> checker;
   if (options.check_invariants) {

@@ -53,6 +53,7 @@ class Recorder : public Observer {
  public:
   explicit Recorder(const Registry& registry);
   void on_event(const Event& e) override;
+  void reserve(std::size_t tasks) { tasks_.reserve(tasks); }
 
   const std::vector<TaskRecord>& tasks() const { return tasks_; }
   const TaskRecord* find(std::string_view name) const;

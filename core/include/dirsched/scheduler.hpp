@@ -113,6 +113,11 @@ class Scheduler {
   void set_observer(Observer* observer) { observer_ = observer; }
   // Buffers may be added at any time. Throws RegistryError for an owner that does not fit the memory.
   BufferId add_buffer(Buffer buffer);
+  // Capacity for this many tasks (an optimisation only: a driver that knows its trace size).
+  void reserve(std::size_t tasks) {
+    tasks_.reserve(tasks);
+    slots_.reserve(tasks);
+  }
   // Stamps every following event. Time is informational only: no decision depends on it.
   void set_time(double t) { now_ = t; }
   double now() const { return now_; }

@@ -38,6 +38,7 @@ struct RunOptions {
   std::vector<std::string> simgrid_args;  // e.g. "--cfg=network/model:CM02"
   bool progress = false;                  // a progress line on stderr
   bool check_invariants = false;          // an InvariantChecker on the event stream; a violation stops the run
+  bool record_events = true;              // keep events.jsonl in memory (off when it is not written)
 };
 
 struct RunResult {

@@ -1,0 +1,88 @@
+// dirsched explore on small scenarios whose interleavings can be counted by hand.
+#include <gtest/gtest.h>
+
+#include "dirsched/explore.hpp"
+
+namespace dirsched {
+namespace {
+
+using nlohmann::json;
+
+Scenario load(const std::string& trace, const std::string& extra_workers = "") {
+  json doc = json::parse(R"({"name":"t","workers":{"next_level":[{"id":0,"kind":"local_chip"},{"id":1,"kind":"local_chip"})" +
+                         extra_workers + R"(],"sub":1},
+    "callables":{"k":{"namespace":"LOCAL_CHIP","duration_s":1},"p":{"namespace":"LOCAL_PYTHON","duration_s":1}},
+    "buffers":{"x":{"bytes":0}},"trace":)" + trace + "}");
+  return parse_scenario(doc, "t.json", ".");
+}
+
+TEST(Explore, TwoIndependentSinglesHaveOneOutcomeAndEveryOrderMerges) {
+  Scenario s = load(R"([{"op":"submit_next_level","task":"a","callable":"k","worker":0},
+                        {"op":"submit_next_level","task":"b","callable":"k","worker":1},{"op":"drain"}])");
+  auto r = explore(s, {});
+  EXPECT_EQ(r["terminal_outcomes"], 1);
+  EXPECT_FALSE(r["stopped_early"].get<bool>());
+  EXPECT_TRUE(r["violations"].empty());
+  // (op, a, b): 0--, 1R-, 2RR, 1C-, 2CR (reached twice, merged), 2RC, 2CC, 3CC after the drain.
+  EXPECT_EQ(r["states"], 8);
+}
+
+TEST(Explore, GroupOvertakesRangeFromNoneToEverySingleBehindIt) {
+  // g waits for chip 1 (busy with s1); s0a and s0b on chip 0 can overtake it only while it waits.
+  Scenario s = load(R"([{"op":"submit_next_level","task":"s1","callable":"k","worker":1},
+    {"op":"submit_next_level_group","task":"g","callable":"k","workers":[0,1],"args_list":[[],[]]},
+    {"op":"submit_next_level","task":"s0a","callable":"k","worker":0},
+    {"op":"submit_next_level","task":"s0b","callable":"k","worker":0},{"op":"drain"}])");
+  auto r = explore(s, {});
+  ASSERT_TRUE(r["groups"].contains("g"));
+  EXPECT_EQ(r["groups"]["g"]["max_overtakes"], 2);
+  EXPECT_EQ(r["groups"]["g"]["min_overtakes"], 0);
+  const auto witness = r["groups"]["g"]["witness"];
+  EXPECT_FALSE(witness.empty());
+  EXPECT_EQ(witness.back(), "op trace[4]");  // the drain ends every path
+}
+
+TEST(Explore, GroupWithIdleTargetsIsNeverOvertaken) {
+  Scenario s = load(R"([{"op":"submit_next_level_group","task":"g","callable":"k","workers":[0,1],"args_list":[[],[]]},
+    {"op":"submit_next_level","task":"s","callable":"k","worker":0},{"op":"drain"}])");
+  auto r = explore(s, {});
+  EXPECT_EQ(r["groups"]["g"]["max_overtakes"], 0);
+}
+
+TEST(Explore, FailuresAddOutcomesAndPoisoning) {
+  Scenario s = load(R"([{"op":"submit_next_level","task":"a","callable":"k","worker":0,"args":[{"buffer":"x","tag":"OUTPUT"}]},
+    {"op":"submit_next_level","task":"b","callable":"k","worker":1,"args":[{"buffer":"x","tag":"INPUT"}]},{"op":"drain"}])");
+  ExploreOptions o;
+  EXPECT_EQ(explore(s, o)["terminal_outcomes"], 1);
+  o.failures = true;
+  auto r = explore(s, o);
+  // Both complete; a fails after b's submit (b POISONED) or before it (fail-fast: b NOT_SUBMITTED); b fails.
+  EXPECT_EQ(r["terminal_outcomes"], 4);
+  bool poisoned = false;
+  for (const auto& outcome : r["outcomes"]) poisoned |= outcome["b"] == "POISONED";
+  EXPECT_TRUE(poisoned);
+}
+
+TEST(Explore, StuckTaskIsReportedWithAWitness) {
+  Scenario s = load(R"([{"op":"submit_sub_group","task":"sg","callable":"p","args_list":[[],[]]},{"op":"drain"},
+    {"op":"submit_next_level","task":"after","callable":"k","worker":0}])");
+  auto r = explore(s, {});
+  ASSERT_EQ(r["stuck"].size(), 1u);
+  EXPECT_EQ(r["stuck"][0]["task"], "sg");
+  EXPECT_NE(r["stuck"][0]["reason"].get<std::string>().find("needs 2 SUB workers"), std::string::npos);
+  EXPECT_FALSE(r["stuck"][0]["witness"].empty());
+  EXPECT_EQ(r["outcomes"][0]["after"], "NOT_SUBMITTED");
+}
+
+TEST(Explore, StopsEarlyPastMaxStatesAndSaysSo) {
+  Scenario s = load(R"([{"op":"submit_next_level","task":"a","callable":"k","worker":0},
+    {"op":"submit_next_level","task":"b","callable":"k","worker":1},{"op":"drain"}])");
+  ExploreOptions o;
+  o.max_states = 3;
+  auto r = explore(s, o);
+  EXPECT_TRUE(r["stopped_early"].get<bool>());
+  EXPECT_TRUE(r.contains("note"));
+}
+
+}  // namespace
+}  // namespace dirsched
