@@ -18,6 +18,7 @@
 #include "dirsched/generate.hpp"
 #include "dirsched/scenario.hpp"
 #include "dirsched/sim.hpp"
+#include "dirsched/sweep.hpp"
 #include "dirsched/viz.hpp"
 
 namespace {
@@ -45,31 +46,15 @@ std::vector<std::string> simgrid_args(const std::vector<std::string>& cfg) {
   return out;
 }
 
-int cmd_run(const std::string& file, const std::string& out, std::optional<std::uint64_t> seed,
-            const std::string& outputs, const std::vector<std::string>& cfg, bool check_invariants) {
-  static const std::set<std::string> data = {"events", "summary", "tasks", "metrics"};
-  static const std::set<std::string> pictures = {"dag", "timeline", "trace", "report"};
-  const std::vector<std::string> selected = split_list(outputs);
-  std::vector<std::string> selected_data, selected_pictures;
-  for (const std::string& o : selected) {
-    if (data.count(o)) selected_data.push_back(o);
-    else if (pictures.count(o)) selected_pictures.push_back(o);
-    else {
-      std::cerr << "dirsched: --outputs: unknown output '" << o
-                << "' (events, summary, tasks, metrics, dag, timeline, trace, report)\n";
-      return 2;
-    }
-  }
-  bool draw = selected.empty() || !selected_pictures.empty();
-  if (!selected.empty() && selected_data.empty()) selected_data = {"none"};  // pictures only: no data file
-  Scenario scenario = load_scenario(file);
-  RunOptions options;
-  options.seed = seed;
-  options.simgrid_args = simgrid_args(cfg);
-  options.progress = isatty(STDERR_FILENO);
-  options.check_invariants = check_invariants;
-  options.record_events = draw || selected_data.empty() ||
-                          std::find(selected_data.begin(), selected_data.end(), "events") != selected_data.end();
+// Replays one scenario into `out`: simulate, draw, write (everything moved in place at the end).
+// Returns 1 when an invariant broke, else 0.
+int run_to_folder(const Scenario& scenario, RunOptions options, const std::string& out,
+                  std::vector<std::string> selected_data, const std::vector<std::string>& selected_pictures,
+                  bool quiet) {
+  bool draw = (selected_data.empty() && selected_pictures.empty()) || !selected_pictures.empty();
+  const bool all = selected_data.empty() && selected_pictures.empty();
+  if (!all && selected_data.empty()) selected_data = {"none"};  // pictures only: no data file
+  options.record_events = draw || all || std::find(selected_data.begin(), selected_data.end(), "events") != selected_data.end();
   std::unique_ptr<Run> run = simulate(scenario, options);
   std::map<std::string, std::string> files;
   std::vector<std::string> notes;
@@ -87,13 +72,28 @@ int cmd_run(const std::string& file, const std::string& out, std::optional<std::
     files = viz::render_all(viz::parse_run(run->events_jsonl, &summary), summary, selected_pictures, &note);
     if (!note.empty()) notes.push_back(note);
   }
+  if (!scenario.vars.empty()) {
+    // Which variant of the sweep this is (null when the values are not one of the candidates).
+    nlohmann::json variant = {{"vars", scenario.assigned}};
+    std::size_t index = 0;
+    bool candidate = true;
+    for (const auto& [name, candidates] : scenario.vars) {
+      auto at = std::find(candidates.begin(), candidates.end(), scenario.assigned.at(name));
+      candidate &= at != candidates.end();
+      index = index * candidates.size() + static_cast<std::size_t>(at - candidates.begin());
+    }
+    variant["variant"] = candidate ? nlohmann::json(index) : nlohmann::json(nullptr);
+    files["variant.json"] = variant.dump(2) + "\n";
+  }
   write_outputs(*run, out, selected_data, files, notes);
-  std::cout << scenario.name << ": " << run->result.outcome << ", makespan " << format_number(run->result.makespan_s)
-            << " s, " << run->recorder->tasks().size() << " tasks, " << run->result.dispatch_order.size()
-            << " dispatches\n"
-            << "outputs in " << out << "/\n";
-  if (!run->result.error.empty()) std::cout << "run error: " << run->result.error << "\n";
-  for (const Stuck& s : run->result.stuck) std::cout << "stuck: " << s.task << " (" << s.reason << ")\n";
+  if (!quiet) {
+    std::cout << scenario.name << ": " << run->result.outcome << ", makespan " << format_number(run->result.makespan_s)
+              << " s, " << run->recorder->tasks().size() << " tasks, " << run->result.dispatch_order.size()
+              << " dispatches\n"
+              << "outputs in " << out << "/" << (draw ? " (open report.html)" : "") << "\n";
+    if (!run->result.error.empty()) std::cout << "run error: " << run->result.error << "\n";
+    for (const Stuck& st : run->result.stuck) std::cout << "stuck: " << st.task << " (" << st.reason << ")\n";
+  }
   if (run->result.violation) {
     std::cerr << "dirsched: " << run->result.error << "\nqueues at that event:\n" << run->result.violation->dump;
     return 1;
@@ -101,7 +101,131 @@ int cmd_run(const std::string& file, const std::string& out, std::optional<std::
   return 0;
 }
 
-// Runs one scenario in this process and prints its verdict. Exit 0 pass, 1 fail, 2 malformed.
+// Splits --outputs into data files and pictures; false (after a message) for an unknown name.
+bool parse_outputs(const std::string& outputs, std::vector<std::string>& data_out, std::vector<std::string>& pictures_out) {
+  static const std::set<std::string> data = {"events", "summary", "tasks", "metrics"};
+  static const std::set<std::string> pictures = {"dag", "timeline", "trace", "report"};
+  for (const std::string& o : split_list(outputs)) {
+    if (data.count(o)) data_out.push_back(o);
+    else if (pictures.count(o)) pictures_out.push_back(o);
+    else {
+      std::cerr << "dirsched: --outputs: unknown output '" << o
+                << "' (events, summary, tasks, metrics, dag, timeline, trace, report)\n";
+      return false;
+    }
+  }
+  return true;
+}
+
+// NAME=JSON pairs from --var.
+VarAssignment parse_vars(const std::vector<std::string>& vars) {
+  VarAssignment out;
+  for (const std::string& v : vars) {
+    const auto eq = v.find('=');
+    if (eq == std::string::npos || eq == 0) throw std::runtime_error("--var " + v + ": expected NAME=VALUE");
+    try {
+      out[v.substr(0, eq)] = nlohmann::json::parse(v.substr(eq + 1));
+    } catch (const nlohmann::json::exception&) {
+      throw std::runtime_error("--var " + v + ": the value is not JSON (quote strings: name='\"x\"')");
+    }
+  }
+  return out;
+}
+
+int cmd_run(const std::string& file, const std::string& out, std::optional<std::uint64_t> seed,
+            const std::string& outputs, const std::vector<std::string>& cfg, bool check_invariants,
+            const std::vector<std::string>& vars) {
+  std::vector<std::string> data, pictures;
+  if (!parse_outputs(outputs, data, pictures)) return 2;
+  const VarAssignment assignment = parse_vars(vars);
+  Scenario scenario = load_scenario(file, assignment);
+  RunOptions options;
+  options.seed = seed;
+  options.simgrid_args = simgrid_args(cfg);
+  options.progress = isatty(STDERR_FILENO);
+  options.check_invariants = check_invariants;
+  return run_to_folder(scenario, options, out, data, pictures, false);
+}
+
+std::string shell_quote(const std::string& s) {
+  std::string o = "'";
+  for (char c : s) o += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return o + "'";
+}
+
+int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs, std::optional<std::size_t> sample,
+              std::uint64_t seed, bool plan, const std::vector<std::string>& cfg) {
+  namespace fs = std::filesystem;
+  const Scenario base = load_scenario(file);
+  if (base.vars.empty()) {
+    std::cerr << "dirsched: " << file << ": vars: the scenario has no sweep variables\n";
+    return 2;
+  }
+  const std::vector<Variant> variants = sample ? sample_variants(base, *sample, seed) : enumerate_variants(base);
+  // Validate every variant before running any: a value may make the file malformed (a "$X" typo).
+  for (const Variant& v : variants) load_scenario(file, v.values);
+  if (plan) {
+    const std::string self = fs::canonical("/proc/self/exe").string();
+    for (const Variant& v : variants) {
+      std::string cmd = self + " run " + shell_quote(fs::absolute(file).string()) + " --out " +
+                        shell_quote((fs::absolute(out) / variant_dir(v)).string()) + " --outputs events,summary,tasks,metrics,report";
+      for (const auto& [name, value] : v.values) cmd += " --var " + shell_quote(name + "=" + value.dump());
+      for (const std::string& c : cfg) cmd += " --cfg=" + shell_quote(c);
+      std::cout << cmd << "\n";
+    }
+    std::cerr << variants.size() << " commands; afterwards: " << self << " sweep --collect " << out << "\n";
+    return 0;
+  }
+  fs::create_directories(out);
+  std::size_t running = 0, failed = 0, next = 0, finished = 0;
+  const bool tty = isatty(STDERR_FILENO);
+  while (finished < variants.size()) {
+    while (running < std::max(1u, jobs) && next < variants.size()) {
+      const Variant& v = variants[next++];
+      std::fflush(stdout);
+      const pid_t pid = fork();
+      if (pid == 0) {
+        try {
+          RunOptions options;
+          options.simgrid_args = simgrid_args(cfg);
+          _exit(run_to_folder(load_scenario(file, v.values), options, (fs::path(out) / variant_dir(v)).string(), {}, {},
+                              true));
+        } catch (const std::exception& e) {
+          std::cerr << "dirsched: " << variant_dir(v) << ": " << e.what() << "\n";
+          _exit(2);
+        }
+      }
+      ++running;
+    }
+    int status = 0;
+    wait(&status);
+    --running;
+    ++finished;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ++failed;
+    if (tty) std::fprintf(stderr, "\r[dirsched] sweep: %zu/%zu variants done   ", finished, variants.size());
+  }
+  if (tty) std::fprintf(stderr, "\n");
+  if (failed) {
+    std::cerr << "dirsched: " << failed << " variant(s) failed to run\n";
+    return 1;
+  }
+  return 0;
+}
+
+int cmd_collect(const std::string& dir) {
+  std::vector<std::string> names;
+  const std::vector<SweepRow> rows = collect(dir, &names);
+  if (rows.empty()) {
+    std::cerr << "dirsched: " << dir << ": no variant-* folders to collect\n";
+    return 2;
+  }
+  const std::vector<std::size_t> order = rank(rows);
+  std::ofstream(std::filesystem::path(dir) / "sweep.csv", std::ios::binary) << sweep_csv(names, rows);
+  std::ofstream(std::filesystem::path(dir) / "sweep.svg", std::ios::binary) << sweep_svg(rows, order);
+  std::cout << ranking_text(rows, order) << "sweep.csv and sweep.svg in " << dir << "/\n";
+  return 0;
+}
+
 std::string read_file(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
   if (!in) throw std::runtime_error("cannot read " + p.string());
@@ -206,6 +330,28 @@ int main(int argc, char** argv) {
   run->add_option("--cfg", cfg, "SimGrid configuration, passed through (e.g. --cfg=network/model:CM02)");
   bool check_invariants = false;
   run->add_flag("--check-invariants", check_invariants, "Check the contract's invariants after every transition");
+  std::vector<std::string> run_vars;
+  run->add_option("--var", run_vars, "NAME=VALUE (JSON) for a sweep variable; others take their first candidate");
+
+  CLI::App* sweep = app.add_subcommand("sweep", "Run every variant of a scenario's vars and rank them");
+  std::string sweep_file, sweep_out, collect_dir;
+  unsigned sweep_jobs = 2;
+  std::optional<std::size_t> sweep_sample;
+  std::uint64_t sweep_seed = 0;
+  bool sweep_plan = false;
+  sweep->add_option("scenario", sweep_file, "Scenario JSON file with a vars block");
+  sweep->add_option("--out", sweep_out, "Folder for variant-NNNN run folders, sweep.csv and sweep.svg");
+  sweep->add_option("-j,--jobs", sweep_jobs, "Variants run at once (processes)");
+  sweep->add_option("--sample", sweep_sample, "Run a seeded random sample of K variants");
+  sweep->add_option("--seed", sweep_seed, "Seed of --sample");
+  sweep->add_flag("--plan", sweep_plan, "Print one self-contained command per variant instead of running them");
+  sweep->add_option("--collect", collect_dir, "Build sweep.csv, sweep.svg and the ranking from a folder of variant runs");
+  sweep->add_option("--cfg", cfg, "SimGrid configuration, passed through");
+
+  CLI::App* compare = app.add_subcommand("compare", "Compare two run folders: dispatch divergence and metrics");
+  std::string compare_a, compare_b;
+  compare->add_option("run_a", compare_a, "A run folder")->required();
+  compare->add_option("run_b", compare_b, "Another run folder")->required();
 
   CLI::App* check = app.add_subcommand("check", "Run scenarios and evaluate their expect blocks");
   std::vector<std::string> check_files;
@@ -246,7 +392,20 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    if (*run) return cmd_run(run_file, out_dir, seed, outputs, cfg, check_invariants);
+    if (*run) return cmd_run(run_file, out_dir, seed, outputs, cfg, check_invariants, run_vars);
+    if (*sweep) {
+      if (!collect_dir.empty()) return cmd_collect(collect_dir);
+      if (sweep_file.empty() || (sweep_out.empty())) {
+        std::cerr << "dirsched sweep: give SCENARIO and --out DIR, or --collect DIR\n";
+        return 2;
+      }
+      const int rc = cmd_sweep(sweep_file, sweep_out, sweep_jobs, sweep_sample, sweep_seed, sweep_plan, cfg);
+      return rc != 0 || sweep_plan ? rc : cmd_collect(sweep_out);
+    }
+    if (*compare) {
+      std::cout << compare_runs(compare_a, compare_b);
+      return 0;
+    }
     if (*check) return cmd_check(check_files, cfg);
     if (*render) return cmd_render(render_dir);
     if (*gen) {

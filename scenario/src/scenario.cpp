@@ -101,6 +101,7 @@ WorkerArg worker_arg(const json& v) {
 struct Loader {
   const std::string& file;
   std::string base_dir;
+  const VarAssignment& assignment;
   Scenario s;
   std::map<std::string, std::size_t> callable_index, buffer_index;
   std::set<std::string> task_names;
@@ -253,6 +254,34 @@ struct Loader {
     return out;
   }
 
+  // The value a "$NAME" stands for in this variant, or `v` itself.
+  const json& var_or(const json& v, const std::string& path) {
+    if (!v.is_string()) return v;
+    const std::string& text = v.get_ref<const std::string&>();
+    if (text.empty() || text[0] != '$') return v;
+    auto it = s.assigned.find(text.substr(1));
+    if (it == s.assigned.end()) throw ScenarioError(file, path, "unknown variable '" + text + "' (see vars)");
+    return it->second;
+  }
+
+  void vars(Obj& top) {
+    const json* v = top.get("vars");
+    if (!v) return;
+    if (!v->is_object()) top.fail("expected an object of name -> list of candidate values", "vars");
+    for (auto it = v->begin(); it != v->end(); ++it) {
+      const std::string path = "vars." + it.key();
+      if (!it->is_array() || it->empty())
+        throw ScenarioError(file, path, "expected a non-empty list of candidate values");
+      s.vars[it.key()] = it->get<std::vector<json>>();
+    }
+    for (const auto& [name, value] : assignment)
+      if (!s.vars.count(name)) throw ScenarioError(file, "vars", "no variable '" + name + "' to assign");
+    for (const auto& [name, candidates] : s.vars) {
+      auto chosen = assignment.find(name);
+      s.assigned[name] = chosen == assignment.end() ? candidates.front() : chosen->second;
+    }
+  }
+
   // A value or a per-member list of values.
   template <typename T, typename Read>
   std::vector<T> per_member(Obj& o, const std::string& key, std::size_t members, T fallback, Read read) {
@@ -328,9 +357,11 @@ struct Loader {
       op.args.push_back(args ? arg_list(*args, o.at("args")) : std::vector<ArgSpec>{});
       if (o.has("args_list")) o.fail("a single takes args, not args_list", "args_list");
     }
-    // Worker ids are validated by the core, not here: see the header.
-    if (const json* w = o.get("worker")) op.worker = worker_arg(*w);
-    if (const json* ws = o.get("workers")) {
+    // Worker ids are validated by the core, not here: see the header. "$NAME" is a sweep variable.
+    if (const json* w = o.get("worker")) op.worker = worker_arg(var_or(*w, o.at("worker")));
+    if (const json* raw = o.get("workers")) {
+      const json& resolved = var_or(*raw, o.at("workers"));
+      const json* ws = &resolved;
       if (ws->is_array()) {
         op.workers.emplace();
         for (const json& x : *ws) op.workers->push_back(worker_arg(x));
@@ -442,6 +473,7 @@ struct Loader {
       s.dispatch_cost_s = o.num("dispatch_cost_s", 0);
       o.done();
     }
+    vars(top);
     const bool generated = top.has("generate");
     if (generated && top.has("trace")) top.fail("give either trace or generate, not both", "generate");
     if (!generated || top.has("workers")) workers(top);
@@ -495,13 +527,14 @@ Registry Scenario::registry() const {
   return r;
 }
 
-Scenario parse_scenario(const nlohmann::json& doc, const std::string& file, const std::string& base_dir) {
-  Loader l{file, base_dir, {}, {}, {}, {}};
+Scenario parse_scenario(const nlohmann::json& doc, const std::string& file, const std::string& base_dir,
+                        const VarAssignment& assignment) {
+  Loader l{file, base_dir, assignment, {}, {}, {}, {}};
   l.run(doc);
   return std::move(l.s);
 }
 
-Scenario load_scenario(const std::string& file) {
+Scenario load_scenario(const std::string& file, const VarAssignment& assignment) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw ScenarioError(file, "", "cannot open the file");
   std::stringstream text;
@@ -513,7 +546,7 @@ Scenario load_scenario(const std::string& file) {
     throw ScenarioError(file, "", std::string("not valid JSON: ") + e.what());
   }
   const std::string base = std::filesystem::path(file).parent_path().string();
-  return parse_scenario(doc, file, base.empty() ? "." : base);
+  return parse_scenario(doc, file, base.empty() ? "." : base, assignment);
 }
 
 }  // namespace dirsched

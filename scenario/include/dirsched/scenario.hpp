@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -115,13 +116,21 @@ struct Scenario {
   std::vector<OpSpec> trace;
   std::vector<FaultSpec> faults;
   nlohmann::json expect;  // checked against the run by check_expectations()
+  // Sweep variables: name -> candidate values, and the value each took in this load (the first
+  // candidate unless an assignment chose another).
+  std::map<std::string, std::vector<nlohmann::json>> vars;
+  std::map<std::string, nlohmann::json> assigned;
 
   std::size_t submit_count() const;
   // Builds the core's registry (workers in list order, SUB pool, callables in file order).
   Registry registry() const;
 };
 
-Scenario load_scenario(const std::string& file);
-Scenario parse_scenario(const nlohmann::json& doc, const std::string& file, const std::string& base_dir);
+// `assignment` picks a value for some sweep variables (name -> value); the others take their first
+// candidate. A value need not be a candidate (sweep --plan passes values on the command line).
+using VarAssignment = std::map<std::string, nlohmann::json>;
+Scenario load_scenario(const std::string& file, const VarAssignment& assignment = {});
+Scenario parse_scenario(const nlohmann::json& doc, const std::string& file, const std::string& base_dir,
+                        const VarAssignment& assignment = {});
 
 }  // namespace dirsched
