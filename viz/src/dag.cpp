@@ -102,10 +102,17 @@ std::string dag_dot(const RunView& v) {
   return out;
 }
 
+// One Graphviz context for the process, never freed: Graphviz 2.42's pango plugin keeps font data
+// across contexts, and a second context after gvFreeContext reads freed memory (ASan caught it).
+GVC_t* graphviz_context() {
+  static GVC_t* gvc = gvContext();
+  return gvc;
+}
+
 std::optional<std::string> dag_svg(const RunView& v) {
   if (v.tasks.size() > kMaxDagSvgNodes) return std::nullopt;
   auto graph = build(v);
-  GVC_t* gvc = gvContext();
+  GVC_t* gvc = graphviz_context();
   gvLayout(gvc, graph->g, "dot");
   char* data = nullptr;
   unsigned int len = 0;
@@ -113,8 +120,6 @@ std::optional<std::string> dag_svg(const RunView& v) {
   std::string out(data, len);
   gvFreeRenderData(data);
   gvFreeLayout(gvc, graph->g);
-  graph.reset();
-  gvFreeContext(gvc);
   return out;
 }
 
