@@ -46,6 +46,14 @@ std::vector<std::string> simgrid_args(const std::vector<std::string>& cfg) {
   return out;
 }
 
+std::string read_file(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + p.string());
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
 // Replays one scenario into `out`: simulate, draw, write (everything moved in place at the end).
 // Returns 1 when an invariant broke, else 0.
 int run_to_folder(const Scenario& scenario, RunOptions options, const std::string& out,
@@ -54,8 +62,17 @@ int run_to_folder(const Scenario& scenario, RunOptions options, const std::strin
   bool draw = (selected_data.empty() && selected_pictures.empty()) || !selected_pictures.empty();
   const bool all = selected_data.empty() && selected_pictures.empty();
   if (!all && selected_data.empty()) selected_data = {"none"};  // pictures only: no data file
-  options.record_events = draw || all || std::find(selected_data.begin(), selected_data.end(), "events") != selected_data.end();
-  std::unique_ptr<Run> run = simulate(scenario, options);
+  const bool events = all || std::find(selected_data.begin(), selected_data.end(), "events") != selected_data.end();
+  options.record_events = draw || events;
+  // The log streams to a file beside the output folder (moved in at the end), not into memory.
+  if (options.record_events) options.events_path = out + ".events.tmp-dirsched";
+  std::unique_ptr<Run> run;
+  try {
+    run = simulate(scenario, options);
+  } catch (...) {
+    std::filesystem::remove(options.events_path);
+    throw;
+  }
   std::map<std::string, std::string> files;
   std::vector<std::string> notes;
   // Past this size the pictures would cost more than the run (and a timeline of a million bars is
@@ -69,7 +86,7 @@ int run_to_folder(const Scenario& scenario, RunOptions options, const std::strin
   if (draw) {
     const nlohmann::json summary = nlohmann::json::parse(summary_json(*run));
     std::string note;
-    files = viz::render_all(viz::parse_run(run->events_jsonl, &summary), summary, selected_pictures, &note);
+    files = viz::render_all(viz::parse_run(read_file(run->events_file), &summary), summary, selected_pictures, &note);
     if (!note.empty()) notes.push_back(note);
   }
   if (!scenario.vars.empty()) {
@@ -226,13 +243,6 @@ int cmd_collect(const std::string& dir) {
   return 0;
 }
 
-std::string read_file(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + p.string());
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // Redraws the pictures of a run folder from its events.jsonl (and summary.json, for lane order).
 int cmd_render(const std::string& dir) {
@@ -269,6 +279,7 @@ int check_one(const std::string& file, const std::vector<std::string>& cfg) {
     RunOptions options;
     options.simgrid_args = simgrid_args(cfg);
     options.check_invariants = true;
+    options.record_events = false;
     std::unique_ptr<Run> run = simulate(scenario, options);
     if (run->result.violation) {
       std::cout << "FAIL " << file << ": " << run->result.error << std::endl;

@@ -160,7 +160,12 @@ void write_outputs(const Run& run, const std::string& dir, const std::vector<std
     f.write(text.data(), static_cast<std::streamsize>(text.size()));
     if (!f) throw std::runtime_error("cannot write " + (tmp / file).string());
   };
-  if (wanted("events")) put("events.jsonl", run.events_jsonl);
+  if (wanted("events")) {
+    if (!run.events_file.empty()) fs::rename(run.events_file, tmp / "events.jsonl");
+    else put("events.jsonl", run.events_jsonl);
+  } else if (!run.events_file.empty()) {
+    fs::remove(run.events_file);
+  }
   if (wanted("summary")) put("summary.json", summary_json(run, notes));
   if (wanted("tasks")) put("tasks.csv", tasks_csv(run));
   if (wanted("metrics")) put("metrics.json", metrics_json(run));

@@ -38,7 +38,8 @@ struct RunOptions {
   std::vector<std::string> simgrid_args;  // e.g. "--cfg=network/model:CM02"
   bool progress = false;                  // a progress line on stderr
   bool check_invariants = false;          // an InvariantChecker on the event stream; a violation stops the run
-  bool record_events = true;              // keep events.jsonl in memory (off when it is not written)
+  bool record_events = true;              // keep the event log (off when events.jsonl is not written)
+  std::string events_path;                // stream the event log to this file instead of memory
 };
 
 struct RunResult {
@@ -59,7 +60,8 @@ struct Run {
   const Scenario& scenario;
   std::unique_ptr<Scheduler> core;
   std::unique_ptr<Recorder> recorder;
-  std::string events_jsonl;  // events.jsonl, one line per event
+  std::string events_jsonl;  // events.jsonl, one line per event (empty when streamed to events_file)
+  std::string events_file;   // where the log was streamed (RunOptions::events_path), if it was
   RunResult result;
 };
 
