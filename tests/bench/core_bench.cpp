@@ -63,6 +63,7 @@ void Stream(benchmark::State& state) {
   std::vector<Dispatch> inflight;
   for (auto _ : state) {
     Scheduler s(p.registry);
+    s.reserve(kTasks);  // as the SimGrid driver does for a known trace
     for (int i = 0; i < kTasks; ++i) s.submit_next_level(names[i], p.chip, {}, WorkerId(i % workers));
     drain(s, inflight);
     benchmark::DoNotOptimize(s.task_count());
@@ -78,6 +79,7 @@ void GroupMix(benchmark::State& state) {
   std::vector<Dispatch> inflight;
   for (auto _ : state) {
     Scheduler s(p.registry);
+    s.reserve(kTasks);
     for (int i = 0; i < kTasks; ++i) {
       if (i % 8 == 0) {
         std::vector<WorkerId> ws;
