@@ -457,8 +457,8 @@ class Driver {
 
   // --- one instant ---
   void step(double instant) {
-    collect_finished(instant);
-    // 1. Faults.
+    // 1. Faults first: a member whose completion is due at this very instant is still running when
+    // its host goes off, so it fails. Then the completions of the instant.
     while (next_fault_ < faults_.size() && faults_[next_fault_].off_at_s <= instant + kSameInstant) {
       const FaultSpec& f = faults_[next_fault_++];
       std::vector<std::uint64_t> lost;
@@ -488,6 +488,7 @@ class Driver {
       }
     }
     // 2. Completions in dispatch order, then the iterations of the instant.
+    collect_finished(instant);
     // Nothing arrived (an instant of ops only): the scheduler has nothing new to look at.
     if (!due_.empty()) {
       std::sort(due_.begin(), due_.end(), [](const Due& a, const Due& b) { return a.seq < b.seq; });
