@@ -92,7 +92,6 @@ void Recorder::on_event(const Event& e) {
       break;
     }
     case EventKind::kDispatch: {
-      dispatch_tasks_.push_back(e.task);
       if (r.state != TaskState::kRunning) {
         r.state = TaskState::kRunning;
         r.start = e.t;

@@ -76,8 +76,6 @@ struct Node {
   std::vector<int> next_max, next_min;   // child index achieving it, -1 at a terminal state
   std::vector<std::string> step;         // per child: the action
   std::vector<std::size_t> child;        // per child: node index
-  std::vector<std::map<std::size_t, int>> delta;
-  bool done = false;
 };
 
 class Explorer {
@@ -96,7 +94,6 @@ class Explorer {
     root.checker = std::make_unique<InvariantChecker>(registry_);
     root.replay = std::make_unique<Replay>(s_, *root.core);
     const std::size_t r = visit(std::move(root));
-    (void)nodes_[r].done;
     ojson out;
     out["scenario"] = s_.name;
     out["states"] = nodes_.size();
@@ -287,7 +284,6 @@ class Explorer {
     n.best_min = bmin;
     n.next_max = nmax;
     n.next_min = nmin;
-    n.done = true;
     return id;
   }
 

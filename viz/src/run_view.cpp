@@ -121,20 +121,14 @@ RunView parse_run(const std::string& events_jsonl, const json* summary) {
           if (tv.kind == "single") bump("worker:" + w, t, -1);
           if (tv.kind == "sub" || tv.kind == "sub_group") bump("sub", t, -1);
         }
-        MemberBar b{tv.name, e.at("member").get<std::uint32_t>(), tv.kind, w, t, -1, false};
-        tv.runs.push_back(b);
-        v.bars[w].push_back(b);
+        tv.runs.push_back({tv.name, e.at("member").get<std::uint32_t>(), tv.kind, w, t, -1, false,
+                           e.at("seq").get<std::uint64_t>()});
       } else if (kind == "member_end") {
-        const std::string w = worker_of(e);
         const std::uint32_t m = e.at("member").get<std::uint32_t>();
-        const bool failed = e.value("outcome", "success") == "failure";
         for (MemberBar& b : tv.runs)
-          if (b.member == m && b.end < 0) b.end = t, b.failed = failed;
-        for (auto it = v.bars[w].rbegin(); it != v.bars[w].rend(); ++it)
-          if (it->task == tv.name && it->member == m && it->end < 0) {
-            it->end = t;
-            it->failed = failed;
-            break;
+          if (b.member == m && b.end < 0) {
+            b.end = t;
+            b.failed = e.value("outcome", "success") == "failure";
           }
       } else if (kind == "complete" || kind == "fail") {
         tv.state = kind == "complete" ? "COMPLETED" : "FAILED";
@@ -153,6 +147,11 @@ RunView parse_run(const std::string& events_jsonl, const json* summary) {
     }
   }
   v.deps.assign(deps.begin(), deps.end());
+  // Each lane's runs in dispatch order, derived from the tasks' own runs.
+  for (const TaskView& t : v.tasks)
+    for (const MemberBar& b : t.runs) v.bars[b.worker].push_back(b);
+  for (auto& [lane, bars] : v.bars)
+    std::sort(bars.begin(), bars.end(), [](const MemberBar& a, const MemberBar& b) { return a.seq < b.seq; });
 
   // Lanes: registration order from the summary when there is one.
   if (summary && summary->contains("workers")) {

@@ -64,7 +64,6 @@ class Recorder : public Observer {
   std::map<std::string, WaitStats> queue_waits() const;
   double last_transition() const { return last_transition_; }
   std::uint64_t event_count() const { return events_; }
-  const std::vector<TaskId>& dispatch_tasks() const { return dispatch_tasks_; }
 
  private:
   struct Waiting {
@@ -84,7 +83,6 @@ class Recorder : public Observer {
   std::map<std::uint32_t, std::vector<std::size_t>> waiting_on_;  // worker index -> waiting records
   std::map<std::size_t, Waiting> waiting_;                          // record -> state
   std::map<std::string, std::vector<double>> waits_;
-  std::vector<TaskId> dispatch_tasks_;
   double last_transition_ = 0;
   std::uint64_t events_ = 0;
 };

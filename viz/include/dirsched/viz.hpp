@@ -28,6 +28,7 @@ struct MemberBar {
   double start = 0;
   double end = -1;      // -1: never ended
   bool failed = false;
+  std::uint64_t seq = 0;  // the dispatch event's seq: orders a lane
 };
 
 struct TaskView {
@@ -72,7 +73,7 @@ struct RunView {
   std::map<std::string, std::size_t> index;
   std::vector<DepEdge> deps;    // sorted
   std::vector<std::string> lanes;  // NEXT_LEVEL worker ids (registration order), then "subN"
-  std::map<std::string, std::vector<MemberBar>> bars;      // per lane, in dispatch order
+  std::map<std::string, std::vector<MemberBar>> bars;      // per lane, in dispatch order (from tasks' runs)
   std::map<std::string, std::vector<DepthStep>> depth;    // "worker:ID", "group", "sub"
   std::vector<StarvedInterval> starved;
   std::vector<Marker> markers;
