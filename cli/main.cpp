@@ -8,10 +8,9 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
-#include <iostream>
-
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
 #include "dirsched/explore.hpp"
@@ -62,7 +61,8 @@ int run_to_folder(const Scenario& scenario, RunOptions options, const std::strin
   bool draw = (selected_data.empty() && selected_pictures.empty()) || !selected_pictures.empty();
   const bool all = selected_data.empty() && selected_pictures.empty();
   if (!all && selected_data.empty()) selected_data = {"none"};  // pictures only: no data file
-  const bool events = all || std::find(selected_data.begin(), selected_data.end(), "events") != selected_data.end();
+  const bool events =
+      all || std::find(selected_data.begin(), selected_data.end(), "events") != selected_data.end();
   options.record_events = draw || events;
   // The log streams to a file beside the output folder (moved in at the end), not into memory.
   if (options.record_events) options.events_path = out + ".events.tmp-dirsched";
@@ -81,12 +81,14 @@ int run_to_folder(const Scenario& scenario, RunOptions options, const std::strin
   if (draw && run->recorder->tasks().size() > kMaxPictureTasks) {
     draw = false;
     notes.push_back("pictures skipped: " + std::to_string(run->recorder->tasks().size()) + " tasks exceed " +
-                    std::to_string(kMaxPictureTasks) + "; dirsched render can still draw them from events.jsonl");
+                    std::to_string(kMaxPictureTasks) +
+                    "; dirsched render can still draw them from events.jsonl");
   }
   if (draw) {
     const nlohmann::json summary = nlohmann::json::parse(summary_json(*run));
     std::string note;
-    files = viz::render_all(viz::parse_run(read_file(run->events_file), &summary), summary, selected_pictures, &note);
+    files = viz::render_all(viz::parse_run(read_file(run->events_file), &summary), summary, selected_pictures,
+                            &note);
     if (!note.empty()) notes.push_back(note);
   }
   if (!scenario.vars.empty()) {
@@ -104,27 +106,31 @@ int run_to_folder(const Scenario& scenario, RunOptions options, const std::strin
   }
   write_outputs(*run, out, selected_data, files, notes);
   if (!quiet) {
-    std::cout << scenario.name << ": " << run->result.outcome << ", makespan " << format_number(run->result.makespan_s)
-              << " s, " << run->recorder->tasks().size() << " tasks, " << run->result.dispatch_order.size()
-              << " dispatches\n"
+    std::cout << scenario.name << ": " << run->result.outcome << ", makespan "
+              << format_number(run->result.makespan_s) << " s, " << run->recorder->tasks().size()
+              << " tasks, " << run->result.dispatch_order.size() << " dispatches\n"
               << "outputs in " << out << "/" << (draw ? " (open report.html)" : "") << "\n";
     if (!run->result.error.empty()) std::cout << "run error: " << run->result.error << "\n";
     for (const Stuck& st : run->result.stuck) std::cout << "stuck: " << st.task << " (" << st.reason << ")\n";
   }
   if (run->result.violation) {
-    std::cerr << "dirsched: " << run->result.error << "\nqueues at that event:\n" << run->result.violation->dump;
+    std::cerr << "dirsched: " << run->result.error << "\nqueues at that event:\n"
+              << run->result.violation->dump;
     return 1;
   }
   return 0;
 }
 
 // Splits --outputs into data files and pictures; false (after a message) for an unknown name.
-bool parse_outputs(const std::string& outputs, std::vector<std::string>& data_out, std::vector<std::string>& pictures_out) {
+bool parse_outputs(const std::string& outputs, std::vector<std::string>& data_out,
+                   std::vector<std::string>& pictures_out) {
   static const std::set<std::string> data = {"events", "summary", "tasks", "metrics"};
   static const std::set<std::string> pictures = {"dag", "timeline", "trace", "report"};
   for (const std::string& o : split_list(outputs)) {
-    if (data.count(o)) data_out.push_back(o);
-    else if (pictures.count(o)) pictures_out.push_back(o);
+    if (data.count(o))
+      data_out.push_back(o);
+    else if (pictures.count(o))
+      pictures_out.push_back(o);
     else {
       std::cerr << "dirsched: --outputs: unknown output '" << o
                 << "' (events, summary, tasks, metrics, dag, timeline, trace, report)\n";
@@ -170,22 +176,25 @@ std::string shell_quote(const std::string& s) {
   return o + "'";
 }
 
-int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs, std::optional<std::size_t> sample,
-              std::uint64_t seed, bool plan, const std::vector<std::string>& cfg) {
+int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
+              std::optional<std::size_t> sample, std::uint64_t seed, bool plan,
+              const std::vector<std::string>& cfg) {
   namespace fs = std::filesystem;
   const Scenario base = load_scenario(file);
   if (base.vars.empty()) {
     std::cerr << "dirsched: " << file << ": vars: the scenario has no sweep variables\n";
     return 2;
   }
-  const std::vector<Variant> variants = sample ? sample_variants(base, *sample, seed) : enumerate_variants(base);
+  const std::vector<Variant> variants =
+      sample ? sample_variants(base, *sample, seed) : enumerate_variants(base);
   // Validate every variant before running any: a value may make the file malformed (a "$X" typo).
   for (const Variant& v : variants) load_scenario(file, v.values);
   if (plan) {
     const std::string self = fs::canonical("/proc/self/exe").string();
     for (const Variant& v : variants) {
       std::string cmd = self + " run " + shell_quote(fs::absolute(file).string()) + " --out " +
-                        shell_quote((fs::absolute(out) / variant_dir(v)).string()) + " --outputs events,summary,tasks,metrics,report";
+                        shell_quote((fs::absolute(out) / variant_dir(v)).string()) +
+                        " --outputs events,summary,tasks,metrics,report";
       for (const auto& [name, value] : v.values) cmd += " --var " + shell_quote(name + "=" + value.dump());
       for (const std::string& c : cfg) cmd += " --cfg=" + shell_quote(c);
       std::cout << cmd << "\n";
@@ -205,8 +214,8 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs, st
         try {
           RunOptions options;
           options.simgrid_args = simgrid_args(cfg);
-          _exit(run_to_folder(load_scenario(file, v.values), options, (fs::path(out) / variant_dir(v)).string(), {}, {},
-                              true));
+          _exit(run_to_folder(load_scenario(file, v.values), options,
+                              (fs::path(out) / variant_dir(v)).string(), {}, {}, true));
         } catch (const std::exception& e) {
           std::cerr << "dirsched: " << variant_dir(v) << ": " << e.what() << "\n";
           _exit(2);
@@ -243,7 +252,6 @@ int cmd_collect(const std::string& dir) {
   return 0;
 }
 
-
 // Redraws the pictures of a run folder from its events.jsonl (and summary.json, for lane order).
 int cmd_render(const std::string& dir) {
   namespace fs = std::filesystem;
@@ -269,7 +277,8 @@ int cmd_render(const std::string& dir) {
     std::ofstream(tmp, std::ios::binary) << text;
     fs::rename(tmp, fs::path(dir) / name);
   }
-  std::cout << "drew " << files.size() << " files in " << dir << "/" << (note.empty() ? "" : " (" + note + ")") << "\n";
+  std::cout << "drew " << files.size() << " files in " << dir << "/"
+            << (note.empty() ? "" : " (" + note + ")") << "\n";
   return 0;
 }
 
@@ -312,8 +321,10 @@ int cmd_check(const std::vector<std::string>& files, const std::vector<std::stri
     int status = 0;
     waitpid(pid, &status, 0);
     const int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 3;
-    if (rc == 0) ++passed;
-    else if (rc == 2) ++malformed, ++failed;
+    if (rc == 0)
+      ++passed;
+    else if (rc == 2)
+      ++malformed, ++failed;
     else {
       if (rc == 3) std::cout << "FAIL " << f << ": crashed\n";
       ++failed;
@@ -330,19 +341,23 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   std::vector<std::string> cfg;
 
-  CLI::App* run = app.add_subcommand("run", "Replay a scenario on its simulated platform and write the outputs");
+  CLI::App* run =
+      app.add_subcommand("run", "Replay a scenario on its simulated platform and write the outputs");
   std::string run_file, out_dir, outputs;
   std::optional<std::uint64_t> seed;
   run->add_option("scenario", run_file, "Scenario JSON file")->required();
   run->add_option("--out", out_dir, "Output folder (replaced)")->required();
   run->add_option("--seed", seed, "Seed, overriding the scenario's");
-  run->add_option("--outputs", outputs,
-                  "Comma-separated subset of events,summary,tasks,metrics,dag,timeline,trace,report (default all)");
+  run->add_option(
+      "--outputs", outputs,
+      "Comma-separated subset of events,summary,tasks,metrics,dag,timeline,trace,report (default all)");
   run->add_option("--cfg", cfg, "SimGrid configuration, passed through (e.g. --cfg=network/model:CM02)");
   bool check_invariants = false;
-  run->add_flag("--check-invariants", check_invariants, "Check the contract's invariants after every transition");
+  run->add_flag("--check-invariants", check_invariants,
+                "Check the contract's invariants after every transition");
   std::vector<std::string> run_vars;
-  run->add_option("--var", run_vars, "NAME=VALUE (JSON) for a sweep variable; others take their first candidate");
+  run->add_option("--var", run_vars,
+                  "NAME=VALUE (JSON) for a sweep variable; others take their first candidate");
 
   CLI::App* sweep = app.add_subcommand("sweep", "Run every variant of a scenario's vars and rank them");
   std::string sweep_file, sweep_out, collect_dir;
@@ -355,11 +370,14 @@ int main(int argc, char** argv) {
   sweep->add_option("-j,--jobs", sweep_jobs, "Variants run at once (processes)");
   sweep->add_option("--sample", sweep_sample, "Run a seeded random sample of K variants");
   sweep->add_option("--seed", sweep_seed, "Seed of --sample");
-  sweep->add_flag("--plan", sweep_plan, "Print one self-contained command per variant instead of running them");
-  sweep->add_option("--collect", collect_dir, "Build sweep.csv, sweep.svg and the ranking from a folder of variant runs");
+  sweep->add_flag("--plan", sweep_plan,
+                  "Print one self-contained command per variant instead of running them");
+  sweep->add_option("--collect", collect_dir,
+                    "Build sweep.csv, sweep.svg and the ranking from a folder of variant runs");
   sweep->add_option("--cfg", cfg, "SimGrid configuration, passed through");
 
-  CLI::App* compare = app.add_subcommand("compare", "Compare two run folders: dispatch divergence and metrics");
+  CLI::App* compare =
+      app.add_subcommand("compare", "Compare two run folders: dispatch divergence and metrics");
   std::string compare_a, compare_b;
   compare->add_option("run_a", compare_a, "A run folder")->required();
   compare->add_option("run_b", compare_b, "Another run folder")->required();
@@ -369,11 +387,13 @@ int main(int argc, char** argv) {
   check->add_option("scenarios", check_files, "Scenario JSON files")->required();
   check->add_option("--cfg", cfg, "SimGrid configuration, passed through");
 
-  CLI::App* render = app.add_subcommand("render", "Redraw the pictures of a run folder from its events.jsonl");
+  CLI::App* render =
+      app.add_subcommand("render", "Redraw the pictures of a run folder from its events.jsonl");
   std::string render_dir;
   render->add_option("run_dir", render_dir, "A folder written by dirsched run")->required();
 
-  CLI::App* exp = app.add_subcommand("explore", "Explore every interleaving of a scenario on the core alone; JSON on stdout");
+  CLI::App* exp = app.add_subcommand(
+      "explore", "Explore every interleaving of a scenario on the core alone; JSON on stdout");
   std::string explore_file;
   ExploreOptions explore_options;
   exp->add_option("scenario", explore_file, "Scenario JSON file")->required();
@@ -386,12 +406,13 @@ int main(int argc, char** argv) {
   std::map<std::string, double> gen_params;
   gen->add_option("family", gen_family, "stream, fork-join, chains, tp-groups or random")->required();
   gen->add_option("--seed", gen_seed, "Seed of the generator's draws");
-  for (const char* opt : {"tasks", "workers", "duration-s", "rounds", "width", "chains", "length", "groups", "size",
-                          "singles-per-group", "edges", "group-fraction"}) {
+  for (const char* opt : {"tasks", "workers", "duration-s", "rounds", "width", "chains", "length", "groups",
+                          "size", "singles-per-group", "edges", "group-fraction"}) {
     std::string key(opt);
     std::replace(key.begin(), key.end(), '-', '_');
-    gen->add_option_function<double>(std::string("--") + opt, [&gen_params, key](double v) { gen_params[key] = v; },
-                                     "see the README's list of families");
+    gen->add_option_function<double>(
+        std::string("--") + opt, [&gen_params, key](double v) { gen_params[key] = v; },
+        "see the README's list of families");
   }
 
   try {

@@ -12,7 +12,8 @@ void InvariantChecker::fail(const std::string& rule, const std::string& detail) 
 }
 
 InvariantChecker::TaskModel& InvariantChecker::task(TaskId id) {
-  if (!id.valid() || id.index() >= tasks_.size()) fail("known_task", "event for a task that was never submitted");
+  if (!id.valid() || id.index() >= tasks_.size())
+    fail("known_task", "event for a task that was never submitted");
   return tasks_[id.index()];
 }
 
@@ -34,7 +35,8 @@ void InvariantChecker::on_event(const Event& e) {
   const std::string who = "task '" + std::string(e.name) + "'";
   if (launching_.valid() && e.kind != EventKind::kDispatch)
     fail("group_all_at_once", "group '" + tasks_[launching_.index()].name + "' launched but only " +
-                                  std::to_string(launching_next_) + " of its members were dispatched with it");
+                                  std::to_string(launching_next_) +
+                                  " of its members were dispatched with it");
   switch (e.kind) {
     case EventKind::kSubmit: {
       if (e.task.index() != tasks_.size()) fail("known_task", who + " submitted out of order");
@@ -43,7 +45,8 @@ void InvariantChecker::on_event(const Event& e) {
       t.kind = e.task_kind;
       t.members = e.member_count;
       if (e.workers) {
-        if (is_sub(e.task_kind) && !e.workers->empty()) fail("sub_has_no_target", who + " is SUB but names workers");
+        if (is_sub(e.task_kind) && !e.workers->empty())
+          fail("sub_has_no_target", who + " is SUB but names workers");
         for (WorkerId w : *e.workers) {
           auto index = registry_.index_of(w);
           if (!index) fail("known_worker", who + " targets unregistered worker " + std::to_string(w.value()));
@@ -59,13 +62,16 @@ void InvariantChecker::on_event(const Event& e) {
       TaskModel& t = task(e.task);
       if (t.routed) fail("routed_once", who + " was routed a second time");
       t.routed = true;
-      if (t.state != TaskState::kPending) fail("routed_once", who + " turned READY from " + std::string(to_string(t.state)));
+      if (t.state != TaskState::kPending)
+        fail("routed_once", who + " turned READY from " + std::string(to_string(t.state)));
       t.state = TaskState::kReady;
       const bool ok = t.kind == TaskKind::kSingle ? e.queue == QueueKind::kWorker && !t.targets.empty() &&
                                                         registry_.worker_at(t.targets[0]).id == e.queue_worker
                       : t.kind == TaskKind::kGroup ? e.queue == QueueKind::kGroup
                                                    : e.queue == QueueKind::kSub;
-      if (!ok) fail("queue_matches_kind", who + " (" + std::string(to_string(t.kind)) + ") routed to the wrong queue");
+      if (!ok)
+        fail("queue_matches_kind",
+             who + " (" + std::string(to_string(t.kind)) + ") routed to the wrong queue");
       if (t.kind == TaskKind::kGroup) group_fifo_.push_back(e.task);
       break;
     }
@@ -84,25 +90,30 @@ void InvariantChecker::on_event(const Event& e) {
     }
     case EventKind::kDispatch: {
       TaskModel& t = task(e.task);
-      if (t.state == TaskState::kPoisoned) fail("dispatch_only_ready", who + " is POISONED and was dispatched");
+      if (t.state == TaskState::kPoisoned)
+        fail("dispatch_only_ready", who + " is POISONED and was dispatched");
       for (TaskId p : t.producers)
         if (tasks_[p.index()].state != TaskState::kCompleted)
-          fail("producers_completed", who + " dispatched before its producer '" + tasks_[p.index()].name + "' completed");
+          fail("producers_completed",
+               who + " dispatched before its producer '" + tasks_[p.index()].name + "' completed");
       if (t.kind == TaskKind::kGroup) {
         if (launching_ != e.task || e.member != launching_next_)
-          fail("group_all_at_once", who + " member " + std::to_string(e.member) + " dispatched outside its launch");
+          fail("group_all_at_once",
+               who + " member " + std::to_string(e.member) + " dispatched outside its launch");
         if (e.target.sub || registry_.worker_at(t.targets[e.member]).id != e.target.worker)
           fail("group_all_at_once", who + " member " + std::to_string(e.member) + " not sent to workers[" +
                                         std::to_string(e.member) + "]");
         if (++launching_next_ == t.members) launching_ = TaskId();
       } else {
-        if (t.state != TaskState::kReady && !(t.kind == TaskKind::kSubGroup && t.state == TaskState::kRunning))
+        if (t.state != TaskState::kReady &&
+            !(t.kind == TaskKind::kSubGroup && t.state == TaskState::kRunning))
           fail("dispatch_only_ready", who + " dispatched while " + std::string(to_string(t.state)));
         t.state = TaskState::kRunning;
       }
       if (e.target.sub) {
         if (!is_sub(t.kind)) fail("queue_matches_kind", who + " is NEXT_LEVEL but ran on a SUB worker");
-        if (e.target.sub_index >= sub_busy_.size()) fail("known_worker", who + " on a SUB worker that does not exist");
+        if (e.target.sub_index >= sub_busy_.size())
+          fail("known_worker", who + " on a SUB worker that does not exist");
         if (sub_busy_[e.target.sub_index].valid())
           fail("one_member_per_worker", "sub" + std::to_string(e.target.sub_index) + " already runs '" +
                                             tasks_[sub_busy_[e.target.sub_index].index()].name + "'");
@@ -111,7 +122,8 @@ void InvariantChecker::on_event(const Event& e) {
         if (is_sub(t.kind)) fail("sub_has_no_target", who + " is SUB but ran on a NEXT_LEVEL worker");
         const std::uint32_t w = *registry_.index_of(e.target.worker);
         if (t.kind == TaskKind::kSingle) {
-          if (w != t.targets[0]) fail("queue_matches_kind", who + " ran on " + worker_name(w) + ", not its target");
+          if (w != t.targets[0])
+            fail("queue_matches_kind", who + " ran on " + worker_name(w) + ", not its target");
           if (!group_fifo_.empty()) {
             const TaskModel& head = tasks_[group_fifo_.front().index()];
             if (all_idle(head) && std::count(head.targets.begin(), head.targets.end(), w))
@@ -120,7 +132,8 @@ void InvariantChecker::on_event(const Event& e) {
           }
         }
         if (nl_busy_[w].valid())
-          fail("one_member_per_worker", worker_name(w) + " already runs '" + tasks_[nl_busy_[w].index()].name + "'");
+          fail("one_member_per_worker",
+               worker_name(w) + " already runs '" + tasks_[nl_busy_[w].index()].name + "'");
         nl_busy_[w] = e.task;
       }
       ++t.dispatched;
@@ -128,8 +141,10 @@ void InvariantChecker::on_event(const Event& e) {
     }
     case EventKind::kMemberEnd: {
       TaskModel& t = task(e.task);
-      if (t.state != TaskState::kRunning) fail("terminal_once", who + " member ended while " + std::string(to_string(t.state)));
-      TaskId& slot = e.target.sub ? sub_busy_.at(e.target.sub_index) : nl_busy_.at(*registry_.index_of(e.target.worker));
+      if (t.state != TaskState::kRunning)
+        fail("terminal_once", who + " member ended while " + std::string(to_string(t.state)));
+      TaskId& slot =
+          e.target.sub ? sub_busy_.at(e.target.sub_index) : nl_busy_.at(*registry_.index_of(e.target.worker));
       if (slot != e.task) fail("one_member_per_worker", who + " ended on a worker it was not running on");
       slot = TaskId();
       if (++t.ended > t.dispatched) fail("terminal_once", who + " has more ended members than dispatched");
@@ -140,14 +155,15 @@ void InvariantChecker::on_event(const Event& e) {
       TaskModel& t = task(e.task);
       if (t.state != TaskState::kRunning) fail("terminal_once", who + " ended twice or without running");
       if (t.ended != t.members)
-        fail("terminal_once", who + " ended with " + std::to_string(t.ended) + " of " + std::to_string(t.members) +
-                                  " members terminal");
+        fail("terminal_once", who + " ended with " + std::to_string(t.ended) + " of " +
+                                  std::to_string(t.members) + " members terminal");
       t.state = e.kind == EventKind::kComplete ? TaskState::kCompleted : TaskState::kFailed;
       break;
     }
     case EventKind::kPoison: {
       TaskModel& t = task(e.task);
-      if (t.state != TaskState::kPending) fail("dispatch_only_ready", who + " poisoned while " + std::string(to_string(t.state)));
+      if (t.state != TaskState::kPending)
+        fail("dispatch_only_ready", who + " poisoned while " + std::string(to_string(t.state)));
       t.state = TaskState::kPoisoned;
       break;
     }
@@ -172,15 +188,18 @@ void InvariantChecker::finish(const std::vector<Stuck>& reported) {
     if (is_terminal(t.state)) continue;
     if (!running && t.state == TaskState::kReady) {
       const bool could_run =
-          is_sub(t.kind)                  ? t.members <= idle_sub
-          : t.kind == TaskKind::kSingle   ? !nl_busy_[t.targets[0]].valid()
-                                          : !group_fifo_.empty() && group_fifo_.front().index() ==
-                                                                        static_cast<std::uint32_t>(&t - tasks_.data()) &&
-                                                all_idle(t);
-      if (could_run) fail("ready_work_left", "'" + t.name + "' is READY and could run on idle workers, but the run ended");
+          is_sub(t.kind) ? t.members <= idle_sub
+          : t.kind == TaskKind::kSingle
+              ? !nl_busy_[t.targets[0]].valid()
+              : !group_fifo_.empty() &&
+                    group_fifo_.front().index() == static_cast<std::uint32_t>(&t - tasks_.data()) &&
+                    all_idle(t);
+      if (could_run)
+        fail("ready_work_left", "'" + t.name + "' is READY and could run on idle workers, but the run ended");
     }
     if (!named.count(t.name))
-      fail("end_state", "'" + t.name + "' ended " + std::string(to_string(t.state)) + " and was not reported stuck");
+      fail("end_state",
+           "'" + t.name + "' ended " + std::string(to_string(t.state)) + " and was not reported stuck");
   }
 }
 

@@ -21,38 +21,78 @@ std::optional<Enum> lookup(const std::array<std::string_view, N>& names, std::st
 constexpr std::array<std::string_view, 3> kWorkerKinds = {"local_chip", "local_worker", "remote"};
 constexpr std::array<std::string_view, 3> kNamespaces = {"LOCAL_CHIP", "LOCAL_PYTHON", "REMOTE"};
 constexpr std::array<std::string_view, 3> kMemories = {"host", "child", "remote"};
-constexpr std::array<std::string_view, 8> kStates = {"PENDING",   "READY",    "RUNNING",  "COMPLETED",
-                                                     "FAILED",    "POISONED", "REJECTED", "NOT_SUBMITTED"};
+constexpr std::array<std::string_view, 8> kStates = {"PENDING", "READY",    "RUNNING",  "COMPLETED",
+                                                     "FAILED",  "POISONED", "REJECTED", "NOT_SUBMITTED"};
 constexpr std::array<std::string_view, 4> kKinds = {"single", "group", "sub", "sub_group"};
 constexpr std::array<std::string_view, 2> kOutcomes = {"success", "failure"};
 constexpr std::array<std::string_view, 5> kTags = {"INPUT", "OUTPUT", "OUTPUT_EXISTING", "INOUT", "NO_DEP"};
-constexpr std::array<std::string_view, 16> kCodes = {
-    "missing_worker",          "worker_not_integer",    "worker_negative",  "workers_count_mismatch",
-    "workers_not_distinct",    "worker_not_registered", "local_callable_remote_target",
-    "namespace_mismatch",      "target_not_eligible",   "sub_takes_no_worker",
-    "sub_callable_not_python", "sub_remote_buffer",     "unknown_callable", "unknown_buffer",
-    "empty_group",             "run_failed"};
+constexpr std::array<std::string_view, 16> kCodes = {"missing_worker",
+                                                     "worker_not_integer",
+                                                     "worker_negative",
+                                                     "workers_count_mismatch",
+                                                     "workers_not_distinct",
+                                                     "worker_not_registered",
+                                                     "local_callable_remote_target",
+                                                     "namespace_mismatch",
+                                                     "target_not_eligible",
+                                                     "sub_takes_no_worker",
+                                                     "sub_callable_not_python",
+                                                     "sub_remote_buffer",
+                                                     "unknown_callable",
+                                                     "unknown_buffer",
+                                                     "empty_group",
+                                                     "run_failed"};
 constexpr std::array<std::string_view, 12> kEvents = {
     "submit",   "reject", "pending", "ready",         "dispatch",      "member_end",
     "complete", "fail",   "poison",  "not_submitted", "group_blocked", "group_launched"};
 
 }  // namespace
 
-std::string_view to_string(WorkerKind v) { return kWorkerKinds[static_cast<std::size_t>(v)]; }
-std::string_view to_string(Namespace v) { return kNamespaces[static_cast<std::size_t>(v)]; }
-std::string_view to_string(Memory v) { return kMemories[static_cast<std::size_t>(v)]; }
-std::string_view to_string(TaskState v) { return kStates[static_cast<std::size_t>(v)]; }
-std::string_view to_string(TaskKind v) { return kKinds[static_cast<std::size_t>(v)]; }
-std::string_view to_string(Outcome v) { return kOutcomes[static_cast<std::size_t>(v)]; }
-std::string_view to_string(Tag v) { return kTags[static_cast<std::size_t>(v)]; }
-std::string_view to_string(ErrorCode v) { return kCodes[static_cast<std::size_t>(v)]; }
-std::string_view to_string(EventKind v) { return kEvents[static_cast<std::size_t>(v)]; }
+std::string_view to_string(WorkerKind v) {
+  return kWorkerKinds[static_cast<std::size_t>(v)];
+}
+std::string_view to_string(Namespace v) {
+  return kNamespaces[static_cast<std::size_t>(v)];
+}
+std::string_view to_string(Memory v) {
+  return kMemories[static_cast<std::size_t>(v)];
+}
+std::string_view to_string(TaskState v) {
+  return kStates[static_cast<std::size_t>(v)];
+}
+std::string_view to_string(TaskKind v) {
+  return kKinds[static_cast<std::size_t>(v)];
+}
+std::string_view to_string(Outcome v) {
+  return kOutcomes[static_cast<std::size_t>(v)];
+}
+std::string_view to_string(Tag v) {
+  return kTags[static_cast<std::size_t>(v)];
+}
+std::string_view to_string(ErrorCode v) {
+  return kCodes[static_cast<std::size_t>(v)];
+}
+std::string_view to_string(EventKind v) {
+  return kEvents[static_cast<std::size_t>(v)];
+}
 
-std::optional<WorkerKind> worker_kind_from_string(std::string_view t) { return lookup<WorkerKind>(kWorkerKinds, t); }
-std::optional<Namespace> namespace_from_string(std::string_view t) { return lookup<Namespace>(kNamespaces, t); }
-std::optional<Memory> memory_from_string(std::string_view t) { return lookup<Memory>(kMemories, t); }
-std::optional<TaskState> task_state_from_string(std::string_view t) { return lookup<TaskState>(kStates, t); }
-std::optional<Tag> tag_from_string(std::string_view t) { return lookup<Tag>(kTags, t); }
-std::optional<ErrorCode> error_code_from_string(std::string_view t) { return lookup<ErrorCode>(kCodes, t); }
+std::optional<WorkerKind> worker_kind_from_string(std::string_view t) {
+  return lookup<WorkerKind>(kWorkerKinds, t);
+}
+std::optional<Namespace> namespace_from_string(std::string_view t) {
+  return lookup<Namespace>(kNamespaces, t);
+}
+std::optional<Memory> memory_from_string(std::string_view t) {
+  return lookup<Memory>(kMemories, t);
+}
+std::optional<TaskState> task_state_from_string(std::string_view t) {
+  return lookup<TaskState>(kStates, t);
+}
+std::optional<Tag> tag_from_string(std::string_view t) {
+  return lookup<Tag>(kTags, t);
+}
+std::optional<ErrorCode> error_code_from_string(std::string_view t) {
+  return lookup<ErrorCode>(kCodes, t);
+}
 
 }  // namespace dirsched

@@ -95,10 +95,9 @@ void Recorder::on_event(const Event& e) {
       if (r.state != TaskState::kRunning) {
         r.state = TaskState::kRunning;
         r.start = e.t;
-        std::string key = e.target.sub ? "sub"
-                          : r.kind == TaskKind::kGroup
-                              ? "group"
-                              : "worker:" + std::to_string(e.target.worker.value());
+        std::string key = e.target.sub                 ? "sub"
+                          : r.kind == TaskKind::kGroup ? "group"
+                                                       : "worker:" + std::to_string(e.target.worker.value());
         waits_[key].push_back(e.t - r.ready);
       }
       r.members[e.member].target = e.target;

@@ -6,7 +6,8 @@ namespace dirsched {
 
 void Registry::add_next_level(WorkerId id, WorkerKind kind) {
   if (id.value() < 0) throw RegistryError("worker id " + std::to_string(id.value()) + " is negative");
-  if (index_.count(id)) throw RegistryError("worker id " + std::to_string(id.value()) + " is registered twice");
+  if (index_.count(id))
+    throw RegistryError("worker id " + std::to_string(id.value()) + " is registered twice");
   if (!callables_.empty()) throw RegistryError("register every worker before the first callable");
   index_.emplace(id, static_cast<std::uint32_t>(workers_.size()));
   workers_.push_back({id, kind});
@@ -25,8 +26,8 @@ CallableId Registry::add_callable(Callable callable) {
       for (WorkerId id : *callable.eligible) {
         auto index = index_of(id);
         if (!index || workers_[*index].kind != WorkerKind::kRemote)
-          throw RegistryError("callable '" + callable.name + "': eligible worker " + std::to_string(id.value()) +
-                              " is not a registered remote worker");
+          throw RegistryError("callable '" + callable.name + "': eligible worker " +
+                              std::to_string(id.value()) + " is not a registered remote worker");
         eligible[*index] = true;
       }
     } else {
@@ -40,6 +41,8 @@ CallableId Registry::add_callable(Callable callable) {
   return CallableId(static_cast<std::uint32_t>(callables_.size() - 1));
 }
 
-bool Registry::eligible(CallableId id, std::uint32_t index) const { return eligible_[id.index()][index]; }
+bool Registry::eligible(CallableId id, std::uint32_t index) const {
+  return eligible_[id.index()][index];
+}
 
 }  // namespace dirsched

@@ -13,10 +13,11 @@ namespace {
   std::fprintf(stderr, "dirsched core invariant violated: %s (%s:%d)\n", what, file, line);
   std::abort();
 }
-#define DIRSCHED_INVARIANT(cond) \
-  ((cond) ? static_cast<void>(0) : invariant_failed(#cond, __FILE__, __LINE__))
+#define DIRSCHED_INVARIANT(cond) ((cond) ? static_cast<void>(0) : invariant_failed(#cond, __FILE__, __LINE__))
 
-std::string id_text(const WorkerArg& w) { return w.is_integer() ? std::to_string(w.value()) : w.shown(); }
+std::string id_text(const WorkerArg& w) {
+  return w.is_integer() ? std::to_string(w.value()) : w.shown();
+}
 
 }  // namespace
 
@@ -36,8 +37,9 @@ BufferId Scheduler::add_buffer(Buffer buffer) {
   if (buffer.memory == Memory::kHost) {
     if (buffer.owner) throw RegistryError("buffer '" + buffer.name + "': host memory has no owner");
   } else {
-    if (!buffer.owner) throw RegistryError("buffer '" + buffer.name + "': " + std::string(to_string(buffer.memory)) +
-                                           " memory needs an owner");
+    if (!buffer.owner)
+      throw RegistryError("buffer '" + buffer.name + "': " + std::string(to_string(buffer.memory)) +
+                          " memory needs an owner");
     auto index = registry_.index_of(*buffer.owner);
     const bool remote_owner = index && registry_.worker_at(*index).kind == WorkerKind::kRemote;
     const bool fits = index && (buffer.memory == Memory::kRemote ? remote_owner : !remote_owner);
@@ -54,7 +56,8 @@ BufferId Scheduler::add_buffer(Buffer buffer) {
 // ---------------------------------------------------------------------------------------------
 // Submit
 
-std::optional<Rejection> Scheduler::validate(const SubmitRequest& r, std::vector<std::uint32_t>& targets) const {
+std::optional<Rejection> Scheduler::validate(const SubmitRequest& r,
+                                             std::vector<std::uint32_t>& targets) const {
   // Messages are built only on the way out: an accepted submit allocates nothing here.
   auto reject = [&](ErrorCode code, const std::string& detail) {
     std::string who = (r.origin.empty() ? std::string() : r.origin + " ") + "task '" + r.name + "': ";
@@ -73,7 +76,7 @@ std::optional<Rejection> Scheduler::validate(const SubmitRequest& r, std::vector
     if (r.worker || r.workers) return reject(ErrorCode::kSubTakesNoWorker, "SUB tasks take no worker id");
     if (r.args.empty() || (r.kind == TaskKind::kSub && r.args.size() != 1))
       return reject(ErrorCode::kEmptyGroup, r.args.empty() ? "a SUB group needs at least one member"
-                                                            : "a SUB single has exactly one member");
+                                                           : "a SUB single has exactly one member");
     if (callable.ns != Namespace::kLocalPython)
       return reject(ErrorCode::kSubCallableNotPython, "SUB callable '" + callable.name + "' is " +
                                                           std::string(to_string(callable.ns)) +
@@ -89,29 +92,29 @@ std::optional<Rejection> Scheduler::validate(const SubmitRequest& r, std::vector
   // Rule 1: the worker ids are present.
   const bool group = r.kind == TaskKind::kGroup;
   if (group ? !r.workers : !r.worker)
-    return reject(ErrorCode::kMissingWorker, group ? "a NEXT_LEVEL group needs a workers list"
-                                                    : "a NEXT_LEVEL task needs a worker id");
+    return reject(ErrorCode::kMissingWorker,
+                  group ? "a NEXT_LEVEL group needs a workers list" : "a NEXT_LEVEL task needs a worker id");
   const std::size_t count = group ? r.workers->size() : 1;
   auto id_at = [&](std::size_t i) -> const WorkerArg& { return group ? (*r.workers)[i] : *r.worker; };
   // Rules 2 and 3, each over every id before the next rule.
   for (std::size_t i = 0; i < count; ++i)
     if (!id_at(i).is_integer())
-      return reject(ErrorCode::kWorkerNotInteger,
-                    "worker id " + id_at(i).shown() + (group ? " (workers[" + std::to_string(i) + "])" : "") +
-                        " is not an integer");
+      return reject(ErrorCode::kWorkerNotInteger, "worker id " + id_at(i).shown() +
+                                                      (group ? " (workers[" + std::to_string(i) + "])" : "") +
+                                                      " is not an integer");
   for (std::size_t i = 0; i < count; ++i)
     if (id_at(i).value() < 0)
       return reject(ErrorCode::kWorkerNegative, "worker id " + id_text(id_at(i)) + " is negative");
   // Rule 4.
   if (count != r.args.size() || count == 0)
-    return reject(ErrorCode::kWorkersCountMismatch, std::to_string(count) + " worker ids for " +
-                                                        std::to_string(r.args.size()) + " members");
+    return reject(ErrorCode::kWorkersCountMismatch,
+                  std::to_string(count) + " worker ids for " + std::to_string(r.args.size()) + " members");
   for (std::size_t i = 0; i < count; ++i)
     for (std::size_t j = 0; j < i; ++j)
       if (id_at(i).value() == id_at(j).value())
-        return reject(ErrorCode::kWorkersNotDistinct,
-                      "worker id " + id_text(id_at(i)) + " is named twice (workers[" + std::to_string(j) +
-                          "] and workers[" + std::to_string(i) + "])");
+        return reject(ErrorCode::kWorkersNotDistinct, "worker id " + id_text(id_at(i)) +
+                                                          " is named twice (workers[" + std::to_string(j) +
+                                                          "] and workers[" + std::to_string(i) + "])");
   // Rule 5.
   targets.clear();
   for (std::size_t i = 0; i < count; ++i) {
@@ -130,12 +133,13 @@ std::optional<Rejection> Scheduler::validate(const SubmitRequest& r, std::vector
                       std::string(to_string(callable.ns)) + " callable '" + callable.name +
                           "' cannot run on remote worker " + std::to_string(workers_[t].id.value()));
     for (std::uint32_t t : targets) {
-      const WorkerKind needed = callable.ns == Namespace::kLocalChip ? WorkerKind::kLocalChip : WorkerKind::kLocalWorker;
+      const WorkerKind needed =
+          callable.ns == Namespace::kLocalChip ? WorkerKind::kLocalChip : WorkerKind::kLocalWorker;
       if (workers_[t].kind != needed)
-        return reject(ErrorCode::kNamespaceMismatch,
-                      std::string(to_string(callable.ns)) + " callable '" + callable.name + "' cannot run on " +
-                          std::string(to_string(workers_[t].kind)) + " worker " +
-                          std::to_string(workers_[t].id.value()));
+        return reject(ErrorCode::kNamespaceMismatch, std::string(to_string(callable.ns)) + " callable '" +
+                                                         callable.name + "' cannot run on " +
+                                                         std::string(to_string(workers_[t].kind)) +
+                                                         " worker " + std::to_string(workers_[t].id.value()));
     }
   }
   // Rule 7: the callable's eligible set, then the owners of the buffers each member touches.
@@ -188,7 +192,8 @@ SubmitResult Scheduler::submit(const SubmitRequest& r) {
   task.callable = r.callable;
   task.members = static_cast<std::uint32_t>(r.args.size());
   task.slot_begin = static_cast<std::uint32_t>(slots_.size());
-  for (std::uint32_t m = 0; m < task.members; ++m) slots_.push_back({is_sub(r.kind) ? 0 : targets[m], false, false});
+  for (std::uint32_t m = 0; m < task.members; ++m)
+    slots_.push_back({is_sub(r.kind) ? 0 : targets[m], false, false});
 
   // Look up every producer before registering any output: members of one task never depend on each
   // other, and a task never depends on itself.
@@ -418,8 +423,8 @@ void Scheduler::apply(const Completion& c) {
       t.failed_member = c.member;
     }
     if (!run_error_)
-      run_error_ = RunError{c.task, c.member,
-                            "task '" + t.name + "' member " + std::to_string(c.member) + " failed"};
+      run_error_ =
+          RunError{c.task, c.member, "task '" + t.name + "' member " + std::to_string(c.member) + " failed"};
   }
   if (++tasks_[c.task.index()].members_ended == tasks_[c.task.index()].members) finish(c.task);
 }
@@ -504,7 +509,8 @@ void Scheduler::group_pass() {
 void Scheduler::singles_pass() {
   for (std::uint32_t w = runnable_.first(); w != IndexSet::kNone; w = runnable_.next(w + 1)) {
     WorkerState& ws = workers_[w];
-    while (!ws.fifo.empty() && tasks_[ws.fifo.front().index()].state != TaskState::kReady) ws.fifo.pop_front();
+    while (!ws.fifo.empty() && tasks_[ws.fifo.front().index()].state != TaskState::kReady)
+      ws.fifo.pop_front();
     if (ws.fifo.empty()) {
       runnable_.erase(w);
       continue;
@@ -560,7 +566,8 @@ std::vector<std::pair<TaskId, std::uint32_t>> Scheduler::running() const {
   std::vector<std::pair<TaskId, std::uint32_t>> out;
   for (std::size_t i = 0; i < tasks_.size(); ++i)
     for (std::uint32_t m = 0; m < tasks_[i].members; ++m)
-      if (slots_[tasks_[i].slot_begin + m].running) out.emplace_back(TaskId(static_cast<std::uint32_t>(i)), m);
+      if (slots_[tasks_[i].slot_begin + m].running)
+        out.emplace_back(TaskId(static_cast<std::uint32_t>(i)), m);
   return out;
 }
 
@@ -631,7 +638,8 @@ std::string Scheduler::dump() const {
   for (std::size_t b = 0; b < buffers_.size(); ++b)
     if (producer_of_[b].valid()) out += "  " + buffers_[b].name + " <- " + task_name(producer_of_[b]) + "\n";
   out += "inbox=" + std::to_string(inbox_.size()) + " running=" + std::to_string(running_members_) +
-         " live=" + std::to_string(live_) + " run_error=" + (run_error_ ? run_error_->message : "none") + "\n";
+         " live=" + std::to_string(live_) + " run_error=" + (run_error_ ? run_error_->message : "none") +
+         "\n";
   return out;
 }
 

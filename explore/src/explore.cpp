@@ -72,10 +72,10 @@ class NameLog : public Observer {
 };
 
 struct Node {
-  std::vector<int> best_max, best_min;   // per group, over the rest of any path to a terminal state
-  std::vector<int> next_max, next_min;   // child index achieving it, -1 at a terminal state
-  std::vector<std::string> step;         // per child: the action
-  std::vector<std::size_t> child;        // per child: node index
+  std::vector<int> best_max, best_min;  // per group, over the rest of any path to a terminal state
+  std::vector<int> next_max, next_min;  // child index achieving it, -1 at a terminal state
+  std::vector<std::string> step;        // per child: the action
+  std::vector<std::size_t> child;       // per child: node index
 };
 
 class Explorer {
@@ -99,7 +99,9 @@ class Explorer {
     out["states"] = nodes_.size();
     out["transitions"] = transitions_;
     out["stopped_early"] = stopped_;
-    if (stopped_) out["note"] = "stopped after max_states=" + std::to_string(o_.max_states) + " states: results cover only those";
+    if (stopped_)
+      out["note"] =
+          "stopped after max_states=" + std::to_string(o_.max_states) + " states: results cover only those";
     out["terminal_outcomes"] = outcomes_.size();
     ojson examples = ojson::array();
     for (const std::string& o : outcomes_) {
@@ -216,7 +218,8 @@ class Explorer {
     }
     for (const Stuck& s : stuck)
       if (!stuck_.count(s.task))
-        stuck_[s.task] = {{"task", s.task}, {"state", to_string(s.state)}, {"reason", s.reason}, {"witness", path_}};
+        stuck_[s.task] = {
+            {"task", s.task}, {"state", to_string(s.state)}, {"reason", s.reason}, {"witness", path_}};
   }
 
   std::size_t visit(State st) {
@@ -228,7 +231,8 @@ class Explorer {
     nodes_.emplace_back();
     const std::size_t groups = group_names_.size();
     // best_* start "unknown"; -1 marks "this group is never submitted below".
-    std::vector<int> bmax(groups, std::numeric_limits<int>::min()), bmin(groups, std::numeric_limits<int>::max());
+    std::vector<int> bmax(groups, std::numeric_limits<int>::min()),
+        bmin(groups, std::numeric_limits<int>::max());
     std::vector<int> nmax(groups, -1), nmin(groups, -1);
     if (nodes_.size() > o_.max_states) stopped_ = true;
 
@@ -242,13 +246,16 @@ class Explorer {
     if (!stopped_) {
       if (st.replay->next_enabled()) {
         const OpSpec& op = *st.replay->next();
-        choices.push_back({"op " + op.path + (op.task.empty() ? "" : " " + op.task), "op", 0, Outcome::kSuccess});
+        choices.push_back(
+            {"op " + op.path + (op.task.empty() ? "" : " " + op.task), "op", 0, Outcome::kSuccess});
       }
       const auto running = st.core->running();
       for (std::size_t i = 0; i < running.size(); ++i) {
-        choices.push_back({action_name(*st.core, running[i], Outcome::kSuccess), "end", i, Outcome::kSuccess});
+        choices.push_back(
+            {action_name(*st.core, running[i], Outcome::kSuccess), "end", i, Outcome::kSuccess});
         if (o_.failures)
-          choices.push_back({action_name(*st.core, running[i], Outcome::kFailure), "end", i, Outcome::kFailure});
+          choices.push_back(
+              {action_name(*st.core, running[i], Outcome::kFailure), "end", i, Outcome::kFailure});
       }
     }
     if (choices.empty() && !stopped_) terminal(st);
@@ -303,6 +310,8 @@ class Explorer {
 
 }  // namespace
 
-ojson explore(const Scenario& scenario, const ExploreOptions& options) { return Explorer(scenario, options).run(); }
+ojson explore(const Scenario& scenario, const ExploreOptions& options) {
+  return Explorer(scenario, options).run();
+}
 
 }  // namespace dirsched

@@ -29,7 +29,8 @@ struct Params {
   }
   void done() const {
     for (const auto& [k, v] : spec.params)
-      if (!used.count(k)) throw ScenarioError(file, "generate." + k, "unknown option for family '" + spec.family + "'");
+      if (!used.count(k))
+        throw ScenarioError(file, "generate." + k, "unknown option for family '" + spec.family + "'");
   }
 };
 
@@ -38,7 +39,8 @@ class Builder {
   Builder(Scenario& s, std::size_t workers, double duration) : s_(s) {
     if (s_.next_level.empty())
       for (std::size_t i = 0; i < workers; ++i)
-        s_.next_level.push_back({WorkerId(static_cast<std::int64_t>(i)), WorkerKind::kLocalChip, "chip" + std::to_string(i)});
+        s_.next_level.push_back(
+            {WorkerId(static_cast<std::int64_t>(i)), WorkerKind::kLocalChip, "chip" + std::to_string(i)});
     if (s_.callables.empty()) {
       CallableSpec c;
       c.name = "k";
@@ -80,7 +82,9 @@ class Builder {
   Scenario& s_;
 };
 
-ArgSpec arg(std::size_t buffer, Tag tag) { return ArgSpec{buffer, tag}; }
+ArgSpec arg(std::size_t buffer, Tag tag) {
+  return ArgSpec{buffer, tag};
+}
 
 }  // namespace
 
@@ -91,7 +95,8 @@ void generate_into(const GenerateSpec& spec, Scenario& s, const std::string& fil
   const std::size_t workers = p.count("workers", 8);
   const double duration = p.get("duration_s", 0.001);
   if (!s.next_level.empty() && s.next_level.size() < workers)
-    throw ScenarioError(file, "generate.workers", "more workers than the scenario's workers.next_level lists");
+    throw ScenarioError(file, "generate.workers",
+                        "more workers than the scenario's workers.next_level lists");
   Builder b(s, workers, duration);
   if (spec.family == "stream") {
     const std::size_t n = p.count("tasks", 1000);
@@ -120,7 +125,8 @@ void generate_into(const GenerateSpec& spec, Scenario& s, const std::string& fil
       has_prev = true;
     }
   } else if (spec.family == "chains") {
-    const std::size_t chains = p.count("chains", static_cast<double>(workers)), length = p.count("length", 10);
+    const std::size_t chains = p.count("chains", static_cast<double>(workers)),
+                      length = p.count("length", 10);
     std::vector<std::size_t> bufs;
     for (std::size_t c = 0; c < chains; ++c) bufs.push_back(b.buffer("chain" + std::to_string(c)));
     for (std::size_t k = 0; k < length; ++k)
@@ -131,12 +137,14 @@ void generate_into(const GenerateSpec& spec, Scenario& s, const std::string& fil
   } else if (spec.family == "tp-groups") {
     const std::size_t groups = p.count("groups", 10), size = p.count("size", 2);
     const std::size_t singles = p.count("singles_per_group", 2, 0);
-    if (size > workers) throw ScenarioError(file, "generate.size", "a group cannot be larger than the worker count");
+    if (size > workers)
+      throw ScenarioError(file, "generate.size", "a group cannot be larger than the worker count");
     for (std::size_t g = 0; g < groups; ++g) {
       std::vector<std::size_t> ws;
       for (std::size_t m = 0; m < size; ++m) ws.push_back((g * size + m) % workers);
       b.group("g" + std::to_string(g), ws);
-      for (std::size_t k = 0; k < singles; ++k) b.single("s" + std::to_string(g) + "_" + std::to_string(k), pick(workers));
+      for (std::size_t k = 0; k < singles; ++k)
+        b.single("s" + std::to_string(g) + "_" + std::to_string(k), pick(workers));
     }
   } else if (spec.family == "random") {
     const std::size_t n = p.count("tasks", 100), edges = p.count("edges", 2, 0);
@@ -162,8 +170,9 @@ void generate_into(const GenerateSpec& spec, Scenario& s, const std::string& fil
       op->args[0].push_back(arg(out, Tag::kOutput));
     }
   } else {
-    throw ScenarioError(file, "generate.family",
-                        "unknown family '" + spec.family + "' (stream, fork-join, chains, tp-groups, random)");
+    throw ScenarioError(
+        file, "generate.family",
+        "unknown family '" + spec.family + "' (stream, fork-join, chains, tp-groups, random)");
   }
   p.done();
   b.drain();
@@ -188,14 +197,21 @@ void write_scenario_json(const Scenario& s, std::ostream& out) {
   }
   out << "\n  },\n  \"buffers\": {";
   for (std::size_t i = 0; i < s.buffers.size(); ++i)
-    out << (i ? ",\n    " : "\n    ") << q(s.buffers[i].name) << ": { \"bytes\": " << json(s.buffers[i].bytes).dump() << " }";
+    out << (i ? ",\n    " : "\n    ") << q(s.buffers[i].name)
+        << ": { \"bytes\": " << json(s.buffers[i].bytes).dump() << " }";
   out << "\n  },\n  \"trace\": [";
-  static const char* names[] = {"submit_next_level", "submit_next_level_group", "submit_sub", "submit_sub_group",
-                                "batch", "sleep", "drain"};
+  static const char* names[] = {"submit_next_level",
+                                "submit_next_level_group",
+                                "submit_sub",
+                                "submit_sub_group",
+                                "batch",
+                                "sleep",
+                                "drain"};
   for (std::size_t i = 0; i < s.trace.size(); ++i) {
     const OpSpec& op = s.trace[i];
     out << (i ? ",\n    " : "\n    ") << "{ \"op\": \"" << names[static_cast<int>(op.kind)] << "\"";
-    if (!op.task.empty()) out << ", \"task\": " << q(op.task) << ", \"callable\": " << q(s.callables[op.callable].name);
+    if (!op.task.empty())
+      out << ", \"task\": " << q(op.task) << ", \"callable\": " << q(s.callables[op.callable].name);
     if (op.worker) out << ", \"worker\": " << op.worker->value();
     if (op.workers) {
       out << ", \"workers\": [";

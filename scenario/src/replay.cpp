@@ -5,7 +5,8 @@
 namespace dirsched {
 
 Replay::Replay(const Scenario& scenario, Scheduler& core) : scenario_(&scenario), core_(&core) {
-  for (const BufferSpec& b : scenario.buffers) buffers_.push_back(core.add_buffer({b.name, b.memory, b.owner}));
+  for (const BufferSpec& b : scenario.buffers)
+    buffers_.push_back(core.add_buffer({b.name, b.memory, b.owner}));
 }
 
 double Replay::earliest_start() const {
@@ -60,7 +61,8 @@ void Replay::unwind_from(std::size_t op_index, std::size_t batch_index) {
   for (std::size_t i = op_index; i < scenario_->trace.size(); ++i) {
     const OpSpec& op = scenario_->trace[i];
     if (op.kind == OpKind::kBatch) {
-      for (std::size_t j = (i == op_index ? batch_index : 0); j < op.ops.size(); ++j) core_->not_submitted(op.ops[j].task);
+      for (std::size_t j = (i == op_index ? batch_index : 0); j < op.ops.size(); ++j)
+        core_->not_submitted(op.ops[j].task);
     } else if (!op.task.empty()) {
       core_->not_submitted(op.task);
     }

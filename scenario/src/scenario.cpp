@@ -1,13 +1,13 @@
 #include "dirsched/scenario.hpp"
 
-#include "dirsched/generate.hpp"
-
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
+
+#include "dirsched/generate.hpp"
 
 namespace dirsched {
 namespace {
@@ -79,7 +79,9 @@ class Obj {
   std::set<std::string> seen_;
 };
 
-std::string index_path(const std::string& base, std::size_t i) { return base + "[" + std::to_string(i) + "]"; }
+std::string index_path(const std::string& base, std::size_t i) {
+  return base + "[" + std::to_string(i) + "]";
+}
 
 const json& array_at(Obj& o, const std::string& key) {
   const json& v = o.need(key);
@@ -88,7 +90,8 @@ const json& array_at(Obj& o, const std::string& key) {
 }
 
 std::int64_t integer_id(const json& v, const std::string& path, const std::string& file) {
-  if (!v.is_number_integer()) throw ScenarioError(file, path, "expected an integer worker id, found " + Obj::type_of(v));
+  if (!v.is_number_integer())
+    throw ScenarioError(file, path, "expected an integer worker id, found " + Obj::type_of(v));
   return v.get<std::int64_t>();
 }
 
@@ -121,7 +124,9 @@ struct Loader {
       auto k = worker_kind_from_string(kind);
       if (!k) o.fail("unknown worker kind '" + kind + "' (local_chip, local_worker, remote)", "kind");
       spec.kind = *k;
-      const char* prefix = *k == WorkerKind::kLocalChip ? "chip" : *k == WorkerKind::kLocalWorker ? "worker" : "remote";
+      const char* prefix = *k == WorkerKind::kLocalChip     ? "chip"
+                           : *k == WorkerKind::kLocalWorker ? "worker"
+                                                            : "remote";
       spec.host = o.str("host", prefix + std::to_string(id));
       o.done();
       s.next_level.push_back(spec);
@@ -149,11 +154,15 @@ struct Loader {
     Obj o(v, path, file);
     Jitter j;
     const std::string kind = o.str("kind");
-    if (kind == "uniform") j.kind = Jitter::Kind::kUniform;
-    else if (kind == "normal") j.kind = Jitter::Kind::kNormal;
-    else o.fail("unknown jitter kind '" + kind + "' (uniform, normal)", "kind");
+    if (kind == "uniform")
+      j.kind = Jitter::Kind::kUniform;
+    else if (kind == "normal")
+      j.kind = Jitter::Kind::kNormal;
+    else
+      o.fail("unknown jitter kind '" + kind + "' (uniform, normal)", "kind");
     j.rel = o.num("rel", 0);
-    if (j.kind == Jitter::Kind::kUniform && j.rel > 1) o.fail("a uniform jitter's rel must be at most 1", "rel");
+    if (j.kind == Jitter::Kind::kUniform && j.rel > 1)
+      o.fail("a uniform jitter's rel must be at most 1", "rel");
     o.done();
     return j;
   }
@@ -178,8 +187,11 @@ struct Loader {
           const std::string p = index_path(o.at("eligible"), i);
           const std::int64_t id = integer_id((*e)[i], p, file);
           bool remote = false;
-          for (const WorkerSpec& w : s.next_level) remote |= w.id.value() == id && w.kind == WorkerKind::kRemote;
-          if (!remote) throw ScenarioError(file, p, "worker " + std::to_string(id) + " is not a registered remote worker");
+          for (const WorkerSpec& w : s.next_level)
+            remote |= w.id.value() == id && w.kind == WorkerKind::kRemote;
+          if (!remote)
+            throw ScenarioError(file, p,
+                                "worker " + std::to_string(id) + " is not a registered remote worker");
           spec.eligible->push_back(WorkerId(id));
         }
       }
@@ -290,7 +302,8 @@ struct Loader {
     if (!v) return out;
     if (v->is_array()) {
       if (v->size() != members)
-        o.fail("a per-member list needs " + std::to_string(members) + " entries, found " + std::to_string(v->size()),
+        o.fail("a per-member list needs " + std::to_string(members) + " entries, found " +
+                   std::to_string(v->size()),
                key);
       for (std::size_t i = 0; i < members; ++i) out[i] = read((*v)[i], index_path(o.at(key), i));
     } else {
@@ -304,15 +317,19 @@ struct Loader {
     OpSpec op;
     op.path = path;
     const std::string kind = o.str("op");
-    static const std::map<std::string, OpKind> kinds = {
-        {"submit_next_level", OpKind::kSubmitNextLevel}, {"submit_next_level_group", OpKind::kSubmitGroup},
-        {"submit_sub", OpKind::kSubmitSub},              {"submit_sub_group", OpKind::kSubmitSubGroup},
-        {"batch", OpKind::kBatch},                       {"sleep", OpKind::kSleep},
-        {"drain", OpKind::kDrain}};
+    static const std::map<std::string, OpKind> kinds = {{"submit_next_level", OpKind::kSubmitNextLevel},
+                                                        {"submit_next_level_group", OpKind::kSubmitGroup},
+                                                        {"submit_sub", OpKind::kSubmitSub},
+                                                        {"submit_sub_group", OpKind::kSubmitSubGroup},
+                                                        {"batch", OpKind::kBatch},
+                                                        {"sleep", OpKind::kSleep},
+                                                        {"drain", OpKind::kDrain}};
     auto k = kinds.find(kind);
     if (k == kinds.end())
-      o.fail("unknown op '" + kind + "' (submit_next_level, submit_next_level_group, submit_sub, "
-             "submit_sub_group, batch, sleep, drain)", "op");
+      o.fail("unknown op '" + kind +
+                 "' (submit_next_level, submit_next_level_group, submit_sub, "
+                 "submit_sub_group, batch, sleep, drain)",
+             "op");
     op.kind = k->second;
     if (o.has("at_s")) {
       if (in_batch) o.fail("ops inside a batch run at the batch's instant: at_s is not allowed", "at_s");
@@ -330,7 +347,8 @@ struct Loader {
       case OpKind::kBatch: {
         if (in_batch) o.fail("a batch holds submits only", "op");
         const json& ops = array_at(o, "ops");
-        for (std::size_t i = 0; i < ops.size(); ++i) op.ops.push_back(this->op(ops[i], index_path(o.at("ops"), i), true));
+        for (std::size_t i = 0; i < ops.size(); ++i)
+          op.ops.push_back(this->op(ops[i], index_path(o.at("ops"), i), true));
         break;
       }
       default:
@@ -350,7 +368,8 @@ struct Loader {
     const bool group = op.kind == OpKind::kSubmitGroup || op.kind == OpKind::kSubmitSubGroup;
     if (group) {
       const json& list = array_at(o, "args_list");
-      for (std::size_t i = 0; i < list.size(); ++i) op.args.push_back(arg_list(list[i], index_path(o.at("args_list"), i)));
+      for (std::size_t i = 0; i < list.size(); ++i)
+        op.args.push_back(arg_list(list[i], index_path(o.at("args_list"), i)));
       if (o.has("args")) o.fail("a group takes args_list, not args", "args");
     } else {
       const json* args = o.get("args");
@@ -370,10 +389,9 @@ struct Loader {
     }
     const std::size_t members = op.args.size();
     const std::string file_name = file;
-    op.duration_s = per_member<std::optional<double>>(o, "duration_s", members, std::nullopt,
-                                                      [&](const json& v, const std::string& p) {
-                                                        return std::optional<double>(o.number(v, p));
-                                                      });
+    op.duration_s = per_member<std::optional<double>>(
+        o, "duration_s", members, std::nullopt,
+        [&](const json& v, const std::string& p) { return std::optional<double>(o.number(v, p)); });
     op.fail = per_member<bool>(o, "fail", members, false, [&](const json& v, const std::string& p) {
       if (!v.is_boolean()) throw ScenarioError(file_name, p, "expected a boolean, found " + Obj::type_of(v));
       return v.get<bool>();
@@ -417,15 +435,17 @@ struct Loader {
     const json* e = top.get("expect");
     if (!e) return;
     Obj o(*e, "expect", file);
-    static const char* keys[] = {"dispatch_order", "dispatch_order_per_worker", "final_state", "rejected",
-                                 "makespan_s",     "outcome",                   "overtakes"};
+    static const char* keys[] = {
+        "dispatch_order", "dispatch_order_per_worker", "final_state", "rejected", "makespan_s", "outcome",
+        "overtakes"};
     for (const char* k : keys) o.get(k);
     o.done();
     auto tasks_known = [&](const char* key) {
       if (const json* m = e->contains(key) ? &(*e)[key] : nullptr) {
         if (!m->is_object()) o.fail("expected an object", key);
         for (auto it = m->begin(); it != m->end(); ++it)
-          if (!task_names.count(it.key())) o.fail("names no task of the trace: '" + it.key() + "'", std::string(key) + "." + it.key());
+          if (!task_names.count(it.key()))
+            o.fail("names no task of the trace: '" + it.key() + "'", std::string(key) + "." + it.key());
       }
     };
     tasks_known("final_state");
@@ -480,7 +500,8 @@ struct Loader {
     callables(top);
     buffers(top);
     const std::string on_reject = top.str("on_reject", std::string("continue"));
-    if (on_reject != "continue" && on_reject != "abort") top.fail("expected \"continue\" or \"abort\"", "on_reject");
+    if (on_reject != "continue" && on_reject != "abort")
+      top.fail("expected \"continue\" or \"abort\"", "on_reject");
     s.abort_on_reject = on_reject == "abort";
     if (generated) {
       Obj g(*top.get("generate"), "generate", file);

@@ -20,14 +20,19 @@ using ojson = nlohmann::ordered_json;
 namespace fs = std::filesystem;
 
 // Rounds away binary noise (1e-12 s) so that summaries read cleanly; times stay exact in events.jsonl.
-double tidy(double v) { return std::round(v * 1e12) / 1e12; }
+double tidy(double v) {
+  return std::round(v * 1e12) / 1e12;
+}
 
 std::string worker_label(const Target& t) {
   return t.sub ? "sub" + std::to_string(t.sub_index) : std::to_string(t.worker.value());
 }
 
 ojson wait_json(const WaitStats& w) {
-  return ojson{{"count", w.count}, {"p50_s", tidy(w.p50)}, {"p95_s", tidy(w.p95)}, {"max_s", tidy(w.max)},
+  return ojson{{"count", w.count},
+               {"p50_s", tidy(w.p50)},
+               {"p95_s", tidy(w.p95)},
+               {"max_s", tidy(w.max)},
                {"mean_s", tidy(w.mean)}};
 }
 
@@ -49,7 +54,8 @@ std::string summary_json(const Run& run, const std::vector<std::string>& notes) 
   for (TaskState st : {TaskState::kCompleted, TaskState::kFailed, TaskState::kPoisoned, TaskState::kRejected,
                        TaskState::kNotSubmitted, TaskState::kPending, TaskState::kReady, TaskState::kRunning})
     counts[std::string(to_string(st))] = 0;
-  for (const TaskRecord& t : rec.tasks()) counts[std::string(to_string(t.state))] = counts[std::string(to_string(t.state))].get<int>() + 1;
+  for (const TaskRecord& t : rec.tasks())
+    counts[std::string(to_string(t.state))] = counts[std::string(to_string(t.state))].get<int>() + 1;
   counts["total"] = rec.tasks().size();
   s["tasks"] = counts;
 
@@ -98,7 +104,9 @@ std::string summary_json(const Run& run, const std::vector<std::string>& notes) 
     stuck.push_back({{"task", st.task}, {"state", to_string(st.state)}, {"reason", st.reason}});
   s["stuck"] = stuck;
   if (r.violation)
-    s["violation"] = {{"seq", r.violation->seq}, {"rule", r.violation->rule}, {"detail", r.violation->detail},
+    s["violation"] = {{"seq", r.violation->seq},
+                      {"rule", r.violation->rule},
+                      {"detail", r.violation->detail},
                       {"dump", r.violation->dump}};
   s["events"] = rec.event_count();
   if (!notes.empty()) s["notes"] = notes;
@@ -126,7 +134,8 @@ std::string tasks_csv(const Run& run) {
     out += r.name + "," + std::string(to_string(r.kind)) + "," + callable_of[r.name] + "," + alloc + "," +
            t(r.submit) + "," + t(r.ready) + "," + t(r.start) + "," + t(r.end) + "," +
            (r.start >= 0 && r.submit >= 0 ? t(r.start - r.submit) : "") + "," +
-           (r.start >= 0 && r.end >= 0 ? t(r.end - r.start) : "") + "," + std::string(to_string(r.state)) + "\n";
+           (r.start >= 0 && r.end >= 0 ? t(r.end - r.start) : "") + "," + std::string(to_string(r.state)) +
+           "\n";
   }
   return out;
 }
@@ -161,8 +170,10 @@ void write_outputs(const Run& run, const std::string& dir, const std::vector<std
     if (!f) throw std::runtime_error("cannot write " + (tmp / file).string());
   };
   if (wanted("events")) {
-    if (!run.events_file.empty()) fs::rename(run.events_file, tmp / "events.jsonl");
-    else put("events.jsonl", run.events_jsonl);
+    if (!run.events_file.empty())
+      fs::rename(run.events_file, tmp / "events.jsonl");
+    else
+      put("events.jsonl", run.events_jsonl);
   } else if (!run.events_file.empty()) {
     fs::remove(run.events_file);
   }
@@ -189,8 +200,8 @@ std::optional<std::string> check_expectations(const Run& run) {
       const std::string got = i < order.size() ? order[i] : "(nothing)";
       const std::string exp = i < want.size() ? want[i] : "(nothing)";
       if (got != exp)
-        return "dispatch_order[" + std::to_string(i) + "]: expected " + exp + ", got " + got + "; run dispatched " +
-               list(order, i > 2 ? i - 2 : 0);
+        return "dispatch_order[" + std::to_string(i) + "]: expected " + exp + ", got " + got +
+               "; run dispatched " + list(order, i > 2 ? i - 2 : 0);
     }
   }
   if (e.contains("dispatch_order_per_worker")) {
@@ -208,7 +219,8 @@ std::optional<std::string> check_expectations(const Run& run) {
       }
       const auto& got = per[it.key()];
       if (got != want)
-        return "dispatch_order_per_worker." + it.key() + ": expected " + list(want, 0) + ", got " + list(got, 0);
+        return "dispatch_order_per_worker." + it.key() + ": expected " + list(want, 0) + ", got " +
+               list(got, 0);
     }
   }
   if (e.contains("final_state"))
@@ -229,15 +241,17 @@ std::optional<std::string> check_expectations(const Run& run) {
     const auto& m = e["makespan_s"];
     const double got = run.result.makespan_s;
     if (m.contains("max") && got > m["max"].get<double>() + 1e-12)
-      return "makespan_s: expected at most " + format_number(m["max"].get<double>()) + ", got " + format_number(got);
+      return "makespan_s: expected at most " + format_number(m["max"].get<double>()) + ", got " +
+             format_number(got);
     if (m.contains("min") && got < m["min"].get<double>() - 1e-12)
-      return "makespan_s: expected at least " + format_number(m["min"].get<double>()) + ", got " + format_number(got);
+      return "makespan_s: expected at least " + format_number(m["min"].get<double>()) + ", got " +
+             format_number(got);
     if (m.contains("approx")) {
       const double want = m["approx"].get<double>();
       const double rel = m.value("rel", 1e-6);
       if (std::abs(got - want) > rel * std::abs(want) + 1e-12)
-        return "makespan_s: expected about " + format_number(want) + " (rel " + format_number(rel) + "), got " +
-               format_number(got);
+        return "makespan_s: expected about " + format_number(want) + " (rel " + format_number(rel) +
+               "), got " + format_number(got);
     }
   }
   if (e.contains("outcome") && e["outcome"].get<std::string>() != run.result.outcome)
@@ -247,8 +261,8 @@ std::optional<std::string> check_expectations(const Run& run) {
       const TaskRecord* r = run.recorder->find(it.key());
       const std::size_t got = r ? r->overtaken_by.size() : 0;
       if (got != it.value().get<std::size_t>())
-        return "overtakes." + it.key() + ": expected " + std::to_string(it.value().get<std::size_t>()) + ", got " +
-               std::to_string(got);
+        return "overtakes." + it.key() + ": expected " + std::to_string(it.value().get<std::size_t>()) +
+               ", got " + std::to_string(got);
     }
   return std::nullopt;
 }

@@ -11,8 +11,8 @@
 #include <limits>
 #include <map>
 #include <queue>
-#include <set>
 #include <random>
+#include <set>
 #include <simgrid/s4u.hpp>
 #include <unordered_map>
 
@@ -39,10 +39,18 @@ std::string json_string(std::string_view s) {
   std::string out = "\"";
   for (char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           char b[8];
@@ -60,7 +68,8 @@ std::string json_string(std::string_view s) {
 // (opened at the first event, so a run that never starts leaves no file behind).
 class EventLog : public Observer {
  public:
-  EventLog(std::string& out, const std::string& path, const Scheduler*& core) : out_(out), path_(path), core_(core) {}
+  EventLog(std::string& out, const std::string& path, const Scheduler*& core)
+      : out_(out), path_(path), core_(core) {}
   ~EventLog() {
     if (file_) std::fclose(file_);
   }
@@ -74,8 +83,10 @@ class EventLog : public Observer {
     o += to_string(e.kind);
     o += "\",\"task\":" + json_string(e.name);
     auto target = [&](const Target& t) {
-      if (t.sub) o += ",\"sub_worker\":\"sub" + std::to_string(t.sub_index) + "\"";
-      else o += ",\"worker\":" + std::to_string(t.worker.value());
+      if (t.sub)
+        o += ",\"sub_worker\":\"sub" + std::to_string(t.sub_index) + "\"";
+      else
+        o += ",\"worker\":" + std::to_string(t.worker.value());
     };
     auto ids = [&](const char* key, const std::vector<WorkerId>& ws) {
       o += std::string(",\"") + key + "\":[";
@@ -91,14 +102,15 @@ class EventLog : public Observer {
         if (!e.deps->empty()) {
           o += ",\"deps\":[";
           for (std::size_t i = 0; i < e.deps->size(); ++i)
-            o += std::string(i ? "," : "") + "{\"producer\":" + json_string(core_->name((*e.deps)[i].producer)) +
+            o += std::string(i ? "," : "") +
+                 "{\"producer\":" + json_string(core_->name((*e.deps)[i].producer)) +
                  ",\"buffer\":" + json_string(core_->buffer((*e.deps)[i].buffer).name) + "}";
           o += "]";
         }
         break;
       case EventKind::kReject:
-        o += ",\"code\":\"" + std::string(to_string(e.rejection->code)) + "\",\"message\":" +
-             json_string(e.rejection->message);
+        o += ",\"code\":\"" + std::string(to_string(e.rejection->code)) +
+             "\",\"message\":" + json_string(e.rejection->message);
         break;
       case EventKind::kNotSubmitted:
         if (e.rejection) o += ",\"reason\":" + json_string(e.rejection->message);
@@ -111,7 +123,7 @@ class EventLog : public Observer {
         break;
       case EventKind::kReady:
         o += ",\"queue\":\"";
-        o += e.queue == QueueKind::kWorker ? "worker:" + std::to_string(e.queue_worker.value())
+        o += e.queue == QueueKind::kWorker  ? "worker:" + std::to_string(e.queue_worker.value())
              : e.queue == QueueKind::kGroup ? "group"
                                             : "sub";
         o += "\"";
@@ -174,9 +186,12 @@ class Rng {
   }
   double factor(const Jitter& j) {
     switch (j.kind) {
-      case Jitter::Kind::kNone: return 1.0;
-      case Jitter::Kind::kUniform: return 1.0 + j.rel * (2.0 * uniform01() - 1.0);
-      case Jitter::Kind::kNormal: return std::max(0.0, 1.0 + j.rel * normal());
+      case Jitter::Kind::kNone:
+        return 1.0;
+      case Jitter::Kind::kUniform:
+        return 1.0 + j.rel * (2.0 * uniform01() - 1.0);
+      case Jitter::Kind::kNormal:
+        return std::max(0.0, 1.0 + j.rel * normal());
     }
     return 1.0;
   }
@@ -236,7 +251,8 @@ class Driver {
       // Snap to the nominal time of a timer, fault or op due within the same instant, so that a
       // 1 ms duration reads 0.001 in the outputs rather than SimGrid's rounded clock.
       for (double nominal : {t_timer, t_fault, t_op})
-        if (std::abs(nominal - instant) <= kSameInstant) instant = std::max(last_instant_, std::min(instant, nominal));
+        if (std::abs(nominal - instant) <= kSameInstant)
+          instant = std::max(last_instant_, std::min(instant, nominal));
       last_instant_ = instant;
       run_.core->set_time(instant);
       try {
@@ -323,17 +339,22 @@ class Driver {
                           : *run_.core->registry().index_of(d.target.worker);
     f.fail = op.fail[d.member];
     const double factor = rng_.factor(c.cost.jitter);
-    if (op.duration_s[d.member]) f.duration = *op.duration_s[d.member] * factor;
-    else if (c.cost.duration_s) f.duration = *c.cost.duration_s * factor;
-    else if (c.cost.flops) f.flops = *c.cost.flops * factor;
+    if (op.duration_s[d.member])
+      f.duration = *op.duration_s[d.member] * factor;
+    else if (c.cost.duration_s)
+      f.duration = *c.cost.duration_s * factor;
+    else if (c.cost.flops)
+      f.flops = *c.cost.flops * factor;
     f.in_bytes = c.cost.input_bytes;
     f.out_bytes = c.cost.output_bytes;
-    run_.result.dispatch_order.push_back(std::string(run_.core->name(d.task)) +
-                                         (is_group(run_.core->kind(d.task)) ? "[" + std::to_string(d.member) + "]" : "") +
-                                         "@" + (d.target.sub ? "sub" + std::to_string(d.target.sub_index)
-                                                             : std::to_string(d.target.worker.value())));
+    run_.result.dispatch_order.push_back(
+        std::string(run_.core->name(d.task)) +
+        (is_group(run_.core->kind(d.task)) ? "[" + std::to_string(d.member) + "]" : "") + "@" +
+        (d.target.sub ? "sub" + std::to_string(d.target.sub_index)
+                      : std::to_string(d.target.worker.value())));
     if (off_hosts_.count(host_of(f))) {
-      due_.push_back({d.seq, d.task, d.member, Outcome::kFailure});  // a dispatch to an off host fails at once
+      due_.push_back(
+          {d.seq, d.task, d.member, Outcome::kFailure});  // a dispatch to an off host fails at once
       return;
     }
     auto [it, inserted] = flights_.emplace(d.seq, std::move(f));
@@ -350,7 +371,8 @@ class Driver {
           if (route_is_off(host_of(f))) break;  // a transfer over a link that is off fails at once
         }
         if (stage == 0 && f.in_bytes > 0) {
-          track(seq, f, sg4::Comm::sendto_async(scheduler_host_, host_of(f), static_cast<std::uint64_t>(f.in_bytes)));
+          track(seq, f,
+                sg4::Comm::sendto_async(scheduler_host_, host_of(f), static_cast<std::uint64_t>(f.in_bytes)));
           return;
         }
         if (stage == 1 && f.flops > 0) {
@@ -363,7 +385,9 @@ class Driver {
           return;
         }
         if (stage == 2 && f.out_bytes > 0) {
-          track(seq, f, sg4::Comm::sendto_async(host_of(f), scheduler_host_, static_cast<std::uint64_t>(f.out_bytes)));
+          track(
+              seq, f,
+              sg4::Comm::sendto_async(host_of(f), scheduler_host_, static_cast<std::uint64_t>(f.out_bytes)));
           return;
         }
       } catch (const simgrid::Exception&) {
@@ -442,8 +466,10 @@ class Driver {
       const std::uint64_t seq = act_seq_[static_cast<std::size_t>(i)];
       const bool finished = acts_[static_cast<std::size_t>(i)]->get_state() == sg4::Activity::State::FINISHED;
       untrack(static_cast<std::size_t>(i));
-      if (finished) advance(seq, flights_.at(seq));
-      else end(seq, Outcome::kFailure);
+      if (finished)
+        advance(seq, flights_.at(seq));
+      else
+        end(seq, Outcome::kFailure);
     }
     // Timers due now.
     while (!timers_.empty() && timers_.top().end <= instant + kSameInstant) {
@@ -468,7 +494,8 @@ class Driver {
         off_links_.insert(link);
         // Members moving bytes over it now fail; computing members are not affected.
         for (auto& [seq, fl] : flights_)
-          if (fl.activity && (fl.stage == 1 || fl.stage == 3) && route_is_off(host_of(fl))) lost.push_back(seq);
+          if (fl.activity && (fl.stage == 1 || fl.stage == 3) && route_is_off(host_of(fl)))
+            lost.push_back(seq);
       } else {
         sg4::Host* h = sg4::Host::by_name(f.host);
         off_hosts_.insert(h);
@@ -506,8 +533,8 @@ class Driver {
     if (now - last_progress_ < std::chrono::milliseconds(250)) return;
     last_progress_ = now;
     std::fprintf(stderr, "\r[dirsched] t=%.6g s  ops %zu/%zu  tasks live %zu  running %zu   ", instant,
-                 replay_->position(),
-                 s_.trace.size(), run_.core->non_terminal_tasks(), run_.core->running_members());
+                 replay_->position(), s_.trace.size(), run_.core->non_terminal_tasks(),
+                 run_.core->running_members());
     std::fflush(stderr);
     printed_progress_ = true;
   }
@@ -528,8 +555,8 @@ class Driver {
     }
     if (r.violation) {
       r.outcome = "VIOLATION";
-      r.error = "invariant " + r.violation->rule + " violated at event seq " + std::to_string(r.violation->seq) + ": " +
-                r.violation->detail;
+      r.error = "invariant " + r.violation->rule + " violated at event seq " +
+                std::to_string(r.violation->seq) + ": " + r.violation->detail;
     } else if (core.run_error()) {
       r.outcome = "FAILED";
       r.error = core.run_error()->message;
@@ -583,8 +610,10 @@ std::unique_ptr<Run> simulate(const Scenario& scenario, const RunOptions& option
   for (std::string& a : args) argv.push_back(a.data());
   int argc = static_cast<int>(argv.size());
   sg4::Engine engine(&argc, argv.data());
-  if (scenario.platform.empty()) build_default_platform(scenario);
-  else engine.load_platform(scenario.platform);
+  if (scenario.platform.empty())
+    build_default_platform(scenario);
+  else
+    engine.load_platform(scenario.platform);
 
   run->core = std::make_unique<Scheduler>(scenario.registry());
   run->recorder = std::make_unique<Recorder>(run->core->registry());

@@ -120,7 +120,8 @@ std::vector<std::size_t> rank(const std::vector<SweepRow>& rows) {
 std::string sweep_csv(const std::vector<std::string>& names, const std::vector<SweepRow>& rows) {
   std::string o = "variant";
   for (const std::string& n : names) o += "," + csv_field(n);
-  o += ",makespan_s,group_ready_wait_mean_s,group_ready_wait_max_s,group_idle_target_s,utilisation,failed,poisoned,"
+  o += ",makespan_s,group_ready_wait_mean_s,group_ready_wait_max_s,group_idle_target_s,utilisation,failed,"
+       "poisoned,"
        "rejected,outcome\n";
   for (const SweepRow& r : rows) {
     o += std::to_string(r.variant.index);
@@ -142,9 +143,10 @@ std::string ranking_text(const std::vector<SweepRow>& rows, const std::vector<st
     const SweepRow& r = rows[i];
     std::string vals;
     for (const auto& [k, v] : r.variant.values) vals += (vals.empty() ? "" : " ") + k + "=" + v.dump();
-    o += std::to_string(place++) + ". variant " + std::to_string(r.variant.index) + " (" + vals + "): makespan " +
-         g6(r.makespan_s) + " s, groups waited with an idle target " + g6(r.group_idle_target_s) + " s, worst group wait " +
-         g6(r.group_wait_max_s) + " s" + (r.rejected ? ", " + std::to_string(r.rejected) + " rejected" : "") + "\n";
+    o += std::to_string(place++) + ". variant " + std::to_string(r.variant.index) + " (" + vals +
+         "): makespan " + g6(r.makespan_s) + " s, groups waited with an idle target " +
+         g6(r.group_idle_target_s) + " s, worst group wait " + g6(r.group_wait_max_s) + " s" +
+         (r.rejected ? ", " + std::to_string(r.rejected) + " rejected" : "") + "\n";
   }
   return o;
 }
@@ -155,9 +157,12 @@ std::string sweep_svg(const std::vector<SweepRow>& rows, const std::vector<std::
   for (const SweepRow& r : rows) max_m = std::max(max_m, r.makespan_s);
   if (max_m <= 0) max_m = 1;
   const double height = top + bar_h * static_cast<double>(rows.size()) + 40;
-  std::string o = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + g6(width) + "\" height=\"" + g6(height) +
-                  "\" font-family=\"Helvetica,Arial,sans-serif\" font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n"
-                  "<text x=\"10\" y=\"20\" font-size=\"13\" font-weight=\"bold\">Makespan per variant (best highlighted)</text>\n";
+  std::string o = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + g6(width) + "\" height=\"" +
+                  g6(height) +
+                  "\" font-family=\"Helvetica,Arial,sans-serif\" font-size=\"11\">\n<rect width=\"100%\" "
+                  "height=\"100%\" fill=\"#fff\"/>\n"
+                  "<text x=\"10\" y=\"20\" font-size=\"13\" font-weight=\"bold\">Makespan per variant (best "
+                  "highlighted)</text>\n";
   const std::size_t best = ranking.empty() ? rows.size() : ranking.front();
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const SweepRow& r = rows[i];
@@ -166,8 +171,8 @@ std::string sweep_svg(const std::vector<SweepRow>& rows, const std::vector<std::
     std::string label = "variant " + std::to_string(r.variant.index);
     for (const auto& [k, v] : r.variant.values) label += " " + k + "=" + v.dump();
     o += "<text x=\"10\" y=\"" + g6(y + 15) + "\">" + label + "</text>\n";
-    o += std::string("<rect class=\"") + (i == best ? "best" : "bar") + "\" x=\"" + g6(left) + "\" y=\"" + g6(y + 3) +
-         "\" width=\"" + g6(std::max(1.0, w)) + "\" height=\"" + g6(bar_h - 6) + "\" fill=\"" +
+    o += std::string("<rect class=\"") + (i == best ? "best" : "bar") + "\" x=\"" + g6(left) + "\" y=\"" +
+         g6(y + 3) + "\" width=\"" + g6(std::max(1.0, w)) + "\" height=\"" + g6(bar_h - 6) + "\" fill=\"" +
          (i == best ? "#2e9e5b" : "#8aa4c8") + "\"/>\n";
     o += "<text x=\"" + g6(left + w + 6) + "\" y=\"" + g6(y + 15) + "\">" + g6(r.makespan_s) + " s" +
          (i == best ? "  (best)" : "") + "</text>\n";
@@ -178,7 +183,8 @@ std::string sweep_svg(const std::vector<SweepRow>& rows, const std::vector<std::
 std::vector<SweepRow> collect(const std::string& dir, std::vector<std::string>* var_names) {
   std::vector<fs::path> folders;
   for (const auto& e : fs::directory_iterator(dir))
-    if (e.is_directory() && e.path().filename().string().rfind("variant-", 0) == 0) folders.push_back(e.path());
+    if (e.is_directory() && e.path().filename().string().rfind("variant-", 0) == 0)
+      folders.push_back(e.path());
   std::sort(folders.begin(), folders.end());
   std::vector<SweepRow> rows;
   std::set<std::string> names;
@@ -194,7 +200,8 @@ std::vector<SweepRow> collect(const std::string& dir, std::vector<std::string>* 
     }
     rows.push_back(row_from_summary(var, json::parse(read(f / "summary.json"))));
   }
-  std::sort(rows.begin(), rows.end(), [](const SweepRow& a, const SweepRow& b) { return a.variant.index < b.variant.index; });
+  std::sort(rows.begin(), rows.end(),
+            [](const SweepRow& a, const SweepRow& b) { return a.variant.index < b.variant.index; });
   if (var_names) var_names->assign(names.begin(), names.end());
   return rows;
 }
@@ -208,10 +215,10 @@ std::string compare_runs(const std::string& a, const std::string& b) {
       if (line.empty()) continue;
       const json e = json::parse(line);
       if (e.value("event", "") != "dispatch") continue;
-      const std::string worker =
-          e.contains("sub_worker") ? e["sub_worker"].get<std::string>() : std::to_string(e["worker"].get<long long>());
-      per[worker].push_back(e["task"].get<std::string>() + "[" + std::to_string(e["member"].get<int>()) + "]@" +
-                            g6(e["t_s"].get<double>()));
+      const std::string worker = e.contains("sub_worker") ? e["sub_worker"].get<std::string>()
+                                                          : std::to_string(e["worker"].get<long long>());
+      per[worker].push_back(e["task"].get<std::string>() + "[" + std::to_string(e["member"].get<int>()) +
+                            "]@" + g6(e["t_s"].get<double>()));
     }
     return per;
   };
@@ -233,14 +240,16 @@ std::string compare_runs(const std::string& a, const std::string& b) {
            (i < x.size() ? x[i] : "(none)") + ", B " + (i < y.size() ? y[i] : "(none)") + "\n";
     }
   }
-  const json ja = json::parse(read(fs::path(a) / "summary.json")), jb = json::parse(read(fs::path(b) / "summary.json"));
+  const json ja = json::parse(read(fs::path(a) / "summary.json")),
+             jb = json::parse(read(fs::path(b) / "summary.json"));
   const SweepRow ra = row_from_summary({}, ja), rb = row_from_summary({}, jb);
   char line[256];
   o += "metrics:\n";
   std::snprintf(line, sizeof line, "  %-30s %14s %14s %8s\n", "", "A", "B", "B/A");
   o += line;
   auto metric = [&](const char* name, double x, double y) {
-    std::snprintf(line, sizeof line, "  %-30s %14.6g %14.6g %8s\n", name, x, y, x != 0 ? g6(y / x).c_str() : "-");
+    std::snprintf(line, sizeof line, "  %-30s %14.6g %14.6g %8s\n", name, x, y,
+                  x != 0 ? g6(y / x).c_str() : "-");
     o += line;
   };
   metric("makespan_s", ra.makespan_s, rb.makespan_s);

@@ -29,7 +29,9 @@ void operator delete(void* p) noexcept {
   g_live_bytes -= static_cast<long long>(*reinterpret_cast<std::size_t*>(base));
   std::free(base);
 }
-void operator delete(void* p, std::size_t) noexcept { operator delete(p); }
+void operator delete(void* p, std::size_t) noexcept {
+  operator delete(p);
+}
 
 namespace {
 

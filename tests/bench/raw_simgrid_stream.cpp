@@ -31,7 +31,8 @@ int main(int argc, char** argv) {
   for (int w = 0; w < workers; ++w) {
     sg4::Host* h = zone->create_host("chip" + std::to_string(w), 1e14)->seal();
     const sg4::Link* l = zone->create_link("pcie" + std::to_string(w), 16e9)->set_latency(1e-6)->seal();
-    zone->add_route(master_host->get_netpoint(), h->get_netpoint(), nullptr, nullptr, {sg4::LinkInRoute(l)}, true);
+    zone->add_route(master_host->get_netpoint(), h->get_netpoint(), nullptr, nullptr, {sg4::LinkInRoute(l)},
+                    true);
     hosts.push_back(h);
   }
   zone->seal();
@@ -40,15 +41,16 @@ int main(int argc, char** argv) {
   for (long i = 0; i < tasks; ++i) ids[static_cast<std::size_t>(i)] = i;
   sg4::Mailbox* back = sg4::Mailbox::by_name("master");
   for (int w = 0; w < workers; ++w) {
-    sg4::Actor::create("worker" + std::to_string(w), hosts[static_cast<std::size_t>(w)], [w, duration, back]() {
-      sg4::Mailbox* in = sg4::Mailbox::by_name("w" + std::to_string(w));
-      while (true) {
-        long* task = in->get<long>();
-        if (task == &task_ids_end) return;
-        sg4::this_actor::sleep_for(duration);
-        back->put(task, 0);
-      }
-    });
+    sg4::Actor::create("worker" + std::to_string(w), hosts[static_cast<std::size_t>(w)],
+                       [w, duration, back]() {
+                         sg4::Mailbox* in = sg4::Mailbox::by_name("w" + std::to_string(w));
+                         while (true) {
+                           long* task = in->get<long>();
+                           if (task == &task_ids_end) return;
+                           sg4::this_actor::sleep_for(duration);
+                           back->put(task, 0);
+                         }
+                       });
   }
   long done = 0;
   sg4::Actor::create("master", master_host, [&]() {
@@ -74,7 +76,7 @@ int main(int argc, char** argv) {
   const auto start = std::chrono::steady_clock::now();
   e.run();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf("tasks %ld wall_s %.6f tasks_per_s %.1f simulated_s %.6f\n", done, wall, static_cast<double>(done) / wall,
-              sg4::Engine::get_clock());
+  std::printf("tasks %ld wall_s %.6f tasks_per_s %.1f simulated_s %.6f\n", done, wall,
+              static_cast<double>(done) / wall, sg4::Engine::get_clock());
   return 0;
 }

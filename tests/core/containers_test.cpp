@@ -1,8 +1,8 @@
+#include "dirsched/containers.hpp"
+
 #include <gtest/gtest.h>
 
 #include <set>
-
-#include "dirsched/containers.hpp"
 
 namespace dirsched {
 namespace {

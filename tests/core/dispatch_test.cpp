@@ -116,8 +116,8 @@ TEST(GroupDispatch, BlockedHeadIsReportedOncePerBusySet) {
   V blocked;
   for (const std::string& l : d.trace().lines)
     if (l.rfind("group_blocked", 0) == 0) blocked.push_back(l);
-  EXPECT_EQ(blocked, (V{"group_blocked g busy=1,2,", "group_blocked g busy=0,1,2,", "group_blocked g busy=1,2,",
-                       "group_blocked g busy=2,"}));
+  EXPECT_EQ(blocked, (V{"group_blocked g busy=1,2,", "group_blocked g busy=0,1,2,",
+                        "group_blocked g busy=1,2,", "group_blocked g busy=2,"}));
 }
 
 TEST(SinglesPass, DispatchesOneSinglePerIdleWorkerPerIteration) {
@@ -284,7 +284,7 @@ TEST(Instant, ZeroLengthDispatchCompletesInTheSameInstant) {
 
 TEST(Instant, SchedulerSeesEachSubmitBeforeTheNext) {
   FakeDriver d = chips({0, 1});
-  d.single("s", 0);               // dispatched before the group is submitted
+  d.single("s", 0);  // dispatched before the group is submitted
   d.group("g", {0, 1});
   EXPECT_EQ(d.dispatches(), (V{"s@0"}));
 }

@@ -7,7 +7,9 @@ namespace dirsched::testing {
 namespace {
 
 using V = std::vector<std::string>;
-FakeDriver platform() { return FakeDriver(Builder().chip(0).chip(1).chip(2).chip(3).sub(2)); }
+FakeDriver platform() {
+  return FakeDriver(Builder().chip(0).chip(1).chip(2).chip(3).sub(2));
+}
 
 TEST(Poisoning, FailedProducerPoisonsItsConsumerInsteadOfEnqueuingIt) {
   FakeDriver d = platform();

@@ -13,7 +13,7 @@ void EventTrace::on_event(const Event& e) {
   std::string line = std::string(to_string(e.kind)) + " " + std::string(e.name);
   switch (e.kind) {
     case EventKind::kReady:
-      line += e.queue == QueueKind::kWorker ? " worker:" + std::to_string(e.queue_worker.value())
+      line += e.queue == QueueKind::kWorker  ? " worker:" + std::to_string(e.queue_worker.value())
               : e.queue == QueueKind::kGroup ? " group"
                                              : " sub";
       break;
@@ -76,7 +76,8 @@ BufferId FakeDriver::buffer(const std::string& name, Memory memory, std::optiona
   return core_->add_buffer({name, memory, owner});
 }
 
-SubmitRequest FakeDriver::single_request(const std::string& name, std::int64_t worker, std::vector<Arg> args) const {
+SubmitRequest FakeDriver::single_request(const std::string& name, std::int64_t worker,
+                                         std::vector<Arg> args) const {
   SubmitRequest r;
   r.kind = TaskKind::kSingle;
   r.name = name;
@@ -155,8 +156,8 @@ void FakeDriver::carry_out(const std::vector<Dispatch>& dispatches) {
     if (auto it = durations_.find(name); it != durations_.end())
       duration = it->second.size() == 1 ? it->second[0] : it->second.at(d.member);
     Outcome outcome = Outcome::kSuccess;
-    if (auto it = failures_.find(name); it != failures_.end() &&
-                                        std::count(it->second.begin(), it->second.end(), d.member))
+    if (auto it = failures_.find(name);
+        it != failures_.end() && std::count(it->second.begin(), it->second.end(), d.member))
       outcome = Outcome::kFailure;
     if (duration == 0) {
       core_->report(d.task, d.member, outcome);  // completes at once, seen by the next iteration

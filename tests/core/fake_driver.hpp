@@ -27,10 +27,22 @@ class EventTrace : public Observer {
 
 struct Builder {
   Registry registry;
-  Builder& chip(std::int64_t id) { registry.add_next_level(WorkerId(id), WorkerKind::kLocalChip); return *this; }
-  Builder& local(std::int64_t id) { registry.add_next_level(WorkerId(id), WorkerKind::kLocalWorker); return *this; }
-  Builder& remote(std::int64_t id) { registry.add_next_level(WorkerId(id), WorkerKind::kRemote); return *this; }
-  Builder& sub(std::uint32_t n) { registry.set_sub_workers(n); return *this; }
+  Builder& chip(std::int64_t id) {
+    registry.add_next_level(WorkerId(id), WorkerKind::kLocalChip);
+    return *this;
+  }
+  Builder& local(std::int64_t id) {
+    registry.add_next_level(WorkerId(id), WorkerKind::kLocalWorker);
+    return *this;
+  }
+  Builder& remote(std::int64_t id) {
+    registry.add_next_level(WorkerId(id), WorkerKind::kRemote);
+    return *this;
+  }
+  Builder& sub(std::uint32_t n) {
+    registry.set_sub_workers(n);
+    return *this;
+  }
 };
 
 class FakeDriver {
@@ -53,7 +65,9 @@ class FakeDriver {
 
   // Duration and failure of a task's members (default 1.0 s, success). Set before the dispatch.
   void duration(const std::string& task, double seconds) { durations_[task] = {seconds}; }
-  void durations(const std::string& task, std::vector<double> seconds) { durations_[task] = std::move(seconds); }
+  void durations(const std::string& task, std::vector<double> seconds) {
+    durations_[task] = std::move(seconds);
+  }
   void fail(const std::string& task, std::uint32_t member = 0) { failures_[task].push_back(member); }
 
   // Ops: each submit is followed by the scheduler's iterations at the current instant.
@@ -66,7 +80,8 @@ class FakeDriver {
   SubmitResult submit(const SubmitRequest& request);  // raw, then iterate
   // Submits every request before the scheduler looks, then iterates.
   std::vector<SubmitResult> batch(const std::vector<SubmitRequest>& requests);
-  SubmitRequest single_request(const std::string& name, std::int64_t worker, std::vector<Arg> args = {}) const;
+  SubmitRequest single_request(const std::string& name, std::int64_t worker,
+                               std::vector<Arg> args = {}) const;
   SubmitRequest group_request(const std::string& name, std::vector<std::int64_t> workers) const;
 
   // Advances to the next instant with completions due; false when nothing is running.

@@ -1,9 +1,9 @@
+#include "dirsched/ids.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <type_traits>
-
-#include "dirsched/ids.hpp"
 
 namespace dirsched {
 namespace {

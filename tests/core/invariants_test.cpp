@@ -1,10 +1,10 @@
 // The invariant checker fires on crafted bad event streams, one per rule, and stays quiet on the
 // real core (every FakeDriver test runs with it attached).
+#include "dirsched/invariants.hpp"
+
 #include <gtest/gtest.h>
 
 #include <list>
-
-#include "dirsched/invariants.hpp"
 
 namespace dirsched {
 namespace {
@@ -21,7 +21,9 @@ Registry registry() {
 // Feeds hand-made events to a checker. Lists stay alive in std::list so pointers remain valid.
 class Feed {
  public:
-  Feed() : reg_(registry()), checker_(reg_) { checker_.set_dump([] { return std::string("(dump)"); }); }
+  Feed() : reg_(registry()), checker_(reg_) {
+    checker_.set_dump([] { return std::string("(dump)"); });
+  }
   InvariantChecker& checker() { return checker_; }
 
   void submit(std::uint32_t id, TaskKind kind, std::vector<std::int64_t> workers, std::uint32_t members = 1,

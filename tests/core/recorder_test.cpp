@@ -11,11 +11,11 @@ using V = std::vector<std::string>;
 TEST(Starvation, SinglesThatKeepATargetBusyOvertakeAWaitingGroup) {
   FakeDriver d(Builder().chip(0).chip(1));
   d.duration("s0", 2);
-  d.single("s0", 1);       // chip 1 busy until 2
-  d.group("g", {0, 1});    // READY at 0, blocked by chip 1
-  d.single("a", 0);        // overtakes on chip 0 (0..1)
+  d.single("s0", 1);     // chip 1 busy until 2
+  d.group("g", {0, 1});  // READY at 0, blocked by chip 1
+  d.single("a", 0);      // overtakes on chip 0 (0..1)
   d.advance_to(1.0);
-  d.single("b", 0);        // chip 0 again (1..2)
+  d.single("b", 0);  // chip 0 again (1..2)
   d.run();
   const TaskRecord* g = d.recorder().find("g");
   EXPECT_EQ(g->overtaken_by, (V{"a", "b"}));
@@ -29,7 +29,7 @@ TEST(Starvation, IdleTargetTimeCountsOnlyWhileSomeTargetIsIdle) {
   d.duration("a", 1);
   d.single("s1", 1);  // chip 1 busy 0..4
   d.group("g", {0, 1});
-  d.single("a", 0);   // chip 0 busy 0..1, then idle 1..4 while g waits
+  d.single("a", 0);  // chip 0 busy 0..1, then idle 1..4 while g waits
   d.run();
   const TaskRecord* g = d.recorder().find("g");
   EXPECT_DOUBLE_EQ(g->start, 4.0);

@@ -12,7 +12,9 @@ ErrorCode code_of(const SubmitResult& r) {
   return r.rejection ? r.rejection->code : ErrorCode::kRunFailed;
 }
 
-FakeDriver platform() { return FakeDriver(Builder().chip(0).chip(1).local(4).remote(7).remote(9).sub(2)); }
+FakeDriver platform() {
+  return FakeDriver(Builder().chip(0).chip(1).local(4).remote(7).remote(9).sub(2));
+}
 
 TEST(Validation, SingleWithoutWorkerIsMissingWorker) {
   FakeDriver d = platform();

@@ -1,7 +1,7 @@
 // dirsched explore on small scenarios whose interleavings can be counted by hand.
-#include <gtest/gtest.h>
-
 #include "dirsched/explore.hpp"
+
+#include <gtest/gtest.h>
 
 namespace dirsched {
 namespace {
@@ -9,10 +9,12 @@ namespace {
 using nlohmann::json;
 
 Scenario load(const std::string& trace, const std::string& extra_workers = "") {
-  json doc = json::parse(R"({"name":"t","workers":{"next_level":[{"id":0,"kind":"local_chip"},{"id":1,"kind":"local_chip"})" +
-                         extra_workers + R"(],"sub":1},
+  json doc = json::parse(
+      R"({"name":"t","workers":{"next_level":[{"id":0,"kind":"local_chip"},{"id":1,"kind":"local_chip"})" +
+      extra_workers + R"(],"sub":1},
     "callables":{"k":{"namespace":"LOCAL_CHIP","duration_s":1},"p":{"namespace":"LOCAL_PYTHON","duration_s":1}},
-    "buffers":{"x":{"bytes":0}},"trace":)" + trace + "}");
+    "buffers":{"x":{"bytes":0}},"trace":)" +
+      trace + "}");
   return parse_scenario(doc, "t.json", ".");
 }
 
@@ -43,14 +45,16 @@ TEST(Explore, GroupOvertakesRangeFromNoneToEverySingleBehindIt) {
 }
 
 TEST(Explore, GroupWithIdleTargetsIsNeverOvertaken) {
-  Scenario s = load(R"([{"op":"submit_next_level_group","task":"g","callable":"k","workers":[0,1],"args_list":[[],[]]},
+  Scenario s =
+      load(R"([{"op":"submit_next_level_group","task":"g","callable":"k","workers":[0,1],"args_list":[[],[]]},
     {"op":"submit_next_level","task":"s","callable":"k","worker":0},{"op":"drain"}])");
   auto r = explore(s, {});
   EXPECT_EQ(r["groups"]["g"]["max_overtakes"], 0);
 }
 
 TEST(Explore, FailuresAddOutcomesAndPoisoning) {
-  Scenario s = load(R"([{"op":"submit_next_level","task":"a","callable":"k","worker":0,"args":[{"buffer":"x","tag":"OUTPUT"}]},
+  Scenario s = load(
+      R"([{"op":"submit_next_level","task":"a","callable":"k","worker":0,"args":[{"buffer":"x","tag":"OUTPUT"}]},
     {"op":"submit_next_level","task":"b","callable":"k","worker":1,"args":[{"buffer":"x","tag":"INPUT"}]},{"op":"drain"}])");
   ExploreOptions o;
   EXPECT_EQ(explore(s, o)["terminal_outcomes"], 1);
@@ -64,7 +68,8 @@ TEST(Explore, FailuresAddOutcomesAndPoisoning) {
 }
 
 TEST(Explore, StuckTaskIsReportedWithAWitness) {
-  Scenario s = load(R"([{"op":"submit_sub_group","task":"sg","callable":"p","args_list":[[],[]]},{"op":"drain"},
+  Scenario s =
+      load(R"([{"op":"submit_sub_group","task":"sg","callable":"p","args_list":[[],[]]},{"op":"drain"},
     {"op":"submit_next_level","task":"after","callable":"k","worker":0}])");
   auto r = explore(s, {});
   ASSERT_EQ(r["stuck"].size(), 1u);

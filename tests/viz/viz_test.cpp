@@ -1,10 +1,10 @@
 // The picture builders, on event logs written by hand: DAG nodes, edges, colours and shapes; lane
 // order; FIFO depth steps; starvation shading; aggregation at 10,000 runs; trace events; the report.
+#include "dirsched/viz.hpp"
+
 #include <gtest/gtest.h>
 
 #include <regex>
-
-#include "dirsched/viz.hpp"
 
 namespace dirsched::viz {
 namespace {
@@ -18,7 +18,8 @@ std::size_t count(const std::string& text, const std::string& needle) {
 }
 
 // a (chip 5) writes x; g (group on 5 and 2) reads x; b on 2 fails; c is poisoned by b; r is rejected.
-const char* kLog = R"({"seq":0,"t_s":0,"event":"submit","task":"a","kind":"single","callable":"k","members":1,"workers":[5]}
+const char* kLog =
+    R"({"seq":0,"t_s":0,"event":"submit","task":"a","kind":"single","callable":"k","members":1,"workers":[5]}
 {"seq":1,"t_s":0,"event":"ready","task":"a","queue":"worker:5"}
 {"seq":2,"t_s":0,"event":"dispatch","task":"a","member":0,"worker":5}
 {"seq":3,"t_s":0,"event":"submit","task":"b","kind":"single","callable":"k","members":1,"workers":[2]}
@@ -99,7 +100,8 @@ TEST(RunViewParse, StarvationIsWhereTheReadyGroupHadAnIdleTarget) {
 
 TEST(RunViewParse, MalformedLineNamesItsNumber) {
   try {
-    parse_run("{\"seq\":0,\"t_s\":0,\"event\":\"submit\",\"task\":\"a\",\"kind\":\"single\"}\nnot json\n", nullptr);
+    parse_run("{\"seq\":0,\"t_s\":0,\"event\":\"submit\",\"task\":\"a\",\"kind\":\"single\"}\nnot json\n",
+              nullptr);
     FAIL();
   } catch (const VizError& e) {
     EXPECT_NE(std::string(e.what()).find("line 2"), std::string::npos) << e.what();
@@ -148,7 +150,7 @@ TEST(TimelinePicture, HasALanePerWorkerThenTheTwoFifos) {
   EXPECT_LT(w5, w2);
   EXPECT_LT(w2, sub);
   EXPECT_LT(sub, group);
-  EXPECT_EQ(count(svg, "class=\"bar\""), 5u);  // a, b, s2, g[0], g[1]
+  EXPECT_EQ(count(svg, "class=\"bar\""), 5u);      // a, b, s2, g[0], g[1]
   EXPECT_EQ(count(svg, "class=\"starved\""), 3u);  // group lane and both targets
   EXPECT_GE(count(svg, "class=\"tick\""), 5u);
   EXPECT_NE(svg.find("data-queue=\"worker:5\""), std::string::npos);
@@ -158,13 +160,14 @@ TEST(TimelinePicture, TenThousandRunsAggregateInsteadOfVanishing) {
   std::string log;
   int seq = 0;
   for (int i = 0; i < 10000; ++i) {
-    const std::string t = "t" + std::to_string(i), at = std::to_string(i * 0.001), end = std::to_string(i * 0.001 + 0.001);
+    const std::string t = "t" + std::to_string(i), at = std::to_string(i * 0.001),
+                      end = std::to_string(i * 0.001 + 0.001);
     log += "{\"seq\":" + std::to_string(seq++) + ",\"t_s\":" + at + ",\"event\":\"submit\",\"task\":\"" + t +
            "\",\"kind\":\"single\",\"workers\":[0]}\n";
-    log += "{\"seq\":" + std::to_string(seq++) + ",\"t_s\":" + at + ",\"event\":\"dispatch\",\"task\":\"" + t +
-           "\",\"member\":0,\"worker\":0}\n";
-    log += "{\"seq\":" + std::to_string(seq++) + ",\"t_s\":" + end + ",\"event\":\"member_end\",\"task\":\"" + t +
-           "\",\"member\":0,\"worker\":0,\"outcome\":\"success\"}\n";
+    log += "{\"seq\":" + std::to_string(seq++) + ",\"t_s\":" + at + ",\"event\":\"dispatch\",\"task\":\"" +
+           t + "\",\"member\":0,\"worker\":0}\n";
+    log += "{\"seq\":" + std::to_string(seq++) + ",\"t_s\":" + end + ",\"event\":\"member_end\",\"task\":\"" +
+           t + "\",\"member\":0,\"worker\":0,\"outcome\":\"success\"}\n";
   }
   const std::string svg = timeline_svg(parse_run(log, nullptr));
   EXPECT_EQ(count(svg, "class=\"bar\""), 0u);

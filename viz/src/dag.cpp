@@ -17,7 +17,9 @@ std::string fmt(double v) {
   return b;
 }
 
-char* c(const std::string& s) { return const_cast<char*>(s.c_str()); }
+char* c(const std::string& s) {
+  return const_cast<char*>(s.c_str());
+}
 
 const char* shape_of(const std::string& kind) {
   if (kind == "group") return "box3d";
@@ -49,7 +51,8 @@ std::unique_ptr<Graph> build(const RunView& v) {
   agattr(g, AGEDGE, c("fontsize"), c("10"));
   std::vector<const TaskView*> sorted;
   for (const TaskView& t : v.tasks) sorted.push_back(&t);
-  std::sort(sorted.begin(), sorted.end(), [](const TaskView* a, const TaskView* b) { return a->name < b->name; });
+  std::sort(sorted.begin(), sorted.end(),
+            [](const TaskView* a, const TaskView* b) { return a->name < b->name; });
   for (const TaskView* t : sorted) {
     Agnode_t* n = agnode(g, c(t->name), 1);
     std::string label = t->name + "\n" + t->state;

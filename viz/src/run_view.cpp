@@ -21,8 +21,9 @@ std::string worker_of(const json& e) {
 }
 
 // Intervals inside [from, to) where at least one of `targets` is idle, from the lanes' bars.
-std::vector<std::pair<double, double>> idle_intervals(const RunView& v, const std::vector<std::string>& targets,
-                                                      double from, double to) {
+std::vector<std::pair<double, double>> idle_intervals(const RunView& v,
+                                                      const std::vector<std::string>& targets, double from,
+                                                      double to) {
   std::set<double> cuts = {from, to};
   for (const std::string& t : targets) {
     auto it = v.bars.find(t);
@@ -46,8 +47,10 @@ std::vector<std::pair<double, double>> idle_intervals(const RunView& v, const st
     bool some_idle = false;
     for (const std::string& t : targets) some_idle |= !busy_at(t, mid);
     if (!some_idle) continue;
-    if (!out.empty() && out.back().second == *a) out.back().second = *b;
-    else out.emplace_back(*a, *b);
+    if (!out.empty() && out.back().second == *a)
+      out.back().second = *b;
+    else
+      out.emplace_back(*a, *b);
   }
   return out;
 }
@@ -62,8 +65,10 @@ RunView parse_run(const std::string& events_jsonl, const json* summary) {
   auto bump = [&](const std::string& queue, double t, int delta) {
     depth[queue] += delta;
     auto& steps = v.depth[queue];
-    if (!steps.empty() && steps.back().t == t) steps.back().depth = depth[queue];
-    else steps.push_back({t, depth[queue]});
+    if (!steps.empty() && steps.back().t == t)
+      steps.back().depth = depth[queue];
+    else
+      steps.push_back({t, depth[queue]});
   };
   auto task = [&](const std::string& name) -> TaskView& {
     auto it = v.index.find(name);
@@ -156,8 +161,10 @@ RunView parse_run(const std::string& events_jsonl, const json* summary) {
   // Lanes: registration order from the summary when there is one.
   if (summary && summary->contains("workers")) {
     for (const auto& w : (*summary)["workers"]) {
-      if (w.value("kind", "") == "sub") v.lanes.push_back(w.at("worker").get<std::string>());
-      else v.lanes.push_back(std::to_string(w.at("worker").get<long long>()));
+      if (w.value("kind", "") == "sub")
+        v.lanes.push_back(w.at("worker").get<std::string>());
+      else
+        v.lanes.push_back(std::to_string(w.at("worker").get<long long>()));
     }
   } else {
     std::vector<long long> ids;
@@ -174,7 +181,8 @@ RunView parse_run(const std::string& events_jsonl, const json* summary) {
   for (const TaskView& t : v.tasks) {
     if (t.kind != "group" || t.ready < 0) continue;
     const double until = t.start >= 0 ? t.start : v.end_time;
-    for (auto [a, b] : idle_intervals(v, t.workers, t.ready, until)) v.starved.push_back({t.name, t.workers, a, b});
+    for (auto [a, b] : idle_intervals(v, t.workers, t.ready, until))
+      v.starved.push_back({t.name, t.workers, a, b});
   }
   return v;
 }

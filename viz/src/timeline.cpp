@@ -26,11 +26,16 @@ std::string g6(double v) {
 std::string esc(const std::string& s) {
   std::string o;
   for (char ch : s) {
-    if (ch == '<') o += "&lt;";
-    else if (ch == '>') o += "&gt;";
-    else if (ch == '&') o += "&amp;";
-    else if (ch == '"') o += "&quot;";
-    else o += ch;
+    if (ch == '<')
+      o += "&lt;";
+    else if (ch == '>')
+      o += "&gt;";
+    else if (ch == '&')
+      o += "&amp;";
+    else if (ch == '"')
+      o += "&quot;";
+    else
+      o += ch;
   }
   return o;
 }
@@ -66,8 +71,9 @@ std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
   lanes.push_back("SUB FIFO");
   const double height = kTop + kLaneH * static_cast<double>(lanes.size()) + kAxisH;
   std::string o;
-  o += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(opt.width_px) + "\" height=\"" + num(height) +
-       "\" viewBox=\"0 0 " + num(opt.width_px) + " " + num(height) + "\" font-family=\"Helvetica,Arial,sans-serif\" font-size=\"11\">\n";
+  o += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(opt.width_px) + "\" height=\"" +
+       num(height) + "\" viewBox=\"0 0 " + num(opt.width_px) + " " + num(height) +
+       "\" font-family=\"Helvetica,Arial,sans-serif\" font-size=\"11\">\n";
   o += "<rect x=\"0\" y=\"0\" width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n";
   o += "<text x=\"" + num(kLabelW) + "\" y=\"18\" font-size=\"13\" font-weight=\"bold\">Dispatch timeline (" +
        g6(v.end_time) + " s)</text>\n";
@@ -76,11 +82,12 @@ std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
   for (std::size_t i = 0; i < lanes.size(); ++i) {
     lane_of[lanes[i]] = i;
     const double y = lane_y(i);
-    o += "<rect class=\"lane\" x=\"0\" y=\"" + num(y) + "\" width=\"" + num(opt.width_px) + "\" height=\"" + num(kLaneH) +
-         "\" fill=\"" + (i % 2 ? "#f4f6f8" : "#ffffff") + "\"/>\n";
+    o += "<rect class=\"lane\" x=\"0\" y=\"" + num(y) + "\" width=\"" + num(opt.width_px) + "\" height=\"" +
+         num(kLaneH) + "\" fill=\"" + (i % 2 ? "#f4f6f8" : "#ffffff") + "\"/>\n";
     const bool sub = lanes[i].rfind("sub", 0) == 0;
     const std::string label = i < worker_lanes ? (sub ? lanes[i] : "worker " + lanes[i]) : lanes[i];
-    o += "<text class=\"lane-label\" x=\"6\" y=\"" + num(y + kLaneH / 2 + 4) + "\">" + esc(label) + "</text>\n";
+    o += "<text class=\"lane-label\" x=\"6\" y=\"" + num(y + kLaneH / 2 + 4) + "\">" + esc(label) +
+         "</text>\n";
   }
   // Starvation: a READY group waiting while some target is idle, shaded on its targets and the group lane.
   for (const StarvedInterval& s : v.starved) {
@@ -104,14 +111,16 @@ std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
       const double end = b.end < 0 ? v.end_time : b.end;
       double x0 = x_of(b.start), x1 = x_of(end);
       if (x1 - x0 >= 1.0) {
-        const std::string name = b.kind == "group" || b.kind == "sub_group" ? b.task + "[" + std::to_string(b.member) + "]" : b.task;
-        o += "<rect class=\"bar\" x=\"" + num(x0) + "\" y=\"" + num(y) + "\" width=\"" + num(x1 - x0) + "\" height=\"" +
-             num(kBarH) + "\" fill=\"" + bar_colour(b) + "\" stroke=\"#ffffff\" stroke-width=\"0.5\"><title>" + esc(name) +
-             " on " + esc(lanes[i]) + ": " + g6(b.start) + "-" + g6(end) + " s" + (b.failed ? ", failed" : "") +
-             "</title></rect>\n";
+        const std::string name = b.kind == "group" || b.kind == "sub_group"
+                                     ? b.task + "[" + std::to_string(b.member) + "]"
+                                     : b.task;
+        o += "<rect class=\"bar\" x=\"" + num(x0) + "\" y=\"" + num(y) + "\" width=\"" + num(x1 - x0) +
+             "\" height=\"" + num(kBarH) + "\" fill=\"" + bar_colour(b) +
+             "\" stroke=\"#ffffff\" stroke-width=\"0.5\"><title>" + esc(name) + " on " + esc(lanes[i]) +
+             ": " + g6(b.start) + "-" + g6(end) + " s" + (b.failed ? ", failed" : "") + "</title></rect>\n";
         if (x1 - x0 > 7.0 * static_cast<double>(name.size()))
-          o += "<text class=\"bar-label\" x=\"" + num(x0 + 3) + "\" y=\"" + num(y + 13) + "\" fill=\"#ffffff\">" + esc(name) +
-               "</text>\n";
+          o += "<text class=\"bar-label\" x=\"" + num(x0 + 3) + "\" y=\"" + num(y + 13) +
+               "\" fill=\"#ffffff\">" + esc(name) + "</text>\n";
         ++k;
         continue;
       }
@@ -123,9 +132,10 @@ std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
         ++n;
         ++k;
       }
-      o += "<rect class=\"agg\" x=\"" + num(x0) + "\" y=\"" + num(y) + "\" width=\"" + num(std::max(1.0, x1 - x0)) +
-           "\" height=\"" + num(kBarH) + "\" fill=\"" + (failed ? "#e05a47" : "#6f8fb5") + "\"><title>" +
-           std::to_string(n) + " member runs</title></rect>\n";
+      o += "<rect class=\"agg\" x=\"" + num(x0) + "\" y=\"" + num(y) + "\" width=\"" +
+           num(std::max(1.0, x1 - x0)) + "\" height=\"" + num(kBarH) + "\" fill=\"" +
+           (failed ? "#e05a47" : "#6f8fb5") + "\"><title>" + std::to_string(n) +
+           " member runs</title></rect>\n";
     }
   }
   // Queue depth step lines: a worker's single FIFO in its lane, the two shared FIFOs in theirs.
@@ -144,8 +154,9 @@ std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
       prev_y = y;
     }
     pts += " " + num(x_of(span)) + "," + num(prev_y);
-    o += "<polyline class=\"depth\" data-queue=\"" + esc(queue) + "\" points=\"" + pts + "\" fill=\"none\" stroke=\"" + colour +
-         "\" stroke-width=\"1.5\"><title>" + esc(queue) + " depth (max " + std::to_string(max_depth) + ")</title></polyline>\n";
+    o += "<polyline class=\"depth\" data-queue=\"" + esc(queue) + "\" points=\"" + pts +
+         "\" fill=\"none\" stroke=\"" + colour + "\" stroke-width=\"1.5\"><title>" + esc(queue) +
+         " depth (max " + std::to_string(max_depth) + ")</title></polyline>\n";
   };
   for (std::size_t i = 0; i < worker_lanes; ++i)
     if (lanes[i].rfind("sub", 0) != 0) steps("worker:" + lanes[i], i, "#c0392b", true);
@@ -153,16 +164,17 @@ std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
   steps("sub", worker_lanes + 1, "#16a085", false);
   // Time axis.
   const double axis_y = kTop + kLaneH * static_cast<double>(lanes.size()) + 4;
-  o += "<line x1=\"" + num(kLabelW) + "\" y1=\"" + num(axis_y) + "\" x2=\"" + num(kLabelW + plot_w) + "\" y2=\"" +
-       num(axis_y) + "\" stroke=\"#333333\"/>\n";
+  o += "<line x1=\"" + num(kLabelW) + "\" y1=\"" + num(axis_y) + "\" x2=\"" + num(kLabelW + plot_w) +
+       "\" y2=\"" + num(axis_y) + "\" stroke=\"#333333\"/>\n";
   const double step = tick_step(span, 10);
   for (int k = 0; k * step <= span * (1 + 1e-9); ++k) {
     const double t = k * step, x = x_of(t);
-    o += "<line class=\"tick\" x1=\"" + num(x) + "\" y1=\"" + num(axis_y) + "\" x2=\"" + num(x) + "\" y2=\"" + num(axis_y + 5) +
-         "\" stroke=\"#333333\"/><text x=\"" + num(x) + "\" y=\"" + num(axis_y + 17) + "\" text-anchor=\"middle\">" + g6(t) +
-         "</text>\n";
+    o += "<line class=\"tick\" x1=\"" + num(x) + "\" y1=\"" + num(axis_y) + "\" x2=\"" + num(x) + "\" y2=\"" +
+         num(axis_y + 5) + "\" stroke=\"#333333\"/><text x=\"" + num(x) + "\" y=\"" + num(axis_y + 17) +
+         "\" text-anchor=\"middle\">" + g6(t) + "</text>\n";
   }
-  o += "<text x=\"" + num(kLabelW + plot_w) + "\" y=\"" + num(axis_y + 32) + "\" text-anchor=\"end\">simulated time (s)</text>\n";
+  o += "<text x=\"" + num(kLabelW + plot_w) + "\" y=\"" + num(axis_y + 32) +
+       "\" text-anchor=\"end\">simulated time (s)</text>\n";
   o += "</svg>\n";
   return o;
 }
@@ -174,10 +186,14 @@ std::string chrome_trace(const RunView& v) {
   for (std::size_t i = 0; i < v.lanes.size(); ++i) {
     tid[v.lanes[i]] = static_cast<int>(i);
     const bool sub = v.lanes[i].rfind("sub", 0) == 0;
-    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", sub ? 2 : 1}, {"tid", i},
+    events.push_back({{"name", "thread_name"},
+                      {"ph", "M"},
+                      {"pid", sub ? 2 : 1},
+                      {"tid", i},
                       {"args", {{"name", sub ? v.lanes[i] : "worker " + v.lanes[i]}}}});
   }
-  events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 1}, {"args", {{"name", "NEXT_LEVEL workers"}}}});
+  events.push_back(
+      {{"name", "process_name"}, {"ph", "M"}, {"pid", 1}, {"args", {{"name", "NEXT_LEVEL workers"}}}});
   events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 2}, {"args", {{"name", "SUB workers"}}}});
   events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 3}, {"args", {{"name", "queues"}}}});
   auto us = [](double t) { return std::round(t * 1e9) / 1e3; };
@@ -187,28 +203,39 @@ std::string chrome_trace(const RunView& v) {
     const bool sub = lane.rfind("sub", 0) == 0;
     for (const MemberBar& b : it->second) {
       const double end = b.end < 0 ? v.end_time : b.end;
-      events.push_back({{"name", b.kind == "group" || b.kind == "sub_group" ? b.task + "[" + std::to_string(b.member) + "]" : b.task},
-                        {"cat", b.kind},
-                        {"ph", "X"},
-                        {"pid", sub ? 2 : 1},
-                        {"tid", tid[lane]},
-                        {"ts", us(b.start)},
-                        {"dur", us(end) - us(b.start)},
-                        {"args", {{"outcome", b.failed ? "failure" : "success"}}}});
+      events.push_back(
+          {{"name", b.kind == "group" || b.kind == "sub_group" ? b.task + "[" + std::to_string(b.member) + "]"
+                                                               : b.task},
+           {"cat", b.kind},
+           {"ph", "X"},
+           {"pid", sub ? 2 : 1},
+           {"tid", tid[lane]},
+           {"ts", us(b.start)},
+           {"dur", us(end) - us(b.start)},
+           {"args", {{"outcome", b.failed ? "failure" : "success"}}}});
     }
   }
   for (const auto& [queue, steps] : v.depth)
     for (const DepthStep& s : steps)
-      events.push_back({{"name", "depth " + queue}, {"ph", "C"}, {"pid", 3}, {"ts", us(s.t)}, {"args", {{"depth", s.depth}}}});
+      events.push_back({{"name", "depth " + queue},
+                        {"ph", "C"},
+                        {"pid", 3},
+                        {"ts", us(s.t)},
+                        {"args", {{"depth", s.depth}}}});
   for (const Marker& m : v.markers)
-    events.push_back({{"name", m.event + " " + m.task}, {"cat", m.event}, {"ph", "i"}, {"s", "g"}, {"pid", 1}, {"tid", 0},
+    events.push_back({{"name", m.event + " " + m.task},
+                      {"cat", m.event},
+                      {"ph", "i"},
+                      {"s", "g"},
+                      {"pid", 1},
+                      {"tid", 0},
                       {"ts", us(m.t)}});
   ordered_json doc{{"traceEvents", events}, {"displayTimeUnit", "ms"}};
   return doc.dump() + "\n";
 }
 
-std::string report_html(const RunView& v, const nlohmann::json& summary, const std::optional<std::string>& dag,
-                        const std::string& timeline) {
+std::string report_html(const RunView& v, const nlohmann::json& summary,
+                        const std::optional<std::string>& dag, const std::string& timeline) {
   auto strip_xml_header = [](const std::string& svg) {
     const auto at = svg.find("<svg");
     return at == std::string::npos ? svg : svg.substr(at);
@@ -217,50 +244,65 @@ std::string report_html(const RunView& v, const nlohmann::json& summary, const s
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>dirsched report: " +
       esc(summary.value("scenario", std::string("run"))) +
       "</title>\n<style>body{font-family:Helvetica,Arial,sans-serif;margin:24px;color:#222}"
-      "table{border-collapse:collapse;margin:8px 0 20px}td,th{border:1px solid #ccc;padding:4px 10px;text-align:left}"
-      "th{background:#eef2f6}.num{text-align:right}h2{margin-top:28px}.swatch{display:inline-block;width:12px;height:12px;"
-      "margin:0 4px 0 12px;border:1px solid #888;vertical-align:middle}.pic{overflow:auto;border:1px solid #ddd;padding:6px}"
+      "table{border-collapse:collapse;margin:8px 0 20px}td,th{border:1px solid #ccc;padding:4px "
+      "10px;text-align:left}"
+      "th{background:#eef2f6}.num{text-align:right}h2{margin-top:28px}.swatch{display:inline-block;width:"
+      "12px;height:12px;"
+      "margin:0 4px 0 12px;border:1px solid #888;vertical-align:middle}.pic{overflow:auto;border:1px solid "
+      "#ddd;padding:6px}"
       "</style></head><body>\n";
   o += "<h1>" + esc(summary.value("scenario", std::string("run"))) + "</h1>\n";
   o += "<table><tr><th>outcome</th><td>" + esc(summary.value("outcome", std::string("?"))) + "</td></tr>";
-  if (summary.contains("makespan_s")) o += "<tr><th>makespan</th><td>" + g6(summary["makespan_s"].get<double>()) + " s</td></tr>";
+  if (summary.contains("makespan_s"))
+    o += "<tr><th>makespan</th><td>" + g6(summary["makespan_s"].get<double>()) + " s</td></tr>";
   if (summary.contains("error") && summary["error"].is_string())
     o += "<tr><th>error</th><td>" + esc(summary["error"].get<std::string>()) + "</td></tr>";
   if (summary.contains("tasks"))
     for (auto it = summary["tasks"].begin(); it != summary["tasks"].end(); ++it)
-      if (it.value().get<long long>() > 0) o += "<tr><th>" + esc(it.key()) + "</th><td class=\"num\">" + it.value().dump() + "</td></tr>";
+      if (it.value().get<long long>() > 0)
+        o += "<tr><th>" + esc(it.key()) + "</th><td class=\"num\">" + it.value().dump() + "</td></tr>";
   o += "</table>\n";
   if (summary.contains("workers")) {
-    o += "<h2>Workers</h2><table><tr><th>worker</th><th>kind</th><th>host</th><th>busy (s)</th><th>utilisation</th></tr>";
+    o += "<h2>Workers</h2><table><tr><th>worker</th><th>kind</th><th>host</th><th>busy "
+         "(s)</th><th>utilisation</th></tr>";
     for (const auto& w : summary["workers"])
-      o += "<tr><td>" + esc(w["worker"].is_string() ? w["worker"].get<std::string>() : w["worker"].dump()) + "</td><td>" +
-           esc(w.value("kind", "")) + "</td><td>" + esc(w.value("host", "")) + "</td><td class=\"num\">" +
-           g6(w.value("busy_s", 0.0)) + "</td><td class=\"num\">" + g6(100 * w.value("utilisation", 0.0)) + " %</td></tr>";
+      o += "<tr><td>" + esc(w["worker"].is_string() ? w["worker"].get<std::string>() : w["worker"].dump()) +
+           "</td><td>" + esc(w.value("kind", "")) + "</td><td>" + esc(w.value("host", "")) +
+           "</td><td class=\"num\">" + g6(w.value("busy_s", 0.0)) + "</td><td class=\"num\">" +
+           g6(100 * w.value("utilisation", 0.0)) + " %</td></tr>";
     o += "</table>\n";
   }
   o += "<h2>Groups: waiting and starvation</h2>";
   if (summary.contains("groups") && !summary["groups"].empty()) {
-    o += "<table><tr><th>group</th><th>workers</th><th>READY wait (s)</th><th>waited with an idle target (s)</th><th>singles that overtook it</th></tr>";
+    o += "<table><tr><th>group</th><th>workers</th><th>READY wait (s)</th><th>waited with an idle target "
+         "(s)</th><th>singles that overtook it</th></tr>";
     for (const auto& g : summary["groups"]) {
       std::string by;
       for (const auto& s : g["overtaken_by"]) by += (by.empty() ? "" : ", ") + s.get<std::string>();
-      o += "<tr><td>" + esc(g["task"].get<std::string>()) + "</td><td>" + esc(g["workers"].dump()) + "</td><td class=\"num\">" +
-           g6(g["ready_wait_s"].get<double>()) + "</td><td class=\"num\">" + g6(g["idle_target_s"].get<double>()) +
-           "</td><td>" + std::to_string(g["overtakes"].get<int>()) + (by.empty() ? "" : ": " + esc(by)) + "</td></tr>";
+      o += "<tr><td>" + esc(g["task"].get<std::string>()) + "</td><td>" + esc(g["workers"].dump()) +
+           "</td><td class=\"num\">" + g6(g["ready_wait_s"].get<double>()) + "</td><td class=\"num\">" +
+           g6(g["idle_target_s"].get<double>()) + "</td><td>" + std::to_string(g["overtakes"].get<int>()) +
+           (by.empty() ? "" : ": " + esc(by)) + "</td></tr>";
     }
     o += "</table>\n";
   } else {
     o += "<p>No group in this run.</p>\n";
   }
-  o += "<h2>Timeline</h2><p>Bars: member runs (blue single, orange group member, green SUB, red failed). Red step line: "
-       "the worker's single FIFO depth. Orange shade: a READY group waiting while one of its targets is idle.</p>\n";
+  o += "<h2>Timeline</h2><p>Bars: member runs (blue single, orange group member, green SUB, red failed). Red "
+       "step line: "
+       "the worker's single FIFO depth. Orange shade: a READY group waiting while one of its targets is "
+       "idle.</p>\n";
   o += "<div class=\"pic\">" + strip_xml_header(timeline) + "</div>\n";
   o += "<h2>DAG</h2><p>";
   for (const char* s : {"COMPLETED", "FAILED", "POISONED", "REJECTED", "NOT_SUBMITTED"})
     o += std::string("<span class=\"swatch\" style=\"background:") + state_colour(s) + "\"></span>" + s;
-  o += "<br>Shapes: box single, 3-D box group, ellipse SUB, double octagon SUB group. Edges name their buffer.</p>\n";
-  if (dag) o += "<div class=\"pic\">" + strip_xml_header(*dag) + "</div>\n";
-  else o += "<p>" + std::to_string(v.tasks.size()) + " tasks: too many for a readable layout; see dag.dot.</p>\n";
+  o += "<br>Shapes: box single, 3-D box group, ellipse SUB, double octagon SUB group. Edges name their "
+       "buffer.</p>\n";
+  if (dag)
+    o += "<div class=\"pic\">" + strip_xml_header(*dag) + "</div>\n";
+  else
+    o +=
+        "<p>" + std::to_string(v.tasks.size()) + " tasks: too many for a readable layout; see dag.dot.</p>\n";
   o += "</body></html>\n";
   return o;
 }
@@ -273,7 +315,9 @@ std::map<std::string, std::string> render_all(const RunView& v, const nlohmann::
   std::map<std::string, std::string> files;
   std::optional<std::string> svg;
   if (want("dag") || want("report")) svg = dag_svg(v);
-  if (!svg && note) *note = "dag.svg skipped: " + std::to_string(v.tasks.size()) + " tasks exceed " + std::to_string(kMaxDagSvgNodes);
+  if (!svg && note)
+    *note = "dag.svg skipped: " + std::to_string(v.tasks.size()) + " tasks exceed " +
+            std::to_string(kMaxDagSvgNodes);
   if (want("dag")) {
     files["dag.dot"] = dag_dot(v);
     if (svg) files["dag.svg"] = *svg;

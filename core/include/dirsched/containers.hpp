@@ -80,7 +80,8 @@ class IndexSet {
     // Find the next non-empty word through the summary.
     std::uint32_t s = (word + 1) >> 6;
     if (s >= summary_.size()) return kNone;
-    std::uint64_t sbits = summary_[s] & (((word + 1) & 63) ? (~std::uint64_t{0} << ((word + 1) & 63)) : ~std::uint64_t{0});
+    std::uint64_t sbits =
+        summary_[s] & (((word + 1) & 63) ? (~std::uint64_t{0} << ((word + 1) & 63)) : ~std::uint64_t{0});
     while (true) {
       if (sbits) {
         const std::uint32_t w = (s << 6) | static_cast<std::uint32_t>(__builtin_ctzll(sbits));

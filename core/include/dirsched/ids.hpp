@@ -94,5 +94,7 @@ using CallableId = Handle<struct CallableTag>;
 
 template <>
 struct std::hash<dirsched::WorkerId> {
-  std::size_t operator()(dirsched::WorkerId id) const noexcept { return std::hash<std::int64_t>{}(id.value()); }
+  std::size_t operator()(dirsched::WorkerId id) const noexcept {
+    return std::hash<std::int64_t>{}(id.value());
+  }
 };

@@ -41,7 +41,8 @@ struct Violation {
 class InvariantViolation : public std::runtime_error {
  public:
   explicit InvariantViolation(Violation v)
-      : std::runtime_error("invariant " + v.rule + " violated at event seq " + std::to_string(v.seq) + ": " + v.detail),
+      : std::runtime_error("invariant " + v.rule + " violated at event seq " + std::to_string(v.seq) + ": " +
+                           v.detail),
         violation(std::move(v)) {}
   Violation violation;
 };
@@ -79,8 +80,8 @@ class InvariantChecker : public Observer {
   std::function<std::string()> dump_;
   std::uint64_t seq_ = 0;
   std::vector<TaskModel> tasks_;
-  std::vector<TaskId> nl_busy_;   // per NEXT_LEVEL worker: the task running there, or invalid
-  std::vector<TaskId> sub_busy_;  // per SUB worker
+  std::vector<TaskId> nl_busy_;     // per NEXT_LEVEL worker: the task running there, or invalid
+  std::vector<TaskId> sub_busy_;    // per SUB worker
   std::vector<TaskId> group_fifo_;  // READY groups not yet launched, in READY order
   TaskId launching_;                // group whose members must be dispatched next
   std::uint32_t launching_next_ = 0;

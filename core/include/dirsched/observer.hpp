@@ -52,21 +52,21 @@ struct Event {
   explicit Event(EventKind k) : kind(k) {}
   EventKind kind;
   double t = 0;
-  TaskId task;                 // invalid for kReject and kNotSubmitted
-  std::string_view name;       // the task's name, always set
+  TaskId task;            // invalid for kReject and kNotSubmitted
+  std::string_view name;  // the task's name, always set
   TaskKind task_kind = TaskKind::kSingle;
   std::uint32_t member = 0;
   std::uint32_t member_count = 0;  // every event with a TaskId
-  Target target;               // kDispatch, kMemberEnd
+  Target target;                   // kDispatch, kMemberEnd
   Outcome outcome = Outcome::kSuccess;
   QueueKind queue = QueueKind::kWorker;  // kReady; with queue_worker for kWorker
   WorkerId queue_worker{0};
-  TaskId cause;                            // kPoison
-  const std::vector<TaskId>* producers = nullptr;   // kPending
-  const std::vector<Dependency>* deps = nullptr;    // kSubmit: every producer found, with its buffer
-  const std::vector<WorkerId>* workers = nullptr;   // kSubmit (targets), kGroupBlocked (busy ones)
-  const Rejection* rejection = nullptr;             // kReject, kNotSubmitted (the run's error)
-  std::uint64_t dispatch_seq = 0;                   // kDispatch, kMemberEnd: global dispatch order
+  TaskId cause;                                    // kPoison
+  const std::vector<TaskId>* producers = nullptr;  // kPending
+  const std::vector<Dependency>* deps = nullptr;   // kSubmit: every producer found, with its buffer
+  const std::vector<WorkerId>* workers = nullptr;  // kSubmit (targets), kGroupBlocked (busy ones)
+  const Rejection* rejection = nullptr;            // kReject, kNotSubmitted (the run's error)
+  std::uint64_t dispatch_seq = 0;                  // kDispatch, kMemberEnd: global dispatch order
 };
 
 class Observer {

@@ -76,12 +76,12 @@ class Recorder : public Observer {
 
   const Registry& registry_;
   std::vector<TaskRecord> tasks_;
-  std::vector<std::size_t> by_task_;          // TaskId -> record
+  std::vector<std::size_t> by_task_;  // TaskId -> record
   std::map<std::string, std::size_t, std::less<>> by_name_;
   std::vector<double> nl_busy_, sub_busy_;
   std::vector<bool> nl_is_busy_;
   std::map<std::uint32_t, std::vector<std::size_t>> waiting_on_;  // worker index -> waiting records
-  std::map<std::size_t, Waiting> waiting_;                          // record -> state
+  std::map<std::size_t, Waiting> waiting_;                        // record -> state
   std::map<std::string, std::vector<double>> waits_;
   double last_transition_ = 0;
   std::uint64_t events_ = 0;

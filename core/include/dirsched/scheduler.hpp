@@ -66,10 +66,10 @@ struct SubmitRequest {
   TaskKind kind = TaskKind::kSingle;
   std::string name;
   CallableId callable;
-  std::vector<std::vector<Arg>> args;       // one list per member; a single has exactly one
-  std::optional<WorkerArg> worker;          // submit_next_level
+  std::vector<std::vector<Arg>> args;             // one list per member; a single has exactly one
+  std::optional<WorkerArg> worker;                // submit_next_level
   std::optional<std::vector<WorkerArg>> workers;  // submit_next_level_group
-  std::string origin;                       // prefixed to rejection messages, e.g. "trace[3]"
+  std::string origin;                             // prefixed to rejection messages, e.g. "trace[3]"
 };
 
 struct SubmitResult {
@@ -106,7 +106,8 @@ class Scheduler {
     // which fail-fast otherwise makes unreachable.
     bool fail_fast = true;
   };
-  explicit Scheduler(Registry registry, Observer* observer = nullptr) : Scheduler(std::move(registry), Options{}, observer) {}
+  explicit Scheduler(Registry registry, Observer* observer = nullptr)
+      : Scheduler(std::move(registry), Options{}, observer) {}
   Scheduler(Registry registry, Options options, Observer* observer = nullptr);
 
   // --- configuration (not part of any task's state) ---
@@ -124,11 +125,14 @@ class Scheduler {
 
   // --- inputs ---
   SubmitResult submit(const SubmitRequest& request);
-  SubmitResult submit_next_level(std::string name, CallableId callable, std::vector<Arg> args, WorkerId worker);
+  SubmitResult submit_next_level(std::string name, CallableId callable, std::vector<Arg> args,
+                                 WorkerId worker);
   SubmitResult submit_next_level_group(std::string name, CallableId callable,
-                                       std::vector<std::vector<Arg>> args_list, std::vector<WorkerId> workers);
+                                       std::vector<std::vector<Arg>> args_list,
+                                       std::vector<WorkerId> workers);
   SubmitResult submit_sub(std::string name, CallableId callable, std::vector<Arg> args);
-  SubmitResult submit_sub_group(std::string name, CallableId callable, std::vector<std::vector<Arg>> args_list);
+  SubmitResult submit_sub_group(std::string name, CallableId callable,
+                                std::vector<std::vector<Arg>> args_list);
   // Records that the orchestration unwound before this op: the task ends NOT_SUBMITTED.
   void not_submitted(std::string_view name);
   // A member ended. Applied at the start of the next iterate(), in report order.
@@ -232,8 +236,8 @@ class Scheduler {
   Fifo<TaskId> group_fifo_;
   Fifo<TaskId> sub_fifo_;
   IndexSet idle_sub_;
-  TaskId blocked_head_;                  // the group head last reported as blocked
-  std::vector<WorkerId> blocked_busy_;   // and its busy targets then
+  TaskId blocked_head_;                 // the group head last reported as blocked
+  std::vector<WorkerId> blocked_busy_;  // and its busy targets then
 
   std::vector<Completion> inbox_;
   std::vector<Dispatch> out_;

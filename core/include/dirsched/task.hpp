@@ -41,8 +41,12 @@ constexpr bool is_terminal(TaskState s) {
   return s == TaskState::kCompleted || s == TaskState::kFailed || s == TaskState::kPoisoned ||
          s == TaskState::kRejected || s == TaskState::kNotSubmitted;
 }
-constexpr bool is_group(TaskKind k) { return k == TaskKind::kGroup || k == TaskKind::kSubGroup; }
-constexpr bool is_sub(TaskKind k) { return k == TaskKind::kSub || k == TaskKind::kSubGroup; }
+constexpr bool is_group(TaskKind k) {
+  return k == TaskKind::kGroup || k == TaskKind::kSubGroup;
+}
+constexpr bool is_sub(TaskKind k) {
+  return k == TaskKind::kSub || k == TaskKind::kSubGroup;
+}
 
 // The transition table above. `from` is std::nullopt for a task that is being submitted.
 constexpr bool transition_allowed(std::optional<TaskState> from, TaskState to) {

@@ -12,12 +12,11 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "dirsched/ids.hpp"
 #include "dirsched/registry.hpp"
@@ -84,7 +83,7 @@ struct OpSpec {
   std::size_t callable = 0;
   std::optional<WorkerArg> worker;
   std::optional<std::vector<WorkerArg>> workers;
-  std::vector<std::vector<ArgSpec>> args;  // one list per member
+  std::vector<std::vector<ArgSpec>> args;         // one list per member
   std::vector<std::optional<double>> duration_s;  // per member; nullopt: the callable's cost
   std::vector<bool> fail;                         // per member
   // Sleep and batch.

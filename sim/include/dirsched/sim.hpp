@@ -37,9 +37,9 @@ struct RunOptions {
   std::optional<std::uint64_t> seed;      // overrides the scenario's
   std::vector<std::string> simgrid_args;  // e.g. "--cfg=network/model:CM02"
   bool progress = false;                  // a progress line on stderr
-  bool check_invariants = false;          // an InvariantChecker on the event stream; a violation stops the run
-  bool record_events = true;              // keep the event log (off when events.jsonl is not written)
-  std::string events_path;                // stream the event log to this file instead of memory
+  bool check_invariants = false;  // an InvariantChecker on the event stream; a violation stops the run
+  bool record_events = true;      // keep the event log (off when events.jsonl is not written)
+  std::string events_path;        // stream the event log to this file instead of memory
 };
 
 struct RunResult {
@@ -73,7 +73,8 @@ std::unique_ptr<Run> simulate(const Scenario& scenario, const RunOptions& option
 // `extra` are more files (the pictures) written alongside. Everything goes to a temporary folder
 // beside `dir`, moved in place at the end, so a run never leaves a half-written folder.
 void write_outputs(const Run& run, const std::string& dir, const std::vector<std::string>& outputs,
-                   const std::map<std::string, std::string>& extra = {}, const std::vector<std::string>& notes = {});
+                   const std::map<std::string, std::string>& extra = {},
+                   const std::vector<std::string>& notes = {});
 // `notes` (e.g. a picture left out for size) go to the summary's "notes" list when there are any.
 std::string summary_json(const Run& run, const std::vector<std::string>& notes = {});
 std::string tasks_csv(const Run& run);

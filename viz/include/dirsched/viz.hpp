@@ -23,10 +23,10 @@ namespace dirsched::viz {
 struct MemberBar {
   std::string task;
   std::uint32_t member = 0;
-  std::string kind;     // single, group, sub, sub_group
-  std::string worker;   // "3" or "sub1"
+  std::string kind;    // single, group, sub, sub_group
+  std::string worker;  // "3" or "sub1"
   double start = 0;
-  double end = -1;      // -1: never ended
+  double end = -1;  // -1: never ended
   bool failed = false;
   std::uint64_t seq = 0;  // the dispatch event's seq: orders a lane
 };
@@ -71,10 +71,10 @@ struct Marker {
 struct RunView {
   std::vector<TaskView> tasks;  // first-seen order
   std::map<std::string, std::size_t> index;
-  std::vector<DepEdge> deps;    // sorted
+  std::vector<DepEdge> deps;       // sorted
   std::vector<std::string> lanes;  // NEXT_LEVEL worker ids (registration order), then "subN"
-  std::map<std::string, std::vector<MemberBar>> bars;      // per lane, in dispatch order (from tasks' runs)
-  std::map<std::string, std::vector<DepthStep>> depth;    // "worker:ID", "group", "sub"
+  std::map<std::string, std::vector<MemberBar>> bars;   // per lane, in dispatch order (from tasks' runs)
+  std::map<std::string, std::vector<DepthStep>> depth;  // "worker:ID", "group", "sub"
   std::vector<StarvedInterval> starved;
   std::vector<Marker> markers;
   double end_time = 0;
@@ -102,8 +102,8 @@ struct TimelineOptions {
 };
 std::string timeline_svg(const RunView& run, const TimelineOptions& options = {});
 std::string chrome_trace(const RunView& run);
-std::string report_html(const RunView& run, const nlohmann::json& summary, const std::optional<std::string>& dag,
-                        const std::string& timeline);
+std::string report_html(const RunView& run, const nlohmann::json& summary,
+                        const std::optional<std::string>& dag, const std::string& timeline);
 
 // Colour of a final state in every picture.
 const char* state_colour(const std::string& state);
