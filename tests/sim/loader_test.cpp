@@ -1,6 +1,9 @@
 // The scenario loader: every malformed input names the JSON path; contract-breaking worker ids load.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
+#include "dirsched/generate.hpp"
 #include "dirsched/scenario.hpp"
 
 namespace dirsched {
@@ -114,6 +117,87 @@ TEST(ScenarioLoader, ExpectMustNameTasksOfTheTrace) {
   json d = base();
   d["expect"] = json::parse(R"({"final_state":{"zz":"COMPLETED"}})");
   EXPECT_EQ(error_path(d), "expect.final_state.zz");
+}
+
+}  // namespace
+}  // namespace dirsched
+
+namespace dirsched {
+namespace {
+
+Scenario generated(const std::string& family, const std::string& params, std::uint64_t seed = 1) {
+  json doc = json::parse(R"({"name":"g","seed":)" + std::to_string(seed) + R"(,"generate":{"family":")" +
+                         family + "\"" + (params.empty() ? "" : "," + params) + "}}");
+  return parse_scenario(doc, "g.json", ".");
+}
+
+TEST(Generators, StreamPutsTaskIOnWorkerIModW) {
+  Scenario s = generated("stream", R"("tasks":10,"workers":4)");
+  ASSERT_EQ(s.trace.size(), 11u);  // ten submits and a drain
+  EXPECT_EQ(s.next_level.size(), 4u);
+  for (std::size_t i = 0; i < 10; ++i)
+    EXPECT_EQ(s.trace[i].worker->value(), static_cast<std::int64_t>(i % 4));
+  EXPECT_EQ(s.trace.back().kind, OpKind::kDrain);
+}
+
+TEST(Generators, EveryFamilyIsDeterministicForASeedAndVariesWithIt) {
+  for (const char* family : {"fork-join", "chains", "tp-groups", "random"}) {
+    auto text = [&](std::uint64_t seed) {
+      Scenario s = generated(family, R"("workers":6)", seed);
+      std::ostringstream out;
+      write_scenario_json(s, out);
+      return out.str();
+    };
+    EXPECT_EQ(text(3), text(3)) << family;
+    if (std::string(family) != "chains") EXPECT_NE(text(3), text(4)) << family;
+  }
+}
+
+TEST(Generators, ForkJoinJoinReadsEveryPart) {
+  Scenario s = generated("fork-join", R"("rounds":2,"width":3,"workers":4)");
+  ASSERT_EQ(s.trace.size(), 2u * (1 + 3 + 1) + 1);
+  const OpSpec& join = s.trace[4];
+  EXPECT_EQ(join.task, "join0");
+  EXPECT_EQ(join.args[0].size(), 4u);                 // three parts in, the join buffer out
+  EXPECT_EQ(s.trace[5].args[0][0].tag, Tag::kInput);  // round 1's fork reads round 0's join
+}
+
+TEST(Generators, TpGroupsPutsMembersOnConsecutiveChips) {
+  Scenario s = generated("tp-groups", R"("groups":3,"size":2,"singles_per_group":1,"workers":4)");
+  const OpSpec& g1 = s.trace[2];
+  ASSERT_EQ(g1.kind, OpKind::kSubmitGroup);
+  EXPECT_EQ((*g1.workers)[0].value(), 2);
+  EXPECT_EQ((*g1.workers)[1].value(), 3);
+}
+
+TEST(Generators, GeneratedScenarioRoundTripsThroughItsJson) {
+  Scenario s = generated("random", R"("tasks":30,"workers":5,"group_fraction":0.3)");
+  std::ostringstream out;
+  write_scenario_json(s, out);
+  Scenario back = parse_scenario(json::parse(out.str()), "back.json", ".");
+  ASSERT_EQ(back.trace.size(), s.trace.size());
+  for (std::size_t i = 0; i < s.trace.size(); ++i) {
+    EXPECT_EQ(back.trace[i].task, s.trace[i].task);
+    EXPECT_EQ(back.trace[i].args.size(), s.trace[i].args.size());
+  }
+}
+
+TEST(Generators, UnknownFamilyAndOptionsNameTheirPath) {
+  EXPECT_EQ(error_path(json::parse(R"({"name":"g","generate":{"family":"zipf"}})")), "generate.family");
+  EXPECT_EQ(error_path(json::parse(R"({"name":"g","generate":{"family":"stream","taks":3}})")),
+            "generate.taks");
+  EXPECT_EQ(error_path(json::parse(R"({"name":"g","generate":{"family":"stream"},"trace":[]})")), "generate");
+}
+
+TEST(SweepVars, DollarNamesResolveToTheAssignedValue) {
+  json d = base();
+  d["vars"] = json::parse(R"({"w":[0,7,true]})");
+  d["trace"][0]["worker"] = "$w";
+  EXPECT_EQ(parse_scenario(d, "f.json", ".").trace[0].worker->value(), 0);  // first candidate by default
+  Scenario s = parse_scenario(d, "f.json", ".", {{"w", json(true)}});
+  EXPECT_FALSE(s.trace[0].worker->is_integer());  // a contract-breaking value is a rejection, not an error
+  d["trace"][0]["worker"] = "$nope";
+  EXPECT_EQ(error_path(d), "trace[0].worker");
 }
 
 }  // namespace
