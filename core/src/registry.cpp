@@ -24,10 +24,10 @@ CallableId Registry::add_callable(Callable callable) {
   if (callable.ns == Namespace::kRemote) {
     if (callable.eligible) {
       for (WorkerId id : *callable.eligible) {
-        auto index = index_of(id);
-        if (!index || workers_[*index].kind != WorkerKind::kRemote)
+        if (!is_remote(id))
           throw RegistryError("callable '" + callable.name + "': eligible worker " +
                               std::to_string(id.value()) + " is not a registered remote worker");
+        auto index = index_of(id);
         eligible[*index] = true;
       }
     } else {
@@ -39,6 +39,26 @@ CallableId Registry::add_callable(Callable callable) {
   callables_.push_back(std::move(callable));
   eligible_.push_back(std::move(eligible));
   return CallableId(static_cast<std::uint32_t>(callables_.size() - 1));
+}
+
+bool Registry::is_remote(WorkerId id) const {
+  auto index = index_of(id);
+  return index && workers_[*index].kind == WorkerKind::kRemote;
+}
+
+void Registry::check_owner(const std::string& buffer, Memory memory,
+                           const std::optional<WorkerId>& owner) const {
+  if (memory == Memory::kHost) {
+    if (owner) throw RegistryError("buffer '" + buffer + "': host memory has no owner");
+    return;
+  }
+  if (!owner)
+    throw RegistryError("buffer '" + buffer + "': " + std::string(to_string(memory)) +
+                        " memory needs an owner");
+  const bool remote = memory == Memory::kRemote;
+  if (!index_of(*owner) || is_remote(*owner) != remote)
+    throw RegistryError("buffer '" + buffer + "': owner " + std::to_string(owner->value()) +
+                        " is not a registered " + (remote ? "remote" : "local") + " worker");
 }
 
 bool Registry::eligible(CallableId id, std::uint32_t index) const {

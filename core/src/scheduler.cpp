@@ -34,20 +34,7 @@ Scheduler::Scheduler(Registry registry, Options options, Observer* observer)
 }
 
 BufferId Scheduler::add_buffer(Buffer buffer) {
-  if (buffer.memory == Memory::kHost) {
-    if (buffer.owner) throw RegistryError("buffer '" + buffer.name + "': host memory has no owner");
-  } else {
-    if (!buffer.owner)
-      throw RegistryError("buffer '" + buffer.name + "': " + std::string(to_string(buffer.memory)) +
-                          " memory needs an owner");
-    auto index = registry_.index_of(*buffer.owner);
-    const bool remote_owner = index && registry_.worker_at(*index).kind == WorkerKind::kRemote;
-    const bool fits = index && (buffer.memory == Memory::kRemote ? remote_owner : !remote_owner);
-    if (!fits)
-      throw RegistryError("buffer '" + buffer.name + "': owner " + std::to_string(buffer.owner->value()) +
-                          " is not a registered " + (buffer.memory == Memory::kRemote ? "remote" : "local") +
-                          " worker");
-  }
+  registry_.check_owner(buffer.name, buffer.memory, buffer.owner);
   buffers_.push_back(std::move(buffer));
   producer_of_.push_back(TaskId());
   return BufferId(static_cast<std::uint32_t>(buffers_.size() - 1));

@@ -106,24 +106,27 @@ struct Loader {
   std::string base_dir;
   const VarAssignment& assignment;
   Scenario s;
+  Registry registry;  // the workers as the core will see them: its checks are the loader's checks
   std::map<std::string, std::size_t> callable_index, buffer_index;
   std::set<std::string> task_names;
 
   void workers(Obj& top) {
     Obj w(top.need("workers"), "workers", file);
     const json& nl = array_at(w, "next_level");
-    std::set<std::int64_t> ids;
     for (std::size_t i = 0; i < nl.size(); ++i) {
       Obj o(nl[i], index_path("workers.next_level", i), file);
       WorkerSpec spec;
       const std::int64_t id = integer_id(o.need("id"), o.at("id"), file);
-      if (id < 0) o.fail("worker id must not be negative", "id");
-      if (!ids.insert(id).second) o.fail("duplicate worker id " + std::to_string(id), "id");
       spec.id = WorkerId(id);
       const std::string kind = o.str("kind");
       auto k = worker_kind_from_string(kind);
       if (!k) o.fail("unknown worker kind '" + kind + "' (local_chip, local_worker, remote)", "kind");
       spec.kind = *k;
+      try {  // negative and duplicate ids
+        registry.add_next_level(spec.id, spec.kind);
+      } catch (const RegistryError& e) {
+        o.fail(e.what(), "id");
+      }
       const char* prefix = *k == WorkerKind::kLocalChip     ? "chip"
                            : *k == WorkerKind::kLocalWorker ? "worker"
                                                             : "remote";
@@ -186,10 +189,7 @@ struct Loader {
         for (std::size_t i = 0; i < e->size(); ++i) {
           const std::string p = index_path(o.at("eligible"), i);
           const std::int64_t id = integer_id((*e)[i], p, file);
-          bool remote = false;
-          for (const WorkerSpec& w : s.next_level)
-            remote |= w.id.value() == id && w.kind == WorkerKind::kRemote;
-          if (!remote)
+          if (!registry.is_remote(WorkerId(id)))
             throw ScenarioError(file, p,
                                 "worker " + std::to_string(id) + " is not a registered remote worker");
           spec.eligible->push_back(WorkerId(id));
@@ -220,21 +220,12 @@ struct Loader {
       auto m = memory_from_string(mem);
       if (!m) o.fail("unknown memory '" + mem + "' (host, child, remote)", "memory");
       spec.memory = *m;
-      if (const json* owner = o.get("owner")) {
-        if (spec.memory == Memory::kHost) o.fail("host memory has no owner", "owner");
-        const std::int64_t id = integer_id(*owner, o.at("owner"), file);
-        const WorkerSpec* w = nullptr;
-        for (const WorkerSpec& x : s.next_level)
-          if (x.id.value() == id) w = &x;
-        const bool fits = w && (spec.memory == Memory::kRemote ? w->kind == WorkerKind::kRemote
-                                                               : w->kind != WorkerKind::kRemote);
-        if (!fits)
-          o.fail("owner " + std::to_string(id) + " is not a registered " +
-                     (spec.memory == Memory::kRemote ? "remote" : "local") + " worker",
-                 "owner");
-        spec.owner = WorkerId(id);
-      } else if (spec.memory != Memory::kHost) {
-        o.fail(mem + " memory needs an owner");
+      const json* owner = o.get("owner");
+      if (owner) spec.owner = WorkerId(integer_id(*owner, o.at("owner"), file));
+      try {  // the same check Scheduler::add_buffer makes
+        registry.check_owner(spec.name, spec.memory, spec.owner);
+      } catch (const RegistryError& e) {
+        o.fail(e.what(), owner ? "owner" : "");
       }
       o.done();
       buffer_index[spec.name] = s.buffers.size();
@@ -550,7 +541,7 @@ Registry Scenario::registry() const {
 
 Scenario parse_scenario(const nlohmann::json& doc, const std::string& file, const std::string& base_dir,
                         const VarAssignment& assignment) {
-  Loader l{file, base_dir, assignment, {}, {}, {}, {}};
+  Loader l{file, base_dir, assignment, {}, {}, {}, {}, {}};
   l.run(doc);
   return std::move(l.s);
 }

@@ -65,6 +65,11 @@ class Registry {
   const Callable& callable(CallableId id) const { return callables_[id.index()]; }
   // True when a REMOTE callable may run on the worker at registration `index`.
   bool eligible(CallableId id, std::uint32_t index) const;
+  // True when `id` names a registered remote worker.
+  bool is_remote(WorkerId id) const;
+  // Throws RegistryError unless `owner` fits `memory`: none for host memory, a registered remote worker
+  // for remote memory, a registered local (chip or worker) child for child memory.
+  void check_owner(const std::string& buffer, Memory memory, const std::optional<WorkerId>& owner) const;
 
  private:
   std::vector<NextLevelWorker> workers_;
