@@ -4,8 +4,11 @@
 
 namespace dirsched {
 
-InvariantChecker::InvariantChecker(const Registry& registry)
-    : registry_(registry), nl_busy_(registry.next_level_count()), sub_busy_(registry.sub_workers()) {}
+InvariantChecker::InvariantChecker(const Registry& registry, Policy policy)
+    : registry_(registry),
+      policy_(policy),
+      nl_busy_(registry.next_level_count()),
+      sub_busy_(registry.sub_workers()) {}
 
 void InvariantChecker::fail(const std::string& rule, const std::string& detail) const {
   throw InvariantViolation(Violation{seq_, rule, detail, dump_ ? dump_() : std::string()});
@@ -126,9 +129,13 @@ void InvariantChecker::on_event(const Event& e) {
             fail("queue_matches_kind", who + " ran on " + worker_name(w) + ", not its target");
           if (!group_fifo_.empty()) {
             const TaskModel& head = tasks_[group_fifo_.front().index()];
-            if (all_idle(head) && std::count(head.targets.begin(), head.targets.end(), w))
+            const bool target_of_head = std::count(head.targets.begin(), head.targets.end(), w) > 0;
+            if (all_idle(head) && target_of_head)
               fail("head_keeps_targets", who + " took " + worker_name(w) + " from group '" + head.name +
                                              "', the group FIFO head, which could launch");
+            if (policy_ == Policy::kHeadReservation && target_of_head)
+              fail("reservation_held", who + " took " + worker_name(w) + ", reserved by group '" + head.name +
+                                           "', the blocked group FIFO head");
           }
         }
         if (nl_busy_[w].valid())
@@ -171,6 +178,8 @@ void InvariantChecker::on_event(const Event& e) {
     case EventKind::kReject:
     case EventKind::kNotSubmitted:
     case EventKind::kGroupBlocked:
+    case EventKind::kGroupStall:
+    case EventKind::kReservationStall:
       break;
   }
 }

@@ -142,6 +142,18 @@ void Recorder::on_event(const Event& e) {
       r.cause = tasks_[by_task_[e.cause.index()]].name;
       last_transition_ = std::max(last_transition_, e.t);
       break;
+    case EventKind::kGroupStall:
+    case EventKind::kReservationStall: {
+      StallRecord st;
+      st.task = r.name;
+      st.kind = e.kind;
+      st.t = e.t;
+      st.waited_s = e.waited_s;
+      if (e.workers) st.busy = *e.workers;
+      if (e.idle_queued) st.idle_queued = *e.idle_queued;
+      stalls_.push_back(std::move(st));
+      break;
+    }
     case EventKind::kGroupBlocked:
       break;
   }

@@ -29,6 +29,7 @@ Scheduler::Scheduler(Registry registry, Options options, Observer* observer)
     workers_[i].kind = registry_.worker_at(i).kind;
   }
   runnable_.resize(static_cast<std::uint32_t>(workers_.size()));
+  reserved_flag_.assign(workers_.size(), false);
   idle_sub_.resize(registry_.sub_workers());
   for (std::uint32_t i = 0; i < registry_.sub_workers(); ++i) idle_sub_.insert(i);
 }
@@ -453,6 +454,10 @@ void Scheduler::dispatch_member(TaskId id, std::uint32_t member, Target target) 
 }
 
 void Scheduler::group_pass() {
+  // Last iteration's reservation is void: the blocked head (if any) reserves again below.
+  for (std::uint32_t w : reserved_) reserved_flag_[w] = false;
+  reserved_.clear();
+  iteration_head_ = TaskId();
   while (!group_fifo_.empty()) {
     const TaskId head = group_fifo_.front();
     const Task& g = tasks_[head.index()];
@@ -475,6 +480,8 @@ void Scheduler::group_pass() {
         e.workers = &busy;
         emit(e);
       }
+      iteration_head_ = head;
+      reserve_for_blocked_head(g);
       return;
     }
     group_fifo_.pop_front();
@@ -493,8 +500,101 @@ void Scheduler::group_pass() {
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// The policy seam. The passes ask the policy two things and nothing else: what the blocked head
+// reserves (written to reserved_, which the singles pass skips), and whether its wait is a stall.
+// A new policy adds a case to these two functions; the passes and their callers stay as they are.
+
+void Scheduler::reserve_for_blocked_head(const Task& head) {
+  switch (options_.policy) {
+    case Policy::kSeed:
+      return;  // nothing held: later singles may take the head's idle targets
+    case Policy::kHeadReservation:
+      for (std::uint32_t m = 0; m < head.members; ++m) {
+        const std::uint32_t w = slots_[head.slot_begin + m].worker;
+        reserved_.push_back(w);
+        reserved_flag_[w] = true;
+      }
+      return;
+  }
+}
+
+bool Scheduler::stall_condition(const Task& head) const {
+  switch (options_.policy) {
+    case Policy::kSeed:
+      return true;  // being the blocked head is the stall
+    case Policy::kHeadReservation:
+      for (std::uint32_t m = 0; m < head.members; ++m) {
+        const WorkerState& w = workers_[slots_[head.slot_begin + m].worker];
+        if (!w.busy && !w.fifo.empty()) return true;  // the reservation holds back queued work
+      }
+      return false;
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stall reports
+
+void Scheduler::track_stall() {
+  const TaskId head = iteration_head_;
+  if (head != stall_head_) {  // a head change ends the episode
+    stall_head_ = head;
+    head_since_ = now_;
+    episode_open_ = false;
+  }
+  if (!head.valid()) return;
+  if (!stall_condition(tasks_[head.index()])) {
+    episode_open_ = false;
+    return;
+  }
+  if (!episode_open_) {
+    episode_open_ = true;
+    episode_reported_ = false;
+    episode_start_ = now_;
+  }
+  if (!episode_reported_ && episode_start_ + options_.stall_report_s <= now_) report_stall();
+}
+
+std::optional<double> Scheduler::next_stall_deadline() const {
+  if (!episode_open_ || episode_reported_) return std::nullopt;
+  return episode_start_ + options_.stall_report_s;
+}
+
+void Scheduler::set_time(double t) {
+  if (auto due = next_stall_deadline(); due && *due <= t) {
+    now_ = *due;  // the report carries its own moment, not the driver's later one
+    report_stall();
+  }
+  now_ = t;
+}
+
+void Scheduler::report_stall() {
+  const Task& g = tasks_[stall_head_.index()];
+  const bool reservation = options_.policy == Policy::kHeadReservation;
+  std::vector<WorkerId> busy, idle_queued;
+  for (std::uint32_t m = 0; m < g.members; ++m) {
+    const WorkerState& w = workers_[slots_[g.slot_begin + m].worker];
+    if (w.busy)
+      busy.push_back(w.id);
+    else if (reservation && !w.fifo.empty())
+      idle_queued.push_back(w.id);
+  }
+  Event e = event_for(reservation ? EventKind::kReservationStall : EventKind::kGroupStall, stall_head_);
+  e.workers = &busy;
+  if (reservation) e.idle_queued = &idle_queued;
+  // Written so that under seed (episode start == head start) it is stall_report_s exactly.
+  e.waited_s = options_.stall_report_s + (episode_start_ - head_since_);
+  episode_reported_ = true;
+  emit(e);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Singles and SUB passes
+
 void Scheduler::singles_pass() {
   for (std::uint32_t w = runnable_.first(); w != IndexSet::kNone; w = runnable_.next(w + 1)) {
+    if (reserved_flag_[w]) continue;  // held for the blocked group head; stays runnable
     WorkerState& ws = workers_[w];
     while (!ws.fifo.empty() && tasks_[ws.fifo.front().index()].state != TaskState::kReady)
       ws.fifo.pop_front();
@@ -540,6 +640,7 @@ const std::vector<Dispatch>& Scheduler::iterate() {
   group_pass();
   singles_pass();
   sub_pass();
+  track_stall();
   return out_;
 }
 

@@ -121,6 +121,12 @@ void EventLog::on_event(const Event& e) {
     case EventKind::kGroupBlocked:
       ids("busy", *e.workers);
       break;
+    case EventKind::kGroupStall:
+    case EventKind::kReservationStall:
+      ids("busy", *e.workers);
+      if (e.idle_queued) ids("idle_queued", *e.idle_queued);
+      o += ",\"waited_s\":" + format_number(e.waited_s);
+      break;
     case EventKind::kGroupLaunched:
     case EventKind::kComplete:
       break;

@@ -29,6 +29,15 @@ void EventTrace::on_event(const Event& e) {
       line += " busy=";
       for (WorkerId w : *e.workers) line += std::to_string(w.value()) + ",";
       break;
+    case EventKind::kGroupStall:
+    case EventKind::kReservationStall:
+      line += " busy=";
+      for (WorkerId w : *e.workers) line += std::to_string(w.value()) + ",";
+      if (e.idle_queued) {
+        line += " idle_queued=";
+        for (WorkerId w : *e.idle_queued) line += std::to_string(w.value()) + ",";
+      }
+      break;
     default:
       break;
   }
@@ -37,6 +46,7 @@ void EventTrace::on_event(const Event& e) {
   copy.name = {};
   copy.producers = nullptr;
   copy.workers = nullptr;
+  copy.idle_queued = nullptr;
   copy.deps = nullptr;
   copy.rejection = nullptr;
   events.push_back(copy);
@@ -53,7 +63,7 @@ FakeDriver::FakeDriver(Builder builder, Scheduler::Options options) : options_(o
 
 void FakeDriver::observe() {
   recorder_ = std::make_unique<Recorder>(core_->registry());
-  checker_ = std::make_unique<InvariantChecker>(core_->registry());
+  checker_ = std::make_unique<InvariantChecker>(core_->registry(), options_.policy);
   checker_->set_dump([this] { return core_->dump(); });
   observers_ = ObserverList();
   observers_.add(&trace_);

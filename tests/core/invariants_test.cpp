@@ -21,7 +21,7 @@ Registry registry() {
 // Feeds hand-made events to a checker. Lists stay alive in std::list so pointers remain valid.
 class Feed {
  public:
-  Feed() : reg_(registry()), checker_(reg_) {
+  explicit Feed(Policy policy = Policy::kSeed) : reg_(registry()), checker_(reg_, policy) {
     checker_.set_dump([] { return std::string("(dump)"); });
   }
   InvariantChecker& checker() { return checker_; }
@@ -234,6 +234,30 @@ TEST(Invariants, SingleMayTakeTheIdleTargetOfABlockedHead) {
   f.submit(2, TaskKind::kSingle, {0});
   f.ready(2, QueueKind::kWorker, 0);
   EXPECT_NO_THROW(f.dispatch(2, 0, 0));
+}
+
+TEST(Invariants, SingleOnAnIdleTargetOfTheBlockedHeadFiresUnderHeadReservation) {
+  Feed f(Policy::kHeadReservation);
+  f.submit(0, TaskKind::kSingle, {1});
+  f.ready(0, QueueKind::kWorker, 1);
+  f.dispatch(0, 0, 1);
+  f.submit(1, TaskKind::kGroup, {0, 1}, 2);
+  f.ready(1, QueueKind::kGroup);
+  f.submit(2, TaskKind::kSingle, {0});
+  f.ready(2, QueueKind::kWorker, 0);
+  EXPECT_EQ(rule_of([&] { f.dispatch(2, 0, 0); }), "reservation_held");
+}
+
+TEST(Invariants, SingleOutsideTheBlockedHeadsTargetsPassesUnderHeadReservation) {
+  Feed f(Policy::kHeadReservation);
+  f.submit(0, TaskKind::kSingle, {1});
+  f.ready(0, QueueKind::kWorker, 1);
+  f.dispatch(0, 0, 1);
+  f.submit(1, TaskKind::kGroup, {0, 1}, 2);
+  f.ready(1, QueueKind::kGroup);
+  f.submit(2, TaskKind::kSingle, {2});
+  f.ready(2, QueueKind::kWorker, 2);
+  EXPECT_NO_THROW(f.dispatch(2, 0, 2));
 }
 
 TEST(Invariants, ReadyWorkLeftOnAnIdleWorkerAtTheEndFires) {

@@ -12,6 +12,8 @@
 //   group_targets_idle     a group launches only when every target is idle
 //   terminal_once          a task ends once, and a group only after all its members ended
 //   head_keeps_targets     no single takes a target of a group FIFO head that could launch
+//   reservation_held       head_reservation only: no single takes any target of the group FIFO head
+//                          (which, when a single is dispatched, is the blocked head that reserved it)
 // and at the end (finish) that every submitted task is terminal, or stuck for a stated reason; READY
 // work that could still run on an idle worker is a violation (ready_work_left).
 // A violation throws InvariantViolation with the event's seq, the rule, and the dump of the queues.
@@ -49,7 +51,7 @@ class InvariantViolation : public std::runtime_error {
 
 class InvariantChecker : public Observer {
  public:
-  explicit InvariantChecker(const Registry& registry);
+  explicit InvariantChecker(const Registry& registry, Policy policy = Policy::kSeed);
   // Supplies the queue dump attached to a violation (e.g. [&]{ return scheduler.dump(); }).
   void set_dump(std::function<std::string()> dump) { dump_ = std::move(dump); }
   void on_event(const Event& e) override;
@@ -77,6 +79,7 @@ class InvariantChecker : public Observer {
   bool all_idle(const TaskModel& g) const;
 
   const Registry& registry_;
+  Policy policy_;
   std::function<std::string()> dump_;
   std::uint64_t seq_ = 0;
   std::vector<TaskModel> tasks_;

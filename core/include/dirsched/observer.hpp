@@ -17,18 +17,20 @@
 namespace dirsched {
 
 enum class EventKind : std::uint8_t {
-  kSubmit,         // accepted: task, kind, targets, deps
-  kReject,         // refused: name, code, message (no TaskId)
-  kPending,        // producers
-  kReady,          // queue
-  kDispatch,       // member, target
-  kMemberEnd,      // member, target, outcome
-  kComplete,       //
-  kFail,           // member (the first member failure)
-  kPoison,         // cause (the task whose failure poisoned this one)
-  kNotSubmitted,   // name (no TaskId)
-  kGroupBlocked,   // the group FIFO head could not launch: busy targets
-  kGroupLaunched,  // the group FIFO head launched
+  kSubmit,            // accepted: task, kind, targets, deps
+  kReject,            // refused: name, code, message (no TaskId)
+  kPending,           // producers
+  kReady,             // queue
+  kDispatch,          // member, target
+  kMemberEnd,         // member, target, outcome
+  kComplete,          //
+  kFail,              // member (the first member failure)
+  kPoison,            // cause (the task whose failure poisoned this one)
+  kNotSubmitted,      // name (no TaskId)
+  kGroupBlocked,      // the group FIFO head could not launch: busy targets
+  kGroupLaunched,     // the group FIFO head launched
+  kGroupStall,        // seed: the same group has been the blocked head for stall_report_s
+  kReservationStall,  // head_reservation: a reservation held an idle, queued target stall_report_s
 };
 
 std::string_view to_string(EventKind kind);  // the event names of events.jsonl
@@ -61,12 +63,14 @@ struct Event {
   Outcome outcome = Outcome::kSuccess;
   QueueKind queue = QueueKind::kWorker;  // kReady; with queue_worker for kWorker
   WorkerId queue_worker{0};
-  TaskId cause;                                    // kPoison
-  const std::vector<TaskId>* producers = nullptr;  // kPending
-  const std::vector<Dependency>* deps = nullptr;   // kSubmit: every producer found, with its buffer
-  const std::vector<WorkerId>* workers = nullptr;  // kSubmit (targets), kGroupBlocked (busy ones)
-  const Rejection* rejection = nullptr;            // kReject, kNotSubmitted (the run's error)
-  std::uint64_t dispatch_seq = 0;                  // kDispatch, kMemberEnd: global dispatch order
+  TaskId cause;                                        // kPoison
+  const std::vector<TaskId>* producers = nullptr;      // kPending
+  const std::vector<Dependency>* deps = nullptr;       // kSubmit: every producer found, with its buffer
+  const std::vector<WorkerId>* workers = nullptr;      // kSubmit (targets), kGroupBlocked and stalls (busy)
+  const std::vector<WorkerId>* idle_queued = nullptr;  // kReservationStall: reserved, idle, work queued
+  double waited_s = 0;                                 // stalls: how long the group has been the blocked head
+  const Rejection* rejection = nullptr;                // kReject, kNotSubmitted (the run's error)
+  std::uint64_t dispatch_seq = 0;                      // kDispatch, kMemberEnd: global dispatch order
 };
 
 class Observer {

@@ -44,6 +44,16 @@ struct TaskRecord {
   std::vector<std::string> overtaken_by;  // singles, in dispatch order
 };
 
+// One stall report (group_stall or reservation_stall), as the core emitted it.
+struct StallRecord {
+  std::string task;
+  EventKind kind = EventKind::kGroupStall;
+  double t = 0;
+  double waited_s = 0;
+  std::vector<WorkerId> busy;
+  std::vector<WorkerId> idle_queued;  // reservation_stall only
+};
+
 struct WaitStats {
   std::size_t count = 0;
   double p50 = 0, p95 = 0, max = 0, mean = 0;
@@ -62,6 +72,8 @@ class Recorder : public Observer {
   const std::vector<double>& sub_busy() const { return sub_busy_; }
   // Waits from READY to dispatch, keyed "worker:ID", "group", "sub" (sorted by key).
   std::map<std::string, WaitStats> queue_waits() const;
+  // Stall reports in the order they were emitted. They change no state and are not transitions.
+  const std::vector<StallRecord>& stalls() const { return stalls_; }
   double last_transition() const { return last_transition_; }
   std::uint64_t event_count() const { return events_; }
 
@@ -83,6 +95,7 @@ class Recorder : public Observer {
   std::map<std::uint32_t, std::vector<std::size_t>> waiting_on_;  // worker index -> waiting records
   std::map<std::size_t, Waiting> waiting_;                        // record -> state
   std::map<std::string, std::vector<double>> waits_;
+  std::vector<StallRecord> stalls_;
   double last_transition_ = 0;
   std::uint64_t events_ = 0;
 };

@@ -1,9 +1,10 @@
 // The Scheduler core: the directed NEXT_LEVEL placement contract as a sans-IO state machine.
 //
 // Inputs come in as calls: submits, member completions (report()), and the current time (set_time()),
-// which only stamps events. Decisions come out as data: iterate() returns the dispatches of one
-// scheduler iteration. The core has no clock, thread, file or global; a driver (the SimGrid actors,
-// the fake driver of the unit tests, a production runtime) carries the decisions out.
+// which stamps events and is when a due stall report is emitted; no decision depends on it. Decisions come
+// out as data: iterate() returns the dispatches of one scheduler iteration. The core has no clock, thread,
+// file or global; a driver (the SimGrid actors, the fake driver of the unit tests, a production runtime)
+// carries the decisions out.
 //
 // Invariants it keeps:
 // - A rejected submit changes no state: validation runs to completion before anything is written.
@@ -22,10 +23,22 @@
 //    downstream tasks, transitively. The first member failure becomes the run's error (fail-fast).
 // 2. Group pass: pop heads that are no longer READY; launch the head when all of its targets are
 //    idle (member i to workers[i]) and look at the next head; stop at the first head with a busy
-//    target. Nothing is reserved for a blocked head and later groups are not examined.
-// 3. Singles pass: in registration order, every idle worker with queued work gets its FIFO head.
+//    target (the blocked head). Later groups are not examined. What the blocked head holds against
+//    singles is the policy's one decision, made in reserve_for_blocked_head() (the seam):
+//      seed              nothing (the documented runtime: a blocked group can starve);
+//      head_reservation  all of its targets, for this iteration only (re-decided every iteration,
+//                        so the reservation ends the iteration the group launches).
+// 3. Singles pass: in registration order, every idle worker with queued work gets its FIFO head,
+//    unless the group pass reserved it.
 // 4. SUB pass: in FIFO order, a single takes the lowest-index idle SUB worker, a group of N the N
 //    lowest. An entry that does not fit goes back to the tail and ends the pass.
+//
+// Stall reports (diagnostic only). After every iteration, track_stall() updates one episode: under
+// seed it is open while the same group stays the blocked head; under head_reservation while the same
+// group stays the blocked head and one of its reserved targets is idle with a non-empty FIFO. A head
+// change or the condition clearing closes it. An episode that lasts stall_report_s is reported once,
+// stamped exactly start + stall_report_s: set_time() emits it when the driver's time reaches that
+// moment, and next_stall_deadline() tells a driver when to wake for it.
 //
 // Within one instant a driver repeats iterations (run_instant() below) until as many consecutive
 // iterations as the SUB FIFO holds entries (at least one) dispatched nothing.
@@ -98,6 +111,11 @@ struct RunError {
   std::string message;
 };
 
+// The runtime version whose group-vs-single rule the core follows (see the header comment).
+enum class Policy : std::uint8_t { kSeed, kHeadReservation };
+std::string_view to_string(Policy policy);  // "seed", "head_reservation"
+std::optional<Policy> policy_from_string(std::string_view text);
+
 class Scheduler {
  public:
   struct Options {
@@ -105,6 +123,9 @@ class Scheduler {
     // not submitted. Off only for what-if studies and for tests of the submit-time poison rule,
     // which fail-fast otherwise makes unreachable.
     bool fail_fast = true;
+    Policy policy = Policy::kSeed;
+    // How long a stall episode lasts before it is reported (simulated seconds, > 0).
+    double stall_report_s = 5;
   };
   explicit Scheduler(Registry registry, Observer* observer = nullptr)
       : Scheduler(std::move(registry), Options{}, observer) {}
@@ -119,9 +140,13 @@ class Scheduler {
     tasks_.reserve(tasks);
     slots_.reserve(tasks);
   }
-  // Stamps every following event. Time is informational only: no decision depends on it.
-  void set_time(double t) { now_ = t; }
+  // Stamps every following event. No decision depends on it. When `t` reaches the open stall
+  // episode's deadline, the stall report is emitted first, stamped with the deadline itself.
+  void set_time(double t);
   double now() const { return now_; }
+  // When the open stall episode will be reported, if one is open and not yet reported. A driver
+  // that keeps its own clock wakes at this time (and calls set_time()) even if nothing else is due.
+  std::optional<double> next_stall_deadline() const;
 
   // --- inputs ---
   SubmitResult submit(const SubmitRequest& request);
@@ -165,6 +190,13 @@ class Scheduler {
   // Every running member as (task, member), in task order. O(tasks): for explorers and tests.
   std::vector<std::pair<TaskId, std::uint32_t>> running() const;
   const std::optional<RunError>& run_error() const { return run_error_; }
+  Policy policy() const { return options_.policy; }
+  const Options& options() const { return options_; }
+  // Is worker `index` (registration order) reserved by the blocked head in the last iteration?
+  bool reserved(std::uint32_t index) const { return reserved_flag_[index]; }
+  // The group whose stall episode is open after the last iteration (invalid when none): what the
+  // explorer, which has no time, reports as "can stall".
+  TaskId stalling_group() const { return episode_open_ ? stall_head_ : TaskId(); }
   // Every non-terminal task with the reason it cannot progress, assuming nothing is running any more.
   std::vector<Stuck> stuck() const;
   // Every piece of scheduling state in a stable text form: tasks, queues, workers, tensor map.
@@ -217,7 +249,11 @@ class Scheduler {
   void finish(TaskId id);
   void dispatch_member(TaskId id, std::uint32_t member, Target target);
   void group_pass();
+  void reserve_for_blocked_head(const Task& head);
   void singles_pass();
+  void track_stall();
+  bool stall_condition(const Task& head) const;
+  void report_stall();
   void sub_pass();
   void mark_idle(std::uint32_t worker_index);
 
@@ -238,6 +274,17 @@ class Scheduler {
   IndexSet idle_sub_;
   TaskId blocked_head_;                 // the group head last reported as blocked
   std::vector<WorkerId> blocked_busy_;  // and its busy targets then
+
+  // The policy seam's output: what the last group pass reserved (registration indices).
+  TaskId iteration_head_;                // the blocked head of the last group pass, or invalid
+  std::vector<std::uint32_t> reserved_;  // reserved worker indices, in member order
+  std::vector<bool> reserved_flag_;      // per worker: in reserved_
+  // Stall tracking: one episode at a time, for one head.
+  TaskId stall_head_;  // the blocked head the tracking is about
+  bool episode_open_ = false;
+  bool episode_reported_ = false;
+  double episode_start_ = 0;
+  double head_since_ = 0;  // when stall_head_ became the blocked head
 
   std::vector<Completion> inbox_;
   std::vector<Dispatch> out_;
