@@ -186,8 +186,10 @@ TEST(StallReport, OpensOnlyWhenAReservedTargetIsIdleWithQueuedWork) {
 }
 
 TEST(StallReport, HeadChangeStartsANewEpisode) {
-  // g1 is the blocked head 0..5 (reported at 2), launches at 5; g2 is then the blocked head
-  // 5..9 (chip 1 runs g1[1] until 9) with chip 2 idle and queued: a new episode, reported at 7.
+  // g1 is the blocked head 0..5 with chip 0 idle and queued (reported at 2). At 5 busy and s2 end
+  // together: g1 launches, g2 becomes the blocked head (chip 1 runs g1[1] until 9) and reserves
+  // chip 2, just freed with t2 queued behind s2. The condition holds across the change, yet the
+  // head changed: a new episode from 5, reported at 7.
   FakeDriver d = chips({0, 1, 2}, options(Policy::kHeadReservation, 2));
   d.duration("busy", 5);
   d.single("busy", 1);
@@ -195,13 +197,10 @@ TEST(StallReport, HeadChangeStartsANewEpisode) {
   d.group("g1", {0, 1});
   d.single("s0", 0);
   d.group("g2", {1, 2});
-  d.advance_to(0.5);
-  d.duration("x", 1);
-  d.single("x", 2);  // served at once (g2 is not the head yet), ends at 1.5
   d.advance_to(4);
-  d.single("s2", 2);  // queued on chip 2 behind nothing; served now, g2 still not the head
-  d.advance_to(5);    // s2 ends at 5; g1 launches, g2 blocks and reserves chip 2
-  d.single("t2", 2);  // queued on the reserved, idle chip 2
+  d.single("s2", 2);  // served at once (g2 is not the head yet), ends at 5
+  d.advance_to(4.5);
+  d.single("t2", 2);  // queued behind s2
   d.run();
   const auto st = stalls(d);
   ASSERT_EQ(st.size(), 2u);
