@@ -155,13 +155,20 @@ VarAssignment parse_vars(const std::vector<std::string>& vars) {
   return out;
 }
 
+// `--policy NAME` given on the command line: checked before anything runs, applied after loading.
+using PolicyFlag = std::optional<std::string>;
+Scenario with_policy(Scenario scenario, const PolicyFlag& policy) {
+  if (policy) scenario.policy = parse_policy(*policy, "--policy");
+  return scenario;
+}
+
 int cmd_run(const std::string& file, const std::string& out, std::optional<std::uint64_t> seed,
             const std::string& outputs, const std::vector<std::string>& cfg, bool check_invariants,
-            const std::vector<std::string>& vars) {
+            const std::vector<std::string>& vars, const PolicyFlag& policy) {
   std::vector<std::string> data, pictures;
   if (!parse_outputs(outputs, data, pictures)) return 2;
   const VarAssignment assignment = parse_vars(vars);
-  Scenario scenario = load_scenario(file, assignment);
+  Scenario scenario = with_policy(load_scenario(file, assignment), policy);
   RunOptions options;
   options.seed = seed;
   options.simgrid_args = simgrid_args(cfg);
@@ -178,7 +185,7 @@ std::string shell_quote(const std::string& s) {
 
 int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
               std::optional<std::size_t> sample, std::uint64_t seed, bool plan,
-              const std::vector<std::string>& cfg) {
+              const std::vector<std::string>& cfg, const PolicyFlag& policy) {
   namespace fs = std::filesystem;
   const Scenario base = load_scenario(file);
   if (base.vars.empty()) {
@@ -197,6 +204,7 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
                         " --outputs events,summary,tasks,metrics,report";
       for (const auto& [name, value] : v.values) cmd += " --var " + shell_quote(name + "=" + value.dump());
       for (const std::string& c : cfg) cmd += " --cfg=" + shell_quote(c);
+      if (policy) cmd += " --policy " + shell_quote(*policy);
       std::cout << cmd << "\n";
     }
     std::cerr << variants.size() << " commands; afterwards: " << self << " sweep --collect " << out << "\n";
@@ -214,7 +222,7 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
         try {
           RunOptions options;
           options.simgrid_args = simgrid_args(cfg);
-          _exit(run_to_folder(load_scenario(file, v.values), options,
+          _exit(run_to_folder(with_policy(load_scenario(file, v.values), policy), options,
                               (fs::path(out) / variant_dir(v)).string(), {}, {}, true));
         } catch (const std::exception& e) {
           std::cerr << "dirsched: " << variant_dir(v) << ": " << e.what() << "\n";
@@ -282,9 +290,9 @@ int cmd_render(const std::string& dir) {
   return 0;
 }
 
-int check_one(const std::string& file, const std::vector<std::string>& cfg) {
+int check_one(const std::string& file, const std::vector<std::string>& cfg, const PolicyFlag& policy) {
   try {
-    Scenario scenario = load_scenario(file);
+    Scenario scenario = with_policy(load_scenario(file), policy);
     RunOptions options;
     options.simgrid_args = simgrid_args(cfg);
     options.check_invariants = true;
@@ -306,9 +314,10 @@ int check_one(const std::string& file, const std::vector<std::string>& cfg) {
   }
 }
 
-int cmd_check(const std::vector<std::string>& files, const std::vector<std::string>& cfg) {
+int cmd_check(const std::vector<std::string>& files, const std::vector<std::string>& cfg,
+              const PolicyFlag& policy) {
   if (files.size() == 1) {
-    const int rc = check_one(files[0], cfg);
+    const int rc = check_one(files[0], cfg, policy);
     std::cout << (rc == 0 ? 1 : 0) << " passed, " << (rc == 0 ? 0 : 1) << " failed\n";
     return rc;
   }
@@ -317,7 +326,7 @@ int cmd_check(const std::vector<std::string>& files, const std::vector<std::stri
   for (const std::string& f : files) {
     std::fflush(stdout);
     const pid_t pid = fork();
-    if (pid == 0) _exit(check_one(f, cfg));
+    if (pid == 0) _exit(check_one(f, cfg, policy));
     int status = 0;
     waitpid(pid, &status, 0);
     const int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 3;
@@ -355,6 +364,9 @@ int main(int argc, char** argv) {
   bool check_invariants = false;
   run->add_flag("--check-invariants", check_invariants,
                 "Check the contract's invariants after every transition");
+  PolicyFlag policy;
+  const char* policy_help = "seed or head_reservation, overriding the scenario's scheduler.policy";
+  run->add_option("--policy", policy, policy_help);
   std::vector<std::string> run_vars;
   run->add_option("--var", run_vars,
                   "NAME=VALUE (JSON) for a sweep variable; others take their first candidate");
@@ -375,6 +387,7 @@ int main(int argc, char** argv) {
   sweep->add_option("--collect", collect_dir,
                     "Build sweep.csv, sweep.svg and the ranking from a folder of variant runs");
   sweep->add_option("--cfg", cfg, "SimGrid configuration, passed through");
+  sweep->add_option("--policy", policy, policy_help);
 
   CLI::App* compare =
       app.add_subcommand("compare", "Compare two run folders: dispatch divergence and metrics");
@@ -386,6 +399,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> check_files;
   check->add_option("scenarios", check_files, "Scenario JSON files")->required();
   check->add_option("--cfg", cfg, "SimGrid configuration, passed through");
+  check->add_option("--policy", policy, policy_help);
 
   CLI::App* render =
       app.add_subcommand("render", "Redraw the pictures of a run folder from its events.jsonl");
@@ -399,6 +413,7 @@ int main(int argc, char** argv) {
   exp->add_option("scenario", explore_file, "Scenario JSON file")->required();
   exp->add_option("--max-states", explore_options.max_states, "Stop after this many distinct states");
   exp->add_flag("--failures", explore_options.failures, "Let any member also fail");
+  exp->add_option("--policy", policy, policy_help);
 
   CLI::App* gen = app.add_subcommand("gen", "Write a generated scenario to stdout");
   std::string gen_family;
@@ -424,21 +439,23 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    if (*run) return cmd_run(run_file, out_dir, seed, outputs, cfg, check_invariants, run_vars);
+    if (policy) parse_policy(*policy, "--policy");  // a typo stops here, before anything runs
+    if (*run) return cmd_run(run_file, out_dir, seed, outputs, cfg, check_invariants, run_vars, policy);
     if (*sweep) {
       if (!collect_dir.empty()) return cmd_collect(collect_dir);
       if (sweep_file.empty() || (sweep_out.empty())) {
         std::cerr << "dirsched sweep: give SCENARIO and --out DIR, or --collect DIR\n";
         return 2;
       }
-      const int rc = cmd_sweep(sweep_file, sweep_out, sweep_jobs, sweep_sample, sweep_seed, sweep_plan, cfg);
+      const int rc =
+          cmd_sweep(sweep_file, sweep_out, sweep_jobs, sweep_sample, sweep_seed, sweep_plan, cfg, policy);
       return rc != 0 || sweep_plan ? rc : cmd_collect(sweep_out);
     }
     if (*compare) {
       std::cout << compare_runs(compare_a, compare_b);
       return 0;
     }
-    if (*check) return cmd_check(check_files, cfg);
+    if (*check) return cmd_check(check_files, cfg, policy);
     if (*render) return cmd_render(render_dir);
     if (*gen) {
       Scenario s;
@@ -450,7 +467,8 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*exp) {
-      const nlohmann::ordered_json result = explore(load_scenario(explore_file), explore_options);
+      const nlohmann::ordered_json result =
+          explore(with_policy(load_scenario(explore_file), policy), explore_options);
       std::cout << result.dump(2) << "\n";
       return result["violations"].empty() ? 0 : 1;
     }

@@ -90,8 +90,8 @@ class Explorer {
 
   ojson run() {
     State root;
-    root.core = std::make_unique<Scheduler>(registry_);
-    root.checker = std::make_unique<InvariantChecker>(registry_);
+    root.core = std::make_unique<Scheduler>(registry_, scheduler_options(s_));
+    root.checker = std::make_unique<InvariantChecker>(registry_, s_.policy);
     root.replay = std::make_unique<Replay>(s_, *root.core);
     const std::size_t r = visit(std::move(root));
     ojson out;

@@ -3,6 +3,8 @@
 // Everything in summary.json and tasks.csv is derived from simulated quantities only, so the same
 // scenario and seed give byte-identical files. Self-measurements (wall time, peak RSS, events per
 // second) vary from run to run and go to metrics.json instead.
+#include "dirsched/outputs.hpp"
+
 #include <sys/resource.h>
 
 #include <cmath>
@@ -10,8 +12,6 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
-
-#include "dirsched/outputs.hpp"
 
 namespace dirsched {
 namespace {
@@ -46,6 +46,8 @@ std::string summary_json(const Run& run, const std::vector<std::string>& notes) 
   ojson s;
   s["scenario"] = run.scenario.name;
   s["seed"] = r.seed;
+  s["policy"] = to_string(run.core->policy());
+  s["stall_report_s"] = tidy(run.core->options().stall_report_s);
   s["outcome"] = r.outcome;
   s["error"] = r.error.empty() ? ojson(nullptr) : ojson(r.error);
   s["makespan_s"] = tidy(makespan);
@@ -98,6 +100,22 @@ std::string summary_json(const Run& run, const std::vector<std::string>& notes) 
                       {"overtaken_by", t.overtaken_by}});
   }
   s["groups"] = groups;
+
+  ojson stalls = ojson::array();
+  for (const StallRecord& st : rec.stalls()) {
+    ojson one = {{"event", to_string(st.kind)}, {"task", st.task}, {"t_s", tidy(st.t)}};
+    ojson busy = ojson::array();
+    for (WorkerId w : st.busy) busy.push_back(w.value());
+    one["busy"] = busy;
+    if (st.kind == EventKind::kReservationStall) {
+      ojson iq = ojson::array();
+      for (WorkerId w : st.idle_queued) iq.push_back(w.value());
+      one["idle_queued"] = iq;
+    }
+    one["waited_s"] = tidy(st.waited_s);
+    stalls.push_back(one);
+  }
+  s["stalls"] = stalls;
 
   ojson stuck = ojson::array();
   for (const Stuck& st : r.stuck)

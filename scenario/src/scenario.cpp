@@ -460,6 +460,28 @@ struct Loader {
     s.expect = *e;
   }
 
+  void scheduler(const json& sch) {
+    Obj o(sch, "scheduler", file);
+    s.scheduler_host = o.str("host", std::string("host0"));
+    s.iteration_cost_s = o.num("iteration_cost_s", 0);
+    s.dispatch_cost_s = o.num("dispatch_cost_s", 0);
+    if (const json* p = o.get("policy")) {
+      const json& v = var_or(*p, o.at("policy"));
+      if (!v.is_string())
+        o.fail("expected \"seed\" or \"head_reservation\", found " + Obj::type_of(v), "policy");
+      auto policy = policy_from_string(v.get<std::string>());
+      if (!policy) o.fail("unknown policy '" + v.get<std::string>() + "' (seed, head_reservation)", "policy");
+      s.policy = *policy;
+    }
+    s.stall_report_s = o.num("stall_report_s", 5);
+    if (!(s.stall_report_s > 0)) o.fail("must be positive", "stall_report_s");
+    if (const json* f = o.get("fail_fast")) {
+      if (!f->is_boolean()) o.fail("expected a boolean, found " + Obj::type_of(*f), "fail_fast");
+      s.fail_fast = f->get<bool>();
+    }
+    o.done();
+  }
+
   void run(const json& doc) {
     Obj top(doc, "", file);
     s.file = file;
@@ -477,14 +499,8 @@ struct Loader {
       if (!std::filesystem::exists(path)) top.fail("platform file not found: " + path.string(), "platform");
       s.platform = path.lexically_normal().string();
     }
-    if (const json* sch = top.get("scheduler")) {
-      Obj o(*sch, "scheduler", file);
-      s.scheduler_host = o.str("host", std::string("host0"));
-      s.iteration_cost_s = o.num("iteration_cost_s", 0);
-      s.dispatch_cost_s = o.num("dispatch_cost_s", 0);
-      o.done();
-    }
-    vars(top);
+    vars(top);  // before the scheduler block: its policy may be a sweep variable ("$p")
+    if (const json* sch = top.get("scheduler")) scheduler(*sch);
     const bool generated = top.has("generate");
     if (generated && top.has("trace")) top.fail("give either trace or generate, not both", "generate");
     if (!generated || top.has("workers")) workers(top);
@@ -537,6 +553,19 @@ Registry Scenario::registry() const {
   r.set_sub_workers(static_cast<std::uint32_t>(sub_hosts.size()));
   for (const CallableSpec& c : callables) r.add_callable({c.name, c.ns, c.eligible});
   return r;
+}
+
+Scheduler::Options scheduler_options(const Scenario& scenario) {
+  Scheduler::Options o;
+  o.policy = scenario.policy;
+  o.stall_report_s = scenario.stall_report_s;
+  o.fail_fast = scenario.fail_fast;
+  return o;
+}
+
+Policy parse_policy(const std::string& name, const std::string& where) {
+  if (auto p = policy_from_string(name)) return *p;
+  throw std::invalid_argument(where + ": unknown policy '" + name + "' (seed, head_reservation)");
 }
 
 Scenario parse_scenario(const nlohmann::json& doc, const std::string& file, const std::string& base_dir,

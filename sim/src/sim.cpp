@@ -90,7 +90,9 @@ class Driver {
       const double t_timer = timers_.empty() ? kInf : timers_.top().end;
       const double t_fault = next_fault_ < faults_.size() ? faults_[next_fault_].off_at_s : kInf;
       const double t_op = next_op_time();
-      const double t_next = std::min({t_timer, t_fault, t_op});
+      // A stall report is due at an exact moment even when nothing else happens then: wake for it.
+      const double t_stall = run_.core->next_stall_deadline().value_or(kInf);
+      const double t_next = std::min({t_timer, t_fault, t_op, t_stall});
       if (acts_.empty() && t_next == kInf) break;
       const double now = sg4::Engine::get_clock();
       if (acts_.empty()) {
@@ -108,6 +110,8 @@ class Driver {
       for (double nominal : {t_timer, t_fault, t_op})
         if (std::abs(nominal - instant) <= kSameInstant)
           instant = std::max(last_instant_, std::min(instant, nominal));
+      // SimGrid may wake a hair before the deadline; the report belongs to that instant.
+      if (std::abs(t_stall - instant) <= kSameInstant) instant = std::max(instant, t_stall);
       last_instant_ = instant;
       run_.core->set_time(instant);
       try {
@@ -470,7 +474,7 @@ std::unique_ptr<Run> simulate(const Scenario& scenario, const RunOptions& option
   else
     engine.load_platform(scenario.platform);
 
-  run->core = std::make_unique<Scheduler>(scenario.registry());
+  run->core = std::make_unique<Scheduler>(scenario.registry(), scheduler_options(scenario));
   run->recorder = std::make_unique<Recorder>(run->core->registry());
   run->core->reserve(scenario.submit_count());
   run->recorder->reserve(scenario.submit_count());
@@ -482,7 +486,7 @@ std::unique_ptr<Run> simulate(const Scenario& scenario, const RunOptions& option
   observers.add(run->recorder.get());
   std::unique_ptr<InvariantChecker> checker;
   if (options.check_invariants) {
-    checker = std::make_unique<InvariantChecker>(run->core->registry());
+    checker = std::make_unique<InvariantChecker>(run->core->registry(), scenario.policy);
     checker->set_dump([&run] { return run->core->dump(); });
     observers.add(checker.get());
   }

@@ -127,7 +127,11 @@ std::string sweep_csv(const std::vector<std::string>& names, const std::vector<S
     o += std::to_string(r.variant.index);
     for (const std::string& n : names) {
       auto it = r.variant.values.find(n);
-      o += "," + csv_field(it == r.variant.values.end() ? "" : it->second.dump());
+      // A string value (a policy name) reads as itself, not as a quoted JSON literal.
+      const std::string text = it == r.variant.values.end() ? ""
+                               : it->second.is_string()     ? it->second.get<std::string>()
+                                                            : it->second.dump();
+      o += "," + csv_field(text);
     }
     o += "," + g6(r.makespan_s) + "," + g6(r.group_wait_mean_s) + "," + g6(r.group_wait_max_s) + "," +
          g6(r.group_idle_target_s) + "," + g6(r.utilisation) + "," + std::to_string(r.failed) + "," +

@@ -47,6 +47,45 @@ TEST(ScenarioLoader, UnknownKeysNameTheirPath) {
   EXPECT_EQ(error_path(d), "colour");
 }
 
+TEST(ScenarioLoader, SchedulerPolicyKeysReachTheCoreOptions) {
+  Scenario s = parse_scenario(base(), "f.json", ".");
+  EXPECT_EQ(s.policy, Policy::kSeed);
+  EXPECT_EQ(s.stall_report_s, 5.0);
+  EXPECT_TRUE(s.fail_fast);
+  json d = base();
+  d["scheduler"] = {{"policy", "head_reservation"}, {"stall_report_s", 0.25}, {"fail_fast", false}};
+  const Scheduler::Options o = scheduler_options(parse_scenario(d, "f.json", "."));
+  EXPECT_EQ(o.policy, Policy::kHeadReservation);
+  EXPECT_EQ(o.stall_report_s, 0.25);
+  EXPECT_FALSE(o.fail_fast);
+}
+
+TEST(ScenarioLoader, BadSchedulerPolicyKeysNameTheirPath) {
+  json d = base();
+  d["scheduler"] = {{"policy", "reserve"}};
+  EXPECT_EQ(error_path(d), "scheduler.policy");
+  d["scheduler"] = {{"policy", 1}};
+  EXPECT_EQ(error_path(d), "scheduler.policy");
+  d["scheduler"] = {{"stall_report_s", 0}};
+  EXPECT_EQ(error_path(d), "scheduler.stall_report_s");
+  d["scheduler"] = {{"fail_fast", "no"}};
+  EXPECT_EQ(error_path(d), "scheduler.fail_fast");
+}
+
+TEST(ScenarioLoader, PolicyMayBeASweepVariable) {
+  json d = base();
+  d["scheduler"] = {{"policy", "$p"}};
+  d["vars"] = {{"p", {"seed", "head_reservation"}}};
+  EXPECT_EQ(parse_scenario(d, "f.json", ".").policy, Policy::kSeed);
+  EXPECT_EQ(parse_scenario(d, "f.json", ".", {{"p", "head_reservation"}}).policy, Policy::kHeadReservation);
+  EXPECT_EQ(error_path([&] {
+              json e = d;
+              e["vars"]["p"] = {"fifo"};
+              return e;
+            }()),
+            "scheduler.policy");
+}
+
 TEST(ScenarioLoader, UnknownNamesAreErrors) {
   json d = base();
   d["trace"][0]["callable"] = "nope";

@@ -107,6 +107,9 @@ struct Scenario {
   std::string scheduler_host = "host0";
   double iteration_cost_s = 0;
   double dispatch_cost_s = 0;
+  Policy policy = Policy::kSeed;  // scheduler.policy; `--policy NAME` overwrites it after loading
+  double stall_report_s = 5;      // scheduler.stall_report_s
+  bool fail_fast = true;          // scheduler.fail_fast
   std::vector<WorkerSpec> next_level;
   std::vector<std::string> sub_hosts;  // one per SUB worker
   std::vector<CallableSpec> callables;
@@ -124,6 +127,11 @@ struct Scenario {
   // Builds the core's registry (workers in list order, SUB pool, callables in file order).
   Registry registry() const;
 };
+
+// The core's options as the scenario sets them (policy, stall_report_s, fail_fast).
+Scheduler::Options scheduler_options(const Scenario& scenario);
+// "seed" or "head_reservation"; a one-line message naming both when `name` is neither.
+Policy parse_policy(const std::string& name, const std::string& where);
 
 // `assignment` picks a value for some sweep variables (name -> value); the others take their first
 // candidate. A value need not be a candidate (sweep --plan passes values on the command line).
