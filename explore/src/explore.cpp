@@ -96,6 +96,7 @@ class Explorer {
     const std::size_t r = visit(std::move(root));
     ojson out;
     out["scenario"] = s_.name;
+    out["policy"] = to_string(s_.policy);
     out["states"] = nodes_.size();
     out["transitions"] = transitions_;
     out["stopped_early"] = stopped_;
@@ -120,7 +121,8 @@ class Explorer {
       groups[group_names_[g]] = {{"max_overtakes", n.best_max[g]},
                                  {"witness", witness(r, g, true)},
                                  {"min_overtakes", n.best_min[g]},
-                                 {"min_witness", witness(r, g, false)}};
+                                 {"min_witness", witness(r, g, false)},
+                                 {"can_stall", can_stall_.count(group_names_[g]) > 0}};
     }
     out["groups"] = groups;
     return out;
@@ -229,6 +231,10 @@ class Explorer {
     const std::size_t id = nodes_.size();
     index_.emplace(key, id);
     nodes_.emplace_back();
+    // Time is not modelled, so "can stall" means: some reachable state has the stall condition of
+    // the policy open for this group (an episode that would be reported if it lasted long enough).
+    if (const TaskId stalling = st.core->stalling_group(); stalling.valid())
+      can_stall_.insert(std::string(st.core->name(stalling)));
     const std::size_t groups = group_names_.size();
     // best_* start "unknown"; -1 marks "this group is never submitted below".
     std::vector<int> bmax(groups, std::numeric_limits<int>::min()),
@@ -306,6 +312,7 @@ class Explorer {
   std::set<std::string> outcomes_;
   ojson violations_ = ojson::array();
   std::map<std::string, ojson> stuck_;
+  std::set<std::string> can_stall_;  // groups whose stall condition holds in some state
 };
 
 }  // namespace

@@ -89,5 +89,66 @@ TEST(Explore, StopsEarlyPastMaxStatesAndSaysSo) {
   EXPECT_TRUE(r.contains("note"));
 }
 
+Scenario with_policy(Scenario s, Policy p) {
+  s.policy = p;
+  return s;
+}
+
+// s1 keeps chip 1 busy for as long as the explorer likes; g on chips 0 and 1 is READY behind it;
+// s0a and s0b on chip 0 come after g. Worked by hand:
+// seed: each of s0a, s0b can run on the idle chip 0 while g waits (max 2), or s1 may end before g
+//   is submitted, g launches at once and both queue behind it (min 0). g can be the blocked head.
+// head_reservation: while g is the blocked head chip 0 is reserved, so neither single can overtake
+//   (max 0, min 0); g stalls when s0a is queued on the reserved, idle chip 0.
+const char* kOvertakeTrace = R"([{"op":"submit_next_level","task":"s1","callable":"k","worker":1},
+    {"op":"submit_next_level_group","task":"g","callable":"k","workers":[0,1],"args_list":[[],[]]},
+    {"op":"submit_next_level","task":"s0a","callable":"k","worker":0},
+    {"op":"submit_next_level","task":"s0b","callable":"k","worker":0},{"op":"drain"}])";
+
+TEST(ExplorePolicies, SeedLetsBothSinglesOvertakeTheBlockedHead) {
+  auto r = explore(with_policy(load(kOvertakeTrace), Policy::kSeed), {});
+  EXPECT_EQ(r["policy"], "seed");
+  EXPECT_EQ(r["groups"]["g"]["max_overtakes"], 2);
+  EXPECT_EQ(r["groups"]["g"]["min_overtakes"], 0);
+  EXPECT_TRUE(r["groups"]["g"]["can_stall"].get<bool>());
+  EXPECT_TRUE(r["violations"].empty());
+}
+
+TEST(ExplorePolicies, HeadReservationLetsNoSingleOvertakeTheBlockedHead) {
+  auto r = explore(with_policy(load(kOvertakeTrace), Policy::kHeadReservation), {});
+  EXPECT_EQ(r["policy"], "head_reservation");
+  EXPECT_EQ(r["groups"]["g"]["max_overtakes"], 0);
+  EXPECT_EQ(r["groups"]["g"]["min_overtakes"], 0);
+  EXPECT_TRUE(r["groups"]["g"]["can_stall"].get<bool>());
+  EXPECT_TRUE(r["violations"].empty());
+}
+
+// g1 on chips 0,1 waits behind s1; g2 on chips 1,2 is behind g1; s2 on chip 2 comes last. Under
+// head_reservation g2, not being the head, reserves nothing while g1 is blocked: s2 can overtake it
+// once (max 1), or s1 ends first and g2, now the head, holds chip 2 (min 0). g1 is never overtaken.
+TEST(ExplorePolicies, GroupBehindTheHeadCanStillBeOvertakenUnderHeadReservation) {
+  const char* trace = R"([{"op":"submit_next_level","task":"s1","callable":"k","worker":1},
+    {"op":"submit_next_level_group","task":"g1","callable":"k","workers":[0,1],"args_list":[[],[]]},
+    {"op":"submit_next_level_group","task":"g2","callable":"k","workers":[1,2],"args_list":[[],[]]},
+    {"op":"submit_next_level","task":"s2","callable":"k","worker":2},{"op":"drain"}])";
+  auto r =
+      explore(with_policy(load(trace, R"(,{"id":2,"kind":"local_chip"})"), Policy::kHeadReservation), {});
+  EXPECT_EQ(r["groups"]["g1"]["max_overtakes"], 0);
+  EXPECT_EQ(r["groups"]["g2"]["max_overtakes"], 1);
+  EXPECT_EQ(r["groups"]["g2"]["min_overtakes"], 0);
+  EXPECT_TRUE(r["groups"]["g2"]["can_stall"].get<bool>());
+  EXPECT_FALSE(r["groups"]["g1"]["can_stall"].get<bool>());  // nothing is ever queued on chip 0
+  EXPECT_TRUE(r["violations"].empty());
+}
+
+TEST(ExplorePolicies, BlockedHeadWithNothingQueuedStallsOnlyUnderSeed) {
+  const char* trace = R"([{"op":"submit_next_level","task":"s1","callable":"k","worker":1},
+    {"op":"submit_next_level_group","task":"g","callable":"k","workers":[0,1],"args_list":[[],[]]},
+    {"op":"drain"}])";
+  EXPECT_TRUE(explore(with_policy(load(trace), Policy::kSeed), {})["groups"]["g"]["can_stall"].get<bool>());
+  EXPECT_FALSE(explore(with_policy(load(trace), Policy::kHeadReservation), {})["groups"]["g"]["can_stall"]
+                   .get<bool>());
+}
+
 }  // namespace
 }  // namespace dirsched

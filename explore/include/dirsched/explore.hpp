@@ -8,6 +8,10 @@
 // is a DAG (every transition either runs an op or ends a member). Every state is checked by the
 // InvariantChecker. For every group, dynamic programming over that DAG gives the most and the fewest
 // singles that can be dispatched on its targets between its READY and its launch, with a witness.
+// The core runs under the scenario's policy (scheduler.policy or --policy), and every group also
+// says whether it can stall (can_stall): whether some reachable state has the policy's stall
+// condition open for it (seed: it is the blocked head; head_reservation: it is the blocked head and
+// holds an idle target with queued singles). Time is not modelled: "could be reported", not when.
 //
 // What it does not prove: completions that coincide in time are explored one at a time, not as one
 // simultaneous batch; durations, transfer costs and faults are not modelled; past max_states the
