@@ -203,5 +203,61 @@ TEST(ReportPage, IsSelfContained) {
   EXPECT_NE(html.find("s2"), std::string::npos);  // the overtake shows in the starvation table
 }
 
+// b holds chip 1 until 2; g on chips 0 and 1 is READY from 0.5 and launches at 2; s waits on chip 0
+// (held for g under head_reservation) and a reservation_stall is logged at 1.5.
+const char* kReservedLog =
+    R"({"seq":0,"t_s":0,"event":"submit","task":"b","kind":"single","callable":"k","members":1,"workers":[1]}
+{"seq":1,"t_s":0,"event":"ready","task":"b","queue":"worker:1"}
+{"seq":2,"t_s":0,"event":"dispatch","task":"b","member":0,"worker":1}
+{"seq":3,"t_s":0.5,"event":"submit","task":"g","kind":"group","callable":"k","members":2,"workers":[0,1]}
+{"seq":4,"t_s":0.5,"event":"ready","task":"g","queue":"group"}
+{"seq":5,"t_s":0.5,"event":"group_blocked","task":"g","busy":[1]}
+{"seq":6,"t_s":1,"event":"submit","task":"s","kind":"single","callable":"k","members":1,"workers":[0]}
+{"seq":7,"t_s":1,"event":"ready","task":"s","queue":"worker:0"}
+{"seq":8,"t_s":1.5,"event":"reservation_stall","task":"g","busy":[1],"idle_queued":[0],"waited_s":1}
+{"seq":9,"t_s":2,"event":"member_end","task":"b","member":0,"worker":1,"outcome":"success"}
+{"seq":10,"t_s":2,"event":"complete","task":"b"}
+{"seq":11,"t_s":2,"event":"group_launched","task":"g"}
+{"seq":12,"t_s":2,"event":"dispatch","task":"g","member":0,"worker":0}
+{"seq":13,"t_s":2,"event":"dispatch","task":"g","member":1,"worker":1}
+{"seq":14,"t_s":3,"event":"member_end","task":"g","member":0,"worker":0,"outcome":"success"}
+{"seq":15,"t_s":3,"event":"member_end","task":"g","member":1,"worker":1,"outcome":"success"}
+{"seq":16,"t_s":3,"event":"complete","task":"g"}
+)";
+
+json policy_summary(const char* policy) {
+  return json{{"policy", policy},
+              {"stall_report_s", 0.5},
+              {"workers", json::array({{{"worker", 0}, {"kind", "local_chip"}},
+                                       {{"worker", 1}, {"kind", "local_chip"}}})}};
+}
+
+TEST(PolicyPictures, ReservedIdleTimeIsABandOnlyUnderHeadReservation) {
+  const json hr = policy_summary("head_reservation");
+  const RunView v = parse_run(kReservedLog, &hr);
+  ASSERT_EQ(v.reserved.size(), 1u);  // chip 0 idle and held 0.5..2; chip 1 was busy all along
+  EXPECT_EQ(v.reserved[0].worker, "0");
+  EXPECT_EQ(v.reserved[0].from, 0.5);
+  EXPECT_EQ(v.reserved[0].to, 2.0);
+  const std::string svg = timeline_svg(v);
+  EXPECT_EQ(count(svg, "class=\"reserved\""), 1u);
+  EXPECT_EQ(count(svg, "reserved, idle</text>"), 1u);  // in the legend
+  const json seed = policy_summary("seed");
+  EXPECT_TRUE(parse_run(kReservedLog, &seed).reserved.empty());
+}
+
+TEST(PolicyPictures, StallReportsAreMarkedAndListed) {
+  const json hr = policy_summary("head_reservation");
+  const RunView v = parse_run(kReservedLog, &hr);
+  ASSERT_EQ(v.stalls.size(), 1u);
+  EXPECT_EQ(v.stalls[0].idle_queued, std::vector<std::string>{"0"});
+  const std::string svg = timeline_svg(v);
+  EXPECT_EQ(count(svg, "class=\"stall\""), 1u);
+  EXPECT_NE(svg.find("reservation_stall g at 1.5 s"), std::string::npos);
+  const std::string html = report_html(v, hr, std::nullopt, svg);
+  EXPECT_NE(html.find("<th>policy</th><td>head_reservation</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td>reservation_stall</td><td>g</td><td>1</td><td>0</td>"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace dirsched::viz

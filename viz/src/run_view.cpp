@@ -62,6 +62,7 @@ RunView parse_run(const std::string& events_jsonl, const json* summary) {
   std::set<std::string> nl_seen, sub_seen;
   std::map<std::string, int> depth;
   std::set<DepEdge> deps;
+  std::vector<std::string> group_order;  // groups in READY order: the group FIFO
   auto bump = [&](const std::string& queue, double t, int delta) {
     depth[queue] += delta;
     auto& steps = v.depth[queue];
@@ -114,7 +115,13 @@ RunView parse_run(const std::string& events_jsonl, const json* summary) {
       } else if (kind == "ready") {
         tv.state = "READY";
         tv.ready = t;
+        if (e.at("queue").get<std::string>() == "group") group_order.push_back(tv.name);
         bump(e.at("queue").get<std::string>(), t, +1);
+      } else if (kind == "group_stall" || kind == "reservation_stall") {
+        StallMark m{t, kind, tv.name, {}, {}, e.value("waited_s", 0.0)};
+        for (const auto& w : e.value("busy", json::array())) m.busy.push_back(w.dump());
+        for (const auto& w : e.value("idle_queued", json::array())) m.idle_queued.push_back(w.dump());
+        v.stalls.push_back(std::move(m));
       } else if (kind == "group_launched") {
         bump("group", t, -1);
       } else if (kind == "dispatch") {
@@ -175,6 +182,25 @@ RunView parse_run(const std::string& events_jsonl, const json* summary) {
     for (const std::string& s : sub_seen) subs.push_back(std::stoi(s.substr(3)));
     std::sort(subs.begin(), subs.end());
     for (int s : subs) v.lanes.push_back("sub" + std::to_string(s));
+  }
+
+  // Reservation (head_reservation only): a group is the FIFO head from its READY or the launch of
+  // the group before it, whichever is later, until its own launch; while it waits there it holds
+  // every target, and the idle part of that hold is drawn as its own band.
+  if (summary && summary->value("policy", std::string("seed")) == "head_reservation") {
+    v.policy = "head_reservation";
+    double previous_launch = 0;
+    for (const std::string& name : group_order) {
+      const TaskView& g = *v.find(name);
+      const double from = std::max(g.ready, previous_launch);
+      const double to = g.start >= 0 ? g.start : v.end_time;
+      previous_launch = to;
+      if (to <= from) continue;
+      for (const std::string& w : g.workers)
+        for (auto [a, b] : idle_intervals(v, {w}, from, to)) v.reserved.push_back({name, w, a, b});
+    }
+  } else if (summary && summary->contains("policy")) {
+    v.policy = (*summary)["policy"].get<std::string>();
   }
 
   // Starvation: every group that sat READY, for the span it waited with some target idle.

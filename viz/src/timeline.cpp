@@ -100,6 +100,17 @@ std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
            "\" height=\"" + num(kLaneH) + "\" fill=\"#ff9f1c\" fill-opacity=\"0.22\"><title>" + esc(s.group) +
            " READY with an idle target, " + g6(s.from) + "-" + g6(s.to) + " s</title></rect>\n";
   }
+  // Reserved idle time (head_reservation): a worker held for the blocked group head while idle.
+  for (const ReservedInterval& r : v.reserved) {
+    if (!lane_of.count(r.worker)) continue;
+    const double x0 = x_of(r.from), w = std::max(1.0, x_of(r.to) - x0);
+    o += "<rect class=\"reserved\" x=\"" + num(x0) + "\" y=\"" + num(lane_y(lane_of[r.worker]) + 3) +
+         "\" width=\"" + num(w) + "\" height=\"" + num(kBarH) +
+         "\" fill=\"#9aa7b8\" fill-opacity=\"0.55\" stroke=\"#5d6b7e\" "
+         "stroke-dasharray=\"3,2\"><title>worker " +
+         esc(r.worker) + " reserved for " + esc(r.group) + ", idle, " + g6(r.from) + "-" + g6(r.to) +
+         " s</title></rect>\n";
+  }
   // Bars, merged where they would be thinner than a pixel.
   for (std::size_t i = 0; i < worker_lanes; ++i) {
     auto it = v.bars.find(lanes[i]);
@@ -162,6 +173,36 @@ std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
     if (lanes[i].rfind("sub", 0) != 0) steps("worker:" + lanes[i], i, "#c0392b", true);
   steps("group", worker_lanes, "#8e44ad", false);
   steps("sub", worker_lanes + 1, "#16a085", false);
+  // Stall reports: a diamond on the group FIFO lane and a dashed line down from the top.
+  for (const StallMark& m : v.stalls) {
+    const double x = x_of(m.t), yg = lane_y(worker_lanes) + kLaneH / 2;
+    o += "<line class=\"stall-line\" x1=\"" + num(x) + "\" y1=\"" + num(kTop) + "\" x2=\"" + num(x) +
+         "\" y2=\"" + num(yg) + "\" stroke=\"#b0006d\" stroke-width=\"1\" stroke-dasharray=\"4,3\"/>\n";
+    std::string what = m.event + " " + m.task + " at " + g6(m.t) + " s, waited " + g6(m.waited_s) + " s";
+    if (!m.busy.empty()) {
+      what += ", busy";
+      for (const std::string& b : m.busy) what += " " + b;
+    }
+    if (!m.idle_queued.empty()) {
+      what += ", idle with queued work";
+      for (const std::string& b : m.idle_queued) what += " " + b;
+    }
+    o += "<path class=\"stall\" d=\"M" + num(x) + " " + num(yg - 7) +
+         " l6 7 l-6 7 l-6 -7 z\" fill=\"#b0006d\"><title>" + esc(what) + "</title></path>\n";
+  }
+  // What the policy adds to the picture, named in the header line.
+  {
+    double lx = opt.width_px - 430;
+    o += "<text class=\"policy-legend\" x=\"" + num(lx) + "\" y=\"18\">policy " + esc(v.policy) + "</text>\n";
+    lx += 150;
+    o += "<rect x=\"" + num(lx) +
+         "\" y=\"8\" width=\"14\" height=\"12\" fill=\"#9aa7b8\" fill-opacity=\"0.55\" stroke=\"#5d6b7e\" "
+         "stroke-dasharray=\"3,2\"/><text x=\"" +
+         num(lx + 18) + "\" y=\"18\">reserved, idle</text>\n";
+    lx += 110;
+    o += "<path d=\"M" + num(lx + 6) + " 7 l6 7 l-6 7 l-6 -7 z\" fill=\"#b0006d\"/><text x=\"" +
+         num(lx + 16) + "\" y=\"18\">stall report</text>\n";
+  }
   // Time axis.
   const double axis_y = kTop + kLaneH * static_cast<double>(lanes.size()) + 4;
   o += "<line x1=\"" + num(kLabelW) + "\" y1=\"" + num(axis_y) + "\" x2=\"" + num(kLabelW + plot_w) +
@@ -253,6 +294,9 @@ std::string report_html(const RunView& v, const nlohmann::json& summary,
       "</style></head><body>\n";
   o += "<h1>" + esc(summary.value("scenario", std::string("run"))) + "</h1>\n";
   o += "<table><tr><th>outcome</th><td>" + esc(summary.value("outcome", std::string("?"))) + "</td></tr>";
+  o += "<tr><th>policy</th><td>" + esc(summary.value("policy", std::string("seed"))) + "</td></tr>";
+  if (summary.contains("stall_report_s"))
+    o += "<tr><th>stall report after</th><td>" + g6(summary["stall_report_s"].get<double>()) + " s</td></tr>";
   if (summary.contains("makespan_s"))
     o += "<tr><th>makespan</th><td>" + g6(summary["makespan_s"].get<double>()) + " s</td></tr>";
   if (summary.contains("error") && summary["error"].is_string())
@@ -271,6 +315,23 @@ std::string report_html(const RunView& v, const nlohmann::json& summary,
            "</td><td class=\"num\">" + g6(w.value("busy_s", 0.0)) + "</td><td class=\"num\">" +
            g6(100 * w.value("utilisation", 0.0)) + " %</td></tr>";
     o += "</table>\n";
+  }
+  o += "<h2>Stall reports</h2>";
+  if (!v.stalls.empty()) {
+    o += "<table><tr><th>time (s)</th><th>event</th><th>group</th><th>busy targets</th><th>idle targets "
+         "with queued singles</th><th>waited (s)</th></tr>";
+    auto ids = [](const std::vector<std::string>& ws) {
+      std::string s;
+      for (const std::string& w : ws) s += (s.empty() ? "" : ", ") + w;
+      return s;
+    };
+    for (const StallMark& m : v.stalls)
+      o += "<tr><td class=\"num\">" + g6(m.t) + "</td><td>" + esc(m.event) + "</td><td>" + esc(m.task) +
+           "</td><td>" + esc(ids(m.busy)) + "</td><td>" + esc(ids(m.idle_queued)) +
+           "</td><td class=\"num\">" + g6(m.waited_s) + "</td></tr>";
+    o += "</table>\n";
+  } else {
+    o += "<p>No stall report in this run.</p>\n";
   }
   o += "<h2>Groups: waiting and starvation</h2>";
   if (summary.contains("groups") && !summary["groups"].empty()) {
@@ -291,7 +352,8 @@ std::string report_html(const RunView& v, const nlohmann::json& summary,
   o += "<h2>Timeline</h2><p>Bars: member runs (blue single, orange group member, green SUB, red failed). Red "
        "step line: "
        "the worker's single FIFO depth. Orange shade: a READY group waiting while one of its targets is "
-       "idle.</p>\n";
+       "idle. Grey dashed band (head_reservation): a worker reserved for the blocked group head while "
+       "idle. Magenta diamond and line: a stall report.</p>\n";
   o += "<div class=\"pic\">" + strip_xml_header(timeline) + "</div>\n";
   o += "<h2>DAG</h2><p>";
   for (const char* s : {"COMPLETED", "FAILED", "POISONED", "REJECTED", "NOT_SUBMITTED"})

@@ -62,6 +62,20 @@ struct StarvedInterval {
   double from, to;
 };
 
+// Under head_reservation: a worker held for the blocked group FIFO head while it sat idle.
+struct ReservedInterval {
+  std::string group;
+  std::string worker;
+  double from, to;
+};
+// A stall report (group_stall / reservation_stall) as logged.
+struct StallMark {
+  double t;
+  std::string event;
+  std::string task;
+  std::vector<std::string> busy, idle_queued;
+  double waited_s = 0;
+};
 struct Marker {
   double t;
   std::string event;  // reject, fail, poison
@@ -76,6 +90,9 @@ struct RunView {
   std::map<std::string, std::vector<MemberBar>> bars;   // per lane, in dispatch order (from tasks' runs)
   std::map<std::string, std::vector<DepthStep>> depth;  // "worker:ID", "group", "sub"
   std::vector<StarvedInterval> starved;
+  std::string policy = "seed";             // from the summary; the bands below need head_reservation
+  std::vector<ReservedInterval> reserved;  // in group FIFO order, then by target
+  std::vector<StallMark> stalls;           // in log order
   std::vector<Marker> markers;
   double end_time = 0;
   const TaskView* find(const std::string& name) const;
