@@ -452,7 +452,7 @@ int main(int argc, char** argv) {
       return rc != 0 || sweep_plan ? rc : cmd_collect(sweep_out);
     }
     if (*compare) {
-      std::cout << compare_runs(compare_a, compare_b);
+      std::cout << compare_runs(compare_a, compare_b) << compare_groups(compare_a, compare_b);
       return 0;
     }
     if (*check) return cmd_check(check_files, cfg, policy);

@@ -33,6 +33,15 @@ grep -q '"t_s":1.5,"event":"reservation_stall","task":"g","busy":\[0\],"idle_que
   "$tmp/file/events.jsonl" || no "reservation_stall at 1.5: $(grep stall "$tmp/file/events.jsonl")"
 [[ $(grep -c stall "$tmp/file/events.jsonl") -eq 1 ]] || no "one stall report per episode"
 
+# compare across the two policies: per group launch and wait side by side, and what moved.
+"$dirsched" compare "$tmp/seed" "$tmp/hr" >"$tmp/cmp" || no "compare"
+grep -q '^policies: A seed, B head_reservation' "$tmp/cmp" || no "compare names both policies"
+grep -Eq '^  g +7 +2 +6.5 +1.5 +5 +0$' "$tmp/cmp" || { no "compare per-group row"; cat "$tmp/cmp"; }
+grep -q '^dispatches that moved (A -> B): 7$' "$tmp/cmp" || no "compare counts the moved dispatches"
+grep -q '^  g\[0\]@0 t=7 -> g\[0\]@0 t=2$' "$tmp/cmp" || no "compare shows g[0] moving from 7 to 2"
+"$dirsched" compare "$tmp/hr" "$tmp/file" >"$tmp/cmp" || no "compare same policy"
+grep -q '^dispatches that moved (A -> B): 0$' "$tmp/cmp" || no "identical dispatches: nothing moved"
+
 # Bad names stop before anything runs (exit 2, one line, nothing written).
 "$dirsched" run "$starve" --policy fifo --out "$tmp/bad" >"$tmp/out" 2>"$tmp/err"
 [[ $? -eq 2 && ! -e "$tmp/bad" ]] || no "unknown --policy exits 2 and writes nothing"

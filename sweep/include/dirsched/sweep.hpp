@@ -50,5 +50,8 @@ std::vector<SweepRow> collect(const std::string& dir, std::vector<std::string>* 
 
 // compare: the first divergence in each worker's dispatch sequence, and the metrics side by side.
 std::string compare_runs(const std::string& dir_a, const std::string& dir_b);
+// compare, per group: both runs' policies, each group's launch time, READY wait and overtakes side by
+// side, and every dispatch (task[member]@worker t=...) whose worker or time differs between the runs.
+std::string compare_groups(const std::string& dir_a, const std::string& dir_b);
 
 }  // namespace dirsched
