@@ -555,14 +555,6 @@ Registry Scenario::registry() const {
   return r;
 }
 
-Scheduler::Options scheduler_options(const Scenario& scenario) {
-  Scheduler::Options o;
-  o.policy = scenario.policy;
-  o.stall_report_s = scenario.stall_report_s;
-  o.fail_fast = scenario.fail_fast;
-  return o;
-}
-
 Policy parse_policy(const std::string& name, const std::string& where) {
   if (auto p = policy_from_string(name)) return *p;
   throw std::invalid_argument(where + ": unknown policy '" + name + "' (seed, head_reservation)");

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
@@ -128,8 +129,13 @@ struct Scenario {
   Registry registry() const;
 };
 
-// The core's options as the scenario sets them (policy, stall_report_s, fail_fast).
+// The core's options from a scenario (its keys under `scheduler`), and a Scheduler built with them.
+// The single place every driver takes them from: the SimGrid driver, the threads runtime, the
+// explorer and the fuzz target all build their core with make_scheduler(). A new core option is one
+// key in the loader's `scheduler` block, one Scenario field and one line in scheduler_options()
+// (scenario/src/scheduler_options.cpp).
 Scheduler::Options scheduler_options(const Scenario& scenario);
+std::unique_ptr<Scheduler> make_scheduler(const Scenario& scenario, Observer* observer = nullptr);
 // "seed" or "head_reservation"; a one-line message naming both when `name` is neither.
 Policy parse_policy(const std::string& name, const std::string& where);
 
