@@ -81,14 +81,10 @@ struct Node {
 class Explorer {
  public:
   Explorer(const Scenario& s, const ExploreOptions& o) : s_(s), o_(o), registry_(s.registry()) {
-    // Groups of one member are singles (docs/contract.md): nothing can overtake them.
-    auto is_real_group = [](const OpSpec& op) {
-      return op.kind == OpKind::kSubmitGroup && op.args.size() > 1;
-    };
     for (const OpSpec& op : s.trace) {
-      if (is_real_group(op)) group_names_.push_back(op.task);
+      if (op.kind == OpKind::kSubmitGroup) group_names_.push_back(op.task);
       for (const OpSpec& inner : op.ops)
-        if (is_real_group(inner)) group_names_.push_back(inner.task);
+        if (inner.kind == OpKind::kSubmitGroup) group_names_.push_back(inner.task);
     }
   }
 
