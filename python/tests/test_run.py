@@ -44,6 +44,9 @@ def handwritten_testbed():
     kv = tb.buffer("kv", bytes=4096, memory="remote", owner=7)
 
     def orch_fn(orch, args, cfg):
+        with orch.batch():  # the group launches first: the scheduler looks only after both submits
+            orch.submit_next_level(mm, TaskArgs(), cfg, worker=1)
+            orch.submit_next_level_group(mm, [TaskArgs(), TaskArgs()], cfg, workers=[1, 0])
         h = object()
         orch.submit_next_level(mm, args_of((x, OUT), (h, OUT), 3), cfg, worker=0)
         orch.submit_next_level_group(mm(duration_s=[0.002, 0.001]), [args_of((x, IN)), args_of((h, IN))], cfg,
@@ -126,29 +129,30 @@ class ResultReadsTheOutputs(TempDir):
     def test_rejections_are_recorded_outcomes_not_exceptions(self):
         r = self.result
         self.assertEqual(
-            r.rejected, {"mm#4": "worker_not_integer", "mm#5": "worker_not_integer", "attn#6": "target_not_eligible"}
+            r.rejected, {"mm#6": "worker_not_integer", "mm#7": "worker_not_integer", "attn#8": "target_not_eligible"}
         )
-        self.assertEqual(r.final_state["mm#4"], "REJECTED")
-        self.assertIn("mm#7", r.final_state)  # the replay went on past them
+        self.assertEqual(r.final_state["mm#6"], "REJECTED")
+        self.assertIn("mm#9", r.final_state)  # the replay went on past them
 
     def test_outcome_makespan_and_dispatches_in_dispatch_order(self):
         r = self.result
-        self.assertEqual(r.outcome, "FAILED")  # attn#3 fails on purpose
+        self.assertEqual(r.outcome, "FAILED")  # attn#5 fails on purpose
         self.assertEqual(r.summary["error"], r.error)
         self.assertGreater(r.makespan_s, 0)
-        self.assertEqual(r.dispatches[0], {"task": "mm#0", "member": 0, "t_s": 0, "worker": 0})
+        self.assertEqual(r.dispatches[0], {"task": "mm#1", "member": 0, "t_s": 0, "worker": 1})
         self.assertEqual([d["t_s"] for d in r.dispatches], sorted(d["t_s"] for d in r.dispatches))
         subs = [d for d in r.dispatches if "sub_worker" in d]
         self.assertTrue(subs and all("worker" not in d and d["sub_worker"].startswith("sub") for d in subs))
-        self.assertEqual(r.dispatch_order[:3], ["mm#0@0", "attn#3@7", "mm#1[0]@1"])
+        # The batch let the group launch before the single submitted ahead of it.
+        self.assertEqual(r.dispatch_order[:5], ["mm#1[0]@1", "mm#1[1]@0", "attn#5@7", "mm#2@0", "mm#0@1"])
         self.assertEqual(len(r.dispatch_order), len(r.dispatches))
 
     def test_tasks_groups_events_and_report(self):
         r = self.result
         self.assertEqual([t["job_id"] for t in r.tasks][:2], ["mm#0", "mm#1"])
-        self.assertEqual(r.tasks[0]["finish_time"], 0.001)
-        self.assertIsNone(next(t for t in r.tasks if t["job_id"] == "mm#4")["starting_time"])
-        self.assertIn("mm#1", [g["task"] for g in r.groups])
+        self.assertEqual(r.tasks[1]["finish_time"], 0.001)
+        self.assertIsNone(next(t for t in r.tasks if t["job_id"] == "mm#6")["starting_time"])
+        self.assertIn("mm#3", [g["task"] for g in r.groups])
         self.assertTrue({"ready_wait_s", "idle_target_s", "overtakes"} <= set(r.groups[0]))
         self.assertEqual([e["seq"] for e in r.events], list(range(len(r.events))))
         self.assertTrue(os.path.isfile(r.report))
