@@ -1,4 +1,4 @@
-// Run outputs: summary.json, tasks.csv, events.jsonl and metrics.json, and the `expect` check.
+// Run outputs: summary.json, tasks.csv and metrics.json, write_outputs and the `expect` check.
 //
 // Everything in summary.json and tasks.csv is derived from simulated quantities only, so the same
 // scenario and seed give byte-identical files. Self-measurements (wall time, peak RSS, events per
@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "dirsched/sim.hpp"
+#include "dirsched/outputs.hpp"
 
 namespace dirsched {
 namespace {

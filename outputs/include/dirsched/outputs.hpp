@@ -1,0 +1,91 @@
+// Run outputs, shared by every engine: the event log (events.jsonl), summary.json, tasks.csv,
+// metrics.json and the `expect` check.
+//
+// An engine (the SimGrid driver, the threads runtime, a test) fills a Run: the core it drove, the
+// Recorder that observed it, the event log and the RunResult. Everything here reads only that, so two
+// engines that produce the same events write the same files through the same code. summary.json and
+// tasks.csv hold simulated (or engine-clock) quantities only, so the same scenario and seed give
+// byte-identical files; self-measurements (wall time, peak RSS) go to metrics.json.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dirsched/invariants.hpp"
+#include "dirsched/recorder.hpp"
+#include "dirsched/scenario.hpp"
+#include "dirsched/scheduler.hpp"
+
+namespace dirsched {
+
+struct RunResult {
+  std::string outcome;  // COMPLETED, FAILED, STUCK, or VIOLATION (an invariant broke: see `violation`)
+  std::string error;    // the run's first error, when FAILED
+  double makespan_s = 0;
+  std::uint64_t seed = 0;
+  std::vector<std::string> dispatch_order;  // "task@worker", "task[m]@worker", "task@subN"
+  std::vector<Stuck> stuck;
+  std::optional<Violation> violation;
+  std::vector<std::string> host_of_worker;  // NEXT_LEVEL, registration order
+  double wall_s = 0;
+};
+
+// Everything one run produced: the core and its recorder (for queries), the event log, the result.
+struct Run {
+  explicit Run(const Scenario& s) : scenario(s) {}
+  const Scenario& scenario;
+  std::unique_ptr<Scheduler> core;
+  std::unique_ptr<Recorder> recorder;
+  std::string events_jsonl;  // events.jsonl, one line per event (empty when streamed to events_file)
+  std::string events_file;   // where the log was streamed, if it was
+  RunResult result;
+};
+
+// events.jsonl as an observer: each event becomes one line, into `out` or, when `path` is not empty,
+// through a 1 MiB buffered file opened at the first event (a run that never starts leaves no file).
+// `core` is read for names when an event is written; it may be set after construction.
+class EventLog : public Observer {
+ public:
+  EventLog(std::string& out, const std::string& path, const Scheduler*& core)
+      : out_(out), path_(path), core_(core) {}
+  ~EventLog() override;
+  EventLog(const EventLog&) = delete;
+  EventLog& operator=(const EventLog&) = delete;
+  void flush();
+  void on_event(const Event& e) override;
+
+ private:
+  void write_line();
+  std::string& out_;
+  std::string path_;
+  const Scheduler*& core_;
+  std::string line_;
+  std::FILE* file_ = nullptr;
+  std::uint64_t seq_ = 0;
+};
+
+// Output files. `outputs` selects among "events", "summary", "tasks", "metrics" (empty: all);
+// `extra` are more files (the pictures) written alongside. Everything goes to a temporary folder
+// beside `dir`, moved in place at the end, so a run never leaves a half-written folder.
+void write_outputs(const Run& run, const std::string& dir, const std::vector<std::string>& outputs,
+                   const std::map<std::string, std::string>& extra = {},
+                   const std::vector<std::string>& notes = {});
+// `notes` (e.g. a picture left out for size) go to the summary's "notes" list when there are any.
+std::string summary_json(const Run& run, const std::vector<std::string>& notes = {});
+std::string tasks_csv(const Run& run);
+
+// Shortest text that reads back as the same double ("0.001", "1e-09"): stable across runs.
+std::string format_number(double v);
+// A JSON string literal for `s`, quotes included.
+std::string json_string(std::string_view s);
+
+// Evaluates the scenario's `expect` block; returns the first divergence, or nothing when it holds.
+std::optional<std::string> check_expectations(const Run& run);
+
+}  // namespace dirsched
