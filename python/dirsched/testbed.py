@@ -365,8 +365,7 @@ class Testbed:
             scenarios.append((index, s, var_args))
         cli = find_cli()
         out = os.path.abspath(out)
-        os.makedirs(out, exist_ok=True)
-        pending = []
+        self._prepare_sweep_folder(out, make_orch_fn, len(variants))
 
         def run_one(item):
             index, s, var_args = item
@@ -391,6 +390,24 @@ class Testbed:
         return SweepResult(out, names, [c for c, _ in variants], stdout)
 
     # -- helpers --------------------------------------------------------------------------------
+    def _prepare_sweep_folder(self, out, make_orch_fn, count):
+        """Like `dirsched sweep`: writes only into a new folder or a sweep folder (its .dirsched-sweep
+        marker), and the marker lists this sweep's variants, which is what `--collect` reads."""
+        marker = os.path.join(out, ".dirsched-sweep")
+        if os.path.lexists(out) and not (os.path.isdir(out) and os.path.isfile(marker)):
+            raise FileExistsError("%s: not a dirsched sweep folder (no .dirsched-sweep); give a new path" % out)
+        os.makedirs(out, exist_ok=True)
+        name = getattr(make_orch_fn, "__qualname__", None) or repr(make_orch_fn)
+        text = json.dumps(
+            {"dirsched": "sweep", "scenario": self.name, "file": "python:" + name, "variant_count": count,
+             "variants": list(range(count))},
+            sort_keys=True, separators=(",", ":"),
+        )  # fmt: skip
+        fd, tmp = tempfile.mkstemp(prefix="..dirsched-sweep.", dir=out)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text + "\n")
+        os.replace(tmp, marker)
+
     @staticmethod
     def _policy_args(policy):
         if policy is None:

@@ -107,11 +107,11 @@ class SweepNumbering(unittest.TestCase):
 
         tmp = tempfile.mkdtemp(prefix="dirsched-py-sweep-")
         self.addCleanup(shutil.rmtree, tmp)
-        r = tb.sweep(make, {"w": [0, 2], "d": [1, 2, 3]}, tmp, jobs=2)
+        r = tb.sweep(make, {"w": [0, 2], "d": [1, 2, 3]}, os.path.join(tmp, "s"), jobs=2)
         expected = [{"d": d, "w": w} for d in (1, 2, 3) for w in (0, 2)]
         self.assertEqual(r.variants, expected)
         for i, values in enumerate(expected):
-            with open(os.path.join(tmp, "variant-%04d" % i, "variant.json")) as f:
+            with open(os.path.join(tmp, "s", "variant-%04d" % i, "variant.json")) as f:
                 self.assertEqual(json.load(f), {"variant": i, "vars": values})
             self.assertEqual(r.result(i).makespan_s, values["d"])
         self.assertEqual(r.ranking, [0, 1, 2, 3, 4, 5])
@@ -131,7 +131,28 @@ class SweepNumbering(unittest.TestCase):
         self.addCleanup(shutil.rmtree, tmp)
         with self.assertRaises(CliError):
             tb.sweep(lambda w: (lambda o, a, c: None), {"w": [0, 1]}, os.path.join(tmp, "s"))
-        self.assertEqual(os.listdir(os.path.join(tmp, "s")), [], "no temporary scenario left behind")
+        self.assertEqual(os.listdir(os.path.join(tmp, "s")), [".dirsched-sweep"], "no temporary scenario left behind")
+
+    def test_it_writes_only_into_a_new_folder_or_a_sweep_folder(self):
+        tb = Testbed([{"id": 0, "kind": "local_chip"}, {"id": 1, "kind": "local_chip"}])
+        k = tb.register("k", "LOCAL_CHIP")
+        tmp = tempfile.mkdtemp(prefix="dirsched-py-sweep-")
+        self.addCleanup(shutil.rmtree, tmp)
+        with open(os.path.join(tmp, "mine.txt"), "w") as f:
+            f.write("the user's")
+        with self.assertRaises(FileExistsError):
+            tb.sweep(lambda w: (lambda o, a, c: None), {"w": [0]}, tmp)
+        self.assertEqual(os.listdir(tmp), ["mine.txt"])
+        out = os.path.join(tmp, "s")
+
+        def make(w):
+            return lambda orch, args, cfg: orch.submit_next_level(k, TaskArgs(), worker=w)
+
+        first = tb.sweep(make, {"w": [0, 1]}, out)
+        again = tb.sweep(make, {"w": [0, 1]}, out)  # its own folder: replaced
+        self.assertEqual((first.ranking, again.ranking), ([0, 1], [0, 1]))
+        with open(os.path.join(out, ".dirsched-sweep")) as f:
+            self.assertEqual(json.load(f)["variants"], [0, 1])
 
 
 if __name__ == "__main__":
