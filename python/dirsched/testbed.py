@@ -169,6 +169,7 @@ class _Orchestrator:
             itemsize = _ITEMSIZE.get(str(dtype).rsplit(".", 1)[-1], 0)
         name = self._fresh_name("alloc#%d", "_allocs")
         buf = Buffer(self._tb, name, bytes=count * int(itemsize))
+        buf.shape, buf.dtype = tuple(int(d) for d in dims), dtype
         self._extra[name] = buf.spec()
         return buf
 

@@ -117,6 +117,7 @@ class RecordEachCall(unittest.TestCase):
             with orch.scope():
                 b = orch.alloc((4, 8), "float16")
                 c = orch.alloc([2], "float32")
+                self.assertEqual((b.shape, b.dtype, c.shape), ((4, 8), "float16", (2,)))
                 orch.submit_next_level(self.mm, args_of((b, OUT), (c, OUT)), worker=0)
 
         s = self.tb.record(fn)

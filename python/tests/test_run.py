@@ -200,8 +200,8 @@ class CliFailures(TempDir):
         self.assertEqual(os.listdir(self.tmp), [], "no output folder and no temporary scenario left behind")
 
     def test_the_cli_is_found_through_dirsched_bin_first(self):
-        old = os.environ.get("DIRSCHED_BIN")
-        self.addCleanup(lambda: os.environ.__setitem__("DIRSCHED_BIN", old) if old else os.environ.pop("DIRSCHED_BIN", None))
+        saved = dict(os.environ)
+        self.addCleanup(lambda: (os.environ.clear(), os.environ.update(saved)))
         fake = self.path("fake-dirsched")
         with open(fake, "w") as f:
             f.write("#!/bin/sh\necho 'dirsched: fake says no' >&2\nexit 2\n")
