@@ -168,6 +168,28 @@ class ResultReadsTheOutputs(TempDir):
         with self.assertRaises((ValueError, ImportError)):
             self.result.dataframe("nope")
 
+    def test_dataframe_hands_pandas_the_rows_of_the_table(self):
+        class FakeDataFrame:
+            def __init__(self, rows):
+                self.rows = rows
+
+        fake = type(sys)("pandas")
+        fake.DataFrame = FakeDataFrame
+        saved = sys.modules.get("pandas")
+        sys.modules["pandas"] = fake
+        try:
+            self.assertEqual(self.result.dataframe().rows, self.result.tasks)
+            self.assertEqual(self.result.dataframe("dispatches").rows, self.result.dispatches)
+            self.assertEqual(self.result.dataframe("groups").rows, self.result.groups)
+            self.assertEqual(self.result.dataframe("events").rows, self.result.events)
+            with self.assertRaises(ValueError):
+                self.result.dataframe("nope")
+        finally:
+            if saved is None:
+                del sys.modules["pandas"]
+            else:
+                sys.modules["pandas"] = saved
+
 
 class GroupOfOneRuns(TempDir):
     def test_a_group_of_one_runs_on_its_named_worker(self):
