@@ -9,8 +9,9 @@ trace, and its core accepts or rejects each submit exactly as it would a hand-wr
 - Task names are NAME#K: the registered callable's name and the 0-based index of the recorded submit
   call in the function (every submit kind counts, rejected ones and those inside a batch included).
 - Worker ids are recorded as given, so that the core's rejection replays exactly: True stays true, 1.0
-  stays 1.0, "1" stays "1", None is null. Integers of any integer type (numpy's too) are integers; an
-  object with no JSON form is recorded as its repr, a string, which the core refuses as not an integer.
+  stays 1.0, "1" stays "1", None is null. Integers of any integer type (numpy's too) are integers; a
+  sequence (a tuple, a range, a numpy array) is a list of its values; an object with no JSON form is
+  recorded as its repr, a string, which the core refuses as not an integer.
   (A string starting with "$" names a sweep variable in a scenario file: the CLI refuses it as bad input.)
 - Tensors: a Buffer of this testbed is its name; any other object is one buffer per identity for the
   whole recording, named TYPE#N, with its ``nbytes`` as bytes when it has one. The recorder keeps a
@@ -20,9 +21,11 @@ trace, and its core accepts or rejects each submit exactly as it would a hand-wr
   Handle); ValueError for a handle or buffer that this testbed did not make. Testbed-op misuse
   (sleep or drain inside a batch, a nested batch, using the orchestrator after record returned) is a
   RuntimeError.
-- ``orch.scope()`` records nothing: the contract has no scope semantics.
+- ``orch.scope()`` records nothing: the contract has no scope semantics. A submit returns the task's
+  recorded name.
 """
 
+import collections.abc
 import contextlib
 import itertools
 import json
@@ -63,13 +66,20 @@ def _as_given(value):
         return int(value)
     if isinstance(value, float):
         return value if math.isfinite(value) else repr(value)
-    if isinstance(value, (list, tuple)):
-        return [_as_given(v) for v in value]
     if isinstance(value, dict):
         return {str(k): _as_given(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, range)) or (
+        isinstance(value, collections.abc.Sequence) and not isinstance(value, (bytes, bytearray))
+    ):
+        return [_as_given(v) for v in value]
     if isinstance(value, numbers.Real):  # numpy floating types that are not float subclasses
         f = float(value)
         return f if math.isfinite(f) else repr(f)
+    tolist = getattr(value, "tolist", None)  # a numpy array (or scalar) as the Python values it holds
+    if callable(tolist):
+        plain = tolist()
+        if plain is not value and not hasattr(plain, "tolist"):
+            return _as_given(plain)
     return repr(value)
 
 

@@ -245,6 +245,13 @@ class WorkerIdsAsGiven(unittest.TestCase):
         tb = Testbed(chips(2))
         k = tb.register("k", "LOCAL_CHIP")
 
+        class FakeArray:  # numpy's shape of things: tolist() gives the plain values
+            def __init__(self, values):
+                self.values = values
+
+            def tolist(self):
+                return self.values
+
         class Opaque:
             def __repr__(self):
                 return "<opaque>"
@@ -257,11 +264,15 @@ class WorkerIdsAsGiven(unittest.TestCase):
             orch.submit_next_level_group(k, [TaskArgs(), TaskArgs()], workers=[0, True])
             orch.submit_next_level_group(k, [TaskArgs()], workers=None)
             orch.submit_next_level_group(k, [TaskArgs(), TaskArgs()], workers=(1, 0))
+            orch.submit_next_level_group(k, [TaskArgs(), TaskArgs()], workers=range(2))
+            orch.submit_next_level_group(k, [TaskArgs(), TaskArgs()], workers=FakeArray([1, True]))
+            orch.submit_next_level(k, TaskArgs(), worker=FakeArray(1))
 
         t = tb.record(fn)["trace"]
         self.assertEqual(
             [op.get("worker", op.get("workers")) for op in t],
-            [True, 1.0, "1", None, -1, 99, {"id": 1}, [0], "nan", "<opaque>", 2**70, [0, True], None, [1, 0]],
+            [True, 1.0, "1", None, -1, 99, {"id": 1}, [0], "nan", "<opaque>", 2**70, [0, True], None, [1, 0],
+             [0, 1], [1, True], 1],
         )
         self.assertIs(t[0]["worker"], True)
         self.assertIsInstance(t[1]["worker"], float)
