@@ -229,7 +229,7 @@ SubmitResult Scheduler::submit(const SubmitRequest& r) {
   task.callable = r.callable;
   task.slot_begin = static_cast<std::uint32_t>(slots_.size());
   for (std::uint32_t m = 0; m < task.members; ++m)
-    slots_.push_back({is_sub(r.kind) ? 0 : targets[m], false, false});
+    slots_.push_back({is_sub(r.kind) ? 0 : targets[m], false, false, false});
 
   // The dependency walk: every arg in order (member 0's args, then member 1's, ...) against the one
   // tensor map, which the walk updates as it goes. INPUT looks up, INOUT looks up then inserts,
@@ -436,9 +436,10 @@ void Scheduler::apply(const Completion& c) {
   Task& t = tasks_[c.task.index()];
   DIRSCHED_INVARIANT(t.state == TaskState::kRunning && c.member < t.members);
   Slot& slot = slots_[t.slot_begin + c.member];
-  DIRSCHED_INVARIANT(slot.running && !slot.ended);
+  DIRSCHED_INVARIANT(slot.running && !slot.ended && slot.reported);  // report() checked the caller
   slot.running = false;
   slot.ended = true;
+  slot.reported = false;
   --running_members_;
   Target target;
   if (is_sub(t.kind)) {
@@ -474,7 +475,59 @@ void Scheduler::mark_idle(std::uint32_t w) {
 }
 
 void Scheduler::report(TaskId task, std::uint32_t member, Outcome outcome) {
+  // Every check before the first write: a refused report leaves the core as it was.
+  const Task& t = task_at(task);
+  if (member >= t.members)
+    throw CoreError(CoreErrorCode::kUnknownMember, "report: task '" + t.name + "' has " +
+                                                       std::to_string(t.members) + " member(s), not member " +
+                                                       std::to_string(member));
+  Slot& slot = slots_[t.slot_begin + member];
+  if (!slot.running)
+    throw CoreError(CoreErrorCode::kNotRunning,
+                    "report: task '" + t.name + "' member " + std::to_string(member) +
+                        (slot.ended ? " has already ended" : " was never dispatched"));
+  if (slot.reported)
+    throw CoreError(CoreErrorCode::kDoubleReport, "report: task '" + t.name + "' member " +
+                                                      std::to_string(member) + " is already reported");
   inbox_.push_back({task, member, outcome});
+  slot.reported = true;
+}
+
+void report_in_dispatch_order(Scheduler& scheduler, std::vector<MemberEnd>& ends) {
+  std::sort(ends.begin(), ends.end(), [](const MemberEnd& a, const MemberEnd& b) { return a.seq < b.seq; });
+  for (const MemberEnd& e : ends) scheduler.report(e.task, e.member, e.outcome);
+  ends.clear();
+}
+
+const Scheduler::Task& Scheduler::task_at(TaskId id) const {
+  if (!id.valid() || id.index() >= tasks_.size())
+    throw CoreError(CoreErrorCode::kUnknownTask, id.valid() ? "task id " + std::to_string(id.index()) +
+                                                                  " was never issued (" +
+                                                                  std::to_string(tasks_.size()) + " tasks)"
+                                                            : "invalid task id");
+  return tasks_[id.index()];
+}
+
+const Scheduler::WorkerState& Scheduler::worker_at(std::uint32_t index) const {
+  if (index >= workers_.size())
+    throw CoreError(CoreErrorCode::kUnknownWorker, "no NEXT_LEVEL worker at registration index " +
+                                                       std::to_string(index) + " (" +
+                                                       std::to_string(workers_.size()) + " registered)");
+  return workers_[index];
+}
+
+bool Scheduler::sub_worker_busy(std::uint32_t index) const {
+  if (index >= registry_.sub_workers())
+    throw CoreError(CoreErrorCode::kUnknownWorker, "no SUB worker " + std::to_string(index) + " (" +
+                                                       std::to_string(registry_.sub_workers()) +
+                                                       " in the pool)");
+  return !idle_sub_.contains(index);
+}
+
+const Buffer& Scheduler::buffer(BufferId id) const {
+  if (!id.valid() || id.index() >= buffers_.size())
+    throw CoreError(CoreErrorCode::kUnknownBuffer, "buffer id was never issued");
+  return buffers_[id.index()];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -596,8 +649,13 @@ const std::vector<Dispatch>& Scheduler::iterate() {
 }
 
 WorkerId Scheduler::target(TaskId task, std::uint32_t member) const {
-  const Task& t = tasks_[task.index()];
-  DIRSCHED_INVARIANT(!is_sub(t.kind) && member < t.members);
+  const Task& t = task_at(task);
+  if (is_sub(t.kind))
+    throw CoreError(CoreErrorCode::kNotNextLevel, "target: task '" + t.name + "' is a SUB task");
+  if (member >= t.members)
+    throw CoreError(CoreErrorCode::kUnknownMember, "target: task '" + t.name + "' has " +
+                                                       std::to_string(t.members) + " member(s), not member " +
+                                                       std::to_string(member));
   return workers_[slots_[t.slot_begin + member].worker].id;
 }
 
