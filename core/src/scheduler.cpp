@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <string>
 
 namespace dirsched {
@@ -89,15 +90,17 @@ std::optional<Rejection> Scheduler::validate(const SubmitRequest& r,
         return reject(ErrorCode::kWorkersNotDistinct, "worker id " + id_at(i).text() +
                                                           " is named twice (workers[" + std::to_string(j) +
                                                           "] and workers[" + std::to_string(i) + "])");
-  // The registration index of member m's target, when it names a registered worker. From here on
-  // count == members for NEXT_LEVEL submits.
-  auto index_at = [&](std::size_t m) -> std::optional<std::uint32_t> {
+  // From here on count == members for NEXT_LEVEL submits. Each target is looked up once: `targets`
+  // holds its registration index, or kNoWorker when it names no registered worker (step 7 decides).
+  constexpr std::uint32_t kNoWorker = std::numeric_limits<std::uint32_t>::max();
+  targets.clear();
+  for (std::size_t m = 0; m < count; ++m) {
     const WorkerArg& w = id_at(m);
-    return w.in_range() ? registry_.index_of(WorkerId(w.value())) : std::nullopt;
-  };
+    const auto index = w.in_range() ? registry_.index_of(WorkerId(w.value())) : std::nullopt;
+    targets.push_back(index ? *index : kNoWorker);
+  }
   auto kind_at = [&](std::size_t m) -> std::optional<WorkerKind> {
-    auto index = index_at(m);
-    return index ? std::optional<WorkerKind>(workers_[*index].kind) : std::nullopt;
+    return targets[m] == kNoWorker ? std::nullopt : std::optional<WorkerKind>(workers_[targets[m]].kind);
   };
 
   // Step 4: the callable's namespace, member by member.
@@ -163,14 +166,10 @@ std::optional<Rejection> Scheduler::validate(const SubmitRequest& r,
                   "a group needs at least one member");
   if (r.kind == TaskKind::kSub && members != 1)
     return reject(ErrorCode::kEmptyGroup, "a SUB single has exactly one member");
-  targets.clear();
-  for (std::size_t m = 0; m < count; ++m) {
-    auto index = index_at(m);
-    if (!index)
+  for (std::size_t m = 0; m < count; ++m)
+    if (targets[m] == kNoWorker)
       return reject(ErrorCode::kWorkerNotRegistered,
                     "worker id " + id_at(m).text() + where(m) + " names no NEXT_LEVEL worker");
-    targets.push_back(*index);
-  }
   // Step 8: a REMOTE callable's eligible set and the owners of the remote buffers each member touches.
   if (!sub && !local)
     for (std::size_t m = 0; m < members; ++m) {
