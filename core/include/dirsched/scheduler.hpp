@@ -6,8 +6,17 @@
 // file or global; a driver (the SimGrid actors, the fake driver of the unit tests, a production runtime)
 // carries the decisions out.
 //
+// A submit (submit()):
+// 1. Validation, steps 1-8 of docs/contract.md in order, first failure wins. A rejected submit
+//    changes no state: validation runs to completion before anything is written.
+// 2. Fail-fast, only for a submit that passed validation: after the run's first member failure it
+//    raises that error and the task is not submitted.
+// 3. A group of one member becomes a single (NEXT_LEVEL) or a SUB single; Event::op_kind keeps the
+//    submit it came from.
+// 4. The dependency walk: the args in order, member by member, against the one tensor map, updated
+//    as it goes; a lookup that finds the task itself is ignored; each distinct producer counts once.
+//
 // Invariants it keeps:
-// - A rejected submit changes no state: validation runs to completion before anything is written.
 // - A PENDING task lives only in task state. A task is routed exactly once, when it turns READY:
 //   single -> FIFO[target], group -> the group FIFO, SUB -> the SUB FIFO. Its route and its targets
 //   never change afterwards.
@@ -223,7 +232,8 @@ class Scheduler {
  private:
   struct Task {
     std::string name;
-    TaskKind kind;
+    TaskKind kind;  // how it is scheduled: a one-member group is kSingle / kSub
+    TaskKind op;    // the submit that made it
     TaskState state;
     CallableId callable;
     std::uint32_t members;
