@@ -173,7 +173,8 @@ SubmitResult Scheduler::submit(const SubmitRequest& r) {
   // Accepted: from here on the submit writes state.
   const TaskId id(static_cast<std::uint32_t>(tasks_.size()));
   Task task;
-  task.name = r.name;
+  task.name_begin = static_cast<std::uint32_t>(names_.size());
+  task.name_size = static_cast<std::uint32_t>(r.name.size());
   task.kind = r.kind;
   task.state = TaskState::kPending;
   task.callable = r.callable;
@@ -210,7 +211,8 @@ SubmitResult Scheduler::submit(const SubmitRequest& r) {
       if (a.tag == Tag::kOutput || a.tag == Tag::kOutputExisting || a.tag == Tag::kInOut)
         producer_of_[a.buffer.index()] = id;
 
-  tasks_.push_back(std::move(task));
+  names_ += r.name;
+  tasks_.push_back(task);
   ++live_;
   {
     Event e = event_for(EventKind::kSubmit, id);
@@ -231,7 +233,7 @@ SubmitResult Scheduler::submit(const SubmitRequest& r) {
   } else if (!producers.empty()) {
     Task& t = tasks_[id.index()];
     t.live_producers = static_cast<std::uint32_t>(producers.size());
-    for (TaskId p : producers) tasks_[p.index()].consumers.push_back(id);
+    for (TaskId p : producers) add_consumer(p, id);
     Event e = event_for(EventKind::kPending, id);
     e.producers = &producers;
     emit(e);
@@ -300,7 +302,7 @@ void Scheduler::not_submitted(std::string_view name) {
 Event Scheduler::event_for(EventKind kind, TaskId id) const {
   Event e{kind};
   e.task = id;
-  e.name = tasks_[id.index()].name;
+  e.name = name_of(tasks_[id.index()]);
   e.task_kind = tasks_[id.index()].kind;
   e.member_count = tasks_[id.index()].members;
   return e;
@@ -344,7 +346,7 @@ void Scheduler::poison_from(TaskId failed) {
   // The cause reported is the producer that poisoned it (the failed task, or a poisoned one between),
   // as for a task poisoned at submit.
   std::vector<std::pair<TaskId, TaskId>> work;  // (consumer, its producer)
-  for (TaskId c : tasks_[failed.index()].consumers) work.emplace_back(c, failed);
+  for_each_consumer(tasks_[failed.index()], [&](TaskId c) { work.emplace_back(c, failed); });
   for (std::size_t i = 0; i < work.size(); ++i) {
     const auto [c, via] = work[i];
     if (tasks_[c.index()].state != TaskState::kPending) continue;
@@ -353,8 +355,19 @@ void Scheduler::poison_from(TaskId failed) {
     Event e = event_for(EventKind::kPoison, c);
     e.cause = via;
     emit(e);
-    for (TaskId next : tasks_[c.index()].consumers) work.emplace_back(next, c);
+    for_each_consumer(tasks_[c.index()], [&, c = c](TaskId next) { work.emplace_back(next, c); });
   }
+}
+
+void Scheduler::add_consumer(TaskId producer, TaskId consumer) {
+  Task& p = tasks_[producer.index()];
+  const auto e = static_cast<std::uint32_t>(edges_.size());
+  edges_.push_back({consumer, kNoEdge});
+  if (p.last_consumer == kNoEdge)
+    p.first_consumer = e;
+  else
+    edges_[p.last_consumer].next = e;
+  p.last_consumer = e;
 }
 
 void Scheduler::finish(TaskId id) {
@@ -364,12 +377,12 @@ void Scheduler::finish(TaskId id) {
     set_state(id, TaskState::kCompleted);
     Event e = event_for(EventKind::kComplete, id);
     emit(e);
-    for (TaskId c : tasks_[id.index()].consumers) {
+    for_each_consumer(tasks_[id.index()], [&](TaskId c) {
       Task& ct = tasks_[c.index()];
-      if (ct.state != TaskState::kPending) continue;
+      if (ct.state != TaskState::kPending) return;
       DIRSCHED_INVARIANT(ct.live_producers > 0);
       if (--ct.live_producers == 0) make_ready(c);
-    }
+    });
   } else {
     set_state(id, TaskState::kFailed);
     Event e = event_for(EventKind::kFail, id);
@@ -411,7 +424,8 @@ void Scheduler::apply(const Completion& c) {
     }
     if (!run_error_)
       run_error_ =
-          RunError{c.task, c.member, "task '" + t.name + "' member " + std::to_string(c.member) + " failed"};
+          RunError{c.task, c.member,
+                   "task '" + std::string(name_of(t)) + "' member " + std::to_string(c.member) + " failed"};
   }
   if (++tasks_[c.task.index()].members_ended == tasks_[c.task.index()].members) finish(c.task);
 }
@@ -583,7 +597,7 @@ std::vector<Stuck> Scheduler::stuck() const {
       default:
         reason = "a member never reported its end";
     }
-    out.push_back({t.name, t.state, reason});
+    out.push_back({std::string(name_of(t)), t.state, reason});
   }
   return out;
 }
@@ -593,14 +607,14 @@ std::vector<Stuck> Scheduler::stuck() const {
 
 std::string Scheduler::dump() const {
   std::string out;
-  auto task_name = [&](TaskId id) { return tasks_[id.index()].name; };
+  auto task_name = [&](TaskId id) { return std::string(name_of(tasks_[id.index()])); };
   out += "tasks:\n";
   for (std::size_t i = 0; i < tasks_.size(); ++i) {
     const Task& t = tasks_[i];
-    out += "  " + t.name + " " + std::string(to_string(t.kind)) + " " + std::string(to_string(t.state)) +
-           " ended=" + std::to_string(t.members_ended) + "/" + std::to_string(t.members) +
-           " live_producers=" + std::to_string(t.live_producers) + " consumers=[";
-    for (TaskId c : t.consumers) out += task_name(c) + ",";
+    out += "  " + std::string(name_of(t)) + " " + std::string(to_string(t.kind)) + " " +
+           std::string(to_string(t.state)) + " ended=" + std::to_string(t.members_ended) + "/" +
+           std::to_string(t.members) + " live_producers=" + std::to_string(t.live_producers) + " consumers=[";
+    for_each_consumer(t, [&](TaskId c) { out += task_name(c) + ","; });
     out += "] members=[";
     for (std::uint32_t m = 0; m < t.members; ++m) {
       const Slot& s = slots_[t.slot_begin + m];
@@ -628,6 +642,61 @@ std::string Scheduler::dump() const {
          " live=" + std::to_string(live_) + " run_error=" + (run_error_ ? run_error_->message : "none") +
          "\n";
   return out;
+}
+
+namespace {
+void put32(std::string& out, std::uint32_t v) {
+  char b[4] = {static_cast<char>(v), static_cast<char>(v >> 8), static_cast<char>(v >> 16),
+               static_cast<char>(v >> 24)};
+  out.append(b, 4);
+}
+}  // namespace
+
+void Scheduler::encode(std::string& out) const {
+  // Field for field what dump() prints, in its order; every variable-length list carries its length
+  // first, so the bytes parse back one way and equal bytes mean equal dumps.
+  put32(out, static_cast<std::uint32_t>(tasks_.size()));
+  for (const Task& t : tasks_) {
+    out += static_cast<char>(t.kind);
+    out += static_cast<char>(t.state);
+    put32(out, t.members_ended);
+    put32(out, t.live_producers);
+    std::uint32_t n = 0;
+    for_each_consumer(t, [&](TaskId) { ++n; });
+    put32(out, n);
+    for_each_consumer(t, [&](TaskId c) { put32(out, c.index()); });
+    put32(out, t.members);
+    for (std::uint32_t m = 0; m < t.members; ++m) {
+      const Slot& sl = slots_[t.slot_begin + m];
+      put32(out, sl.worker);
+      out += static_cast<char>(sl.running ? 'R' : sl.ended ? 'E' : '-');
+    }
+  }
+  put32(out, static_cast<std::uint32_t>(workers_.size()));
+  for (const WorkerState& w : workers_) {
+    out += static_cast<char>(w.busy);
+    put32(out, static_cast<std::uint32_t>(w.fifo.size()));
+    for (std::size_t i = 0; i < w.fifo.size(); ++i) put32(out, w.fifo.at(i).index());
+  }
+  put32(out, static_cast<std::uint32_t>(group_fifo_.size()));
+  for (std::size_t i = 0; i < group_fifo_.size(); ++i) put32(out, group_fifo_.at(i).index());
+  put32(out, static_cast<std::uint32_t>(sub_fifo_.size()));
+  for (std::size_t i = 0; i < sub_fifo_.size(); ++i) put32(out, sub_fifo_.at(i).index());
+  put32(out, idle_sub_.size());
+  for (std::uint32_t i = idle_sub_.first(); i != IndexSet::kNone; i = idle_sub_.next(i + 1)) put32(out, i);
+  put32(out, static_cast<std::uint32_t>(producer_of_.size()));
+  for (TaskId p : producer_of_) put32(out, p.index());
+  put32(out, static_cast<std::uint32_t>(inbox_.size()));
+  put32(out, static_cast<std::uint32_t>(running_members_));
+  put32(out, static_cast<std::uint32_t>(live_));
+  // The run's error: which member failed (its message is a function of that).
+  if (run_error_) {
+    out += '1';
+    put32(out, run_error_->task.index());
+    put32(out, run_error_->member);
+  } else {
+    out += '0';
+  }
 }
 
 }  // namespace dirsched
