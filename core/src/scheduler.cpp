@@ -572,6 +572,13 @@ std::vector<std::pair<TaskId, std::uint32_t>> Scheduler::running() const {
   return out;
 }
 
+std::size_t Scheduler::pending_consumers(TaskId task) const {
+  std::size_t n = 0;
+  for_each_consumer(tasks_[task.index()],
+                    [&](TaskId c) { n += tasks_[c.index()].state == TaskState::kPending ? 1 : 0; });
+  return n;
+}
+
 std::vector<Stuck> Scheduler::stuck() const {
   std::vector<Stuck> out;
   for (std::size_t i = 0; i < tasks_.size(); ++i) {
@@ -644,58 +651,47 @@ std::string Scheduler::dump() const {
   return out;
 }
 
-namespace {
-void put32(std::string& out, std::uint32_t v) {
-  char b[4] = {static_cast<char>(v), static_cast<char>(v >> 8), static_cast<char>(v >> 16),
-               static_cast<char>(v >> 24)};
-  out.append(b, 4);
-}
-}  // namespace
-
-void Scheduler::encode(std::string& out) const {
+void Scheduler::encode(std::vector<std::uint32_t>& out) const {
   // Field for field what dump() prints, in its order; every variable-length list carries its length
-  // first, so the bytes parse back one way and equal bytes mean equal dumps.
-  put32(out, static_cast<std::uint32_t>(tasks_.size()));
+  // first, so the words parse back one way and equal words mean equal dumps.
+  out.push_back(static_cast<std::uint32_t>(tasks_.size()));
   for (const Task& t : tasks_) {
-    out += static_cast<char>(t.kind);
-    out += static_cast<char>(t.state);
-    put32(out, t.members_ended);
-    put32(out, t.live_producers);
+    out.push_back(static_cast<std::uint32_t>(t.kind) | static_cast<std::uint32_t>(t.state) << 8);
+    out.push_back(t.members_ended);
+    out.push_back(t.live_producers);
     std::uint32_t n = 0;
     for_each_consumer(t, [&](TaskId) { ++n; });
-    put32(out, n);
-    for_each_consumer(t, [&](TaskId c) { put32(out, c.index()); });
-    put32(out, t.members);
+    out.push_back(n);
+    for_each_consumer(t, [&](TaskId c) { out.push_back(c.index()); });
+    out.push_back(t.members);
     for (std::uint32_t m = 0; m < t.members; ++m) {
       const Slot& sl = slots_[t.slot_begin + m];
-      put32(out, sl.worker);
-      out += static_cast<char>(sl.running ? 'R' : sl.ended ? 'E' : '-');
+      out.push_back(sl.worker << 2 | (sl.running ? 1u : 0u) | (sl.ended ? 2u : 0u));
     }
   }
-  put32(out, static_cast<std::uint32_t>(workers_.size()));
+  out.push_back(static_cast<std::uint32_t>(workers_.size()));
   for (const WorkerState& w : workers_) {
-    out += static_cast<char>(w.busy);
-    put32(out, static_cast<std::uint32_t>(w.fifo.size()));
-    for (std::size_t i = 0; i < w.fifo.size(); ++i) put32(out, w.fifo.at(i).index());
+    out.push_back(static_cast<std::uint32_t>(w.fifo.size()) << 1 | (w.busy ? 1u : 0u));
+    for (std::size_t i = 0; i < w.fifo.size(); ++i) out.push_back(w.fifo.at(i).index());
   }
-  put32(out, static_cast<std::uint32_t>(group_fifo_.size()));
-  for (std::size_t i = 0; i < group_fifo_.size(); ++i) put32(out, group_fifo_.at(i).index());
-  put32(out, static_cast<std::uint32_t>(sub_fifo_.size()));
-  for (std::size_t i = 0; i < sub_fifo_.size(); ++i) put32(out, sub_fifo_.at(i).index());
-  put32(out, idle_sub_.size());
-  for (std::uint32_t i = idle_sub_.first(); i != IndexSet::kNone; i = idle_sub_.next(i + 1)) put32(out, i);
-  put32(out, static_cast<std::uint32_t>(producer_of_.size()));
-  for (TaskId p : producer_of_) put32(out, p.index());
-  put32(out, static_cast<std::uint32_t>(inbox_.size()));
-  put32(out, static_cast<std::uint32_t>(running_members_));
-  put32(out, static_cast<std::uint32_t>(live_));
+  out.push_back(static_cast<std::uint32_t>(group_fifo_.size()));
+  for (std::size_t i = 0; i < group_fifo_.size(); ++i) out.push_back(group_fifo_.at(i).index());
+  out.push_back(static_cast<std::uint32_t>(sub_fifo_.size()));
+  for (std::size_t i = 0; i < sub_fifo_.size(); ++i) out.push_back(sub_fifo_.at(i).index());
+  out.push_back(idle_sub_.size());
+  for (std::uint32_t i = idle_sub_.first(); i != IndexSet::kNone; i = idle_sub_.next(i + 1)) out.push_back(i);
+  out.push_back(static_cast<std::uint32_t>(producer_of_.size()));
+  for (TaskId p : producer_of_) out.push_back(p.index());
+  out.push_back(static_cast<std::uint32_t>(inbox_.size()));
+  out.push_back(static_cast<std::uint32_t>(running_members_));
+  out.push_back(static_cast<std::uint32_t>(live_));
   // The run's error: which member failed (its message is a function of that).
   if (run_error_) {
-    out += '1';
-    put32(out, run_error_->task.index());
-    put32(out, run_error_->member);
+    out.push_back(1);
+    out.push_back(run_error_->task.index());
+    out.push_back(run_error_->member);
   } else {
-    out += '0';
+    out.push_back(0);
   }
 }
 

@@ -165,17 +165,19 @@ class Scheduler {
   // Every running member as (task, member), in task order. O(tasks): for explorers and tests.
   std::vector<std::pair<TaskId, std::uint32_t>> running() const;
   const std::optional<RunError>& run_error() const { return run_error_; }
+  // How many of `task`'s consumers are still PENDING on it (for explorers' independence checks).
+  std::size_t pending_consumers(TaskId task) const;
   // Every non-terminal task with the reason it cannot progress, assuming nothing is running any more.
   std::vector<Stuck> stuck() const;
   // Every piece of scheduling state in a stable text form: tasks, queues, workers, tensor map.
   // Equal dumps mean equal states (tests compare them).
   std::string dump() const;
-  // The same state as dump(), as compact bytes appended to `out`: every field dump() shows, as
-  // fixed-width little-endian integers, with task names left out (a task is its TaskId; the k-th
-  // accepted submit of one trace is the same op on every path, so names add nothing). Two cores built
-  // from the same registry, buffers and submit sequence have equal encodings exactly when their dumps
-  // are equal. For explorers, which hash it; not a stable file format.
-  void encode(std::string& out) const;
+  // The same state as dump(), as 32-bit words appended to `out`: every field dump() shows, with task
+  // names left out (a task is its TaskId; the k-th accepted submit of one trace is the same op on
+  // every path, so names add nothing). Two cores built from the same registry, buffers and submit
+  // sequence have equal encodings exactly when their dumps are equal. For explorers, which hash it;
+  // not a stable file format.
+  void encode(std::vector<std::uint32_t>& out) const;
 
  private:
   // A task's name lives in names_ (one arena for every task): a task holds 8 bytes, not a string.
