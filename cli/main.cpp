@@ -108,7 +108,7 @@ int run_to_folder(const Scenario& scenario, RunOptions options, const std::strin
   if (!quiet) {
     std::cout << scenario.name << ": " << run->result.outcome << ", makespan "
               << format_number(run->result.makespan_s) << " s, " << run->recorder->tasks().size()
-              << " tasks, " << run->result.dispatch_order.size() << " dispatches\n"
+              << " tasks, " << run->result.dispatches << " dispatches\n"
               << "outputs in " << out << "/" << (draw ? " (open report.html)" : "") << "\n";
     if (!run->result.error.empty()) std::cout << "run error: " << run->result.error << "\n";
     for (const Stuck& st : run->result.stuck) std::cout << "stuck: " << st.task << " (" << st.reason << ")\n";

@@ -29,7 +29,9 @@ struct RunResult {
   std::string error;    // the run's first error, when FAILED
   double makespan_s = 0;
   std::uint64_t seed = 0;
-  std::vector<std::string> dispatch_order;  // "task@worker", "task[m]@worker", "task@subN"
+  std::uint64_t dispatches = 0;
+  // "task@worker", "task[m]@worker", "task@subN": kept only when an expect block checks the order.
+  std::vector<std::string> dispatch_order;
   std::vector<Stuck> stuck;
   std::optional<Violation> violation;
   std::vector<std::string> host_of_worker;  // NEXT_LEVEL, registration order
