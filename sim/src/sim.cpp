@@ -197,10 +197,10 @@ class Driver {
     f.member = d.member;
     f.host = d.target.sub ? static_cast<std::uint32_t>(nl_hosts_.size() + d.target.sub_index)
                           : *run_.core->registry().index_of(d.target.worker);
-    f.fail = op.fail[d.member];
+    f.fail = op.member_fails(d.member);
     const double factor = rng_.factor(c.cost.jitter);
-    if (op.duration_s[d.member])
-      f.duration = *op.duration_s[d.member] * factor;
+    if (const std::optional<double> own = op.member_duration(d.member))
+      f.duration = *own * factor;
     else if (c.cost.duration_s)
       f.duration = *c.cost.duration_s * factor;
     else if (c.cost.flops)
