@@ -3,6 +3,8 @@
 // Everything in summary.json and tasks.csv is derived from simulated quantities only, so the same
 // scenario and seed give byte-identical files. Self-measurements (wall time, peak RSS, events per
 // second) vary from run to run and go to metrics.json instead.
+#include "dirsched/outputs.hpp"
+
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -11,8 +13,6 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
-
-#include "dirsched/outputs.hpp"
 
 namespace dirsched {
 namespace {
@@ -184,6 +184,12 @@ void write_outputs(const Run& run, const std::string& dir, const std::vector<std
   for (const auto& [file, text] : extra) put(file.c_str(), text);
   fs::remove_all(target);
   fs::rename(tmp, target);
+}
+
+bool expect_reads_dispatch_order(const Scenario& scenario) {
+  const nlohmann::json& e = scenario.expect;
+  return e.is_object() &&
+         (e.contains("dispatch_order") || e.contains("dispatch_order_per_worker") || e.contains("order"));
 }
 
 std::optional<std::string> check_expectations(const Run& run) {
