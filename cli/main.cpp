@@ -108,7 +108,7 @@ int run_to_folder(const Scenario& scenario, RunOptions options, const std::strin
   if (!quiet) {
     std::cout << scenario.name << ": " << run->result.outcome << ", makespan "
               << format_number(run->result.makespan_s) << " s, " << run->recorder->tasks().size()
-              << " tasks, " << run->result.dispatch_order.size() << " dispatches\n"
+              << " tasks, " << run->result.dispatches << " dispatches\n"
               << "outputs in " << out << "/" << (draw ? " (open report.html)" : "") << "\n";
     if (!run->result.error.empty()) std::cout << "run error: " << run->result.error << "\n";
     for (const Stuck& st : run->result.stuck) std::cout << "stuck: " << st.task << " (" << st.reason << ")\n";
@@ -414,6 +414,8 @@ int main(int argc, char** argv) {
   exp->add_option("--max-states", explore_options.max_states, "Stop after this many distinct states");
   exp->add_flag("--failures", explore_options.failures, "Let any member also fail");
   exp->add_option("--policy", policy, policy_help);
+  bool explore_no_por = false;
+  exp->add_flag("--no-por", explore_no_por, "Explore every ordering (no partial-order reduction)");
 
   CLI::App* gen = app.add_subcommand("gen", "Write a generated scenario to stdout");
   std::string gen_family;
@@ -467,6 +469,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*exp) {
+      explore_options.por = !explore_no_por;
       const nlohmann::ordered_json result =
           explore(with_policy(load_scenario(explore_file), policy), explore_options);
       std::cout << result.dump(2) << "\n";
