@@ -93,22 +93,16 @@ int run_to_folder(const Scenario& scenario, RunOptions options, const std::strin
   }
   if (!scenario.vars.empty()) {
     // Which variant of the sweep this is (null when the values are not one of the candidates).
-    nlohmann::json variant = {{"vars", scenario.assigned}};
-    std::size_t index = 0;
-    bool candidate = true;
-    for (const auto& [name, candidates] : scenario.vars) {
-      auto at = std::find(candidates.begin(), candidates.end(), scenario.assigned.at(name));
-      candidate &= at != candidates.end();
-      index = index * candidates.size() + static_cast<std::size_t>(at - candidates.begin());
-    }
-    variant["variant"] = candidate ? nlohmann::json(index) : nlohmann::json(nullptr);
+    const auto index = variant_index(scenario);
+    nlohmann::json variant = {{"vars", scenario.assigned},
+                              {"variant", index ? nlohmann::json(*index) : nlohmann::json(nullptr)}};
     files["variant.json"] = variant.dump(2) + "\n";
   }
   write_outputs(*run, out, selected_data, files, notes);
   if (!quiet) {
-    std::cout << scenario.name << ": " << run->result.outcome << ", makespan "
-              << format_number(run->result.makespan_s) << " s, " << run->recorder->tasks().size()
-              << " tasks, " << run->result.dispatch_order.size() << " dispatches\n"
+    std::cout << scenario.name << ": " << outcome_line(*run) << ", makespan "
+              << human_number(run->result.makespan_s) << " s, " << run->recorder->tasks().size() << " tasks, "
+              << run->result.dispatch_order.size() << " dispatches\n"
               << "outputs in " << out << "/" << (draw ? " (open report.html)" : "") << "\n";
     if (!run->result.error.empty()) std::cout << "run error: " << run->result.error << "\n";
     for (const Stuck& st : run->result.stuck) std::cout << "stuck: " << st.task << " (" << st.reason << ")\n";
@@ -239,6 +233,7 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
 }
 
 int cmd_collect(const std::string& dir) {
+  namespace fs = std::filesystem;
   std::vector<std::string> names;
   const std::vector<SweepRow> rows = collect(dir, &names);
   if (rows.empty()) {
@@ -246,9 +241,19 @@ int cmd_collect(const std::string& dir) {
     return 2;
   }
   const std::vector<std::size_t> order = rank(rows);
-  std::ofstream(std::filesystem::path(dir) / "sweep.csv", std::ios::binary) << sweep_csv(names, rows);
-  std::ofstream(std::filesystem::path(dir) / "sweep.svg", std::ios::binary) << sweep_svg(rows, order);
-  std::cout << ranking_text(rows, order) << "sweep.csv and sweep.svg in " << dir << "/\n";
+  std::ofstream(fs::path(dir) / "sweep.csv", std::ios::binary) << sweep_csv(names, rows);
+  std::ofstream(fs::path(dir) / "sweep.svg", std::ios::binary) << sweep_svg(rows, order);
+  std::string pictures = "sweep.csv and sweep.svg";
+  if (names.size() == 2) {
+    std::ofstream(fs::path(dir) / "sweep-heatmap.svg", std::ios::binary) << sweep_heatmap_svg(names, rows);
+    pictures = "sweep.csv, sweep.svg and sweep-heatmap.svg";
+  }
+  std::cout << ranking_text(rows, order) << pictures << " in " << dir << "/\n";
+  // A sweep whose every variant lost tasks has no answer to give: say so in the exit status too.
+  if (!rows[order.front()].clean) {
+    std::cerr << "dirsched: no variant ran clean (every one has REJECTED, FAILED, POISONED or STUCK tasks)\n";
+    return 1;
+  }
   return 0;
 }
 
@@ -338,6 +343,7 @@ int cmd_check(const std::vector<std::string>& files, const std::vector<std::stri
 
 int main(int argc, char** argv) {
   CLI::App app{"dirsched: simulate and verify directed task scheduling"};
+  app.set_version_flag("--version", std::string("dirsched ") + dirsched_version());
   app.require_subcommand(1);
   std::vector<std::string> cfg;
 
@@ -377,10 +383,12 @@ int main(int argc, char** argv) {
   sweep->add_option("--cfg", cfg, "SimGrid configuration, passed through");
 
   CLI::App* compare =
-      app.add_subcommand("compare", "Compare two run folders: dispatch divergence and metrics");
+      app.add_subcommand("compare", "Compare two run folders (exit 0 same, 1 different, 2 trouble)");
   std::string compare_a, compare_b;
   compare->add_option("run_a", compare_a, "A run folder")->required();
   compare->add_option("run_b", compare_b, "Another run folder")->required();
+  std::size_t compare_limit = 20;
+  compare->add_option("--limit", compare_limit, "Show at most this many divergences per list (default 20)");
 
   CLI::App* check = app.add_subcommand("check", "Run scenarios and evaluate their expect blocks");
   std::vector<std::string> check_files;
@@ -419,6 +427,8 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);
     return 2;
@@ -435,8 +445,10 @@ int main(int argc, char** argv) {
       return rc != 0 || sweep_plan ? rc : cmd_collect(sweep_out);
     }
     if (*compare) {
-      std::cout << compare_runs(compare_a, compare_b);
-      return 0;
+      // Exit status as diff(1): 0 the same, 1 different, 2 trouble (a missing or malformed folder).
+      const Comparison c = compare_runs(compare_a, compare_b, compare_limit);
+      std::cout << c.text;
+      return c.same ? 0 : 1;
     }
     if (*check) return cmd_check(check_files, cfg);
     if (*render) return cmd_render(render_dir);
