@@ -39,6 +39,23 @@ for f in events.jsonl summary.json tasks.csv; do
   cmp -s "$tmp/run1/$f" "$tmp/run2/$f" || { echo "FAIL $f differs between two runs of one seed"; fail=1; }
 done
 
+# The summary and the report say what ran: scenario, description, seed, version (and the variant).
+expect_status 0 "--version" "$dirsched" --version
+version=$(sed -n 's/^dirsched \(.*\)$/\1/p' "$tmp/out")
+[[ -n "$version" ]] || { echo "FAIL --version prints 'dirsched VERSION'"; cat "$tmp/out"; fail=1; }
+python3 - "$tmp/run1/summary.json" "$version" <<'PY' || fail=1
+import json, sys
+s = json.load(open(sys.argv[1]))
+want = {"scenario": "group-starvation", "seed": 3, "dirsched_version": sys.argv[2]}
+bad = [k for k, v in want.items() if s.get(k) != v] + ([] if s.get("description") else ["description"])
+bad += [k for k in ("single", "group") if "mean_s" not in s.get("ready_waits", {}).get(k, {})]
+if bad: print("FAIL summary.json fields", bad); sys.exit(1)
+PY
+grep -q "<th>seed</th><td>3</td>" "$tmp/run1/report.html" || { echo "FAIL report.html shows the seed"; fail=1; }
+expect_status 0 "run a variant" "$dirsched" run "$root/scenarios/sweep-group-worker-set.json" --var 'group_workers=[0,3]' --out "$tmp/variant" --outputs summary,report
+grep -q '"variant": 2' "$tmp/variant/summary.json" || { echo "FAIL summary.json names the variant"; fail=1; }
+grep -q 'Variant 2 of the sweep:</b> group_workers = \[0,3\]' "$tmp/variant/report.html" || { echo "FAIL report.html names the variant"; fail=1; }
+
 expect_status 0 "summary only" "$dirsched" run "$root/scenarios/quick-tour.json" --out "$tmp/only" --outputs summary
 [[ -f "$tmp/only/summary.json" && ! -e "$tmp/only/events.jsonl" ]] || { echo "FAIL --outputs summary"; fail=1; }
 

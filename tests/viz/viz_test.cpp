@@ -203,5 +203,49 @@ TEST(ReportPage, IsSelfContained) {
   EXPECT_NE(html.find("s2"), std::string::npos);  // the overtake shows in the starvation table
 }
 
+TEST(ReportPage, SaysWhichScenarioSeedPolicyVariantAndVersionItShows) {
+  json s = summary();
+  s["description"] = "What this run pins.";
+  s["seed"] = 7;
+  s["policy"] = "head_reservation";
+  s["vars"] = {{"gw", {2, 3}}};
+  s["variant"] = 3;
+  s["dirsched_version"] = "9.8.7";
+  RunView v = parse_run(kLog, &s);
+  const std::string html = report_html(v, s, std::nullopt, timeline_svg(v));
+  EXPECT_NE(html.find("What this run pins."), std::string::npos);
+  EXPECT_NE(html.find("Variant 3 of the sweep:</b> gw = [2,3]"), std::string::npos);
+  EXPECT_NE(html.find("<th>seed</th><td>7</td>"), std::string::npos);
+  EXPECT_NE(html.find("<th>policy</th><td>head_reservation</td>"), std::string::npos);
+  EXPECT_NE(html.find("<th>dirsched</th><td>9.8.7</td>"), std::string::npos);
+  s.erase("policy");
+  EXPECT_EQ(report_html(v, s, std::nullopt, "").find("<th>policy</th>"), std::string::npos);
+}
+
+TEST(ReportPage, ListsGroupsWorstWaitFirstCappedWithALinkToAll) {
+  json s = summary();
+  s["groups"] = json::array();
+  const std::size_t n = kReportGroupRows + 10;
+  for (std::size_t i = 0; i < n; ++i)  // g7 waits longest
+    s["groups"].push_back({{"task", "g" + std::to_string(i)},
+                           {"workers", {5, 2}},
+                           {"ready_wait_s", i == 7 ? 100.0 : static_cast<double>(i % 13)},
+                           {"idle_target_s", 0},
+                           {"overtakes", 0},
+                           {"overtaken_by", json::array()}});
+  RunView v = parse_run(kLog, &s);
+  const std::string html = report_html(v, s, std::nullopt, "");
+  const auto table = html.find("<table class=\"groups\">");
+  const auto all = html.find("<table class=\"groups-all\">");
+  ASSERT_NE(table, std::string::npos);
+  ASSERT_NE(all, std::string::npos);
+  const std::string capped = html.substr(table, html.find("</table>", table) - table);
+  EXPECT_EQ(count(capped, "<tr><td>"), kReportGroupRows);
+  EXPECT_EQ(capped.find("<tr><td>"), capped.find("<tr><td>g7<"));  // worst first
+  EXPECT_EQ(count(html.substr(all), "<tr><td>"), n);
+  EXPECT_NE(html.find("href=\"#all-groups\""), std::string::npos);
+  EXPECT_NE(html.find("id=\"all-groups\""), std::string::npos);
+}
+
 }  // namespace
 }  // namespace dirsched::viz

@@ -17,10 +17,21 @@ std::string num(double v) {
   return s;
 }
 
+// Six significant digits after rounding away binary noise ("0.433", not "0.43300000000000033").
 std::string g6(double v) {
   char b[32];
-  std::snprintf(b, sizeof b, "%.6g", v);
+  std::snprintf(b, sizeof b, "%.6g", std::round(v * 1e12) / 1e12);
+  return std::string(b) == "-0" ? "0" : b;
+}
+
+std::string percent(double fraction) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.1f", 100 * fraction);
   return b;
+}
+
+std::string text_of(const nlohmann::json& v) {
+  return v.is_string() ? v.get<std::string>() : v.dump();
 }
 
 std::string esc(const std::string& s) {
@@ -39,6 +50,25 @@ std::string esc(const std::string& s) {
   }
   return o;
 }
+
+// One row of the report's group table.
+std::string group_row(const nlohmann::json& g) {
+  std::string by;
+  for (const auto& s : g.value("overtaken_by", nlohmann::json::array()))
+    by += (by.empty() ? "" : ", ") + s.get<std::string>();
+  const nlohmann::json launched = g.value("launched_s", nlohmann::json());
+  return "<tr><td>" + esc(g.value("task", "")) + "</td><td>" +
+         esc(g.value("workers", nlohmann::json()).dump()) + "</td><td class=\"num\">" +
+         g6(g.value("ready_wait_s", 0.0)) + "</td><td class=\"num\">" +
+         (launched.is_number() ? g6(launched.get<double>()) : std::string("never")) +
+         "</td><td class=\"num\">" + g6(g.value("idle_target_s", 0.0)) + "</td><td>" +
+         std::to_string(g.value("overtakes", 0)) + (by.empty() ? "" : ": " + esc(by)) + "</td></tr>";
+}
+
+constexpr const char* kGroupHeader =
+    "<tr><th>group</th><th>workers</th><th>READY wait (s)</th><th>launched at (s)</th><th>waited with an "
+    "idle "
+    "target (s)</th><th>singles that overtook it</th></tr>";
 
 // 1, 2 or 5 times a power of ten, giving about `target` ticks over `span`.
 double tick_step(double span, int target) {
@@ -252,16 +282,47 @@ std::string report_html(const RunView& v, const nlohmann::json& summary,
       "#ddd;padding:6px}"
       "</style></head><body>\n";
   o += "<h1>" + esc(summary.value("scenario", std::string("run"))) + "</h1>\n";
-  o += "<table><tr><th>outcome</th><td>" + esc(summary.value("outcome", std::string("?"))) + "</td></tr>";
+  if (!summary.value("description", std::string()).empty())
+    o += "<p class=\"description\">" + esc(summary["description"].get<std::string>()) + "</p>\n";
+  if (summary.contains("vars")) {
+    std::string values;
+    for (auto it = summary["vars"].begin(); it != summary["vars"].end(); ++it)
+      values += (values.empty() ? "" : ", ") + it.key() + " = " + it.value().dump();
+    const nlohmann::json index = summary.value("variant", nlohmann::json());
+    o += "<p class=\"variant\"><b>" +
+         (index.is_number() ? "Variant " + index.dump() + " of the sweep"
+                            : std::string("A run with sweep variables")) +
+         ":</b> " + esc(values) + "</p>\n";
+  }
+  o += "<table class=\"run\"><tr><th>outcome</th><td>" + esc(summary.value("outcome", std::string("?"))) +
+       "</td></tr>";
   if (summary.contains("makespan_s"))
     o += "<tr><th>makespan</th><td>" + g6(summary["makespan_s"].get<double>()) + " s</td></tr>";
   if (summary.contains("error") && summary["error"].is_string())
     o += "<tr><th>error</th><td>" + esc(summary["error"].get<std::string>()) + "</td></tr>";
+  if (summary.contains("seed")) o += "<tr><th>seed</th><td>" + summary["seed"].dump() + "</td></tr>";
+  if (summary.contains("policy"))
+    o += "<tr><th>policy</th><td>" + esc(text_of(summary["policy"])) + "</td></tr>";
+  if (summary.contains("dirsched_version"))
+    o += "<tr><th>dirsched</th><td>" + esc(text_of(summary["dirsched_version"])) + "</td></tr>";
   if (summary.contains("tasks"))
     for (auto it = summary["tasks"].begin(); it != summary["tasks"].end(); ++it)
       if (it.value().get<long long>() > 0)
         o += "<tr><th>" + esc(it.key()) + "</th><td class=\"num\">" + it.value().dump() + "</td></tr>";
   o += "</table>\n";
+  if (summary.contains("ready_waits")) {
+    o +=
+        "<h2>READY waits</h2><table><tr><th>tasks</th><th>count</th><th>mean (s)</th><th>p95 (s)</th><th>max "
+        "(s)</th></tr>";
+    for (const char* kind : {"single", "group"}) {
+      const nlohmann::json w = summary["ready_waits"].value(kind, nlohmann::json::object());
+      o += std::string("<tr><td>") + (kind == std::string("single") ? "singles" : "groups") +
+           "</td><td class=\"num\">" + std::to_string(w.value("count", 0)) + "</td><td class=\"num\">" +
+           g6(w.value("mean_s", 0.0)) + "</td><td class=\"num\">" + g6(w.value("p95_s", 0.0)) +
+           "</td><td class=\"num\">" + g6(w.value("max_s", 0.0)) + "</td></tr>";
+    }
+    o += "</table>\n";
+  }
   if (summary.contains("workers")) {
     o += "<h2>Workers</h2><table><tr><th>worker</th><th>kind</th><th>host</th><th>busy "
          "(s)</th><th>utilisation</th></tr>";
@@ -269,21 +330,27 @@ std::string report_html(const RunView& v, const nlohmann::json& summary,
       o += "<tr><td>" + esc(w["worker"].is_string() ? w["worker"].get<std::string>() : w["worker"].dump()) +
            "</td><td>" + esc(w.value("kind", "")) + "</td><td>" + esc(w.value("host", "")) +
            "</td><td class=\"num\">" + g6(w.value("busy_s", 0.0)) + "</td><td class=\"num\">" +
-           g6(100 * w.value("utilisation", 0.0)) + " %</td></tr>";
+           percent(w.value("utilisation", 0.0)) + " %</td></tr>";
     o += "</table>\n";
   }
+  // Groups worst wait first; past kReportGroupRows the rest are in a full table at the end of the page.
+  std::vector<nlohmann::json> groups;
+  if (summary.contains("groups"))
+    for (const auto& g : summary["groups"]) groups.push_back(g);
+  std::stable_sort(groups.begin(), groups.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
+    return a.value("ready_wait_s", 0.0) > b.value("ready_wait_s", 0.0);
+  });
   o += "<h2>Groups: waiting and starvation</h2>";
-  if (summary.contains("groups") && !summary["groups"].empty()) {
-    o += "<table><tr><th>group</th><th>workers</th><th>READY wait (s)</th><th>waited with an idle target "
-         "(s)</th><th>singles that overtook it</th></tr>";
-    for (const auto& g : summary["groups"]) {
-      std::string by;
-      for (const auto& s : g["overtaken_by"]) by += (by.empty() ? "" : ", ") + s.get<std::string>();
-      o += "<tr><td>" + esc(g["task"].get<std::string>()) + "</td><td>" + esc(g["workers"].dump()) +
-           "</td><td class=\"num\">" + g6(g["ready_wait_s"].get<double>()) + "</td><td class=\"num\">" +
-           g6(g["idle_target_s"].get<double>()) + "</td><td>" + std::to_string(g["overtakes"].get<int>()) +
-           (by.empty() ? "" : ": " + esc(by)) + "</td></tr>";
-    }
+  if (!groups.empty()) {
+    const std::size_t shown = std::min(groups.size(), kReportGroupRows);
+    o += "<p>" + std::to_string(groups.size()) +
+         (groups.size() == 1 ? " group" : " groups, worst READY wait first") +
+         (shown < groups.size()
+              ? "; the " + std::to_string(shown) + " worst below, <a href=\"#all-groups\">all " +
+                    std::to_string(groups.size()) + " groups</a> at the end of the page"
+              : std::string()) +
+         ".</p><table class=\"groups\">" + kGroupHeader;
+    for (std::size_t i = 0; i < shown; ++i) o += group_row(groups[i]);
     o += "</table>\n";
   } else {
     o += "<p>No group in this run.</p>\n";
@@ -303,6 +370,12 @@ std::string report_html(const RunView& v, const nlohmann::json& summary,
   else
     o +=
         "<p>" + std::to_string(v.tasks.size()) + " tasks: too many for a readable layout; see dag.dot.</p>\n";
+  if (groups.size() > kReportGroupRows) {
+    o += "<h2 id=\"all-groups\">All " + std::to_string(groups.size()) +
+         " groups, worst READY wait first</h2><table class=\"groups-all\">" + kGroupHeader;
+    for (const auto& g : groups) o += group_row(g);
+    o += "</table>\n";
+  }
   o += "</body></html>\n";
   return o;
 }

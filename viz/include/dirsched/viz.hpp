@@ -102,6 +102,8 @@ struct TimelineOptions {
 };
 std::string timeline_svg(const RunView& run, const TimelineOptions& options = {});
 std::string chrome_trace(const RunView& run);
+// The report's group table shows this many groups, worst READY wait first; all of them follow at the end.
+constexpr std::size_t kReportGroupRows = 50;
 std::string report_html(const RunView& run, const nlohmann::json& summary,
                         const std::optional<std::string>& dag, const std::string& timeline);
 
