@@ -287,23 +287,46 @@ int cmd_render(const std::string& dir) {
   return 0;
 }
 
-int check_one(const std::string& file, const std::vector<std::string>& cfg) {
+// Exit status of check_one: 0 pass, 1 fail, 2 malformed, 4 ran but had no expect block to check.
+constexpr int kNoExpect = 4;
+
+std::string vars_text(const Scenario& s) {
+  std::string o;
+  for (const auto& [name, value] : s.assigned) o += (o.empty() ? "" : " ") + name + "=" + value.dump();
+  return o;
+}
+
+int check_one(const std::string& file, const std::vector<std::string>& cfg, const VarAssignment& assignment) {
   try {
-    Scenario scenario = load_scenario(file);
+    Scenario scenario = load_scenario(file, assignment);
+    // Which candidate ran: the ones --var chose, the first candidate of every other variable.
+    const std::string ran = scenario.vars.empty()
+                                ? ""
+                                : ", " + vars_text(scenario) +
+                                      (assignment.size() == scenario.vars.size() ? ""
+                                       : assignment.empty()                      ? " (the first candidates)"
+                                                            : " (others at their first candidate)");
     RunOptions options;
     options.simgrid_args = simgrid_args(cfg);
     options.check_invariants = true;
     options.record_events = false;
     std::unique_ptr<Run> run = simulate(scenario, options);
     if (run->result.violation) {
-      std::cout << "FAIL " << file << ": " << run->result.error << std::endl;
+      std::cout << "FAIL " << file << (ran.empty() ? "" : " (" + ran.substr(2) + ")") << ": "
+                << run->result.error << std::endl;
       return 1;
     }
     if (auto divergence = check_expectations(*run)) {
-      std::cout << "FAIL " << file << ": " << *divergence << std::endl;
+      std::cout << "FAIL " << file << (ran.empty() ? "" : " (" + ran.substr(2) + ")") << ": " << *divergence
+                << std::endl;
       return 1;
     }
-    std::cout << "PASS " << file << " (" << scenario.name << ")" << std::endl;
+    if (scenario.expect.is_null()) {
+      std::cout << "NO EXPECT " << file << " (" << scenario.name << ran << "): ran with the invariants, "
+                << outcome_line(*run) << ", but there is no expect block to check" << std::endl;
+      return kNoExpect;
+    }
+    std::cout << "PASS " << file << " (" << scenario.name << ran << ")" << std::endl;
     return 0;
   } catch (const ScenarioError& e) {
     std::cout << "ERROR " << e.what() << std::endl;
@@ -311,23 +334,27 @@ int check_one(const std::string& file, const std::vector<std::string>& cfg) {
   }
 }
 
-int cmd_check(const std::vector<std::string>& files, const std::vector<std::string>& cfg) {
-  if (files.size() == 1) {
-    const int rc = check_one(files[0], cfg);
-    std::cout << (rc == 0 ? 1 : 0) << " passed, " << (rc == 0 ? 0 : 1) << " failed\n";
-    return rc;
-  }
-  // SimGrid allows one Engine per process: each scenario runs in a child process.
-  int passed = 0, failed = 0, malformed = 0;
+// Exit status: 0 every file passed; 1 one fell short or had nothing to check; 2 only malformed files failed.
+int cmd_check(const std::vector<std::string>& files, const std::vector<std::string>& cfg,
+              const VarAssignment& assignment) {
+  // SimGrid allows one Engine per process: each scenario runs in a child process (a single file in this one).
+  int passed = 0, failed = 0, malformed = 0, unchecked = 0;
   for (const std::string& f : files) {
-    std::fflush(stdout);
-    const pid_t pid = fork();
-    if (pid == 0) _exit(check_one(f, cfg));
-    int status = 0;
-    waitpid(pid, &status, 0);
-    const int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 3;
+    int rc = 0;
+    if (files.size() == 1) {
+      rc = check_one(f, cfg, assignment);
+    } else {
+      std::fflush(stdout);
+      const pid_t pid = fork();
+      if (pid == 0) _exit(check_one(f, cfg, assignment));
+      int status = 0;
+      waitpid(pid, &status, 0);
+      rc = WIFEXITED(status) ? WEXITSTATUS(status) : 3;
+    }
     if (rc == 0)
       ++passed;
+    else if (rc == kNoExpect)
+      ++unchecked;
     else if (rc == 2)
       ++malformed, ++failed;
     else {
@@ -335,8 +362,11 @@ int cmd_check(const std::vector<std::string>& files, const std::vector<std::stri
       ++failed;
     }
   }
-  std::cout << passed << " passed, " << failed << " failed\n";
-  return malformed && failed == malformed ? 2 : failed ? 1 : 0;
+  std::cout << passed << " passed, " << failed << " failed";
+  if (unchecked) std::cout << ", " << unchecked << " without expect (not counted as passed)";
+  std::cout << "\n";
+  if (failed) return malformed == failed && !unchecked ? 2 : 1;
+  return unchecked ? 1 : 0;
 }
 
 }  // namespace
@@ -394,6 +424,9 @@ int main(int argc, char** argv) {
   std::vector<std::string> check_files;
   check->add_option("scenarios", check_files, "Scenario JSON files")->required();
   check->add_option("--cfg", cfg, "SimGrid configuration, passed through");
+  std::vector<std::string> check_vars;
+  check->add_option("--var", check_vars,
+                    "NAME=VALUE (JSON) for a sweep variable; others take their first candidate");
 
   CLI::App* render =
       app.add_subcommand("render", "Redraw the pictures of a run folder from its events.jsonl");
@@ -407,6 +440,9 @@ int main(int argc, char** argv) {
   exp->add_option("scenario", explore_file, "Scenario JSON file")->required();
   exp->add_option("--max-states", explore_options.max_states, "Stop after this many distinct states");
   exp->add_flag("--failures", explore_options.failures, "Let any member also fail");
+  std::vector<std::string> explore_vars;
+  exp->add_option("--var", explore_vars,
+                  "NAME=VALUE (JSON) for a sweep variable; others take their first candidate");
 
   CLI::App* gen = app.add_subcommand("gen", "Write a generated scenario to stdout");
   std::string gen_family;
@@ -450,7 +486,7 @@ int main(int argc, char** argv) {
       std::cout << c.text;
       return c.same ? 0 : 1;
     }
-    if (*check) return cmd_check(check_files, cfg);
+    if (*check) return cmd_check(check_files, cfg, parse_vars(check_vars));
     if (*render) return cmd_render(render_dir);
     if (*gen) {
       Scenario s;
@@ -462,7 +498,9 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*exp) {
-      const nlohmann::ordered_json result = explore(load_scenario(explore_file), explore_options);
+      const Scenario scenario = load_scenario(explore_file, parse_vars(explore_vars));
+      nlohmann::ordered_json result = explore(scenario, explore_options);
+      if (!scenario.vars.empty()) result["vars"] = scenario.assigned;  // which candidate was explored
       std::cout << result.dump(2) << "\n";
       return result["violations"].empty() ? 0 : 1;
     }

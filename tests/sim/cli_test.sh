@@ -63,6 +63,16 @@ expect_status 1 "check with one failing file" "$dirsched" check "$root/scenarios
 grep -q "^1 passed, 1 failed$" "$tmp/out" || { echo "FAIL check summary line:"; cat "$tmp/out"; fail=1; }
 grep -q "^FAIL .*must-fail.json: makespan_s" "$tmp/out" || { echo "FAIL check names the divergence"; fail=1; }
 
+# A file without expect is reported as such, not counted as a pass, and fails the check.
+expect_status 1 "check of a file without expect" "$dirsched" check "$root/tests/sim/sweep-rejected-variant.json"
+grep -q "^NO EXPECT .*sweep-rejected-variant.json (sweep-rejected-variant, gw=\[0,1\] sw=0 (the first candidates))" "$tmp/out" || { echo "FAIL check says there is no expect:"; cat "$tmp/out"; fail=1; }
+grep -q "^0 passed, 0 failed, 1 without expect" "$tmp/out" || { echo "FAIL check counts a file without expect:"; cat "$tmp/out"; fail=1; }
+# check and explore take --var and say which candidate they ran.
+expect_status 1 "check of another candidate" "$dirsched" check "$root/scenarios/sweep-group-worker-set.json" --var 'group_workers=[2,3]'
+grep -q "^FAIL .* (group_workers=\[2,3\]): makespan_s" "$tmp/out" || { echo "FAIL check names the candidate:"; cat "$tmp/out"; fail=1; }
+expect_status 0 "explore --var" "$dirsched" explore "$root/tests/sim/sweep-rejected-variant.json" --var 'gw=[2,3]'
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["vars"]["gw"]==[2,3] else 1)' "$tmp/out" || { echo "FAIL explore --var"; fail=1; }
+
 # render redraws the same pictures from the run folder alone.
 mkdir -p "$tmp/redraw"
 cp "$tmp/run1/events.jsonl" "$tmp/run1/summary.json" "$tmp/redraw/"
