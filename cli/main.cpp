@@ -450,8 +450,9 @@ int main(int argc, char** argv) {
   std::map<std::string, double> gen_params;
   gen->add_option("family", gen_family, "stream, fork-join, chains, tp-groups or random")->required();
   gen->add_option("--seed", gen_seed, "Seed of the generator's draws");
-  for (const char* opt : {"tasks", "workers", "duration-s", "rounds", "width", "chains", "length", "groups",
-                          "size", "singles-per-group", "edges", "group-fraction"}) {
+  for (const char* opt :
+       {"tasks", "workers", "duration-s", "rounds", "width", "chains", "length", "groups", "size",
+        "singles-per-group", "edges", "group-fraction", "arrival-rate", "interval"}) {
     std::string key(opt);
     std::replace(key.begin(), key.end(), '-', '_');
     gen->add_option_function<double>(
