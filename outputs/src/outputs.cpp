@@ -326,16 +326,16 @@ std::optional<std::string> check_expectations(const Run& run) {
     const double got = run.result.makespan_s;
     if (m.contains("max") && got > m["max"].get<double>() + 1e-12)
       return "makespan_s: expected at most " + format_number(m["max"].get<double>()) + ", got " +
-             format_number(got);
+             format_number(tidy(got));
     if (m.contains("min") && got < m["min"].get<double>() - 1e-12)
       return "makespan_s: expected at least " + format_number(m["min"].get<double>()) + ", got " +
-             format_number(got);
+             format_number(tidy(got));
     if (m.contains("approx")) {
       const double want = m["approx"].get<double>();
       const double rel = m.value("rel", 1e-6);
       if (std::abs(got - want) > rel * std::abs(want) + 1e-12)
         return "makespan_s: expected about " + format_number(want) + " (rel " + format_number(rel) +
-               "), got " + format_number(got);
+               "), got " + format_number(tidy(got));
     }
   }
   if (e.contains("outcome") && e["outcome"].get<std::string>() != run.result.outcome)

@@ -191,6 +191,43 @@ TEST(TracePicture, OneCompleteEventPerMemberRunAndCountersAndInstants) {
   EXPECT_EQ(instants, 3u);  // reject r, fail b, poison c
 }
 
+// 40 independent singles s1..s40 and two chains of 10: the shape issue 14 measured at 1415 x 2972 pt.
+std::string independent_and_two_chains() {
+  std::string log;
+  int seq = 0;
+  auto line = [&](const std::string& body) { log += "{\"seq\":" + std::to_string(seq++) + "," + body + "}\n"; };
+  for (int i = 1; i <= 40; ++i)
+    line(R"("t_s":0,"event":"submit","task":"s)" + std::to_string(i) +
+         R"(","kind":"single","callable":"k","members":1,"workers":[0])");
+  for (const char* c : {"a", "b"})
+    for (int k = 0; k < 10; ++k)
+      line(R"("t_s":0,"event":"submit","task":")" + std::string(c) + std::to_string(k) +
+           R"(","kind":"single","callable":"k","members":1,"workers":[0])" +
+           (k ? R"(,"deps":[{"producer":")" + std::string(c) + std::to_string(k - 1) + R"(","buffer":"x"}])"
+              : std::string()));
+  return log;
+}
+
+TEST(DagPicture, PacksIndependentComponentsIntoAWideDrawingNotOneTallColumn) {
+  const auto svg = dag_svg(parse_run(independent_and_two_chains(), nullptr));
+  ASSERT_TRUE(svg);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(*svg, m, std::regex(R"re(<svg width="(\d+)pt" height="(\d+)pt")re")));
+  const double w = std::stod(m[1]), h = std::stod(m[2]);
+  // Unpacked, dot stacks the 40 singles in one column: taller than wide (about 2.1 : 1).
+  EXPECT_LT(h / w, 0.6) << w << " x " << h;
+  EXPECT_LT(h, 1000) << w << " x " << h;
+}
+
+TEST(DagPicture, NamesNodesInNaturalOrder) {
+  const std::string dot = dag_dot(parse_run(independent_and_two_chains(), nullptr));
+  const auto s2 = dot.find("\ts2\t"), s10 = dot.find("\ts10\t"), s9 = dot.find("\ts9\t");
+  ASSERT_NE(s2, std::string::npos) << dot.substr(0, 400);
+  ASSERT_NE(s10, std::string::npos);
+  EXPECT_LT(s2, s10);
+  EXPECT_LT(s9, s10);
+}
+
 TEST(ReportPage, IsSelfContained) {
   json s = summary();
   RunView v = parse_run(kLog, &s);

@@ -1,4 +1,6 @@
 // dag.dot through libcgraph and dag.svg through libgvc.
+#include <cctype>
+#include <cmath>
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
 
@@ -13,8 +15,32 @@ namespace {
 
 std::string fmt(double v) {
   char b[32];
-  std::snprintf(b, sizeof b, "%.6g", v);
+  std::snprintf(b, sizeof b, "%.6g", std::round(v * 1e12) / 1e12);
   return b;
+}
+
+// Names in natural order: s2 before s10, digits compared as numbers.
+bool natural_less(const std::string& a, const std::string& b) {
+  std::size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (std::isdigit(static_cast<unsigned char>(a[i])) && std::isdigit(static_cast<unsigned char>(b[j]))) {
+      std::size_t i2 = i, j2 = j;
+      while (i2 < a.size() && a[i2] == '0') ++i2;
+      while (j2 < b.size() && b[j2] == '0') ++j2;
+      std::size_t ie = i2, je = j2;
+      while (ie < a.size() && std::isdigit(static_cast<unsigned char>(a[ie]))) ++ie;
+      while (je < b.size() && std::isdigit(static_cast<unsigned char>(b[je]))) ++je;
+      if (ie - i2 != je - j2) return ie - i2 < je - j2;
+      const int cmp = a.compare(i2, ie - i2, b, j2, je - j2);
+      if (cmp != 0) return cmp < 0;
+      i = ie, j = je;
+      continue;
+    }
+    if (a[i] != b[j]) return a[i] < b[j];
+    ++i, ++j;
+  }
+  if ((a.size() - i) != (b.size() - j)) return a.size() - i < b.size() - j;
+  return a < b;
 }
 
 char* c(const std::string& s) {
@@ -40,6 +66,10 @@ std::unique_ptr<Graph> build(const RunView& v) {
   Agraph_t* g = graph->g;
   agattr(g, AGRAPH, c("rankdir"), c("LR"));
   agattr(g, AGRAPH, c("fontname"), c("Helvetica"));
+  // Independent components (a pile of singles, two chains) are laid out one by one and packed into a
+  // roughly square array, instead of one column thousands of points tall.
+  agattr(g, AGRAPH, c("pack"), c("true"));
+  agattr(g, AGRAPH, c("packmode"), c("array_u"));
   agattr(g, AGNODE, c("shape"), c("box"));
   agattr(g, AGNODE, c("style"), c("filled"));
   agattr(g, AGNODE, c("fillcolor"), c("white"));
@@ -52,7 +82,7 @@ std::unique_ptr<Graph> build(const RunView& v) {
   std::vector<const TaskView*> sorted;
   for (const TaskView& t : v.tasks) sorted.push_back(&t);
   std::sort(sorted.begin(), sorted.end(),
-            [](const TaskView* a, const TaskView* b) { return a->name < b->name; });
+            [](const TaskView* a, const TaskView* b) { return natural_less(a->name, b->name); });
   for (const TaskView* t : sorted) {
     Agnode_t* n = agnode(g, c(t->name), 1);
     std::string label = t->name + "\n" + t->state;
