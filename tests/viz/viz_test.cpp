@@ -195,7 +195,9 @@ TEST(TracePicture, OneCompleteEventPerMemberRunAndCountersAndInstants) {
 std::string independent_and_two_chains() {
   std::string log;
   int seq = 0;
-  auto line = [&](const std::string& body) { log += "{\"seq\":" + std::to_string(seq++) + "," + body + "}\n"; };
+  auto line = [&](const std::string& body) {
+    log += "{\"seq\":" + std::to_string(seq++) + "," + body + "}\n";
+  };
   for (int i = 1; i <= 40; ++i)
     line(R"("t_s":0,"event":"submit","task":"s)" + std::to_string(i) +
          R"(","kind":"single","callable":"k","members":1,"workers":[0])");
@@ -226,6 +228,27 @@ TEST(DagPicture, NamesNodesInNaturalOrder) {
   ASSERT_NE(s10, std::string::npos);
   EXPECT_LT(s2, s10);
   EXPECT_LT(s9, s10);
+}
+
+TEST(DagPicture, PastTheLimitDrawsTasksMergedByCallableAndWorker) {
+  std::string log;
+  const std::size_t n = kMaxDagSvgNodes + 200;
+  for (std::size_t i = 0; i < n; ++i)
+    log += "{\"seq\":" + std::to_string(i) + R"(,"t_s":0,"event":"submit","task":"t)" + std::to_string(i) +
+           R"(","kind":"single","callable":")" + (i % 2 ? "odd" : "even") + R"(","members":1,"workers":[)" +
+           std::to_string(i % 3) + "]" +
+           (i >= 6 ? R"(,"deps":[{"producer":"t)" + std::to_string(i - 6) + R"(","buffer":"x"}])"
+                   : std::string()) +
+           "}\n";
+  RunView v = parse_run(log, nullptr);
+  const auto svg = dag_svg(v);
+  ASSERT_TRUE(svg);
+  EXPECT_EQ(count(*svg, "class=\"node\""), 6u);  // {even, odd} x workers {0, 1, 2}
+  EXPECT_NE(svg->find("even @ worker 0"), std::string::npos);
+  EXPECT_NE(svg->find("200 tasks"), std::string::npos);  // 1,200 tasks over six nodes
+  std::string note;
+  render_all(v, json::object(), {"dag"}, &note);
+  EXPECT_NE(note.find("dag.svg condensed"), std::string::npos) << note;
 }
 
 TEST(ReportPage, IsSelfContained) {

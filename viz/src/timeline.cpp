@@ -388,9 +388,11 @@ std::map<std::string, std::string> render_all(const RunView& v, const nlohmann::
   std::map<std::string, std::string> files;
   std::optional<std::string> svg;
   if (want("dag") || want("report")) svg = dag_svg(v);
-  if (!svg && note)
-    *note = "dag.svg skipped: " + std::to_string(v.tasks.size()) + " tasks exceed " +
-            std::to_string(kMaxDagSvgNodes);
+  if (note && (want("dag") || want("report")) && v.tasks.size() > kMaxDagSvgNodes)
+    *note = svg ? "dag.svg condensed: " + std::to_string(v.tasks.size()) + " tasks exceed " +
+                      std::to_string(kMaxDagSvgNodes) + ", merged by callable and worker"
+                : "dag.svg skipped: " + std::to_string(v.tasks.size()) + " tasks exceed " +
+                      std::to_string(kMaxDagSvgNodes) + ", even merged by callable and worker";
   if (want("dag")) {
     files["dag.dot"] = dag_dot(v);
     if (svg) files["dag.svg"] = *svg;
