@@ -251,6 +251,27 @@ TEST(DagPicture, PastTheLimitDrawsTasksMergedByCallableAndWorker) {
   EXPECT_NE(note.find("dag.svg condensed"), std::string::npos) << note;
 }
 
+TEST(TimelinePicture, HasItsOwnLegendADepthScaleAndOneLabelledShadePerWaitingGroup) {
+  json s = summary();
+  RunView v = parse_run(kLog, &s);
+  v.starved.push_back({"h", {"5"}, 3.2, 3.9});  // a second waiting group
+  const std::string svg = timeline_svg(v);
+  EXPECT_NE(svg.find("<g class=\"legend\">"), std::string::npos);
+  EXPECT_NE(svg.find(">g READY while a target sat idle<"), std::string::npos);
+  EXPECT_NE(svg.find(">h READY while a target sat idle<"), std::string::npos);
+  EXPECT_NE(svg.find(">single<"), std::string::npos);
+  EXPECT_GE(count(svg, "class=\"depth-scale\""), 2u);
+  EXPECT_EQ(count(svg, "class=\"depth-scale\""), count(svg, "class=\"depth\""));
+  const std::vector<LegendItem> legend = timeline_legend(v);
+  std::vector<std::string> shades;
+  for (const LegendItem& it : legend)
+    if (it.kind == "shade") shades.push_back(it.colour);
+  ASSERT_EQ(shades.size(), 2u);
+  EXPECT_NE(shades[0], shades[1]);
+  EXPECT_NE(svg.find("data-group=\"h\""), std::string::npos);
+  EXPECT_GE(count(svg, "class=\"starved-label\""), 1u);
+}
+
 TEST(ReportPage, IsSelfContained) {
   json s = summary();
   RunView v = parse_run(kLog, &s);

@@ -87,9 +87,33 @@ const char* bar_colour(const MemberBar& b) {
   return "#4f81bd";
 }
 
-constexpr double kLabelW = 120, kLaneH = 32, kBarH = 18, kTop = 30, kAxisH = 40;
+constexpr double kLabelW = 120, kLaneH = 32, kBarH = 18, kTop = 30, kAxisH = 40, kLegendRowH = 16;
+
+// Each waiting group gets its own hue, so two groups' waits never share one shading.
+const char* shade_colour(std::size_t k) {
+  static const char* palette[] = {"#ff9f1c", "#2ec4b6", "#e71d36", "#7b2cbf", "#3a86ff", "#8ac926"};
+  return palette[k % 6];
+}
 
 }  // namespace
+
+std::vector<LegendItem> timeline_legend(const RunView& v) {
+  std::vector<LegendItem> items = {
+      {"bar", "#4f81bd", "single"},
+      {"bar", "#e8a33d", "group member"},
+      {"bar", "#5aa27c", "SUB task"},
+      {"bar", "#e05a47", "failed"},
+      {"bar", "#6f8fb5", "runs merged (thinner than a pixel)"},
+      {"line", "#c0392b", "worker's single FIFO depth (scale at the lane's right)"},
+      {"line", "#8e44ad", "group FIFO depth"},
+      {"line", "#16a085", "SUB FIFO depth"}};
+  std::vector<std::string> groups;
+  for (const StarvedInterval& s : v.starved)
+    if (std::find(groups.begin(), groups.end(), s.group) == groups.end()) groups.push_back(s.group);
+  for (std::size_t k = 0; k < groups.size(); ++k)
+    items.push_back({"shade", shade_colour(k), groups[k] + " READY while a target sat idle"});
+  return items;
+}
 
 std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
   const double plot_w = opt.width_px - kLabelW - 20;
@@ -99,7 +123,10 @@ std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
   const std::size_t worker_lanes = lanes.size();
   lanes.push_back("group FIFO");
   lanes.push_back("SUB FIFO");
-  const double height = kTop + kLaneH * static_cast<double>(lanes.size()) + kAxisH;
+  const std::vector<LegendItem> legend = timeline_legend(v);
+  const std::size_t legend_cols = 3;
+  const double legend_h = kLegendRowH * std::ceil(static_cast<double>(legend.size()) / legend_cols) + 10;
+  const double height = kTop + kLaneH * static_cast<double>(lanes.size()) + kAxisH + legend_h;
   std::string o;
   o += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(opt.width_px) + "\" height=\"" +
        num(height) + "\" viewBox=\"0 0 " + num(opt.width_px) + " " + num(height) +
@@ -119,7 +146,11 @@ std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
     o += "<text class=\"lane-label\" x=\"6\" y=\"" + num(y + kLaneH / 2 + 4) + "\">" + esc(label) +
          "</text>\n";
   }
-  // Starvation: a READY group waiting while some target is idle, shaded on its targets and the group lane.
+  // Starvation: a READY group waiting while some target is idle, shaded on its targets and the group
+  // lane in the group's own colour, and named on the group lane where the shade is wide enough.
+  std::map<std::string, std::size_t> shade_of;
+  for (const StarvedInterval& s : v.starved)
+    if (!shade_of.count(s.group)) shade_of.emplace(s.group, shade_of.size());
   for (const StarvedInterval& s : v.starved) {
     const double x0 = x_of(s.from), w = std::max(1.0, x_of(s.to) - x0);
     std::vector<std::size_t> rows = {worker_lanes};
@@ -127,8 +158,12 @@ std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
       if (lane_of.count(t)) rows.push_back(lane_of[t]);
     for (std::size_t r : rows)
       o += "<rect class=\"starved\" x=\"" + num(x0) + "\" y=\"" + num(lane_y(r)) + "\" width=\"" + num(w) +
-           "\" height=\"" + num(kLaneH) + "\" fill=\"#ff9f1c\" fill-opacity=\"0.22\"><title>" + esc(s.group) +
+           "\" height=\"" + num(kLaneH) + "\" fill=\"" + shade_colour(shade_of[s.group]) +
+           "\" fill-opacity=\"0.22\" data-group=\"" + esc(s.group) + "\"><title>" + esc(s.group) +
            " READY with an idle target, " + g6(s.from) + "-" + g6(s.to) + " s</title></rect>\n";
+    if (w > 6.5 * static_cast<double>(s.group.size()) + 6)
+      o += "<text class=\"starved-label\" x=\"" + num(x0 + 3) + "\" y=\"" + num(lane_y(worker_lanes) + 11) +
+           "\" font-size=\"10\">" + esc(s.group) + "</text>\n";
   }
   // Bars, merged where they would be thinner than a pixel.
   for (std::size_t i = 0; i < worker_lanes; ++i) {
@@ -187,6 +222,10 @@ std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
     o += "<polyline class=\"depth\" data-queue=\"" + esc(queue) + "\" points=\"" + pts +
          "\" fill=\"none\" stroke=\"" + colour + "\" stroke-width=\"1.5\"><title>" + esc(queue) +
          " depth (max " + std::to_string(max_depth) + ")</title></polyline>\n";
+    // The scale: the line's top is the lane's deepest queue, named at the right edge.
+    o += "<text class=\"depth-scale\" x=\"" + num(opt.width_px - 4) + "\" y=\"" + num(base - amp + 4) +
+         "\" text-anchor=\"end\" font-size=\"9\" fill=\"" + colour + "\">depth " + std::to_string(max_depth) +
+         "</text>\n";
   };
   for (std::size_t i = 0; i < worker_lanes; ++i)
     if (lanes[i].rfind("sub", 0) != 0) steps("worker:" + lanes[i], i, "#c0392b", true);
@@ -205,7 +244,23 @@ std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
   }
   o += "<text x=\"" + num(kLabelW + plot_w) + "\" y=\"" + num(axis_y + 32) +
        "\" text-anchor=\"end\">simulated time (s)</text>\n";
-  o += "</svg>\n";
+  // The legend, below the axis.
+  const double legend_y = axis_y + kAxisH, col_w = (opt.width_px - 20) / legend_cols;
+  o += "<g class=\"legend\">\n";
+  for (std::size_t k = 0; k < legend.size(); ++k) {
+    const LegendItem& it = legend[k];
+    const double x = 10 + col_w * static_cast<double>(k % legend_cols);
+    const double y = legend_y + kLegendRowH * static_cast<double>(k / legend_cols);
+    if (it.kind == "line")
+      o += "<line x1=\"" + num(x) + "\" y1=\"" + num(y + 6) + "\" x2=\"" + num(x + 18) + "\" y2=\"" +
+           num(y + 6) + "\" stroke=\"" + it.colour + "\" stroke-width=\"2\"/>";
+    else
+      o += "<rect x=\"" + num(x) + "\" y=\"" + num(y) + "\" width=\"18\" height=\"12\" fill=\"" + it.colour +
+           "\"" + (it.kind == "shade" ? " fill-opacity=\"0.35\"" : "") + "/>";
+    o += "<text class=\"legend-item\" x=\"" + num(x + 24) + "\" y=\"" + num(y + 10) + "\">" + esc(it.text) +
+         "</text>\n";
+  }
+  o += "</g>\n</svg>\n";
   return o;
 }
 

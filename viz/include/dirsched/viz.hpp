@@ -102,6 +102,14 @@ std::optional<std::string> dag_svg(const RunView& run);
 struct TimelineOptions {
   double width_px = 1200;
 };
+// One entry of the timeline's own legend. timeline_legend() lists what the drawing uses; a feature
+// that draws something new (a reserved band, a stall mark) appends its entry there.
+struct LegendItem {
+  std::string kind;  // "bar" (filled box), "shade" (translucent box), "line" (step line), "mark"
+  std::string colour;
+  std::string text;
+};
+std::vector<LegendItem> timeline_legend(const RunView& run);
 std::string timeline_svg(const RunView& run, const TimelineOptions& options = {});
 std::string chrome_trace(const RunView& run);
 // The report's group table shows this many groups, worst READY wait first; all of them follow at the end.
