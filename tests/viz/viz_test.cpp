@@ -182,7 +182,7 @@ TEST(TracePicture, OneCompleteEventPerMemberRunAndCountersAndInstants) {
   std::size_t x = 0, counters = 0, instants = 0;
   for (const auto& e : t["traceEvents"]) {
     const std::string ph = e["ph"];
-    x += ph == "X";
+    x += ph == "X" && e.value("cat", "") != "group_wait";  // member runs
     counters += ph == "C";
     instants += ph == "i";
   }
@@ -270,6 +270,27 @@ TEST(TimelinePicture, HasItsOwnLegendADepthScaleAndOneLabelledShadePerWaitingGro
   EXPECT_NE(shades[0], shades[1]);
   EXPECT_NE(svg.find("data-group=\"h\""), std::string::npos);
   EXPECT_GE(count(svg, "class=\"starved-label\""), 1u);
+}
+
+TEST(TracePicture, HasFlowArrowsForDependenciesAndGroupMembersAndSlicesForGroupWaits) {
+  json t = json::parse(chrome_trace(parse_run(kLog, nullptr)));
+  std::map<std::string, int> starts, finishes;
+  std::size_t waits = 0;
+  for (const auto& e : t["traceEvents"]) {
+    const std::string ph = e["ph"];
+    if (ph == "s") ++starts[e["cat"].get<std::string>()];
+    if (ph == "f") ++finishes[e["cat"].get<std::string>()];
+    if (ph == "X" && e.value("cat", "") == "group_wait") {
+      ++waits;
+      EXPECT_EQ(e["ts"].get<double>(), 1e6);   // g READY at 1 s
+      EXPECT_EQ(e["dur"].get<double>(), 2e6);  // launched at 3 s
+    }
+  }
+  EXPECT_EQ(starts["dependency"], 1);  // a -> g (c never ran: poisoned)
+  EXPECT_EQ(finishes["dependency"], 1);
+  EXPECT_EQ(starts["group"], 1);  // g[0] -> g[1]
+  EXPECT_EQ(finishes["group"], 1);
+  EXPECT_EQ(waits, 1u);
 }
 
 TEST(ReportPage, IsSelfContained) {

@@ -315,6 +315,68 @@ std::string chrome_trace(const RunView& v) {
                       {"pid", 1},
                       {"tid", 0},
                       {"ts", us(m.t)}});
+  // Flow arrows: a dependency from the producer's last member end to the consumer's first dispatch;
+  // a group from its member 0 to each other member. Ids count up in this (sorted) order.
+  std::uint64_t flow = 0;
+  auto place = [&](const MemberBar& b) {
+    const bool sub = b.worker.rfind("sub", 0) == 0;
+    return std::make_pair(sub ? 2 : 1, tid[b.worker]);
+  };
+  auto arrow = [&](const std::string& name, const char* cat, const MemberBar& from, double from_t,
+                   const MemberBar& to) {
+    const auto [fp, ft] = place(from);
+    const auto [tp, tt] = place(to);
+    events.push_back({{"name", name},
+                      {"cat", cat},
+                      {"ph", "s"},
+                      {"id", flow},
+                      {"pid", fp},
+                      {"tid", ft},
+                      {"ts", us(from_t)}});
+    events.push_back({{"name", name},
+                      {"cat", cat},
+                      {"ph", "f"},
+                      {"bp", "e"},
+                      {"id", flow},
+                      {"pid", tp},
+                      {"tid", tt},
+                      {"ts", us(to.start)}});
+    ++flow;
+  };
+  for (const DepEdge& d : v.deps) {
+    const TaskView *a = v.find(d.producer), *b = v.find(d.consumer);
+    if (!a || !b || a->runs.empty() || b->runs.empty()) continue;
+    const MemberBar* last = &a->runs.front();
+    for (const MemberBar& r : a->runs)
+      if (r.end > last->end) last = &r;
+    arrow(d.producer + " -> " + d.consumer + " (" + d.buffer + ")", "dependency", *last,
+          last->end < 0 ? last->start : last->end, b->runs.front());
+  }
+  for (const TaskView& t : v.tasks)
+    if ((t.kind == "group" || t.kind == "sub_group") && t.runs.size() > 1)
+      for (std::size_t m = 1; m < t.runs.size(); ++m)
+        arrow(t.name + " members", "group", t.runs.front(), t.runs.front().start, t.runs[m]);
+  // Group waits as slices on a track of their own: READY until launched (or the end of the run).
+  int wait_tid = 0;
+  for (const TaskView& t : v.tasks) {
+    if (t.kind != "group" || t.ready < 0) continue;
+    const double until = t.start >= 0 ? t.start : v.end_time;
+    events.push_back({{"name", t.name + " READY wait"},
+                      {"cat", "group_wait"},
+                      {"ph", "X"},
+                      {"pid", 3},
+                      {"tid", 100 + wait_tid++},
+                      {"ts", us(t.ready)},
+                      {"dur", us(until) - us(t.ready)},
+                      {"args", {{"launched", t.start >= 0}}}});
+  }
+  if (wait_tid > 0)
+    for (int k = 0; k < wait_tid; ++k)
+      events.push_back({{"name", "thread_name"},
+                        {"ph", "M"},
+                        {"pid", 3},
+                        {"tid", 100 + k},
+                        {"args", {{"name", "group waits " + std::to_string(k)}}}});
   ordered_json doc{{"traceEvents", events}, {"displayTimeUnit", "ms"}};
   return doc.dump() + "\n";
 }
