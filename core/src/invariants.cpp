@@ -42,8 +42,17 @@ void InvariantChecker::on_event(const Event& e) {
       if (e.task.index() != tasks_.size()) fail("known_task", who + " submitted out of order");
       TaskModel t;
       t.name = std::string(e.name);
-      t.kind = e.task_kind;
       t.members = e.member_count;
+      // The kind follows from the submit op and the member count alone: a group of one member is
+      // scheduled as a single (NEXT_LEVEL) or a SUB single, never as a group.
+      t.kind = e.member_count == 1 && e.op_kind == TaskKind::kGroup      ? TaskKind::kSingle
+               : e.member_count == 1 && e.op_kind == TaskKind::kSubGroup ? TaskKind::kSub
+                                                                         : e.op_kind;
+      if (e.task_kind != t.kind)
+        fail("one_member_group_is_single",
+             who + " from " + std::string(submit_op_name(e.op_kind)) + " with " +
+                 std::to_string(e.member_count) + " member(s) is scheduled as " +
+                 std::string(to_string(e.task_kind)) + ", not as " + std::string(to_string(t.kind)));
       if (e.workers) {
         if (is_sub(e.task_kind) && !e.workers->empty())
           fail("sub_has_no_target", who + " is SUB but names workers");
@@ -54,7 +63,12 @@ void InvariantChecker::on_event(const Event& e) {
         }
       }
       if (e.deps)
-        for (const Dependency& d : *e.deps) t.producers.push_back(d.producer);
+        for (const Dependency& d : *e.deps) {
+          // The walk ignores a lookup that finds the task itself; any other producer came earlier.
+          if (!(d.producer < e.task))
+            fail("no_self_dependency", who + " depends on itself or on a later task");
+          t.producers.push_back(d.producer);
+        }
       tasks_.push_back(std::move(t));
       break;
     }

@@ -24,24 +24,28 @@ constexpr std::array<std::string_view, 3> kMemories = {"host", "child", "remote"
 constexpr std::array<std::string_view, 8> kStates = {"PENDING", "READY",    "RUNNING",  "COMPLETED",
                                                      "FAILED",  "POISONED", "REJECTED", "NOT_SUBMITTED"};
 constexpr std::array<std::string_view, 4> kKinds = {"single", "group", "sub", "sub_group"};
+constexpr std::array<std::string_view, 4> kOps = {"submit_next_level", "submit_next_level_group",
+                                                  "submit_sub", "submit_sub_group"};
 constexpr std::array<std::string_view, 2> kOutcomes = {"success", "failure"};
 constexpr std::array<std::string_view, 5> kTags = {"INPUT", "OUTPUT", "OUTPUT_EXISTING", "INOUT", "NO_DEP"};
-constexpr std::array<std::string_view, 16> kCodes = {"missing_worker",
+constexpr std::array<std::string_view, 17> kCodes = {"missing_worker",
+                                                     "sub_takes_no_worker",
                                                      "worker_not_integer",
                                                      "worker_negative",
                                                      "workers_count_mismatch",
                                                      "workers_not_distinct",
-                                                     "worker_not_registered",
-                                                     "local_callable_remote_target",
                                                      "namespace_mismatch",
-                                                     "target_not_eligible",
-                                                     "sub_takes_no_worker",
                                                      "sub_callable_not_python",
+                                                     "local_callable_remote_target",
+                                                     "target_not_eligible",
+                                                     "remote_host_buffer_written",
                                                      "sub_remote_buffer",
+                                                     "empty_group",
+                                                     "worker_not_registered",
                                                      "unknown_callable",
                                                      "unknown_buffer",
-                                                     "empty_group",
                                                      "run_failed"};
+static_assert(kCodes.size() == static_cast<std::size_t>(ErrorCode::kRunFailed) + 1, "one spelling per code");
 constexpr std::array<std::string_view, 12> kEvents = {
     "submit",   "reject", "pending", "ready",         "dispatch",      "member_end",
     "complete", "fail",   "poison",  "not_submitted", "group_blocked", "group_launched"};
@@ -62,6 +66,9 @@ std::string_view to_string(TaskState v) {
 }
 std::string_view to_string(TaskKind v) {
   return kKinds[static_cast<std::size_t>(v)];
+}
+std::string_view submit_op_name(TaskKind v) {
+  return kOps[static_cast<std::size_t>(v)];
 }
 std::string_view to_string(Outcome v) {
   return kOutcomes[static_cast<std::size_t>(v)];

@@ -11,6 +11,8 @@ void Registry::add_next_level(WorkerId id, WorkerKind kind) {
   if (!callables_.empty()) throw RegistryError("register every worker before the first callable");
   index_.emplace(id, static_cast<std::uint32_t>(workers_.size()));
   workers_.push_back({id, kind});
+  local_chips_ += kind == WorkerKind::kLocalChip;
+  local_workers_ += kind == WorkerKind::kLocalWorker;
 }
 
 std::optional<std::uint32_t> Registry::index_of(WorkerId id) const {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <string>
 
 namespace dirsched {
@@ -14,10 +15,6 @@ namespace {
   std::abort();
 }
 #define DIRSCHED_INVARIANT(cond) ((cond) ? static_cast<void>(0) : invariant_failed(#cond, __FILE__, __LINE__))
-
-std::string id_text(const WorkerArg& w) {
-  return w.is_integer() ? std::to_string(w.value()) : w.shown();
-}
 
 }  // namespace
 
@@ -45,11 +42,13 @@ BufferId Scheduler::add_buffer(Buffer buffer) {
 
 std::optional<Rejection> Scheduler::validate(const SubmitRequest& r,
                                              std::vector<std::uint32_t>& targets) const {
-  // Messages are built only on the way out: an accepted submit allocates nothing here.
+  // The steps are those of docs/contract.md, in order; the first failure wins. Messages are built
+  // only on the way out: an accepted submit allocates nothing here.
   auto reject = [&](ErrorCode code, const std::string& detail) {
     std::string who = (r.origin.empty() ? std::string() : r.origin + " ") + "task '" + r.name + "': ";
     return std::optional<Rejection>(Rejection{code, who + detail});
   };
+  // Handles the core never issued: not a contract step, a caller bug.
   if (!r.callable.valid() || r.callable.index() >= registry_.callable_count())
     return reject(ErrorCode::kUnknownCallable, "unknown callable");
   for (const auto& member : r.args)
@@ -57,133 +56,186 @@ std::optional<Rejection> Scheduler::validate(const SubmitRequest& r,
       if (!a.buffer.valid() || a.buffer.index() >= buffers_.size())
         return reject(ErrorCode::kUnknownBuffer, "unknown buffer");
   const Callable& callable = registry_.callable(r.callable);
+  const bool sub = is_sub(r.kind);
+  const bool group = is_group(r.kind);
+  const bool local = callable.ns != Namespace::kRemote;
+  const std::size_t members = r.args.size();
 
-  if (is_sub(r.kind)) {
-    // Rule 8. The NEXT_LEVEL rules do not apply: a SUB task has no target to check.
+  // Step 1: a NEXT_LEVEL submit names its worker(s); a SUB submit names none.
+  if (sub) {
     if (r.worker || r.workers) return reject(ErrorCode::kSubTakesNoWorker, "SUB tasks take no worker id");
-    if (r.args.empty() || (r.kind == TaskKind::kSub && r.args.size() != 1))
-      return reject(ErrorCode::kEmptyGroup, r.args.empty() ? "a SUB group needs at least one member"
-                                                           : "a SUB single has exactly one member");
+  } else if (group ? !r.workers : !r.worker) {
+    return reject(ErrorCode::kMissingWorker,
+                  group ? "a NEXT_LEVEL group needs a workers list" : "a NEXT_LEVEL task needs a worker id");
+  }
+  const std::size_t count = sub ? 0 : group ? r.workers->size() : 1;
+  auto id_at = [&](std::size_t i) -> const WorkerArg& { return group ? (*r.workers)[i] : *r.worker; };
+  auto where = [&](std::size_t i) { return group ? " (workers[" + std::to_string(i) + "])" : std::string(); };
+
+  // Step 2: each id in turn, type then sign; the first bad entry decides.
+  for (std::size_t i = 0; i < count; ++i) {
+    const WorkerArg& w = id_at(i);
+    if (!w.is_integer())
+      return reject(ErrorCode::kWorkerNotInteger, "worker id " + w.shown() + where(i) + " is not an integer");
+    if (w.is_negative())
+      return reject(ErrorCode::kWorkerNegative, "worker id " + w.text() + where(i) + " is negative");
+  }
+  // Step 3: count, then distinctness.
+  if (!sub && count != members)
+    return reject(ErrorCode::kWorkersCountMismatch,
+                  std::to_string(count) + " worker ids for " + std::to_string(members) + " members");
+  for (std::size_t i = 0; i < count; ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (id_at(i).same_integer(id_at(j)))
+        return reject(ErrorCode::kWorkersNotDistinct, "worker id " + id_at(i).text() +
+                                                          " is named twice (workers[" + std::to_string(j) +
+                                                          "] and workers[" + std::to_string(i) + "])");
+  // From here on count == members for NEXT_LEVEL submits. Each target is looked up once: `targets`
+  // holds its registration index, or kNoWorker when it names no registered worker (step 7 decides).
+  constexpr std::uint32_t kNoWorker = std::numeric_limits<std::uint32_t>::max();
+  targets.clear();
+  for (std::size_t m = 0; m < count; ++m) {
+    const WorkerArg& w = id_at(m);
+    const auto index = w.in_range() ? registry_.index_of(WorkerId(w.value())) : std::nullopt;
+    targets.push_back(index ? *index : kNoWorker);
+  }
+  auto kind_at = [&](std::size_t m) -> std::optional<WorkerKind> {
+    return targets[m] == kNoWorker ? std::nullopt : std::optional<WorkerKind>(workers_[targets[m]].kind);
+  };
+
+  // Step 4: the callable's namespace, member by member.
+  if (sub) {
     if (callable.ns != Namespace::kLocalPython)
       return reject(ErrorCode::kSubCallableNotPython, "SUB callable '" + callable.name + "' is " +
                                                           std::string(to_string(callable.ns)) +
                                                           ", not LOCAL_PYTHON");
-    for (const auto& member : r.args)
-      for (const Arg& a : member)
-        if (buffers_[a.buffer.index()].memory == Memory::kRemote)
-          return reject(ErrorCode::kSubRemoteBuffer,
-                        "SUB task touches remote buffer '" + buffers_[a.buffer.index()].name + "'");
-    return std::nullopt;
-  }
-
-  // Rule 1: the worker ids are present.
-  const bool group = r.kind == TaskKind::kGroup;
-  if (group ? !r.workers : !r.worker)
-    return reject(ErrorCode::kMissingWorker,
-                  group ? "a NEXT_LEVEL group needs a workers list" : "a NEXT_LEVEL task needs a worker id");
-  const std::size_t count = group ? r.workers->size() : 1;
-  auto id_at = [&](std::size_t i) -> const WorkerArg& { return group ? (*r.workers)[i] : *r.worker; };
-  // Rules 2 and 3, each over every id before the next rule.
-  for (std::size_t i = 0; i < count; ++i)
-    if (!id_at(i).is_integer())
-      return reject(ErrorCode::kWorkerNotInteger, "worker id " + id_at(i).shown() +
-                                                      (group ? " (workers[" + std::to_string(i) + "])" : "") +
-                                                      " is not an integer");
-  for (std::size_t i = 0; i < count; ++i)
-    if (id_at(i).value() < 0)
-      return reject(ErrorCode::kWorkerNegative, "worker id " + id_text(id_at(i)) + " is negative");
-  // Rule 4.
-  if (count != r.args.size() || count == 0)
-    return reject(ErrorCode::kWorkersCountMismatch,
-                  std::to_string(count) + " worker ids for " + std::to_string(r.args.size()) + " members");
-  for (std::size_t i = 0; i < count; ++i)
-    for (std::size_t j = 0; j < i; ++j)
-      if (id_at(i).value() == id_at(j).value())
-        return reject(ErrorCode::kWorkersNotDistinct, "worker id " + id_text(id_at(i)) +
-                                                          " is named twice (workers[" + std::to_string(j) +
-                                                          "] and workers[" + std::to_string(i) + "])");
-  // Rule 5.
-  targets.clear();
-  for (std::size_t i = 0; i < count; ++i) {
-    auto index = registry_.index_of(WorkerId(id_at(i).value()));
-    if (!index)
-      return reject(ErrorCode::kWorkerNotRegistered,
-                    "worker id " + id_text(id_at(i)) + " names no NEXT_LEVEL worker");
-    targets.push_back(*index);
-  }
-  // Rule 6.
-  const bool local = callable.ns != Namespace::kRemote;
-  if (local) {
-    for (std::uint32_t t : targets)
-      if (workers_[t].kind == WorkerKind::kRemote)
-        return reject(ErrorCode::kLocalCallableRemoteTarget,
+  } else if (local) {
+    const WorkerKind runs_here =
+        callable.ns == Namespace::kLocalChip ? WorkerKind::kLocalChip : WorkerKind::kLocalWorker;
+    for (std::size_t m = 0; m < members; ++m) {
+      const auto kind = kind_at(m);
+      if (kind && *kind != WorkerKind::kRemote) {
+        // A registered local child decides by its kind.
+        if (*kind != runs_here)
+          return reject(ErrorCode::kNamespaceMismatch, std::string(to_string(callable.ns)) + " callable '" +
+                                                           callable.name + "' cannot run on " +
+                                                           std::string(to_string(*kind)) + " worker " +
+                                                           id_at(m).text());
+      } else if (!registry_.runs_locally(callable.ns)) {
+        // Any other target: the check is per level, as in the runtime.
+        return reject(ErrorCode::kNamespaceMismatch,
                       std::string(to_string(callable.ns)) + " callable '" + callable.name +
-                          "' cannot run on remote worker " + std::to_string(workers_[t].id.value()));
-    for (std::uint32_t t : targets) {
-      const WorkerKind needed =
-          callable.ns == Namespace::kLocalChip ? WorkerKind::kLocalChip : WorkerKind::kLocalWorker;
-      if (workers_[t].kind != needed)
-        return reject(ErrorCode::kNamespaceMismatch, std::string(to_string(callable.ns)) + " callable '" +
-                                                         callable.name + "' cannot run on " +
-                                                         std::string(to_string(workers_[t].kind)) +
-                                                         " worker " + std::to_string(workers_[t].id.value()));
+                          "' aimed at worker " + id_at(m).text() + ": no registered " +
+                          std::string(to_string(runs_here)) + " child runs it here");
+      }
     }
   }
-  // Rule 7: the callable's eligible set, then the owners of the buffers each member touches.
-  if (!local) {
-    for (std::uint32_t t : targets)
-      if (!registry_.eligible(r.callable, t))
-        return reject(ErrorCode::kTargetNotEligible, "worker " + std::to_string(workers_[t].id.value()) +
-                                                         " is not eligible for REMOTE callable '" +
-                                                         callable.name + "'");
-  }
-  for (std::size_t m = 0; m < targets.size(); ++m)
+  // Step 5: a local callable aimed at a registered remote worker.
+  if (!sub && local)
+    for (std::size_t m = 0; m < members; ++m)
+      if (kind_at(m) == WorkerKind::kRemote)
+        return reject(ErrorCode::kLocalCallableRemoteTarget,
+                      std::string(to_string(callable.ns)) + " callable '" + callable.name +
+                          "' cannot run on remote worker " + id_at(m).text());
+  // Step 6: tensor data, member by member, arg by arg.
+  for (std::size_t m = 0; m < members; ++m)
     for (const Arg& a : r.args[m]) {
       const Buffer& b = buffers_[a.buffer.index()];
-      if (b.memory != Memory::kHost && *b.owner != workers_[targets[m]].id)
+      if (sub) {
+        if (b.memory == Memory::kRemote)
+          return reject(ErrorCode::kSubRemoteBuffer, "SUB task touches remote buffer '" + b.name + "'");
+        continue;
+      }
+      const WorkerArg& target = id_at(m);
+      if (b.memory == Memory::kChild && !(target.in_range() && target.value() == b.owner->value()))
         return reject(ErrorCode::kTargetNotEligible,
-                      "worker " + std::to_string(workers_[targets[m]].id.value()) + " cannot touch " +
-                          std::string(to_string(b.memory)) + " buffer '" + b.name + "' owned by worker " +
-                          std::to_string(b.owner->value()));
+                      "worker " + target.text() + " cannot touch child buffer '" + b.name +
+                          "' owned by worker " + std::to_string(b.owner->value()));
+      if (b.memory == Memory::kRemote && local)
+        return reject(ErrorCode::kTargetNotEligible, std::string(to_string(callable.ns)) + " callable '" +
+                                                         callable.name + "' cannot touch remote buffer '" +
+                                                         b.name + "'");
+      if (b.memory == Memory::kHost && !local && a.tag != Tag::kInput)
+        return reject(ErrorCode::kRemoteHostBufferWritten,
+                      "REMOTE callable '" + callable.name + "' touches host buffer '" + b.name + "' as " +
+                          std::string(to_string(a.tag)) + ": host data reaches a remote endpoint read-only");
+    }
+  // Step 7: an empty group, then registration.
+  if (members == 0)
+    return reject(sub ? ErrorCode::kEmptyGroup : ErrorCode::kWorkersCountMismatch,
+                  "a group needs at least one member");
+  if (r.kind == TaskKind::kSub && members != 1)
+    return reject(ErrorCode::kEmptyGroup, "a SUB single has exactly one member");
+  for (std::size_t m = 0; m < count; ++m)
+    if (targets[m] == kNoWorker)
+      return reject(ErrorCode::kWorkerNotRegistered,
+                    "worker id " + id_at(m).text() + where(m) + " names no NEXT_LEVEL worker");
+  // Step 8: a REMOTE callable's eligible set and the owners of the remote buffers each member touches.
+  if (!sub && !local)
+    for (std::size_t m = 0; m < members; ++m) {
+      const WorkerState& w = workers_[targets[m]];
+      if (!registry_.eligible(r.callable, targets[m]))
+        return reject(ErrorCode::kTargetNotEligible, "worker " + std::to_string(w.id.value()) +
+                                                         " is not eligible for REMOTE callable '" +
+                                                         callable.name + "'");
+      for (const Arg& a : r.args[m]) {
+        const Buffer& b = buffers_[a.buffer.index()];
+        if (b.memory == Memory::kRemote && *b.owner != w.id)
+          return reject(ErrorCode::kTargetNotEligible,
+                        "worker " + std::to_string(w.id.value()) + " cannot touch remote buffer '" + b.name +
+                            "' owned by worker " + std::to_string(b.owner->value()));
+      }
     }
   return std::nullopt;
 }
 
 SubmitResult Scheduler::submit(const SubmitRequest& r) {
+  // Validation comes first: after the run's first failure an invalid submit is still refused with
+  // its own code; only a valid one meets fail-fast.
+  std::vector<std::uint32_t>& targets = scratch_targets_;
+  if (auto rejection = validate(r, targets)) {
+    Event e{EventKind::kReject};
+    e.name = r.name;
+    e.task_kind = r.kind;
+    e.op_kind = r.kind;
+    e.rejection = &*rejection;
+    emit(e);
+    return {TaskId(), std::move(rejection)};
+  }
   if (run_error_ && options_.fail_fast) {
     // Fail-fast: the submit raises the run's first error and the task is never submitted.
     Rejection raised{ErrorCode::kRunFailed, run_error_->message};
     Event e{EventKind::kNotSubmitted};
     e.name = r.name;
     e.task_kind = r.kind;
+    e.op_kind = r.kind;
     e.rejection = &raised;
     emit(e);
     return {TaskId(), std::move(raised)};
-  }
-  std::vector<std::uint32_t>& targets = scratch_targets_;
-  if (auto rejection = validate(r, targets)) {
-    Event e{EventKind::kReject};
-    e.name = r.name;
-    e.task_kind = r.kind;
-    e.rejection = &*rejection;
-    emit(e);
-    return {TaskId(), std::move(rejection)};
   }
 
   // Accepted: from here on the submit writes state.
   const TaskId id(static_cast<std::uint32_t>(tasks_.size()));
   Task task;
   task.name = r.name;
-  task.kind = r.kind;
+  task.op = r.kind;
+  task.members = static_cast<std::uint32_t>(r.args.size());
+  // A group of one member is a single in every way: routed to FIFO[workers[0]] (or the SUB FIFO as
+  // a SUB single), never to the group FIFO. Only `op` remembers which submit made it.
+  task.kind = task.members == 1 && r.kind == TaskKind::kGroup      ? TaskKind::kSingle
+              : task.members == 1 && r.kind == TaskKind::kSubGroup ? TaskKind::kSub
+                                                                   : r.kind;
   task.state = TaskState::kPending;
   task.callable = r.callable;
-  task.members = static_cast<std::uint32_t>(r.args.size());
   task.slot_begin = static_cast<std::uint32_t>(slots_.size());
   for (std::uint32_t m = 0; m < task.members; ++m)
-    slots_.push_back({is_sub(r.kind) ? 0 : targets[m], false, false});
+    slots_.push_back({is_sub(r.kind) ? 0 : targets[m], false, false, false});
 
-  // Look up every producer before registering any output: members of one task never depend on each
-  // other, and a task never depends on itself.
+  // The dependency walk: every arg in order (member 0's args, then member 1's, ...) against the one
+  // tensor map, which the walk updates as it goes. INPUT looks up, INOUT looks up then inserts,
+  // OUTPUT / OUTPUT_EXISTING insert. A lookup that finds this task itself (it wrote the buffer
+  // earlier in the walk) is ignored, so members of one task never wait for each other, nor for a
+  // writer that this task has already replaced. Each distinct producer counts once.
   std::vector<TaskId>& producers = scratch_producers_;
   producers.clear();
   std::vector<Dependency>& deps = scratch_deps_;
@@ -191,24 +243,23 @@ SubmitResult Scheduler::submit(const SubmitRequest& r) {
   TaskId poisoner;
   for (const auto& member : r.args)
     for (const Arg& a : member) {
-      if (a.tag != Tag::kInput && a.tag != Tag::kInOut) continue;
-      const TaskId p = producer_of_[a.buffer.index()];
-      if (!p.valid()) continue;
-      deps.push_back({p, a.buffer});
-      const TaskState ps = tasks_[p.index()].state;
-      if (ps == TaskState::kCompleted) continue;  // not a live producer
-      if (ps == TaskState::kFailed || ps == TaskState::kPoisoned) {
-        if (!poisoner.valid() || p < poisoner) poisoner = p;
-        continue;
+      TaskId& entry = producer_of_[a.buffer.index()];
+      if (a.tag == Tag::kInput || a.tag == Tag::kInOut) {
+        const TaskId p = entry;
+        if (p.valid() && p != id) {
+          deps.push_back({p, a.buffer});
+          const TaskState ps = tasks_[p.index()].state;
+          if (ps == TaskState::kFailed || ps == TaskState::kPoisoned) {
+            if (!poisoner.valid() || p < poisoner) poisoner = p;
+          } else if (ps != TaskState::kCompleted) {  // a completed producer is not a live one
+            producers.push_back(p);
+          }
+        }
       }
-      producers.push_back(p);
+      if (a.tag == Tag::kOutput || a.tag == Tag::kOutputExisting || a.tag == Tag::kInOut) entry = id;
     }
   std::sort(producers.begin(), producers.end());
   producers.erase(std::unique(producers.begin(), producers.end()), producers.end());
-  for (const auto& member : r.args)
-    for (const Arg& a : member)
-      if (a.tag == Tag::kOutput || a.tag == Tag::kOutputExisting || a.tag == Tag::kInOut)
-        producer_of_[a.buffer.index()] = id;
 
   tasks_.push_back(std::move(task));
   ++live_;
@@ -302,6 +353,7 @@ Event Scheduler::event_for(EventKind kind, TaskId id) const {
   e.task = id;
   e.name = tasks_[id.index()].name;
   e.task_kind = tasks_[id.index()].kind;
+  e.op_kind = tasks_[id.index()].op;
   e.member_count = tasks_[id.index()].members;
   return e;
 }
@@ -384,9 +436,10 @@ void Scheduler::apply(const Completion& c) {
   Task& t = tasks_[c.task.index()];
   DIRSCHED_INVARIANT(t.state == TaskState::kRunning && c.member < t.members);
   Slot& slot = slots_[t.slot_begin + c.member];
-  DIRSCHED_INVARIANT(slot.running && !slot.ended);
+  DIRSCHED_INVARIANT(slot.running && !slot.ended && slot.reported);  // report() checked the caller
   slot.running = false;
   slot.ended = true;
+  slot.reported = false;
   --running_members_;
   Target target;
   if (is_sub(t.kind)) {
@@ -422,7 +475,59 @@ void Scheduler::mark_idle(std::uint32_t w) {
 }
 
 void Scheduler::report(TaskId task, std::uint32_t member, Outcome outcome) {
+  // Every check before the first write: a refused report leaves the core as it was.
+  const Task& t = task_at(task);
+  if (member >= t.members)
+    throw CoreError(CoreErrorCode::kUnknownMember, "report: task '" + t.name + "' has " +
+                                                       std::to_string(t.members) + " member(s), not member " +
+                                                       std::to_string(member));
+  Slot& slot = slots_[t.slot_begin + member];
+  if (!slot.running)
+    throw CoreError(CoreErrorCode::kNotRunning,
+                    "report: task '" + t.name + "' member " + std::to_string(member) +
+                        (slot.ended ? " has already ended" : " was never dispatched"));
+  if (slot.reported)
+    throw CoreError(CoreErrorCode::kDoubleReport, "report: task '" + t.name + "' member " +
+                                                      std::to_string(member) + " is already reported");
   inbox_.push_back({task, member, outcome});
+  slot.reported = true;
+}
+
+void report_in_dispatch_order(Scheduler& scheduler, std::vector<MemberEnd>& ends) {
+  std::sort(ends.begin(), ends.end(), [](const MemberEnd& a, const MemberEnd& b) { return a.seq < b.seq; });
+  for (const MemberEnd& e : ends) scheduler.report(e.task, e.member, e.outcome);
+  ends.clear();
+}
+
+const Scheduler::Task& Scheduler::task_at(TaskId id) const {
+  if (!id.valid() || id.index() >= tasks_.size())
+    throw CoreError(CoreErrorCode::kUnknownTask, id.valid() ? "task id " + std::to_string(id.index()) +
+                                                                  " was never issued (" +
+                                                                  std::to_string(tasks_.size()) + " tasks)"
+                                                            : "invalid task id");
+  return tasks_[id.index()];
+}
+
+const Scheduler::WorkerState& Scheduler::worker_at(std::uint32_t index) const {
+  if (index >= workers_.size())
+    throw CoreError(CoreErrorCode::kUnknownWorker, "no NEXT_LEVEL worker at registration index " +
+                                                       std::to_string(index) + " (" +
+                                                       std::to_string(workers_.size()) + " registered)");
+  return workers_[index];
+}
+
+bool Scheduler::sub_worker_busy(std::uint32_t index) const {
+  if (index >= registry_.sub_workers())
+    throw CoreError(CoreErrorCode::kUnknownWorker, "no SUB worker " + std::to_string(index) + " (" +
+                                                       std::to_string(registry_.sub_workers()) +
+                                                       " in the pool)");
+  return !idle_sub_.contains(index);
+}
+
+const Buffer& Scheduler::buffer(BufferId id) const {
+  if (!id.valid() || id.index() >= buffers_.size())
+    throw CoreError(CoreErrorCode::kUnknownBuffer, "buffer id was never issued");
+  return buffers_[id.index()];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -544,8 +649,13 @@ const std::vector<Dispatch>& Scheduler::iterate() {
 }
 
 WorkerId Scheduler::target(TaskId task, std::uint32_t member) const {
-  const Task& t = tasks_[task.index()];
-  DIRSCHED_INVARIANT(!is_sub(t.kind) && member < t.members);
+  const Task& t = task_at(task);
+  if (is_sub(t.kind))
+    throw CoreError(CoreErrorCode::kNotNextLevel, "target: task '" + t.name + "' is a SUB task");
+  if (member >= t.members)
+    throw CoreError(CoreErrorCode::kUnknownMember, "target: task '" + t.name + "' has " +
+                                                       std::to_string(t.members) + " member(s), not member " +
+                                                       std::to_string(member));
   return workers_[slots_[t.slot_begin + member].worker].id;
 }
 

@@ -90,7 +90,7 @@ class Explorer {
 
   ojson run() {
     State root;
-    root.core = std::make_unique<Scheduler>(registry_);
+    root.core = make_scheduler(s_);
     root.checker = std::make_unique<InvariantChecker>(registry_);
     root.replay = std::make_unique<Replay>(s_, *root.core);
     const std::size_t r = visit(std::move(root));
@@ -170,9 +170,10 @@ class Explorer {
           run_instant(*to.core, [](const std::vector<Dispatch>&) {});
         }
       } else {
+        // One end per transition: the explorer orders coinciding ends itself, one at a time.
         const auto running = to.core->running();
-        to.core->report(running[member_pick].first, running[member_pick].second, outcome);
-        run_instant(*to.core, [](const std::vector<Dispatch>&) {});
+        std::vector<MemberEnd> ends = {{0, running[member_pick].first, running[member_pick].second, outcome}};
+        complete_instant(*to.core, ends, [](const std::vector<Dispatch>&) {});
       }
     } catch (const InvariantViolation& v) {
       to.core->set_observer(nullptr);

@@ -71,6 +71,7 @@ void EventLog::on_event(const Event& e) {
   switch (e.kind) {
     case EventKind::kSubmit:
       o += ",\"kind\":\"" + std::string(to_string(e.task_kind)) + "\"";
+      o += ",\"op\":\"" + std::string(submit_op_name(e.op_kind)) + "\"";
       o += ",\"callable\":" + json_string(core_->registry().callable(core_->callable(e.task)).name);
       o += ",\"members\":" + std::to_string(e.member_count);
       if (!is_sub(e.task_kind)) ids("workers", *e.workers);

@@ -307,6 +307,20 @@ std::optional<std::string> check_expectations(const Run& run) {
                list(got, 0);
     }
   }
+  if (e.contains("order"))
+    for (std::size_t i = 0; i < e["order"].size(); ++i) {
+      // Each pair: the first dispatch happens before the second (both must happen).
+      const std::string first = e["order"][i][0].get<std::string>();
+      const std::string second = e["order"][i][1].get<std::string>();
+      const auto a = std::find(order.begin(), order.end(), first);
+      const auto b = std::find(order.begin(), order.end(), second);
+      const std::string pair = "order[" + std::to_string(i) + "] (" + first + " before " + second + "): ";
+      if (a == order.end()) return pair + first + " was never dispatched; run dispatched " + list(order, 0);
+      if (b == order.end()) return pair + second + " was never dispatched; run dispatched " + list(order, 0);
+      if (b < a)
+        return pair + second + " was dispatched at position " + std::to_string(b - order.begin()) + ", " +
+               first + " only at " + std::to_string(a - order.begin());
+    }
   if (e.contains("final_state"))
     for (auto it = e["final_state"].begin(); it != e["final_state"].end(); ++it) {
       const TaskRecord* r = run.recorder->find(it.key());

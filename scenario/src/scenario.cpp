@@ -3,6 +3,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -89,14 +90,25 @@ const json& array_at(Obj& o, const std::string& key) {
   return v;
 }
 
+// nlohmann keeps integers from 2^63 to 2^64-1 as unsigned: too large for a worker id.
+bool beyond_id_range(const json& v) {
+  return v.is_number_unsigned() &&
+         v.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+}
+
 std::int64_t integer_id(const json& v, const std::string& path, const std::string& file) {
   if (!v.is_number_integer())
     throw ScenarioError(file, path, "expected an integer worker id, found " + Obj::type_of(v));
+  if (beyond_id_range(v))
+    throw ScenarioError(file, path,
+                        "worker id " + v.dump() + " is larger than the largest worker id (2^63-1)");
   return v.get<std::int64_t>();
 }
 
-// A worker id as the caller wrote it: an integer, or anything else, which the core refuses.
+// A worker id as the caller wrote it: an integer (in the id type's range or not), or anything
+// else, which the core refuses. An integer beyond the range stays an integer that names no worker.
 WorkerArg worker_arg(const json& v) {
+  if (beyond_id_range(v)) return WorkerArg::out_of_range(v.dump(), false);
   if (v.is_number_integer()) return WorkerArg(WorkerId(v.get<std::int64_t>()));
   return WorkerArg::not_integer(v.dump());
 }
@@ -426,9 +438,10 @@ struct Loader {
     const json* e = top.get("expect");
     if (!e) return;
     Obj o(*e, "expect", file);
-    static const char* keys[] = {
-        "dispatch_order", "dispatch_order_per_worker", "final_state", "rejected", "makespan_s", "outcome",
-        "overtakes"};
+    static const char* keys[] = {"dispatch_order", "dispatch_order_per_worker",
+                                 "final_state",    "rejected",
+                                 "makespan_s",     "outcome",
+                                 "overtakes",      "order"};
     for (const char* k : keys) o.get(k);
     o.done();
     auto tasks_known = [&](const char* key) {
@@ -443,9 +456,35 @@ struct Loader {
     tasks_known("rejected");
     tasks_known("overtakes");
     if (e->contains("final_state"))
-      for (auto it = (*e)["final_state"].begin(); it != (*e)["final_state"].end(); ++it)
-        if (!it->is_string() || !task_state_from_string(it->get<std::string>()))
-          o.fail("unknown final state", "final_state." + it.key());
+      for (auto it = (*e)["final_state"].begin(); it != (*e)["final_state"].end(); ++it) {
+        // Every state a run can end in; RUNNING cannot (a run ends with nothing running).
+        const auto st = it->is_string() ? task_state_from_string(it->get<std::string>()) : std::nullopt;
+        if (!st || *st == TaskState::kRunning)
+          o.fail("unknown final state (COMPLETED, FAILED, POISONED, REJECTED, NOT_SUBMITTED, READY, PENDING)",
+                 "final_state." + it.key());
+      }
+    if (e->contains("order")) {
+      // A list of pairs ["a@0", "b[1]@2"]: the first dispatch happens before the second.
+      const json& pairs = (*e)["order"];
+      if (!pairs.is_array()) o.fail("expected an array of pairs [\"task@worker\", \"task@worker\"]", "order");
+      for (std::size_t i = 0; i < pairs.size(); ++i) {
+        const std::string p = index_path("expect.order", i);
+        if (!pairs[i].is_array() || pairs[i].size() != 2 || !pairs[i][0].is_string() ||
+            !pairs[i][1].is_string())
+          throw ScenarioError(file, p,
+                              "expected a pair of dispatch labels [\"task@worker\", \"task@worker\"]");
+        for (std::size_t k = 0; k < 2; ++k) {
+          const std::string label = pairs[i][k].get<std::string>();
+          const auto at = label.rfind('@');
+          const std::string task = label.substr(0, std::min(label.find('['), at));
+          if (at == std::string::npos || at + 1 == label.size())
+            throw ScenarioError(file, index_path(p, k),
+                                "expected a dispatch label task@worker, found '" + label + "'");
+          if (!task_names.count(task))
+            throw ScenarioError(file, index_path(p, k), "names no task of the trace: '" + task + "'");
+        }
+      }
+    }
     if (e->contains("rejected"))
       for (auto it = (*e)["rejected"].begin(); it != (*e)["rejected"].end(); ++it)
         if (!it->is_string() || !error_code_from_string(it->get<std::string>()))

@@ -138,12 +138,7 @@ class Driver {
     std::uint64_t seq;
     bool operator>(const Timer& o) const { return end != o.end ? end > o.end : seq > o.seq; }
   };
-  struct Due {
-    std::uint64_t seq;
-    TaskId task;
-    std::uint32_t member;
-    Outcome outcome;
-  };
+  using Due = MemberEnd;  // a member end waiting for its instant
 
   sg4::Host* host_of(const Flight& f) const {
     return f.host < nl_hosts_.size() ? nl_hosts_[f.host] : sub_hosts_[f.host - nl_hosts_.size()];
@@ -163,9 +158,9 @@ class Driver {
   // The iterations of the instant. With a scheduler cost, each iteration keeps the scheduler busy
   // (iteration_cost_s, then dispatch_cost_s before each dispatch goes out); completions that come due
   // meanwhile are applied by the next iteration.
-  void settle() {
+  auto carry_out() {
     const bool costly = s_.iteration_cost_s > 0 || s_.dispatch_cost_s > 0;
-    run_instant(*run_.core, [this, costly](const std::vector<Dispatch>& ds) {
+    return [this, costly](const std::vector<Dispatch>& ds) {
       if (costly) {
         if (s_.iteration_cost_s > 0) sg4::this_actor::sleep_for(s_.iteration_cost_s);
         for (const Dispatch& d : ds) {
@@ -178,11 +173,10 @@ class Driver {
       } else {
         for (const Dispatch& d : ds) start(d);
       }
-      std::sort(due_.begin(), due_.end(), [](const Due& a, const Due& b) { return a.seq < b.seq; });
-      for (const Due& x : due_) run_.core->report(x.task, x.member, x.outcome);
-      due_.clear();
-    });
+      report_in_dispatch_order(*run_.core, due_);  // ends that came due at once: the next iteration
+    };
   }
+  void settle() { run_instant(*run_.core, carry_out()); }
 
   void start(const Dispatch& d) {
     const OpSpec& op = replay_->op_of(d.task);
@@ -372,12 +366,7 @@ class Driver {
     // 2. Completions in dispatch order, then the iterations of the instant.
     collect_finished(instant);
     // Nothing arrived (an instant of ops only): the scheduler has nothing new to look at.
-    if (!due_.empty()) {
-      std::sort(due_.begin(), due_.end(), [](const Due& a, const Due& b) { return a.seq < b.seq; });
-      for (const Due& x : due_) run_.core->report(x.task, x.member, x.outcome);
-      due_.clear();
-      settle();
-    }
+    complete_instant(*run_.core, due_, carry_out());
     // 3. Orchestrator ops due now, one at a time.
     while (next_op_time() <= instant + kSameInstant) run_op(instant);
   }
@@ -470,7 +459,7 @@ std::unique_ptr<Run> simulate(const Scenario& scenario, const RunOptions& option
   else
     engine.load_platform(scenario.platform);
 
-  run->core = std::make_unique<Scheduler>(scenario.registry());
+  run->core = make_scheduler(scenario);
   run->recorder = std::make_unique<Recorder>(run->core->registry());
   run->core->reserve(scenario.submit_count());
   run->recorder->reserve(scenario.submit_count());

@@ -116,6 +116,71 @@ TEST(Dependencies, GroupMembersNeverDependOnEachOther) {
   EXPECT_EQ(d.dispatches(), (V{"g[0]@0", "g[1]@1"}));
 }
 
+// The walk: args in order, member by member, against one tensor map updated as it goes.
+
+TEST(Dependencies, OutputThenInputOfOneBufferInOneTaskWaitsForNoEarlierWriter) {
+  FakeDriver d = platform();
+  BufferId x = d.buffer("x");
+  d.duration("w", 5);
+  d.single("w", 0, {FakeDriver::out(x)});
+  // [OUTPUT x, INPUT x]: the INPUT finds this task itself, which the walk ignores.
+  d.single("a", 1, {FakeDriver::out(x), FakeDriver::in(x)});
+  EXPECT_EQ(d.dispatches(), (V{"w@0", "a@1"}));
+  EXPECT_EQ(d.core().dump().find("live_producers=1"), std::string::npos);
+}
+
+TEST(Dependencies, InputThenOutputOfOneBufferInOneTaskWaitsForTheEarlierWriter) {
+  FakeDriver d = platform();
+  BufferId x = d.buffer("x");
+  d.duration("w", 5);
+  d.single("w", 0, {FakeDriver::out(x)});
+  d.single("a", 1, {FakeDriver::in(x), FakeDriver::out(x)});
+  EXPECT_EQ(d.trace().lines.back(), "pending a");
+  d.run();
+  EXPECT_EQ(d.recorder().find("a")->producers, (V{"w"}));
+  EXPECT_DOUBLE_EQ(d.recorder().find("a")->start, 5.0);
+}
+
+TEST(Dependencies, GroupMemberReadingWhatAnEarlierMemberWroteWaitsForNoEarlierWriter) {
+  FakeDriver d = platform();
+  BufferId y = d.buffer("y");
+  d.duration("w", 5);
+  d.single("w", 0, {FakeDriver::out(y)});
+  // Member 0 writes y, member 1 reads and writes it: member 1's lookup finds the group itself.
+  d.group("g", {1, 2}, {{FakeDriver::out(y)}, {FakeDriver::inout(y)}});
+  EXPECT_EQ(d.dispatches(), (V{"w@0", "g[0]@1", "g[1]@2"}));
+  // The group is y's producer now: a later reader waits for it, not for w.
+  d.single("c", 3, {FakeDriver::in(y)});
+  d.run();
+  EXPECT_EQ(d.recorder().find("c")->producers, (V{"g"}));
+  EXPECT_DOUBLE_EQ(d.recorder().find("c")->start, 1.0);
+}
+
+TEST(Dependencies, GroupMemberWritingAfterAnEarlierMemberReadStillWaitsForTheEarlierWriter) {
+  FakeDriver d = platform();
+  BufferId y = d.buffer("y");
+  d.duration("w", 5);
+  d.single("w", 0, {FakeDriver::out(y)});
+  d.group("g", {1, 2}, {{FakeDriver::inout(y)}, {FakeDriver::out(y)}});
+  EXPECT_EQ(d.trace().lines.back(), "pending g");
+  d.run();
+  EXPECT_EQ(d.recorder().find("g")->producers, (V{"w"}));
+  EXPECT_DOUBLE_EQ(d.recorder().find("g")->start, 5.0);
+}
+
+TEST(Dependencies, AProducerFoundByTwoMembersCountsOnce) {
+  FakeDriver d = platform();
+  BufferId x = d.buffer("x"), y = d.buffer("y");
+  d.duration("a", 2);
+  d.single("a", 0, {FakeDriver::out(x), FakeDriver::out(y)});
+  d.group("g", {1, 2}, {{FakeDriver::in(x)}, {FakeDriver::in(y)}});
+  EXPECT_NE(d.core().dump().find("g group PENDING ended=0/2 live_producers=1 "), std::string::npos)
+      << d.core().dump();
+  d.run();
+  EXPECT_EQ(d.recorder().find("g")->producers, (V{"a"}));
+  EXPECT_EQ(d.state("g"), TaskState::kCompleted);
+}
+
 TEST(Dependencies, GroupIsOneProducerThatCompletesAfterEveryMember) {
   FakeDriver d = platform();
   BufferId x = d.buffer("x");

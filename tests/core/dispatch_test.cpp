@@ -120,6 +120,76 @@ TEST(GroupDispatch, BlockedHeadIsReportedOncePerBusySet) {
                         "group_blocked g busy=1,2,", "group_blocked g busy=2,"}));
 }
 
+// A group of one member is a single in every way; only its events say which op submitted it.
+
+TEST(OneMemberGroup, GoesToTheFifoOfItsWorkerNeverToTheGroupFifo) {
+  FakeDriver d = chips({0, 1, 2});
+  d.duration("busy", 5);
+  d.single("busy", 1);
+  d.group("one", {1});
+  EXPECT_EQ(d.trace().lines.back(), "ready one worker:1");
+  EXPECT_EQ(d.core().group_queue_length(), 0u);
+  EXPECT_EQ(d.core().worker_queue_length(1), 1u);
+  d.run();
+  EXPECT_EQ(d.dispatches(), (V{"busy@1", "one@1"}));
+}
+
+TEST(OneMemberGroup, IsNotHeldBehindABlockedGroupHead) {
+  FakeDriver d = chips({0, 1, 2, 3});
+  d.duration("busy", 5);
+  d.single("busy", 0);
+  d.group("head", {0, 1});  // blocked on chip 0
+  d.group("one", {2});      // a group would wait behind the head; a single runs now
+  EXPECT_EQ(d.dispatches(), (V{"busy@0", "one@2"}));
+  EXPECT_EQ(d.core().group_queue_length(), 1u);
+}
+
+TEST(OneMemberGroup, IsServedByTheSinglesPassAfterTheGroupPass) {
+  FakeDriver d = chips({0, 1});
+  // In one batch the one-member group comes first; the two-member group still launches first.
+  SubmitRequest one = d.group_request("one", {0});
+  d.batch({one, d.group_request("g", {0, 1})});
+  EXPECT_EQ(d.dispatches(), (V{"g[0]@0", "g[1]@1"}));
+  d.run();
+  EXPECT_EQ(d.dispatches(), (V{"g[0]@0", "g[1]@1", "one@0"}));
+}
+
+TEST(OneMemberGroup, WaitsBehindEarlierSinglesInItsWorkersFifo) {
+  FakeDriver d = chips({0, 1});
+  d.duration("busy", 2);
+  d.single("busy", 0);
+  d.single("s1", 0);
+  d.group("one", {0});
+  d.single("s2", 0);
+  d.run();
+  EXPECT_EQ(d.dispatches(), (V{"busy@0", "s1@0", "one@0", "s2@0"}));
+}
+
+TEST(OneMemberGroup, EventsStillSayWhichOpSubmittedIt) {
+  FakeDriver d = chips({0, 1});
+  d.group("one", {1});
+  d.run();
+  std::size_t submits = 0;
+  for (const Event& e : d.trace().events) {
+    EXPECT_NE(e.kind, EventKind::kGroupLaunched);
+    EXPECT_EQ(e.task_kind, TaskKind::kSingle);
+    EXPECT_EQ(e.op_kind, TaskKind::kGroup);
+    submits += e.kind == EventKind::kSubmit;
+  }
+  EXPECT_EQ(submits, 1u);
+  EXPECT_EQ(d.core().kind(TaskId(0u)), TaskKind::kSingle);
+  EXPECT_EQ(d.recorder().find("one")->kind, TaskKind::kSingle);
+  EXPECT_EQ(d.state("one"), TaskState::kCompleted);
+}
+
+TEST(OneMemberGroup, SubGroupOfOneIsASubSingle) {
+  FakeDriver d = chips({0}, 2);
+  d.sub_group("sg", 1);
+  EXPECT_EQ(d.core().kind(TaskId(0u)), TaskKind::kSub);
+  EXPECT_EQ(d.trace().events.front().op_kind, TaskKind::kSubGroup);
+  EXPECT_EQ(d.dispatches(), (V{"sg@sub0"}));
+}
+
 TEST(SinglesPass, DispatchesOneSinglePerIdleWorkerPerIteration) {
   FakeDriver d = chips({0, 1});
   Scheduler& core = d.core();

@@ -206,6 +206,28 @@ TEST(FailFast, NextSubmitRaisesAndIsNotSubmitted) {
   EXPECT_EQ(d.core().task_count(), 2u);
 }
 
+TEST(FailFast, InvalidSubmitAfterTheFailureIsRejectedWithItsOwnCode) {
+  FakeDriver d = platform();
+  d.fail("a");
+  d.single("a", 0);
+  d.step();
+  ASSERT_TRUE(d.core().run_error().has_value());
+  // Validation comes before fail-fast: each invalid submit keeps its own code and the run goes on.
+  SubmitResult negative = d.single("bad", -1);
+  ASSERT_FALSE(negative.accepted());
+  EXPECT_EQ(negative.rejection->code, ErrorCode::kWorkerNegative);
+  EXPECT_EQ(d.state("bad"), TaskState::kRejected);
+  SubmitResult unknown = d.single("bad2", 99);
+  ASSERT_FALSE(unknown.accepted());
+  EXPECT_EQ(unknown.rejection->code, ErrorCode::kWorkerNotRegistered);
+  // Only a valid submit meets fail-fast.
+  SubmitResult valid = d.single("c", 1);
+  ASSERT_FALSE(valid.accepted());
+  EXPECT_EQ(valid.rejection->code, ErrorCode::kRunFailed);
+  EXPECT_EQ(d.state("c"), TaskState::kNotSubmitted);
+  EXPECT_EQ(d.trace().lines.back(), "not_submitted c");
+}
+
 TEST(FailFast, LaterFailuresDoNotReplaceTheFirstError) {
   FakeDriver d = platform();
   d.fail("a");

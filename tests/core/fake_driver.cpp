@@ -177,14 +177,17 @@ bool FakeDriver::step() {
   for (const Running& r : running_) next = std::min(next, r.end);
   now_ = next;
   core_->set_time(now_);
-  // Completions due now, in the order their members were dispatched.
-  std::vector<Running> due;
+  // Completions due now, in the order their members were dispatched (the core's instant helper).
+  std::vector<MemberEnd> due;
   std::vector<Running> rest;
-  for (const Running& r : running_) (r.end == next ? due : rest).push_back(r);
+  for (const Running& r : running_) {
+    if (r.end == next)
+      due.push_back({r.seq, r.task, r.member, r.outcome});
+    else
+      rest.push_back(r);
+  }
   running_.swap(rest);
-  std::sort(due.begin(), due.end(), [](const Running& a, const Running& b) { return a.seq < b.seq; });
-  for (const Running& r : due) core_->report(r.task, r.member, r.outcome);
-  settle();
+  iterations_ += complete_instant(*core_, due, [this](const std::vector<Dispatch>& d) { carry_out(d); });
   return true;
 }
 

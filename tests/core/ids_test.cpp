@@ -58,6 +58,20 @@ TEST(WorkerArgValue, KeepsHowANonIntegerWasWritten) {
   EXPECT_EQ(b.value(), -3);
 }
 
+TEST(WorkerArgValue, KeepsAnIntegerBeyondTheIdTypeAsAnIntegerThatIsNotWrapped) {
+  WorkerArg big = WorkerArg::out_of_range("9223372036854775808", false);
+  EXPECT_TRUE(big.is_integer());
+  EXPECT_FALSE(big.in_range());
+  EXPECT_FALSE(big.is_negative());
+  EXPECT_EQ(big.text(), "9223372036854775808");
+  EXPECT_TRUE(big.same_integer(WorkerArg::out_of_range("9223372036854775808", false)));
+  EXPECT_FALSE(big.same_integer(WorkerArg(WorkerId(0))));
+  EXPECT_TRUE(WorkerArg::out_of_range("-9223372036854775809", true).is_negative());
+  EXPECT_FALSE(WorkerArg::not_integer("true").same_integer(WorkerArg::not_integer("true")));
+  EXPECT_TRUE(WorkerArg(WorkerId(-3)).is_negative());
+  EXPECT_EQ(WorkerArg(WorkerId(12)).text(), "12");
+}
+
 TEST(HandleType, RefusesBareIntegers) {
   static_assert(!std::is_constructible_v<TaskId, int>);
   static_assert(!std::is_constructible_v<TaskId, bool>);

@@ -28,7 +28,13 @@ class Feed {
 
   void submit(std::uint32_t id, TaskKind kind, std::vector<std::int64_t> workers, std::uint32_t members = 1,
               std::vector<Dependency> deps = {}) {
+    submit_from(kind, id, kind, std::move(workers), members, std::move(deps));
+  }
+  // A submit whose op (`op`) and scheduling kind (`kind`) may differ, as for a one-member group.
+  void submit_from(TaskKind op, std::uint32_t id, TaskKind kind, std::vector<std::int64_t> workers,
+                   std::uint32_t members = 1, std::vector<Dependency> deps = {}) {
     Event e = at(EventKind::kSubmit, id, kind);
+    e.op_kind = op;
     auto& ws = workers_.emplace_back();
     for (std::int64_t w : workers) ws.push_back(WorkerId(w));
     e.workers = &ws;
@@ -120,6 +126,42 @@ TEST(Invariants, GroupOutsideTheGroupFifoFires) {
   Feed f;
   f.submit(0, TaskKind::kGroup, {0, 1}, 2);
   EXPECT_EQ(rule_of([&] { f.ready(0, QueueKind::kSub); }), "queue_matches_kind");
+}
+
+TEST(Invariants, OneMemberGroupScheduledAsAGroupFires) {
+  Feed f;
+  EXPECT_EQ(rule_of([&] { f.submit_from(TaskKind::kGroup, 0, TaskKind::kGroup, {1}, 1); }),
+            "one_member_group_is_single");
+  Feed g;
+  EXPECT_EQ(rule_of([&] { g.submit_from(TaskKind::kSubGroup, 0, TaskKind::kSubGroup, {}, 1); }),
+            "one_member_group_is_single");
+}
+
+TEST(Invariants, OneMemberGroupRoutedToTheGroupFifoFires) {
+  Feed f;
+  f.submit_from(TaskKind::kGroup, 0, TaskKind::kSingle, {2}, 1);
+  EXPECT_EQ(rule_of([&] { f.ready(0, QueueKind::kGroup); }), "queue_matches_kind");
+}
+
+TEST(Invariants, OneMemberGroupOnItsWorkersFifoIsAccepted) {
+  Feed f;
+  f.submit_from(TaskKind::kGroup, 0, TaskKind::kSingle, {2}, 1);
+  f.ready(0, QueueKind::kWorker, 2);
+  f.dispatch(0, 0, 2);
+  f.end(0, 0, 2);
+  f.complete(0);
+  f.submit_from(TaskKind::kSubGroup, 1, TaskKind::kSub, {}, 1);
+  f.ready(1, QueueKind::kSub);
+  EXPECT_NO_THROW(f.dispatch_sub(1, 0, 0));
+}
+
+TEST(Invariants, DependencyOnItselfFires) {
+  Feed f;
+  f.submit(0, TaskKind::kSingle, {0});
+  EXPECT_EQ(rule_of([&] {
+              f.submit(1, TaskKind::kSingle, {1}, 1, {{TaskId(1u), BufferId(0u)}});
+            }),
+            "no_self_dependency");
 }
 
 TEST(Invariants, SubTaskWithATargetFires) {

@@ -46,11 +46,16 @@ TEST(Validation, NegativeIdIsWorkerNegative) {
   EXPECT_EQ(code_of(d.single("a", -1)), ErrorCode::kWorkerNegative);
 }
 
-TEST(Validation, NotIntegerIsCheckedBeforeNegativeAcrossAllGroupMembers) {
+TEST(Validation, EachIdIsCheckedForTypeThenSignAndTheFirstBadEntryDecides) {
   FakeDriver d = platform();
+  // [-1, true]: entry 0 is an integer but negative, so worker_negative, not worker_not_integer.
   SubmitRequest r = d.group_request("g", {-1, 0});
   (*r.workers)[1] = WorkerArg::not_integer("true");
-  EXPECT_EQ(code_of(d.submit(r)), ErrorCode::kWorkerNotInteger);
+  EXPECT_EQ(code_of(d.submit(r)), ErrorCode::kWorkerNegative);
+  // [true, -1]: entry 0 decides.
+  SubmitRequest q = d.group_request("h", {0, -1});
+  (*q.workers)[0] = WorkerArg::not_integer("true");
+  EXPECT_EQ(code_of(d.submit(q)), ErrorCode::kWorkerNotInteger);
 }
 
 TEST(Validation, GroupCountDifferentFromMembersIsWorkersCountMismatch) {
@@ -101,9 +106,10 @@ TEST(Validation, LocalCallableOnRemoteWorkerIsRejected) {
   EXPECT_EQ(code_of(d.single("b", 9, {}, d.py())), ErrorCode::kLocalCallableRemoteTarget);
 }
 
-TEST(Validation, RegistrationIsCheckedBeforeRemoteTarget) {
+TEST(Validation, RemoteTargetIsCheckedBeforeRegistration) {
   FakeDriver d = platform();
-  EXPECT_EQ(code_of(d.group("g", {7, 8})), ErrorCode::kWorkerNotRegistered);
+  // Member 1 names no worker, member 0 a remote one: step 5 comes before step 7.
+  EXPECT_EQ(code_of(d.group("g", {7, 8})), ErrorCode::kLocalCallableRemoteTarget);
 }
 
 TEST(Validation, ChipCallableOnLocalWorkerIsNamespaceMismatch) {
@@ -117,10 +123,12 @@ TEST(Validation, PythonCallableOnChipIsNamespaceMismatch) {
   EXPECT_TRUE(d.single("b", 4, {}, d.py()).accepted());
 }
 
-TEST(Validation, RemoteTargetIsCheckedBeforeNamespaceAcrossMembers) {
+TEST(Validation, NamespaceIsCheckedBeforeRemoteTargetAcrossMembers) {
   FakeDriver d = platform();
-  // Member 0 has a namespace mismatch, member 1 a remote target: the remote rule comes first.
-  EXPECT_EQ(code_of(d.group("g", {4, 7})), ErrorCode::kLocalCallableRemoteTarget);
+  // Member 0 has a namespace mismatch, member 1 a remote target: the namespace (step 4) comes first,
+  // whichever member it is in.
+  EXPECT_EQ(code_of(d.group("g", {4, 7})), ErrorCode::kNamespaceMismatch);
+  EXPECT_EQ(code_of(d.group("h", {7, 4})), ErrorCode::kNamespaceMismatch);
 }
 
 TEST(Validation, RemoteCallableOutsideItsEligibleSetIsTargetNotEligible) {
@@ -205,6 +213,134 @@ TEST(Validation, SubWorkerIdIsCheckedBeforeCallableNamespace) {
   EXPECT_EQ(code_of(d.submit(r)), ErrorCode::kSubTakesNoWorker);
 }
 
+// --- the runtime's effective order (steps 1-8), new codes and ids beyond the id type ---
+
+TEST(Validation, LocalCallableAimedAtAnUnregisteredIdIsNamespaceMismatchWhenNoChildRunsItHere) {
+  // A chips-only registry (the runtime's level 3): no local_worker runs LOCAL_PYTHON here.
+  FakeDriver d(Builder().chip(0).chip(1).remote(7));
+  EXPECT_EQ(code_of(d.single("a", 99, {}, d.py())), ErrorCode::kNamespaceMismatch);
+  EXPECT_EQ(code_of(d.single("b", 7, {}, d.py())), ErrorCode::kNamespaceMismatch);
+  // A chip callable is at home here: an unknown id is then a registration failure.
+  EXPECT_EQ(code_of(d.single("c", 99)), ErrorCode::kWorkerNotRegistered);
+  EXPECT_EQ(code_of(d.single("e", 7)), ErrorCode::kLocalCallableRemoteTarget);
+}
+
+TEST(Validation, LocalCallableAimedAtAnUnregisteredIdIsWorkerNotRegisteredWhenAChildRunsItHere) {
+  FakeDriver d = platform();
+  EXPECT_EQ(code_of(d.single("a", 99, {}, d.py())), ErrorCode::kWorkerNotRegistered);
+  EXPECT_EQ(code_of(d.single("b", 7, {}, d.py())), ErrorCode::kLocalCallableRemoteTarget);
+}
+
+TEST(Validation, ChildMemoryArgAimedAtAnUnregisteredIdIsTargetNotEligible) {
+  FakeDriver d = platform();
+  BufferId dev = d.buffer("dev", Memory::kChild, WorkerId(1));
+  // Tensor data (step 6) comes before registration (step 7).
+  EXPECT_EQ(code_of(d.single("a", 99, {FakeDriver::in(dev)})), ErrorCode::kTargetNotEligible);
+  EXPECT_EQ(code_of(d.single("b", 99)), ErrorCode::kWorkerNotRegistered);
+}
+
+TEST(Validation, RemoteTargetIsCheckedBeforeTensorData) {
+  FakeDriver d = platform();
+  BufferId dev = d.buffer("dev", Memory::kChild, WorkerId(1));
+  EXPECT_EQ(code_of(d.single("a", 7, {FakeDriver::in(dev)})), ErrorCode::kLocalCallableRemoteTarget);
+}
+
+TEST(Validation, LocalCallableTouchingRemoteMemoryIsTargetNotEligible) {
+  FakeDriver d = platform();
+  BufferId kv = d.buffer("kv", Memory::kRemote, WorkerId(7));
+  EXPECT_EQ(code_of(d.single("a", 0, {FakeDriver::in(kv)})), ErrorCode::kTargetNotEligible);
+  // At step 6, so before registration.
+  EXPECT_EQ(code_of(d.single("b", 99, {FakeDriver::in(kv)})), ErrorCode::kTargetNotEligible);
+}
+
+TEST(Validation, RemoteCallableWritingAHostBufferIsRemoteHostBufferWritten) {
+  FakeDriver d = platform();
+  BufferId x = d.buffer("x");
+  for (Tag tag : {Tag::kOutput, Tag::kInOut, Tag::kOutputExisting, Tag::kNoDep})
+    EXPECT_EQ(code_of(d.single("w" + std::string(to_string(tag)), 7, {{x, tag}}, d.rpc())),
+              ErrorCode::kRemoteHostBufferWritten)
+        << to_string(tag);
+  EXPECT_TRUE(d.single("r", 7, {FakeDriver::in(x)}, d.rpc()).accepted());
+  EXPECT_EQ(to_string(ErrorCode::kRemoteHostBufferWritten), "remote_host_buffer_written");
+}
+
+TEST(Validation, HostBufferWriteIsCheckedBeforeRegistrationAndRemoteOwner) {
+  FakeDriver d = platform();
+  BufferId x = d.buffer("x");
+  BufferId kv = d.buffer("kv", Memory::kRemote, WorkerId(7));
+  // kv owned by 7 on target 9 is a step-8 failure; the host write in the second arg is step 6.
+  EXPECT_EQ(code_of(d.single("a", 9, {FakeDriver::inout(kv), FakeDriver::out(x)}, d.rpc())),
+            ErrorCode::kRemoteHostBufferWritten);
+  EXPECT_EQ(code_of(d.single("b", 99, {FakeDriver::out(x)}, d.rpc())), ErrorCode::kRemoteHostBufferWritten);
+  EXPECT_EQ(code_of(d.single("c", 9, {FakeDriver::inout(kv)}, d.rpc())), ErrorCode::kTargetNotEligible);
+}
+
+TEST(Validation, RegistrationIsCheckedBeforeTheEligibleSet) {
+  FakeDriver d = platform();
+  // Member 0 is a local worker (outside the REMOTE callable's eligible set), member 1 names nothing.
+  EXPECT_EQ(code_of(d.group("g", {0, 99}, {{}, {}}, d.rpc())), ErrorCode::kWorkerNotRegistered);
+  EXPECT_EQ(code_of(d.group("h", {0, 9}, {{}, {}}, d.rpc())), ErrorCode::kTargetNotEligible);
+}
+
+TEST(Validation, EmptySubGroupIsEmptyGroup) {
+  FakeDriver d = platform();
+  EXPECT_EQ(code_of(d.sub_group("s", 0)), ErrorCode::kEmptyGroup);
+  EXPECT_EQ(to_string(ErrorCode::kEmptyGroup), "empty_group");
+}
+
+TEST(Validation, SubNamespaceIsCheckedBeforeTheEmptyGroup) {
+  FakeDriver d = platform();
+  SubmitRequest r;
+  r.kind = TaskKind::kSubGroup;
+  r.name = "s";
+  r.callable = d.chip();
+  EXPECT_EQ(code_of(d.submit(r)), ErrorCode::kSubCallableNotPython);
+}
+
+TEST(Validation, EmptyNextLevelGroupWithAnEmptyWorkersListIsWorkersCountMismatch) {
+  FakeDriver d = platform();
+  SubmitRequest r = d.group_request("g", {});
+  r.args.clear();
+  EXPECT_EQ(code_of(d.submit(r)), ErrorCode::kWorkersCountMismatch);
+}
+
+TEST(Validation, IdBeyondTheIdTypeIsWorkerNotRegisteredNeverAWrappedValue) {
+  FakeDriver d = platform();
+  SubmitRequest r = d.single_request("a", 0);
+  r.worker = WorkerArg::out_of_range("9223372036854775808", false);
+  SubmitResult res = d.submit(r);
+  EXPECT_EQ(code_of(res), ErrorCode::kWorkerNotRegistered);
+  EXPECT_NE(res.rejection->message.find("9223372036854775808"), std::string::npos) << res.rejection->message;
+  SubmitRequest g = d.group_request("g", {0, 1});
+  (*g.workers)[1] = WorkerArg::out_of_range("18446744073709551615", false);
+  EXPECT_EQ(code_of(d.submit(g)), ErrorCode::kWorkerNotRegistered);
+}
+
+TEST(Validation, NegativeIdBeyondTheIdTypeIsWorkerNegative) {
+  FakeDriver d = platform();
+  SubmitRequest r = d.single_request("a", 0);
+  r.worker = WorkerArg::out_of_range("-99999999999999999999", true);
+  EXPECT_EQ(code_of(d.submit(r)), ErrorCode::kWorkerNegative);
+}
+
+TEST(Validation, EqualIdsBeyondTheIdTypeAreNotDistinct) {
+  FakeDriver d = platform();
+  SubmitRequest r = d.group_request("g", {0, 1, 4});
+  (*r.workers)[0] = WorkerArg::out_of_range("18446744073709551615", false);
+  (*r.workers)[2] = WorkerArg::out_of_range("18446744073709551615", false);
+  EXPECT_EQ(code_of(d.submit(r)), ErrorCode::kWorkersNotDistinct);
+  (*r.workers)[2] = WorkerArg::out_of_range("18446744073709551614", false);
+  EXPECT_EQ(code_of(d.submit(r)), ErrorCode::kWorkerNotRegistered);
+}
+
+TEST(Validation, IdBeyondTheIdTypeOnAChipsOnlyRegistryFailsTheNamespaceFirst) {
+  FakeDriver d(Builder().chip(0));
+  SubmitRequest r = d.single_request("a", 0);
+  r.callable = d.py();
+  r.worker = WorkerArg::out_of_range("9223372036854775808", false);
+  EXPECT_EQ(code_of(d.submit(r)), ErrorCode::kNamespaceMismatch);
+}
+
 TEST(Validation, RejectedSubmitChangesNoState) {
   FakeDriver d = platform();
   BufferId x = d.buffer("x");
@@ -250,6 +386,9 @@ TEST(Validation, ErrorCodesKeepTheirStableSpellings) {
   EXPECT_EQ(to_string(ErrorCode::kSubTakesNoWorker), "sub_takes_no_worker");
   EXPECT_EQ(to_string(ErrorCode::kSubCallableNotPython), "sub_callable_not_python");
   EXPECT_EQ(to_string(ErrorCode::kSubRemoteBuffer), "sub_remote_buffer");
+  EXPECT_EQ(to_string(ErrorCode::kRemoteHostBufferWritten), "remote_host_buffer_written");
+  EXPECT_EQ(to_string(ErrorCode::kEmptyGroup), "empty_group");
+  EXPECT_EQ(error_code_from_string("remote_host_buffer_written"), ErrorCode::kRemoteHostBufferWritten);
   EXPECT_EQ(error_code_from_string("target_not_eligible"), ErrorCode::kTargetNotEligible);
 }
 

@@ -67,6 +67,33 @@ TEST(Explore, FailuresAddOutcomesAndPoisoning) {
   EXPECT_TRUE(poisoned);
 }
 
+TEST(Explore, OneMemberGroupIsASingleThatCanOvertakeAndIsNoGroup) {
+  // "one" is a group of one member on chip 1: a single, so it may take chip 1 while head waits for 0.
+  Scenario s = load(R"([{"op":"submit_next_level","task":"busy","callable":"k","worker":0},
+    {"op":"submit_next_level_group","task":"head","callable":"k","workers":[0,1],"args_list":[[],[]]},
+    {"op":"submit_next_level_group","task":"one","callable":"k","workers":[1],"args_list":[[]]},{"op":"drain"}])");
+  auto r = explore(s, {});
+  EXPECT_TRUE(r["violations"].empty());
+  EXPECT_FALSE(r["groups"].contains("one"));
+  ASSERT_TRUE(r["groups"].contains("head"));
+  EXPECT_EQ(r["groups"]["head"]["max_overtakes"], 1);
+}
+
+TEST(Explore, InvalidSubmitAfterAFailureIsRejectedOnEveryPath) {
+  Scenario s = load(R"([{"op":"submit_next_level","task":"a","callable":"k","worker":0},
+    {"op":"submit_next_level","task":"bad","callable":"k","worker":-1},
+    {"op":"submit_next_level","task":"c","callable":"k","worker":1},{"op":"drain"}])");
+  ExploreOptions o;
+  o.failures = true;
+  auto r = explore(s, o);
+  bool c_not_submitted = false;
+  for (const auto& outcome : r["outcomes"]) {
+    EXPECT_EQ(outcome["bad"], "REJECTED") << outcome.dump();
+    c_not_submitted |= outcome["c"] == "NOT_SUBMITTED";
+  }
+  EXPECT_TRUE(c_not_submitted);  // a failed before c's submit on some path
+}
+
 TEST(Explore, StuckTaskIsReportedWithAWitness) {
   Scenario s =
       load(R"([{"op":"submit_sub_group","task":"sg","callable":"p","args_list":[[],[]]},{"op":"drain"},

@@ -25,7 +25,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } catch (const ScenarioError&) {
     return 0;
   }
-  Scheduler core(scenario.registry());
+  Scheduler core(scenario.registry(), scheduler_options(scenario));
   InvariantChecker checker(core.registry());
   checker.set_dump([&core] { return core.dump(); });
   core.set_observer(&checker);
@@ -40,8 +40,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (running.empty()) break;
       const auto [task, member] = running.front();
       const bool fail = replay.op_of(task).fail.at(member);
-      core.report(task, member, fail ? Outcome::kFailure : Outcome::kSuccess);
-      run_instant(core, [](const std::vector<Dispatch>&) {});
+      std::vector<MemberEnd> ends = {{0, task, member, fail ? Outcome::kFailure : Outcome::kSuccess}};
+      complete_instant(core, ends, [](const std::vector<Dispatch>&) {});
     }
     replay.unwind_rest();
     checker.finish(core.stuck());

@@ -62,6 +62,8 @@ expect_status 0 "summary only" "$dirsched" run "$root/scenarios/quick-tour.json"
 expect_status 1 "check with one failing file" "$dirsched" check "$root/scenarios/quick-tour.json" "$root/tests/sim/must-fail.json"
 grep -q "^1 passed, 1 failed$" "$tmp/out" || { echo "FAIL check summary line:"; cat "$tmp/out"; fail=1; }
 grep -q "^FAIL .*must-fail.json: makespan_s" "$tmp/out" || { echo "FAIL check names the divergence"; fail=1; }
+expect_status 1 "check with a wrong order pair" "$dirsched" check "$root/tests/sim/must-fail-order.json"
+grep -q "^FAIL .*must-fail-order.json: order\[0\] (b@1 before a@0)" "$tmp/out" || { echo "FAIL check names the order pair"; cat "$tmp/out"; fail=1; }
 
 # A file without expect is reported as such, not counted as a pass, and fails the check.
 expect_status 1 "check of a file without expect" "$dirsched" check "$root/tests/sim/sweep-rejected-variant.json"

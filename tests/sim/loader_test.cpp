@@ -107,6 +107,53 @@ TEST(ScenarioLoader, ContractBreakingWorkerIdsLoadAsValuesForTheCore) {
   }
 }
 
+TEST(ScenarioLoader, WorkerIdsBeyondTheIdTypeLoadAsIntegersThatAreNotWrapped) {
+  for (const char* v : {"9223372036854775808", "18446744073709551615"}) {
+    json d = base();
+    d["trace"][0]["worker"] = json::parse(v);
+    Scenario s = parse_scenario(d, "f.json", ".");
+    ASSERT_TRUE(s.trace[0].worker.has_value()) << v;
+    EXPECT_TRUE(s.trace[0].worker->is_integer()) << v;
+    EXPECT_FALSE(s.trace[0].worker->in_range()) << v;
+    EXPECT_FALSE(s.trace[0].worker->is_negative()) << v;
+    EXPECT_EQ(s.trace[0].worker->text(), v);
+  }
+  json d = base();
+  d["trace"][0]["worker"] = json::parse("9223372036854775807");
+  EXPECT_TRUE(parse_scenario(d, "f.json", ".").trace[0].worker->in_range());
+}
+
+TEST(ScenarioLoader, RegisteredWorkerIdBeyondTheIdTypeIsAnError) {
+  json d = base();
+  d["workers"]["next_level"][1]["id"] = json::parse("9223372036854775808");
+  EXPECT_EQ(error_path(d), "workers.next_level[1].id");
+}
+
+TEST(ScenarioLoader, ExpectOrderTakesPairsOfDispatchLabelsOfKnownTasks) {
+  json d = base();
+  d["trace"].push_back(json::parse(R"({"op":"submit_next_level","task":"b","callable":"k","worker":0})"));
+  d["expect"] = json::parse(R"({"order":[["a@0","b@0"],["a[0]@0","b@sub0"]]})");
+  EXPECT_EQ(error_path(d), "(loaded)");
+  d["expect"] = json::parse(R"({"order":[["a@0","b@0"],["a@0"]]})");
+  EXPECT_EQ(error_path(d), "expect.order[1]");
+  d["expect"] = json::parse(R"({"order":[["a@0","nope@0"]]})");
+  EXPECT_EQ(error_path(d), "expect.order[0][1]");
+  d["expect"] = json::parse(R"({"order":[["a","b@0"]]})");
+  EXPECT_EQ(error_path(d), "expect.order[0][0]");
+  d["expect"] = json::parse(R"({"order":{"a@0":"b@0"}})");
+  EXPECT_EQ(error_path(d), "expect.order");
+}
+
+TEST(ScenarioLoader, ExpectFinalStateNamesReadyAndPendingButNeverRunning) {
+  json d = base();
+  for (const char* st : {"READY", "PENDING", "COMPLETED", "NOT_SUBMITTED"}) {
+    d["expect"] = json{{"final_state", {{"a", st}}}};
+    EXPECT_EQ(error_path(d), "(loaded)") << st;
+  }
+  d["expect"] = json{{"final_state", {{"a", "RUNNING"}}}};
+  EXPECT_EQ(error_path(d), "expect.final_state.a");
+}
+
 TEST(ScenarioLoader, EligibleSetMustNameRemoteWorkers) {
   json d = base();
   d["callables"]["r"] = json::parse(R"({"namespace":"REMOTE","eligible":[0],"duration_s":1})");

@@ -1,4 +1,5 @@
-// Stable error codes for refused submits, in the contract's validation order.
+// Stable error codes for refused submits, grouped by the step of the contract's validation order
+// (docs/contract.md) that issues them.
 //
 // The strings returned by to_string() are part of the user-facing interface: they appear in the event
 // log and in scenario `expect` blocks. Never rename one.
@@ -12,31 +13,31 @@
 namespace dirsched {
 
 enum class ErrorCode : std::uint8_t {
-  // 1
+  // Step 1: the worker argument is present (NEXT_LEVEL) or absent (SUB).
   kMissingWorker,
-  // 2
+  kSubTakesNoWorker,
+  // Step 2: each id in turn, type then sign.
   kWorkerNotInteger,
-  // 3
   kWorkerNegative,
-  // 4
+  // Step 3: count, then distinctness.
   kWorkersCountMismatch,
   kWorkersNotDistinct,
-  // 5
-  kWorkerNotRegistered,
-  // 6
-  kLocalCallableRemoteTarget,
+  // Step 4: the callable's namespace.
   kNamespaceMismatch,
-  // 7
-  kTargetNotEligible,
-  // 8
-  kSubTakesNoWorker,
   kSubCallableNotPython,
+  // Step 5.
+  kLocalCallableRemoteTarget,
+  // Step 6: tensor data (kTargetNotEligible also at step 8: eligible set and remote owner).
+  kTargetNotEligible,
+  kRemoteHostBufferWritten,
   kSubRemoteBuffer,
-  // Not in the contract's list: handles the core never issued, and empty SUB groups.
+  // Step 7: an empty SUB group (an empty NEXT_LEVEL group is kWorkersCountMismatch), then registration.
+  kEmptyGroup,
+  kWorkerNotRegistered,
+  // Not in the contract's list: handles the core never issued.
   kUnknownCallable,
   kUnknownBuffer,
-  kEmptyGroup,
-  // Fail-fast: the run already failed; the submit raises that error and the task is not submitted.
+  // Fail-fast: the run already failed; a valid submit raises that error and is not submitted.
   kRunFailed,
 };
 

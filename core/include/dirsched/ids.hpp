@@ -48,22 +48,48 @@ class WorkerId {
   std::int64_t value_;
 };
 
-// What a caller passed where a worker id belongs, before validation.
+// What a caller passed where a worker id belongs, before validation: an integer the id type holds,
+// an integer it cannot hold (out of range), or something that is not an integer at all.
+//
+// An out-of-range integer is still an integer, as in the runtime's own front end: a negative one is
+// `worker_negative`, a positive one (2^63 and beyond) names no worker (`worker_not_registered`). It is
+// never wrapped into an in-range value. Untyped front ends pass it with its decimal text.
 class WorkerArg {
  public:
-  WorkerArg(WorkerId id) : integer_(true), value_(id.value()) {}  // NOLINT: typed callers pass ids
+  WorkerArg(WorkerId id) : kind_(Kind::kInRange), value_(id.value()) {}  // NOLINT: typed callers pass ids
   // `shown` is how the caller's value reads in its own language (`true`, `1.0`, `"1"`, `null`).
-  static WorkerArg not_integer(std::string shown) { return WorkerArg(std::move(shown)); }
+  static WorkerArg not_integer(std::string shown) {
+    return WorkerArg(Kind::kNotInteger, std::move(shown), false);
+  }
+  // `decimal` is the integer's text, e.g. "9223372036854775808"; `negative` its sign.
+  static WorkerArg out_of_range(std::string decimal, bool negative) {
+    return WorkerArg(Kind::kOutOfRange, std::move(decimal), negative);
+  }
 
-  bool is_integer() const { return integer_; }
+  // True for every integer, in range or not.
+  bool is_integer() const { return kind_ != Kind::kNotInteger; }
+  // True when value() holds the integer.
+  bool in_range() const { return kind_ == Kind::kInRange; }
+  bool is_negative() const { return kind_ == Kind::kInRange ? value_ < 0 : negative_; }
+  // The integer; meaningful only when in_range().
   std::int64_t value() const { return value_; }
+  // How the value was written: its decimal text for integers.
+  std::string text() const { return kind_ == Kind::kInRange ? std::to_string(value_) : shown_; }
   const std::string& shown() const { return shown_; }
+  // True when both are integers and the same integer.
+  bool same_integer(const WorkerArg& other) const {
+    if (!is_integer() || kind_ != other.kind_) return false;
+    return kind_ == Kind::kInRange ? value_ == other.value_ : shown_ == other.shown_;
+  }
 
  private:
-  explicit WorkerArg(std::string shown) : integer_(false), value_(0), shown_(std::move(shown)) {}
-  bool integer_;
+  enum class Kind : std::uint8_t { kInRange, kOutOfRange, kNotInteger };
+  WorkerArg(Kind kind, std::string shown, bool negative)
+      : kind_(kind), value_(0), shown_(std::move(shown)), negative_(negative) {}
+  Kind kind_;
   std::int64_t value_;
   std::string shown_;
+  bool negative_ = false;
 };
 
 // Dense handles the core hands out. They index vectors; they are not user-facing names.

@@ -2,7 +2,10 @@
 //
 // It keeps its own model of the run from the event stream alone (task states, worker occupancy, the
 // group FIFO order) and checks, at each event:
+//   one_member_group_is_single  a group op with one member is scheduled as a single / SUB single
 //   queue_matches_kind     a single is routed to its target's FIFO, a group to the group FIFO, SUB to SUB
+//                          (the kind taken from the submit op and the member count, not from the core)
+//   no_self_dependency     a task's producers are earlier tasks, never itself
 //   sub_has_no_target      a SUB task carries no worker id
 //   routed_once            a task turns READY once
 //   dispatch_only_ready    only a READY task is dispatched (never a PENDING or POISONED one)

@@ -52,9 +52,12 @@ struct Event {
   explicit Event(EventKind k) : kind(k) {}
   EventKind kind;
   double t = 0;
-  TaskId task;            // invalid for kReject and kNotSubmitted
-  std::string_view name;  // the task's name, always set
-  TaskKind task_kind = TaskKind::kSingle;
+  TaskId task;                             // invalid for kReject and kNotSubmitted
+  std::string_view name;                   // the task's name, always set
+  TaskKind task_kind = TaskKind::kSingle;  // how the task is scheduled
+  // The submit op that made it (kGroup: submit_next_level_group, ...). It differs from task_kind only
+  // for a group of one member, which is scheduled as a single (docs/contract.md).
+  TaskKind op_kind = TaskKind::kSingle;
   std::uint32_t member = 0;
   std::uint32_t member_count = 0;  // every event with a TaskId
   Target target;                   // kDispatch, kMemberEnd

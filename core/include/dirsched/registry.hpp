@@ -67,6 +67,13 @@ class Registry {
   bool eligible(CallableId id, std::uint32_t index) const;
   // True when `id` names a registered remote worker.
   bool is_remote(WorkerId id) const;
+  // True when some registered local child runs callables of namespace `ns` here (a local_chip for
+  // LOCAL_CHIP, a local_worker for LOCAL_PYTHON; never for REMOTE). The runtime checks a local
+  // callable per level: this decides a target that is not a registered local child.
+  bool runs_locally(Namespace ns) const {
+    return ns == Namespace::kLocalChip ? local_chips_ > 0
+                                       : ns == Namespace::kLocalPython && local_workers_ > 0;
+  }
   // Throws RegistryError unless `owner` fits `memory`: none for host memory, a registered remote worker
   // for remote memory, a registered local (chip or worker) child for child memory.
   void check_owner(const std::string& buffer, Memory memory, const std::optional<WorkerId>& owner) const;
@@ -75,6 +82,7 @@ class Registry {
   std::vector<NextLevelWorker> workers_;
   std::unordered_map<WorkerId, std::uint32_t> index_;  // lookup only, never iterated
   std::uint32_t sub_workers_ = 0;
+  std::size_t local_chips_ = 0, local_workers_ = 0;
   std::vector<Callable> callables_;
   std::vector<std::vector<bool>> eligible_;  // per callable, per registration index
 };

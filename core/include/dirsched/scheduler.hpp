@@ -5,8 +5,17 @@
 // scheduler iteration. The core has no clock, thread, file or global; a driver (the SimGrid actors,
 // the fake driver of the unit tests, a production runtime) carries the decisions out.
 //
+// A submit (submit()):
+// 1. Validation, steps 1-8 of docs/contract.md in order, first failure wins. A rejected submit
+//    changes no state: validation runs to completion before anything is written.
+// 2. Fail-fast, only for a submit that passed validation: after the run's first member failure it
+//    raises that error and the task is not submitted.
+// 3. A group of one member becomes a single (NEXT_LEVEL) or a SUB single; Event::op_kind keeps the
+//    submit it came from.
+// 4. The dependency walk: the args in order, member by member, against the one tensor map, updated
+//    as it goes; a lookup that finds the task itself is ignored; each distinct producer counts once.
+//
 // Invariants it keeps:
-// - A rejected submit changes no state: validation runs to completion before anything is written.
 // - A PENDING task lives only in task state. A task is routed exactly once, when it turns READY:
 //   single -> FIFO[target], group -> the group FIFO, SUB -> the SUB FIFO. Its route and its targets
 //   never change afterwards.
@@ -29,15 +38,29 @@
 //
 // Within one instant a driver repeats iterations (run_instant() below) until as many consecutive
 // iterations as the SUB FIFO holds entries (at least one) dispatched nothing.
+//
+// The instant rule, for every driver: the member ends that came due at one instant are reported in
+// the order their members were dispatched (Dispatch::seq), then the iterations of the instant run.
+// complete_instant() below does exactly that; the SimGrid driver, the threads runtime, the core
+// tests' fake driver and the explorer all call it rather than coding the rule again.
+//
+// Driver misuse throws CoreError (core_error.hpp) before anything changes, so the core stays sound:
+// - report() of an id the core never issued (kUnknownTask), a member index past the task's members
+//   (kUnknownMember), a member not running (never dispatched, or already applied: kNotRunning), or a
+//   member already reported and waiting in the inbox (kDoubleReport);
+// - a query naming an unknown task, worker index or buffer (kUnknownTask, kUnknownWorker,
+//   kUnknownBuffer); target() of a SUB task (kNotNextLevel).
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "dirsched/containers.hpp"
+#include "dirsched/core_error.hpp"
 #include "dirsched/errors.hpp"
 #include "dirsched/ids.hpp"
 #include "dirsched/observer.hpp"
@@ -135,7 +158,8 @@ class Scheduler {
                                 std::vector<std::vector<Arg>> args_list);
   // Records that the orchestration unwound before this op: the task ends NOT_SUBMITTED.
   void not_submitted(std::string_view name);
-  // A member ended. Applied at the start of the next iterate(), in report order.
+  // A member ended. Applied at the start of the next iterate(), in report order. Throws CoreError
+  // (kUnknownTask, kUnknownMember, kNotRunning, kDoubleReport) and records nothing on misuse.
   void report(TaskId task, std::uint32_t member, Outcome outcome);
 
   // --- decisions ---
@@ -144,21 +168,24 @@ class Scheduler {
 
   // --- queries ---
   const Registry& registry() const { return registry_; }
+  const Options& options() const { return options_; }
   std::size_t task_count() const { return tasks_.size(); }
-  TaskState state(TaskId task) const { return tasks_[task.index()].state; }
-  TaskKind kind(TaskId task) const { return tasks_[task.index()].kind; }
-  std::string_view name(TaskId task) const { return tasks_[task.index()].name; }
-  std::uint32_t members(TaskId task) const { return tasks_[task.index()].members; }
-  // Target worker of member `member` of a NEXT_LEVEL task.
+  // Per-task queries throw CoreError(kUnknownTask) for an id the core never issued.
+  TaskState state(TaskId task) const { return task_at(task).state; }
+  TaskKind kind(TaskId task) const { return task_at(task).kind; }
+  std::string_view name(TaskId task) const { return task_at(task).name; }
+  std::uint32_t members(TaskId task) const { return task_at(task).members; }
+  // Target worker of member `member` of a NEXT_LEVEL task (CoreError kUnknownMember, kNotNextLevel).
   WorkerId target(TaskId task, std::uint32_t member) const;
-  CallableId callable(TaskId task) const { return tasks_[task.index()].callable; }
-  const Buffer& buffer(BufferId id) const { return buffers_[id.index()]; }
+  CallableId callable(TaskId task) const { return task_at(task).callable; }
+  const Buffer& buffer(BufferId id) const;
   std::size_t buffer_count() const { return buffers_.size(); }
   std::size_t sub_queue_length() const { return sub_fifo_.size(); }
   std::size_t group_queue_length() const { return group_fifo_.size(); }
-  std::size_t worker_queue_length(std::uint32_t index) const { return workers_[index].fifo.size(); }
-  bool worker_busy(std::uint32_t index) const { return workers_[index].busy; }
-  bool sub_worker_busy(std::uint32_t index) const { return !idle_sub_.contains(index); }
+  // By registration index (SUB index for sub_worker_busy); CoreError(kUnknownWorker) past the end.
+  std::size_t worker_queue_length(std::uint32_t index) const { return worker_at(index).fifo.size(); }
+  bool worker_busy(std::uint32_t index) const { return worker_at(index).busy; }
+  bool sub_worker_busy(std::uint32_t index) const;
   std::size_t unapplied_completions() const { return inbox_.size(); }
   std::size_t non_terminal_tasks() const { return live_; }
   std::size_t running_members() const { return running_members_; }
@@ -174,7 +201,8 @@ class Scheduler {
  private:
   struct Task {
     std::string name;
-    TaskKind kind;
+    TaskKind kind;  // how it is scheduled: a one-member group is kSingle / kSub
+    TaskKind op;    // the submit that made it
     TaskState state;
     CallableId callable;
     std::uint32_t members;
@@ -191,6 +219,7 @@ class Scheduler {
     std::uint32_t worker = 0;
     bool running = false;
     bool ended = false;
+    bool reported = false;  // running, its end in the inbox and not yet applied
   };
   struct WorkerState {
     WorkerId id{0};
@@ -204,6 +233,8 @@ class Scheduler {
     Outcome outcome;
   };
 
+  const Task& task_at(TaskId id) const;
+  const WorkerState& worker_at(std::uint32_t index) const;
   std::optional<Rejection> validate(const SubmitRequest& r, std::vector<std::uint32_t>& targets) const;
   void emit(Event& e) {
     e.t = now_;
@@ -253,6 +284,18 @@ class Scheduler {
   std::vector<WorkerId> scratch_workers_;
 };
 
+// A member end as a driver holds it until its instant: the dispatch's seq orders one instant's ends.
+struct MemberEnd {
+  std::uint64_t seq;  // Dispatch::seq of the member
+  TaskId task;
+  std::uint32_t member;
+  Outcome outcome;
+};
+
+// Reports `ends` in dispatch order (ascending seq) and clears the vector. A CoreError from one
+// report() propagates; the ends before it stay reported and the rest are not.
+void report_in_dispatch_order(Scheduler& scheduler, std::vector<MemberEnd>& ends);
+
 // Runs the iterations of one instant: repeats iterate() until as many consecutive iterations as the
 // SUB FIFO holds entries (at least one) dispatched nothing. `carry_out(dispatches)` is called after
 // every iteration; it may report() completions that came due at once, which the next iteration
@@ -270,6 +313,16 @@ std::size_t run_instant(Scheduler& scheduler, CarryOut&& carry_out) {
     const std::size_t needed = scheduler.sub_queue_length() > 0 ? scheduler.sub_queue_length() : 1;
     if (idle >= needed && scheduler.unapplied_completions() == 0) return iterations;
   }
+}
+
+// The instant rule in one place: the ends of one instant in dispatch order, then the iterations of
+// the instant (run_instant with `carry_out`). Does nothing and returns 0 when `ends` is empty (an
+// instant with nothing new for the scheduler to look at). `ends` is cleared.
+template <typename CarryOut>
+std::size_t complete_instant(Scheduler& scheduler, std::vector<MemberEnd>& ends, CarryOut&& carry_out) {
+  if (ends.empty()) return 0;
+  report_in_dispatch_order(scheduler, ends);
+  return run_instant(scheduler, std::forward<CarryOut>(carry_out));
 }
 
 }  // namespace dirsched

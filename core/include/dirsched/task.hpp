@@ -34,6 +34,8 @@ enum class Outcome : std::uint8_t { kSuccess, kFailure };
 
 std::string_view to_string(TaskState state);  // COMPLETED, FAILED, ...
 std::string_view to_string(TaskKind kind);    // single, group, sub, sub_group
+// The submit op that makes a task of this kind: submit_next_level, submit_next_level_group, ...
+std::string_view submit_op_name(TaskKind kind);
 std::string_view to_string(Outcome outcome);  // success, failure
 std::optional<TaskState> task_state_from_string(std::string_view text);
 

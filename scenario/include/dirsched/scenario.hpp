@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
@@ -124,6 +125,14 @@ struct Scenario {
   // Builds the core's registry (workers in list order, SUB pool, callables in file order).
   Registry registry() const;
 };
+
+// The core's options from a scenario (its keys under `scheduler`), and a Scheduler built with them.
+// The single place every driver takes them from: the SimGrid driver, the threads runtime, the
+// explorer and the fuzz target all build their core with make_scheduler(). A new core option is one
+// key in the loader's `scheduler` block, one Scenario field and one line in scheduler_options()
+// (scenario/src/scheduler_options.cpp).
+Scheduler::Options scheduler_options(const Scenario& scenario);
+std::unique_ptr<Scheduler> make_scheduler(const Scenario& scenario, Observer* observer = nullptr);
 
 // `assignment` picks a value for some sweep variables (name -> value); the others take their first
 // candidate. A value need not be a candidate (sweep --plan passes values on the command line).

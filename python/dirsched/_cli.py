@@ -1,0 +1,51 @@
+"""Finding and calling the dirsched command line.
+
+The CLI is found through, in this order: the environment variable DIRSCHED_BIN; build/bin/dirsched of
+the checkout this package lives in (python/dirsched/ -> ../../build/bin/dirsched); `dirsched` on PATH.
+A call that exits non-zero raises CliError carrying the command's stderr.
+"""
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+__all__ = ["CliError", "find_cli", "call_cli"]
+
+
+class CliError(RuntimeError):
+    """dirsched exited non-zero. ``str(e)`` is its stderr (one line for bad input, exit status 2)."""
+
+    def __init__(self, command, returncode, stderr, stdout=""):
+        self.command = list(command)
+        self.returncode = returncode
+        self.stderr = stderr
+        self.stdout = stdout
+        text = stderr.strip() or stdout.strip() or "no output"
+        super().__init__("%s (exit status %d)" % (text, returncode))
+
+
+def find_cli():
+    env = os.environ.get("DIRSCHED_BIN")
+    if env:
+        if not (os.path.isfile(env) and os.access(env, os.X_OK)):
+            raise FileNotFoundError("DIRSCHED_BIN=%s is not an executable file" % env)
+        return env
+    checkout = Path(__file__).resolve().parents[2] / "build" / "bin" / "dirsched"
+    if checkout.is_file() and os.access(str(checkout), os.X_OK):
+        return str(checkout)
+    on_path = shutil.which("dirsched")
+    if on_path:
+        return on_path
+    raise FileNotFoundError(
+        "cannot find the dirsched CLI: set DIRSCHED_BIN, build it to %s, or put it on PATH" % checkout
+    )
+
+
+def call_cli(args, cli=None):
+    """Runs `dirsched ARGS...`; returns its stdout, or raises CliError."""
+    command = [cli or find_cli()] + [str(a) for a in args]
+    proc = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    if proc.returncode != 0:
+        raise CliError(command, proc.returncode, proc.stderr, proc.stdout)
+    return proc.stdout

@@ -1,0 +1,510 @@
+"""Record an orchestration function written for the runtime's Python API, then simulate it.
+
+How recording works: ``Testbed.record(fn)`` calls ``fn(orch, args, cfg)`` with a recording orchestrator
+whose submit methods have the runtime's signatures. Each call appends one op to a scenario trace in the
+documented format (../shared/docs/scenario-format.md) and returns at once; nothing is simulated while
+the function runs, so a submit never blocks and never raises a contract rejection. The CLI replays the
+trace, and its core accepts or rejects each submit exactly as it would a hand-written file.
+
+- Task names are NAME#K: the registered callable's name and the 0-based index of the recorded submit
+  call in the function (every submit kind counts, rejected ones and those inside a batch included).
+- Worker ids are recorded as given, so that the core's rejection replays exactly: True stays true, 1.0
+  stays 1.0, "1" stays "1", None is null. Integers of any integer type (numpy's too) are integers; a
+  sequence (a tuple, a range, a numpy array) is a list of its values; an object with no JSON form is
+  recorded as its repr, a string, which the core refuses as not an integer.
+  (A string starting with "$" names a sweep variable in a scenario file: the CLI refuses it as bad input.)
+- Tensors: a Buffer of this testbed is its name; any other object is one buffer per identity for the
+  whole recording, named TYPE#N, with its ``nbytes`` as bytes when it has one. The recorder keeps a
+  reference to each, so an id is never reused while recording.
+- Raised at once, as the runtime's Python layer refuses them before its core: TypeError when args is not
+  a TaskArgs (args_list not a list or tuple of TaskArgs; config not a CallConfig or None; the handle not a
+  Handle); ValueError for a handle or buffer that this testbed did not make. Testbed-op misuse
+  (sleep or drain inside a batch, a nested batch, using the orchestrator after record returned) is a
+  RuntimeError.
+- ``orch.scope()`` records nothing: the contract has no scope semantics. A submit returns the task's
+  recorded name.
+"""
+
+import collections.abc
+import contextlib
+import itertools
+import json
+import math
+import numbers
+import os
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+
+from ._cli import call_cli, find_cli
+from .results import Result, SweepResult
+from .simpler import CallConfig, TaskArgs
+
+__all__ = ["Testbed", "Handle", "Buffer"]
+
+_NAMESPACES = ("LOCAL_CHIP", "LOCAL_PYTHON", "REMOTE")
+_MEMORIES = ("host", "child", "remote")
+_ITEMSIZE = {
+    "bool": 1, "int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "float16": 2, "half": 2, "fp16": 2,
+    "bfloat16": 2, "bf16": 2, "int32": 4, "uint32": 4, "float32": 4, "float": 4, "fp32": 4,
+    "int64": 8, "uint64": 8, "float64": 8, "double": 8, "fp64": 8,
+}  # fmt: skip
+
+
+def _number(value, what):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError("%s must be a number, got %r" % (what, value))
+    if not math.isfinite(value) or value < 0:
+        raise ValueError("%s must be a finite non-negative number, got %r" % (what, value))
+    return int(value) if isinstance(value, numbers.Integral) else float(value)
+
+
+def _as_given(value):
+    """A worker id (or scalar) as JSON, without coercion: the core decides what it accepts."""
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, float):
+        return value if math.isfinite(value) else repr(value)
+    if isinstance(value, dict):
+        return {str(k): _as_given(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, range)) or (
+        isinstance(value, collections.abc.Sequence) and not isinstance(value, (bytes, bytearray))
+    ):
+        return [_as_given(v) for v in value]
+    if isinstance(value, numbers.Real):  # numpy floating types that are not float subclasses
+        f = float(value)
+        return f if math.isfinite(f) else repr(f)
+    tolist = getattr(value, "tolist", None)  # a numpy array (or scalar) as the Python values it holds
+    if callable(tolist):
+        plain = tolist()
+        if plain is not value and not hasattr(plain, "tolist"):
+            return _as_given(plain)
+    return repr(value)
+
+
+class Handle:
+    """A registered callable. ``handle(duration_s=..., fail=...)`` gives the same callable with per-submit
+    overrides (a value, or a list per group member), recorded on the ops that use it."""
+
+    def __init__(self, testbed, name, overrides=None):
+        self._testbed = testbed
+        self.name = name
+        self.overrides = dict(overrides or {})
+
+    def __call__(self, duration_s=None, fail=None):
+        o = dict(self.overrides)
+        if duration_s is not None:
+            o["duration_s"] = duration_s
+        if fail is not None:
+            o["fail"] = fail
+        return Handle(self._testbed, self.name, o)
+
+    def __repr__(self):
+        return "Handle(%r%s)" % (self.name, ", %r" % self.overrides if self.overrides else "")
+
+
+class Buffer:
+    """A testbed buffer: a name in the scenario's `buffers`, with bytes, memory and owner."""
+
+    def __init__(self, testbed, name, bytes=0, memory="host", owner=None):
+        self._testbed = testbed
+        self.name = name
+        self.bytes = bytes
+        self.memory = memory
+        self.owner = owner
+
+    def spec(self):
+        s = {"bytes": self.bytes}
+        if self.memory != "host":
+            s["memory"] = self.memory
+        if self.owner is not None:
+            s["owner"] = self.owner
+        return s
+
+    def __repr__(self):
+        return "Buffer(%r, bytes=%r, memory=%r, owner=%r)" % (self.name, self.bytes, self.memory, self.owner)
+
+
+class _Orchestrator:
+    """The recording orchestrator handed to the orchestration function (see the module comment)."""
+
+    def __init__(self, testbed):
+        self._tb = testbed
+        self._trace = []
+        self._batch = None
+        self._closed = False
+        self._submits = 0
+        self._by_identity = {}  # id(obj) -> (obj, name); holding obj keeps its id unique
+        self._extra = {}  # buffers made while recording: alloc and plain objects, name -> spec
+        self._allocs = 0
+
+    # -- the runtime's methods ------------------------------------------------------------------
+    def submit_next_level(self, handle, args, config=None, *, worker):
+        op = self._submit("submit_next_level", handle, config)
+        op["worker"] = _as_given(worker)
+        op["args"] = self._args(args, "args")
+        return self._finish(op, handle, 1)
+
+    def submit_next_level_group(self, handle, args_list, config=None, *, workers):
+        op = self._submit("submit_next_level_group", handle, config)
+        op["workers"] = _as_given(workers)
+        op["args_list"] = self._args_list(args_list)
+        return self._finish(op, handle, len(op["args_list"]))
+
+    def submit_sub(self, handle, args=None):
+        op = self._submit("submit_sub", handle, None)
+        op["args"] = [] if args is None else self._args(args, "args")
+        return self._finish(op, handle, 1)
+
+    def submit_sub_group(self, handle, args_list):
+        op = self._submit("submit_sub_group", handle, None)
+        op["args_list"] = self._args_list(args_list)
+        return self._finish(op, handle, len(op["args_list"]))
+
+    @contextlib.contextmanager
+    def scope(self):
+        self._open()
+        yield self
+
+    def alloc(self, shape, dtype):
+        """A fresh host buffer named alloc#N; bytes from the shape and the dtype's size when known."""
+        self._open()
+        dims = [shape] if isinstance(shape, numbers.Integral) else list(shape)
+        count = 1
+        for d in dims:
+            count *= int(d)
+        itemsize = getattr(dtype, "itemsize", None)
+        if not isinstance(itemsize, numbers.Integral):
+            itemsize = _ITEMSIZE.get(str(dtype).rsplit(".", 1)[-1], 0)
+        name = self._fresh_name("alloc#%d", "_allocs")
+        buf = Buffer(self._tb, name, bytes=count * int(itemsize))
+        buf.shape, buf.dtype = tuple(int(d) for d in dims), dtype
+        self._extra[name] = buf.spec()
+        return buf
+
+    # -- testbed ops ----------------------------------------------------------------------------
+    def sleep(self, s):
+        self._open()
+        if self._batch is not None:
+            raise RuntimeError("orch.sleep inside orch.batch(): a batch holds submits only")
+        self._trace.append({"op": "sleep", "s": _number(s, "sleep")})
+
+    def drain(self):
+        self._open()
+        if self._batch is not None:
+            raise RuntimeError("orch.drain inside orch.batch(): a batch holds submits only")
+        self._trace.append({"op": "drain"})
+
+    @contextlib.contextmanager
+    def batch(self):
+        """Submits inside are applied at one instant before the scheduler looks (the `batch` op)."""
+        self._open()
+        if self._batch is not None:
+            raise RuntimeError("orch.batch() inside orch.batch(): batches do not nest")
+        self._batch = []
+        try:
+            yield self
+        finally:
+            ops, self._batch = self._batch, None
+            self._trace.append({"op": "batch", "ops": ops})
+
+    # -- recording ------------------------------------------------------------------------------
+    def _open(self):
+        if self._closed:
+            raise RuntimeError("this orchestrator's recording has ended (Testbed.record returned)")
+
+    def _submit(self, kind, handle, config):
+        self._open()
+        if not isinstance(handle, Handle):
+            raise TypeError("%s: expected a callable handle from Testbed.register, got %r" % (kind, handle))
+        if handle._testbed is not self._tb or handle.name not in self._tb._callables:
+            raise ValueError("%s: unknown handle %r (registered with another testbed)" % (kind, handle.name))
+        if config is not None and not isinstance(config, CallConfig):
+            raise TypeError("%s: config must be a CallConfig or None, got %r" % (kind, config))
+        return {"op": kind, "task": "%s#%d" % (handle.name, self._submits), "callable": handle.name}
+
+    def _finish(self, op, handle, members):
+        fail = handle.overrides.get("fail", self._tb._callables[handle.name]["fail"])
+        if "duration_s" in handle.overrides:
+            op["duration_s"] = self._per_member(handle.overrides["duration_s"], members, "duration_s", True)
+        if isinstance(fail, (list, tuple)) or fail:
+            op["fail"] = self._per_member(fail, members, "fail", False)
+        (self._trace if self._batch is None else self._batch).append(op)
+        self._submits += 1
+        return op["task"]
+
+    @staticmethod
+    def _per_member(value, members, what, numeric):
+        def one(v):
+            return _number(v, what) if numeric else bool(v)
+
+        if isinstance(value, (list, tuple)):
+            if len(value) != members:
+                raise ValueError("%s: a per-member list needs %d entries, got %d" % (what, members, len(value)))
+            return [one(v) for v in value]
+        return one(value)
+
+    def _args_list(self, args_list):
+        if not isinstance(args_list, (list, tuple)):
+            raise TypeError("args_list must be a list of TaskArgs, got %r" % (args_list,))
+        return [self._args(a, "args_list[%d]" % i) for i, a in enumerate(args_list)]
+
+    def _args(self, args, where):
+        if not isinstance(args, TaskArgs):
+            raise TypeError("%s must be a TaskArgs, got %r" % (where, args))
+        out = []
+        for e in args._entries:
+            if e[0] == "tensor":
+                out.append({"buffer": self._buffer_name(e[1]), "tag": e[2].value})
+            else:
+                out.append({"scalar": _as_given(e[1])})
+        return out
+
+    def _buffer_name(self, obj):
+        if isinstance(obj, Buffer):
+            if obj._testbed is not self._tb:
+                raise ValueError("buffer %r belongs to another testbed" % obj.name)
+            return obj.name
+        hit = self._by_identity.get(id(obj))
+        if hit is not None:
+            return hit[1]
+        name = self._fresh_name(type(obj).__name__ + "#%d", None)
+        nbytes = getattr(obj, "nbytes", 0)
+        nbytes = int(nbytes) if isinstance(nbytes, numbers.Integral) and not isinstance(nbytes, bool) else 0
+        self._by_identity[id(obj)] = (obj, name)
+        self._extra[name] = {"bytes": max(nbytes, 0)}
+        return name
+
+    def _fresh_name(self, pattern, counter):
+        n = getattr(self, counter) if counter else len(self._by_identity)
+        while pattern % n in self._tb._buffers or pattern % n in self._extra:
+            n += 1
+        if counter:
+            setattr(self, counter, n + 1)
+        return pattern % n
+
+
+class Testbed:
+    """Workers, callables and buffers of a scenario, and the recording of orchestration functions on them.
+
+    ``next_level`` is the scenario's list (``[{"id": 0, "kind": "local_chip"}, ...]``), ``sub`` a count
+    or a list of ``{"host": ...}``, ``platform`` a SimGrid XML file (recorded as an absolute path),
+    ``policy`` the scheduler policy (recorded as ``scheduler.policy`` unless it is the default "seed"),
+    ``on_reject`` the scenario's ``on_reject`` ("continue", the default, or "abort").
+    """
+
+    def __init__(self, next_level, sub=0, platform=None, policy="seed", name="python", on_reject="continue"):
+        if not isinstance(next_level, (list, tuple)):
+            raise TypeError("next_level must be a list of {\"id\": ..., \"kind\": ...}")
+        self.next_level = json.loads(json.dumps(list(next_level)))
+        self.sub = json.loads(json.dumps(sub))
+        self.platform = os.path.abspath(platform) if platform is not None else None
+        if not isinstance(policy, str):
+            raise TypeError("policy must be a string, got %r" % (policy,))
+        self.policy = policy
+        self.name = name
+        if on_reject not in ("continue", "abort"):
+            raise ValueError("on_reject must be \"continue\" or \"abort\", got %r" % (on_reject,))
+        self.on_reject = on_reject
+        self._callables = {}  # name -> spec (with the testbed-only "fail" key)
+        self._buffers = {}  # name -> Buffer
+
+    def register(self, name, namespace, duration_s=1.0, eligible=None, fail=False, input_bytes=0, output_bytes=0):
+        if not isinstance(name, str) or not name:
+            raise TypeError("register: name must be a non-empty string")
+        if name in self._callables:
+            raise ValueError("register: callable %r is already registered" % name)
+        if namespace not in _NAMESPACES:
+            raise ValueError("register: namespace must be one of %s, got %r" % (", ".join(_NAMESPACES), namespace))
+        spec = {"namespace": namespace, "duration_s": _number(duration_s, "duration_s")}
+        if eligible is not None:
+            if namespace != "REMOTE":
+                raise ValueError("register: only REMOTE callables take an eligible set")
+            spec["eligible"] = [_as_given(w) for w in eligible]
+        if input_bytes:
+            spec["input_bytes"] = _number(input_bytes, "input_bytes")
+        if output_bytes:
+            spec["output_bytes"] = _number(output_bytes, "output_bytes")
+        spec["fail"] = bool(fail)
+        self._callables[name] = spec
+        return Handle(self, name)
+
+    def buffer(self, name, bytes=0, memory="host", owner=None):
+        if not isinstance(name, str) or not name:
+            raise TypeError("buffer: name must be a non-empty string")
+        if name in self._buffers:
+            raise ValueError("buffer: %r is already declared" % name)
+        if memory not in _MEMORIES:
+            raise ValueError("buffer: memory must be one of %s, got %r" % (", ".join(_MEMORIES), memory))
+        b = Buffer(self, name, _number(bytes, "bytes"), memory, _as_given(owner))
+        self._buffers[name] = b
+        return b
+
+    # -- record, run, sweep ---------------------------------------------------------------------
+    def record(self, orch_fn, args=None, cfg=None):
+        """Calls ``orch_fn(orch, args, cfg)`` and returns the scenario it submitted, as a dict."""
+        return self._record(orch_fn, args, cfg)
+
+    def run(self, orch_fn, out, seed=0, policy=None, args=None, cfg=None):
+        """Records, writes OUT/scenario.json, runs `dirsched run` into OUT and returns its Result.
+        ``policy`` (when given) is passed as `--policy`; a failed CLI call raises CliError."""
+        scenario = self._record(orch_fn, args, cfg, seed=seed)
+        cli = find_cli()
+        out = os.path.abspath(out)
+        tmp = self._write_beside(out, scenario)
+        try:
+            stdout = call_cli(["run", tmp, "--out", out] + self._policy_args(policy), cli)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+        os.replace(tmp, os.path.join(out, "scenario.json"))
+        return Result(out, stdout)
+
+    def sweep(self, make_orch_fn, values, out, jobs=2, seed=0, policy=None, args=None, cfg=None):
+        """One variant per combination of ``values`` (name -> candidates), ``make_orch_fn(**combination)``
+        returning its orchestration function. Variants are numbered as `dirsched sweep` numbers them
+        (names in order, the last varying fastest), run into OUT/variant-NNNN, and ranked by
+        `dirsched sweep --collect OUT`, which writes sweep.csv and sweep.svg."""
+        names, variants, candidates = self._variants(values)
+        scenarios = []
+        for index, (combination, as_json) in enumerate(variants):
+            s = self._record(make_orch_fn(**combination), args, cfg, seed=seed)
+            var_args = ["%s=%s" % (n, json.dumps(as_json[n], separators=(",", ":"))) for n in names]
+            s["description"] += " (sweep variant %d: --var %s)" % (index, " --var ".join(var_args))
+            s["vars"] = candidates  # the CLI numbers the variant (variant.json) from these
+            scenarios.append((index, s, var_args))
+        cli = find_cli()
+        out = os.path.abspath(out)
+        self._prepare_sweep_folder(out, make_orch_fn, len(variants))
+
+        def run_one(item):
+            index, s, var_args = item
+            folder = os.path.join(out, "variant-%04d" % index)
+            tmp = self._write_beside(folder, s)
+            cmd = ["run", tmp, "--out", folder] + self._policy_args(policy)
+            for v in var_args:
+                cmd += ["--var", v]
+            try:
+                call_cli(cmd, cli)
+            except BaseException:
+                os.unlink(tmp)
+                raise
+            os.replace(tmp, os.path.join(folder, "scenario.json"))
+
+        with ThreadPoolExecutor(max_workers=max(1, int(jobs))) as pool:
+            pending = [pool.submit(run_one, item) for item in scenarios]
+        errors = [f.exception() for f in pending if f.exception() is not None]
+        if errors:
+            raise errors[0]
+        stdout = call_cli(["sweep", "--collect", out], cli)
+        return SweepResult(out, names, [c for c, _ in variants], stdout)
+
+    # -- helpers --------------------------------------------------------------------------------
+    def _prepare_sweep_folder(self, out, make_orch_fn, count):
+        """Like `dirsched sweep`: writes only into a new folder or a sweep folder (its .dirsched-sweep
+        marker), and the marker lists this sweep's variants, which is what `--collect` reads."""
+        marker = os.path.join(out, ".dirsched-sweep")
+        if os.path.lexists(out) and not (os.path.isdir(out) and os.path.isfile(marker)):
+            raise FileExistsError("%s: not a dirsched sweep folder (no .dirsched-sweep); give a new path" % out)
+        os.makedirs(out, exist_ok=True)
+        name = getattr(make_orch_fn, "__qualname__", None) or repr(make_orch_fn)
+        text = json.dumps(
+            {"dirsched": "sweep", "scenario": self.name, "file": "python:" + name, "variant_count": count,
+             "variants": list(range(count))},
+            sort_keys=True, separators=(",", ":"),
+        )  # fmt: skip
+        fd, tmp = tempfile.mkstemp(prefix="..dirsched-sweep.", dir=out)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text + "\n")
+        os.replace(tmp, marker)
+
+    @staticmethod
+    def _policy_args(policy):
+        if policy is None:
+            return []
+        if not isinstance(policy, str):
+            raise TypeError("policy must be a string, got %r" % (policy,))
+        return ["--policy", policy]
+
+    @staticmethod
+    def _variants(values):
+        if not isinstance(values, dict) or not values:
+            raise ValueError("sweep: values must be a non-empty dict of name -> list of candidates")
+        names = sorted(values)
+        candidates = {}
+        for n in names:
+            if not isinstance(n, str) or not n or "=" in n:
+                raise ValueError("sweep: variable names are non-empty strings without '=', got %r" % (n,))
+            c = values[n]
+            if not isinstance(c, (list, tuple)) or not c:
+                raise ValueError("sweep: %s needs a non-empty list of candidates" % n)
+            as_json = [json.loads(json.dumps(v)) for v in c]  # TypeError for a value JSON cannot hold
+            if any(as_json.index(v) != i for i, v in enumerate(as_json)):
+                raise ValueError("sweep: %s lists a candidate twice" % n)
+            candidates[n] = as_json
+        variants = []  # (the Python values, their JSON forms), in the CLI's numbering
+        for picks in itertools.product(*(range(len(values[n])) for n in names)):
+            variants.append(
+                (
+                    {n: values[n][i] for n, i in zip(names, picks)},
+                    {n: candidates[n][i] for n, i in zip(names, picks)},
+                )
+            )
+        return names, variants, candidates
+
+    @staticmethod
+    def _write_beside(folder, scenario):
+        parent = os.path.dirname(folder)
+        os.makedirs(parent, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(folder) + ".", suffix=".scenario.json", dir=parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(dumps(scenario))
+        return tmp
+
+    def _record(self, orch_fn, args, cfg, seed=0):
+        orch = _Orchestrator(self)
+        try:
+            orch_fn(orch, args, cfg)
+        finally:
+            orch._closed = True
+        fn_name = getattr(orch_fn, "__qualname__", None) or repr(orch_fn)
+        s = {"name": self.name, "description": "Recorded from Python: %s" % fn_name}
+        if seed:
+            s["seed"] = _number(seed, "seed")
+        if self.platform is not None:
+            s["platform"] = self.platform
+        if self.policy != "seed":
+            s["scheduler"] = {"policy": self.policy}
+        s["workers"] = {"next_level": json.loads(json.dumps(self.next_level))}
+        if self.sub:
+            s["workers"]["sub"] = json.loads(json.dumps(self.sub))
+        s["callables"] = {n: {k: v for k, v in c.items() if k != "fail"} for n, c in self._callables.items()}
+        buffers = {n: b.spec() for n, b in self._buffers.items()}
+        buffers.update(orch._extra)
+        if buffers:
+            s["buffers"] = buffers
+        if self.on_reject != "continue":
+            s["on_reject"] = self.on_reject
+        s["trace"] = orch._trace
+        return s
+
+
+def dumps(scenario):
+    """The scenario as JSON text: objects expanded two levels deep and lists three, so that each worker,
+    callable, buffer and trace op sits on one line."""
+
+    def render(value, depth, indent):
+        expand = (isinstance(value, dict) and depth < 2) or (isinstance(value, list) and depth < 3)
+        if not expand or not value:
+            return json.dumps(value, allow_nan=False)
+        pad = indent + "  "
+        if isinstance(value, dict):
+            body = ",\n".join(
+                "%s%s: %s" % (pad, json.dumps(k), render(v, depth + 1, pad)) for k, v in value.items()
+            )
+            return "{\n%s\n%s}" % (body, indent)
+        body = ",\n".join(pad + render(v, depth + 1, pad) for v in value)
+        return "[\n%s\n%s]" % (body, indent)
+
+    return render(scenario, 0, "") + "\n"

@@ -1,0 +1,159 @@
+"""tb.sweep numbers, runs and ranks variants as `dirsched sweep` does."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(HERE, ".."))
+
+from dirsched import CliError, Testbed, find_cli  # noqa: E402
+from dirsched.simpler import TaskArgs  # noqa: E402
+
+SCENARIO = os.path.join(ROOT, "scenarios", "sweep-group-worker-set.json")
+CANDIDATES = [[0, 1], [2, 3], [0, 3], [1, 3]]
+
+
+def four_chips():
+    return Testbed([{"id": i, "kind": "local_chip"} for i in range(4)], name="sweep-group-worker-set")
+
+
+def make_sweep_fn(k):
+    """scenarios/sweep-group-worker-set.json as an orchestration function of the group's workers."""
+
+    def make(group_workers):
+        def fn(orch, args, cfg):
+            for _ in range(3):
+                orch.submit_next_level(k(duration_s=2), TaskArgs(), worker=0)
+            orch.submit_next_level(k(duration_s=1.5), TaskArgs(), worker=2)
+            orch.sleep(0.5)
+            orch.submit_next_level_group(k, [TaskArgs(), TaskArgs()], workers=group_workers)
+            orch.sleep(0.5)
+            for _ in range(3):
+                orch.submit_next_level(k(duration_s=2), TaskArgs(), worker=1)
+            orch.drain()
+
+        return fn
+
+    return make
+
+
+class SweepRanksLikeTheCli(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="dirsched-py-sweep-")
+        cli_out = os.path.join(cls.tmp, "cli")
+        cls.cli_stdout = subprocess.run(
+            [find_cli(), "sweep", SCENARIO, "--out", cli_out, "-j", "2"], check=True, stdout=subprocess.PIPE,
+            universal_newlines=True,
+        ).stdout  # fmt: skip
+        tb = four_chips()
+        k = tb.register("k", "LOCAL_CHIP", duration_s=1)
+        cls.result = tb.sweep(make_sweep_fn(k), {"group_workers": CANDIDATES}, os.path.join(cls.tmp, "py"), jobs=2)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp)
+
+    def read(self, *parts):
+        with open(os.path.join(self.tmp, *parts), "rb") as f:
+            return f.read()
+
+    def test_the_ranking_is_the_clis(self):
+        cli_lines = [l for l in self.cli_stdout.splitlines() if l[:1].isdigit()]
+        self.assertEqual(len(cli_lines), 4)
+        self.assertEqual(self.result.ranking_lines, cli_lines)
+        self.assertEqual(self.result.ranking, [1, 2, 3, 0])
+        self.assertEqual(self.result.best, {"group_workers": [2, 3]})
+
+    def test_sweep_csv_and_chart_are_byte_identical(self):
+        self.assertEqual(self.read("py", "sweep.csv"), self.read("cli", "sweep.csv"))
+        self.assertEqual(self.read("py", "sweep.svg"), self.read("cli", "sweep.svg"))
+        self.assertEqual([r["group_workers"] for r in self.result.rows], CANDIDATES)
+        self.assertEqual(self.result.rows[1]["makespan_s"], 7)
+
+    def test_each_variant_is_a_full_run_with_its_scenario(self):
+        for i, values in enumerate(self.result.variants):
+            r = self.result.result(i)
+            self.assertTrue(os.path.isfile(r.report))
+            with open(r.scenario) as f:
+                s = json.load(f)
+            self.assertEqual(s["vars"], {"group_workers": CANDIDATES})
+            group = next(op for op in s["trace"] if op["op"] == "submit_next_level_group")
+            self.assertEqual(group["workers"], values["group_workers"])
+            # The same run but for task names (a0, g there; k#0, k#4 here).
+            py, cli = (json.loads(self.read(d, "variant-%04d" % i, "summary.json")) for d in ("py", "cli"))
+            for summary in (py, cli):
+                for g in summary["groups"]:
+                    del g["task"], g["overtaken_by"]
+            self.assertEqual(py, cli)
+
+
+class SweepNumbering(unittest.TestCase):
+    def test_names_in_order_and_the_last_varying_fastest(self):
+        tb = Testbed([{"id": i, "kind": "local_chip"} for i in range(3)])
+        k = tb.register("k", "LOCAL_CHIP")
+
+        def make(w, d):
+            def fn(orch, args, cfg):
+                orch.submit_next_level(k(duration_s=d), TaskArgs(), worker=w)
+
+            return fn
+
+        tmp = tempfile.mkdtemp(prefix="dirsched-py-sweep-")
+        self.addCleanup(shutil.rmtree, tmp)
+        r = tb.sweep(make, {"w": [0, 2], "d": [1, 2, 3]}, os.path.join(tmp, "s"), jobs=2)
+        expected = [{"d": d, "w": w} for d in (1, 2, 3) for w in (0, 2)]
+        self.assertEqual(r.variants, expected)
+        for i, values in enumerate(expected):
+            with open(os.path.join(tmp, "s", "variant-%04d" % i, "variant.json")) as f:
+                self.assertEqual(json.load(f), {"variant": i, "vars": values})
+            self.assertEqual(r.result(i).makespan_s, values["d"])
+        self.assertEqual(r.ranking, [0, 1, 2, 3, 4, 5])
+
+    def test_bad_values_raise_before_anything_runs(self):
+        tb = Testbed([{"id": 0, "kind": "local_chip"}])
+        tmp = tempfile.mkdtemp(prefix="dirsched-py-sweep-")
+        self.addCleanup(shutil.rmtree, tmp)
+        for values in ({}, {"w": []}, {"w": [0, 0]}, {"a=b": [1]}):
+            with self.assertRaises(ValueError):
+                tb.sweep(lambda **kw: (lambda o, a, c: None), values, tmp)
+        self.assertEqual(os.listdir(tmp), [])
+
+    def test_a_variant_the_cli_refuses_raises_cli_error(self):
+        tb = Testbed([{"id": 0, "kind": "local_chip"}], platform="/nonexistent/platform.xml")
+        tmp = tempfile.mkdtemp(prefix="dirsched-py-sweep-")
+        self.addCleanup(shutil.rmtree, tmp)
+        with self.assertRaises(CliError):
+            tb.sweep(lambda w: (lambda o, a, c: None), {"w": [0, 1]}, os.path.join(tmp, "s"))
+        self.assertEqual(os.listdir(os.path.join(tmp, "s")), [".dirsched-sweep"], "no temporary scenario left behind")
+
+    def test_it_writes_only_into_a_new_folder_or_a_sweep_folder(self):
+        tb = Testbed([{"id": 0, "kind": "local_chip"}, {"id": 1, "kind": "local_chip"}])
+        k = tb.register("k", "LOCAL_CHIP")
+        tmp = tempfile.mkdtemp(prefix="dirsched-py-sweep-")
+        self.addCleanup(shutil.rmtree, tmp)
+        with open(os.path.join(tmp, "mine.txt"), "w") as f:
+            f.write("the user's")
+        with self.assertRaises(FileExistsError):
+            tb.sweep(lambda w: (lambda o, a, c: None), {"w": [0]}, tmp)
+        self.assertEqual(os.listdir(tmp), ["mine.txt"])
+        out = os.path.join(tmp, "s")
+
+        def make(w):
+            return lambda orch, args, cfg: orch.submit_next_level(k, TaskArgs(), worker=w)
+
+        first = tb.sweep(make, {"w": [0, 1]}, out)
+        again = tb.sweep(make, {"w": [0, 1]}, out)  # its own folder: replaced
+        self.assertEqual((first.ranking, again.ranking), ([0, 1], [0, 1]))
+        with open(os.path.join(out, ".dirsched-sweep")) as f:
+            self.assertEqual(json.load(f)["variants"], [0, 1])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,20 @@
+// The one factory of Scheduler::Options: scenario keys under `scheduler` that configure the core.
+//
+// `scheduler.host`, `iteration_cost_s` and `dispatch_cost_s` are the simulated platform's, not the
+// core's: they stay on Scenario for the SimGrid driver. Everything the core itself takes is mapped
+// here, so every engine runs a scenario with the same core configuration.
+#include "dirsched/scenario.hpp"
+
+namespace dirsched {
+
+Scheduler::Options scheduler_options(const Scenario& scenario) {
+  (void)scenario;  // no core option has a scenario key yet: each engine runs the core's defaults
+  Scheduler::Options options;
+  return options;
+}
+
+std::unique_ptr<Scheduler> make_scheduler(const Scenario& scenario, Observer* observer) {
+  return std::make_unique<Scheduler>(scenario.registry(), scheduler_options(scenario), observer);
+}
+
+}  // namespace dirsched
