@@ -102,7 +102,7 @@ int run_to_folder(const Scenario& scenario, RunOptions options, const std::strin
   if (!quiet) {
     std::cout << scenario.name << ": " << outcome_line(*run) << ", makespan "
               << human_number(run->result.makespan_s) << " s, " << run->recorder->tasks().size() << " tasks, "
-              << run->result.dispatch_order.size() << " dispatches\n"
+              << run->result.dispatches << " dispatches\n"
               << "outputs in " << out << "/" << (draw ? " (open report.html)" : "") << "\n";
     if (!run->result.error.empty()) std::cout << "run error: " << run->result.error << "\n";
     for (const Stuck& st : run->result.stuck) std::cout << "stuck: " << st.task << " (" << st.reason << ")\n";
@@ -443,6 +443,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> explore_vars;
   exp->add_option("--var", explore_vars,
                   "NAME=VALUE (JSON) for a sweep variable; others take their first candidate");
+  bool explore_no_por = false;
+  exp->add_flag("--no-por", explore_no_por, "Explore every ordering (no partial-order reduction)");
 
   CLI::App* gen = app.add_subcommand("gen", "Write a generated scenario to stdout");
   std::string gen_family;
@@ -499,6 +501,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*exp) {
+      explore_options.por = !explore_no_por;
       const Scenario scenario = load_scenario(explore_file, parse_vars(explore_vars));
       nlohmann::ordered_json result = explore(scenario, explore_options);
       if (!scenario.vars.empty()) result["vars"] = scenario.assigned;  // which candidate was explored

@@ -22,7 +22,7 @@ std::string InvariantChecker::worker_name(std::uint32_t index) const {
 }
 
 bool InvariantChecker::all_idle(const TaskModel& g) const {
-  for (std::uint32_t t : g.targets)
+  for (std::uint32_t t : targets_of(g))
     if (nl_busy_[t].valid()) return false;
   return true;
 }
@@ -34,14 +34,18 @@ void InvariantChecker::on_event(const Event& e) {
   } advance{seq_};
   const std::string who = "task '" + std::string(e.name) + "'";
   if (launching_.valid() && e.kind != EventKind::kDispatch)
-    fail("group_all_at_once", "group '" + tasks_[launching_.index()].name + "' launched but only " +
+    fail("group_all_at_once", "group '" + name_of(tasks_[launching_.index()]) + "' launched but only " +
                                   std::to_string(launching_next_) +
                                   " of its members were dispatched with it");
   switch (e.kind) {
     case EventKind::kSubmit: {
       if (e.task.index() != tasks_.size()) fail("known_task", who + " submitted out of order");
       TaskModel t;
-      t.name = std::string(e.name);
+      t.name_begin = static_cast<std::uint32_t>(names_pool_.size());
+      t.name_size = static_cast<std::uint32_t>(e.name.size());
+      names_pool_ += e.name;
+      t.targets_begin = static_cast<std::uint32_t>(targets_pool_.size());
+      t.producers_begin = static_cast<std::uint32_t>(producers_pool_.size());
       t.members = e.member_count;
       // The kind follows from the submit op and the member count alone: a group of one member is
       // scheduled as a single (NEXT_LEVEL) or a SUB single, never as a group.
@@ -59,7 +63,8 @@ void InvariantChecker::on_event(const Event& e) {
         for (WorkerId w : *e.workers) {
           auto index = registry_.index_of(w);
           if (!index) fail("known_worker", who + " targets unregistered worker " + std::to_string(w.value()));
-          t.targets.push_back(*index);
+          targets_pool_.push_back(*index);
+          ++t.targets_size;
         }
       }
       if (e.deps)
@@ -67,7 +72,8 @@ void InvariantChecker::on_event(const Event& e) {
           // The walk ignores a lookup that finds the task itself; any other producer came earlier.
           if (!(d.producer < e.task))
             fail("no_self_dependency", who + " depends on itself or on a later task");
-          t.producers.push_back(d.producer);
+          producers_pool_.push_back(d.producer);
+          ++t.producers_size;
         }
       tasks_.push_back(std::move(t));
       break;
@@ -79,8 +85,9 @@ void InvariantChecker::on_event(const Event& e) {
       if (t.state != TaskState::kPending)
         fail("routed_once", who + " turned READY from " + std::string(to_string(t.state)));
       t.state = TaskState::kReady;
-      const bool ok = t.kind == TaskKind::kSingle ? e.queue == QueueKind::kWorker && !t.targets.empty() &&
-                                                        registry_.worker_at(t.targets[0]).id == e.queue_worker
+      const bool ok = t.kind == TaskKind::kSingle
+                          ? e.queue == QueueKind::kWorker && t.targets_size > 0 &&
+                                registry_.worker_at(targets_of(t)[0]).id == e.queue_worker
                       : t.kind == TaskKind::kGroup ? e.queue == QueueKind::kGroup
                                                    : e.queue == QueueKind::kSub;
       if (!ok)
@@ -106,15 +113,15 @@ void InvariantChecker::on_event(const Event& e) {
       TaskModel& t = task(e.task);
       if (t.state == TaskState::kPoisoned)
         fail("dispatch_only_ready", who + " is POISONED and was dispatched");
-      for (TaskId p : t.producers)
+      for (TaskId p : producers_of(t))
         if (tasks_[p.index()].state != TaskState::kCompleted)
           fail("producers_completed",
-               who + " dispatched before its producer '" + tasks_[p.index()].name + "' completed");
+               who + " dispatched before its producer '" + name_of(tasks_[p.index()]) + "' completed");
       if (t.kind == TaskKind::kGroup) {
         if (launching_ != e.task || e.member != launching_next_)
           fail("group_all_at_once",
                who + " member " + std::to_string(e.member) + " dispatched outside its launch");
-        if (e.target.sub || registry_.worker_at(t.targets[e.member]).id != e.target.worker)
+        if (e.target.sub || registry_.worker_at(targets_of(t)[e.member]).id != e.target.worker)
           fail("group_all_at_once", who + " member " + std::to_string(e.member) + " not sent to workers[" +
                                         std::to_string(e.member) + "]");
         if (++launching_next_ == t.members) launching_ = TaskId();
@@ -130,24 +137,24 @@ void InvariantChecker::on_event(const Event& e) {
           fail("known_worker", who + " on a SUB worker that does not exist");
         if (sub_busy_[e.target.sub_index].valid())
           fail("one_member_per_worker", "sub" + std::to_string(e.target.sub_index) + " already runs '" +
-                                            tasks_[sub_busy_[e.target.sub_index].index()].name + "'");
+                                            name_of(tasks_[sub_busy_[e.target.sub_index].index()]) + "'");
         sub_busy_[e.target.sub_index] = e.task;
       } else {
         if (is_sub(t.kind)) fail("sub_has_no_target", who + " is SUB but ran on a NEXT_LEVEL worker");
         const std::uint32_t w = *registry_.index_of(e.target.worker);
         if (t.kind == TaskKind::kSingle) {
-          if (w != t.targets[0])
+          if (w != targets_of(t)[0])
             fail("queue_matches_kind", who + " ran on " + worker_name(w) + ", not its target");
           if (!group_fifo_.empty()) {
             const TaskModel& head = tasks_[group_fifo_.front().index()];
-            if (all_idle(head) && std::count(head.targets.begin(), head.targets.end(), w))
-              fail("head_keeps_targets", who + " took " + worker_name(w) + " from group '" + head.name +
+            if (all_idle(head) && std::count(targets_of(head).begin(), targets_of(head).end(), w))
+              fail("head_keeps_targets", who + " took " + worker_name(w) + " from group '" + name_of(head) +
                                              "', the group FIFO head, which could launch");
           }
         }
         if (nl_busy_[w].valid())
           fail("one_member_per_worker",
-               worker_name(w) + " already runs '" + tasks_[nl_busy_[w].index()].name + "'");
+               worker_name(w) + " already runs '" + name_of(tasks_[nl_busy_[w].index()]) + "'");
         nl_busy_[w] = e.task;
       }
       ++t.dispatched;
@@ -204,16 +211,17 @@ void InvariantChecker::finish(const std::vector<Stuck>& reported) {
       const bool could_run =
           is_sub(t.kind) ? t.members <= idle_sub
           : t.kind == TaskKind::kSingle
-              ? !nl_busy_[t.targets[0]].valid()
+              ? !nl_busy_[targets_of(t)[0]].valid()
               : !group_fifo_.empty() &&
                     group_fifo_.front().index() == static_cast<std::uint32_t>(&t - tasks_.data()) &&
                     all_idle(t);
       if (could_run)
-        fail("ready_work_left", "'" + t.name + "' is READY and could run on idle workers, but the run ended");
+        fail("ready_work_left",
+             "'" + name_of(t) + "' is READY and could run on idle workers, but the run ended");
     }
-    if (!named.count(t.name))
+    if (!named.count(name_of(t)))
       fail("end_state",
-           "'" + t.name + "' ended " + std::string(to_string(t.state)) + " and was not reported stuck");
+           "'" + name_of(t) + "' ended " + std::string(to_string(t.state)) + " and was not reported stuck");
   }
 }
 

@@ -12,8 +12,16 @@ Recorder::Recorder(const Registry& registry)
       nl_is_busy_(registry.next_level_count(), false) {}
 
 const TaskRecord* Recorder::find(std::string_view name) const {
-  auto it = by_name_.find(name);
-  return it == by_name_.end() ? nullptr : &tasks_[it->second];
+  if (by_name_.size() != tasks_.size()) {
+    // (Re)build the name index: record numbers sorted by name, the first record of a name first.
+    by_name_.resize(tasks_.size());
+    for (std::size_t i = 0; i < tasks_.size(); ++i) by_name_[i] = i;
+    std::stable_sort(by_name_.begin(), by_name_.end(),
+                     [&](std::size_t a, std::size_t b) { return tasks_[a].name < tasks_[b].name; });
+  }
+  auto it = std::lower_bound(by_name_.begin(), by_name_.end(), name,
+                             [&](std::size_t r, std::string_view n) { return tasks_[r].name < n; });
+  return it == by_name_.end() || tasks_[*it].name != name ? nullptr : &tasks_[*it];
 }
 
 TaskRecord& Recorder::record_for(const Event& e) {
@@ -23,7 +31,6 @@ TaskRecord& Recorder::record_for(const Event& e) {
   TaskRecord& r = tasks_.back();
   r.name = std::string(e.name);
   r.kind = e.task_kind;
-  by_name_.emplace(r.name, tasks_.size() - 1);
   if (e.task.valid()) {
     if (by_task_.size() <= e.task.index()) by_task_.resize(e.task.index() + 1, 0);
     by_task_[e.task.index()] = tasks_.size() - 1;

@@ -217,7 +217,8 @@ SubmitResult Scheduler::submit(const SubmitRequest& r) {
   // Accepted: from here on the submit writes state.
   const TaskId id(static_cast<std::uint32_t>(tasks_.size()));
   Task task;
-  task.name = r.name;
+  task.name_begin = static_cast<std::uint32_t>(names_.size());
+  task.name_size = static_cast<std::uint32_t>(r.name.size());
   task.op = r.kind;
   task.members = static_cast<std::uint32_t>(r.args.size());
   // A group of one member is a single in every way: routed to FIFO[workers[0]] (or the SUB FIFO as
@@ -261,7 +262,8 @@ SubmitResult Scheduler::submit(const SubmitRequest& r) {
   std::sort(producers.begin(), producers.end());
   producers.erase(std::unique(producers.begin(), producers.end()), producers.end());
 
-  tasks_.push_back(std::move(task));
+  names_ += r.name;
+  tasks_.push_back(task);
   ++live_;
   {
     Event e = event_for(EventKind::kSubmit, id);
@@ -282,7 +284,7 @@ SubmitResult Scheduler::submit(const SubmitRequest& r) {
   } else if (!producers.empty()) {
     Task& t = tasks_[id.index()];
     t.live_producers = static_cast<std::uint32_t>(producers.size());
-    for (TaskId p : producers) tasks_[p.index()].consumers.push_back(id);
+    for (TaskId p : producers) add_consumer(p, id);
     Event e = event_for(EventKind::kPending, id);
     e.producers = &producers;
     emit(e);
@@ -351,7 +353,7 @@ void Scheduler::not_submitted(std::string_view name) {
 Event Scheduler::event_for(EventKind kind, TaskId id) const {
   Event e{kind};
   e.task = id;
-  e.name = tasks_[id.index()].name;
+  e.name = name_of(tasks_[id.index()]);
   e.task_kind = tasks_[id.index()].kind;
   e.op_kind = tasks_[id.index()].op;
   e.member_count = tasks_[id.index()].members;
@@ -396,7 +398,7 @@ void Scheduler::poison_from(TaskId failed) {
   // The cause reported is the producer that poisoned it (the failed task, or a poisoned one between),
   // as for a task poisoned at submit.
   std::vector<std::pair<TaskId, TaskId>> work;  // (consumer, its producer)
-  for (TaskId c : tasks_[failed.index()].consumers) work.emplace_back(c, failed);
+  for_each_consumer(tasks_[failed.index()], [&](TaskId c) { work.emplace_back(c, failed); });
   for (std::size_t i = 0; i < work.size(); ++i) {
     const auto [c, via] = work[i];
     if (tasks_[c.index()].state != TaskState::kPending) continue;
@@ -405,8 +407,19 @@ void Scheduler::poison_from(TaskId failed) {
     Event e = event_for(EventKind::kPoison, c);
     e.cause = via;
     emit(e);
-    for (TaskId next : tasks_[c.index()].consumers) work.emplace_back(next, c);
+    for_each_consumer(tasks_[c.index()], [&, c = c](TaskId next) { work.emplace_back(next, c); });
   }
+}
+
+void Scheduler::add_consumer(TaskId producer, TaskId consumer) {
+  Task& p = tasks_[producer.index()];
+  const auto e = static_cast<std::uint32_t>(edges_.size());
+  edges_.push_back({consumer, kNoEdge});
+  if (p.last_consumer == kNoEdge)
+    p.first_consumer = e;
+  else
+    edges_[p.last_consumer].next = e;
+  p.last_consumer = e;
 }
 
 void Scheduler::finish(TaskId id) {
@@ -416,12 +429,12 @@ void Scheduler::finish(TaskId id) {
     set_state(id, TaskState::kCompleted);
     Event e = event_for(EventKind::kComplete, id);
     emit(e);
-    for (TaskId c : tasks_[id.index()].consumers) {
+    for_each_consumer(tasks_[id.index()], [&](TaskId c) {
       Task& ct = tasks_[c.index()];
-      if (ct.state != TaskState::kPending) continue;
+      if (ct.state != TaskState::kPending) return;
       DIRSCHED_INVARIANT(ct.live_producers > 0);
       if (--ct.live_producers == 0) make_ready(c);
-    }
+    });
   } else {
     set_state(id, TaskState::kFailed);
     Event e = event_for(EventKind::kFail, id);
@@ -464,7 +477,8 @@ void Scheduler::apply(const Completion& c) {
     }
     if (!run_error_)
       run_error_ =
-          RunError{c.task, c.member, "task '" + t.name + "' member " + std::to_string(c.member) + " failed"};
+          RunError{c.task, c.member,
+                   "task '" + std::string(name_of(t)) + "' member " + std::to_string(c.member) + " failed"};
   }
   if (++tasks_[c.task.index()].members_ended == tasks_[c.task.index()].members) finish(c.task);
 }
@@ -478,16 +492,16 @@ void Scheduler::report(TaskId task, std::uint32_t member, Outcome outcome) {
   // Every check before the first write: a refused report leaves the core as it was.
   const Task& t = task_at(task);
   if (member >= t.members)
-    throw CoreError(CoreErrorCode::kUnknownMember, "report: task '" + t.name + "' has " +
+    throw CoreError(CoreErrorCode::kUnknownMember, "report: task '" + std::string(name_of(t)) + "' has " +
                                                        std::to_string(t.members) + " member(s), not member " +
                                                        std::to_string(member));
   Slot& slot = slots_[t.slot_begin + member];
   if (!slot.running)
     throw CoreError(CoreErrorCode::kNotRunning,
-                    "report: task '" + t.name + "' member " + std::to_string(member) +
+                    "report: task '" + std::string(name_of(t)) + "' member " + std::to_string(member) +
                         (slot.ended ? " has already ended" : " was never dispatched"));
   if (slot.reported)
-    throw CoreError(CoreErrorCode::kDoubleReport, "report: task '" + t.name + "' member " +
+    throw CoreError(CoreErrorCode::kDoubleReport, "report: task '" + std::string(name_of(t)) + "' member " +
                                                       std::to_string(member) + " is already reported");
   inbox_.push_back({task, member, outcome});
   slot.reported = true;
@@ -651,9 +665,10 @@ const std::vector<Dispatch>& Scheduler::iterate() {
 WorkerId Scheduler::target(TaskId task, std::uint32_t member) const {
   const Task& t = task_at(task);
   if (is_sub(t.kind))
-    throw CoreError(CoreErrorCode::kNotNextLevel, "target: task '" + t.name + "' is a SUB task");
+    throw CoreError(CoreErrorCode::kNotNextLevel,
+                    "target: task '" + std::string(name_of(t)) + "' is a SUB task");
   if (member >= t.members)
-    throw CoreError(CoreErrorCode::kUnknownMember, "target: task '" + t.name + "' has " +
+    throw CoreError(CoreErrorCode::kUnknownMember, "target: task '" + std::string(name_of(t)) + "' has " +
                                                        std::to_string(t.members) + " member(s), not member " +
                                                        std::to_string(member));
   return workers_[slots_[t.slot_begin + member].worker].id;
@@ -666,6 +681,13 @@ std::vector<std::pair<TaskId, std::uint32_t>> Scheduler::running() const {
       if (slots_[tasks_[i].slot_begin + m].running)
         out.emplace_back(TaskId(static_cast<std::uint32_t>(i)), m);
   return out;
+}
+
+std::size_t Scheduler::pending_consumers(TaskId task) const {
+  std::size_t n = 0;
+  for_each_consumer(tasks_[task.index()],
+                    [&](TaskId c) { n += tasks_[c.index()].state == TaskState::kPending ? 1 : 0; });
+  return n;
 }
 
 std::vector<Stuck> Scheduler::stuck() const {
@@ -693,7 +715,7 @@ std::vector<Stuck> Scheduler::stuck() const {
       default:
         reason = "a member never reported its end";
     }
-    out.push_back({t.name, t.state, reason});
+    out.push_back({std::string(name_of(t)), t.state, reason});
   }
   return out;
 }
@@ -703,14 +725,14 @@ std::vector<Stuck> Scheduler::stuck() const {
 
 std::string Scheduler::dump() const {
   std::string out;
-  auto task_name = [&](TaskId id) { return tasks_[id.index()].name; };
+  auto task_name = [&](TaskId id) { return std::string(name_of(tasks_[id.index()])); };
   out += "tasks:\n";
   for (std::size_t i = 0; i < tasks_.size(); ++i) {
     const Task& t = tasks_[i];
-    out += "  " + t.name + " " + std::string(to_string(t.kind)) + " " + std::string(to_string(t.state)) +
-           " ended=" + std::to_string(t.members_ended) + "/" + std::to_string(t.members) +
-           " live_producers=" + std::to_string(t.live_producers) + " consumers=[";
-    for (TaskId c : t.consumers) out += task_name(c) + ",";
+    out += "  " + std::string(name_of(t)) + " " + std::string(to_string(t.kind)) + " " +
+           std::string(to_string(t.state)) + " ended=" + std::to_string(t.members_ended) + "/" +
+           std::to_string(t.members) + " live_producers=" + std::to_string(t.live_producers) + " consumers=[";
+    for_each_consumer(t, [&](TaskId c) { out += task_name(c) + ","; });
     out += "] members=[";
     for (std::uint32_t m = 0; m < t.members; ++m) {
       const Slot& s = slots_[t.slot_begin + m];
@@ -738,6 +760,50 @@ std::string Scheduler::dump() const {
          " live=" + std::to_string(live_) + " run_error=" + (run_error_ ? run_error_->message : "none") +
          "\n";
   return out;
+}
+
+void Scheduler::encode(std::vector<std::uint32_t>& out) const {
+  // Field for field what dump() prints, in its order; every variable-length list carries its length
+  // first, so the words parse back one way and equal words mean equal dumps.
+  out.push_back(static_cast<std::uint32_t>(tasks_.size()));
+  for (const Task& t : tasks_) {
+    out.push_back(static_cast<std::uint32_t>(t.kind) | static_cast<std::uint32_t>(t.state) << 8);
+    out.push_back(t.members_ended);
+    out.push_back(t.live_producers);
+    std::uint32_t n = 0;
+    for_each_consumer(t, [&](TaskId) { ++n; });
+    out.push_back(n);
+    for_each_consumer(t, [&](TaskId c) { out.push_back(c.index()); });
+    out.push_back(t.members);
+    for (std::uint32_t m = 0; m < t.members; ++m) {
+      const Slot& sl = slots_[t.slot_begin + m];
+      out.push_back(sl.worker << 2 | (sl.running ? 1u : 0u) | (sl.ended ? 2u : 0u));
+    }
+  }
+  out.push_back(static_cast<std::uint32_t>(workers_.size()));
+  for (const WorkerState& w : workers_) {
+    out.push_back(static_cast<std::uint32_t>(w.fifo.size()) << 1 | (w.busy ? 1u : 0u));
+    for (std::size_t i = 0; i < w.fifo.size(); ++i) out.push_back(w.fifo.at(i).index());
+  }
+  out.push_back(static_cast<std::uint32_t>(group_fifo_.size()));
+  for (std::size_t i = 0; i < group_fifo_.size(); ++i) out.push_back(group_fifo_.at(i).index());
+  out.push_back(static_cast<std::uint32_t>(sub_fifo_.size()));
+  for (std::size_t i = 0; i < sub_fifo_.size(); ++i) out.push_back(sub_fifo_.at(i).index());
+  out.push_back(idle_sub_.size());
+  for (std::uint32_t i = idle_sub_.first(); i != IndexSet::kNone; i = idle_sub_.next(i + 1)) out.push_back(i);
+  out.push_back(static_cast<std::uint32_t>(producer_of_.size()));
+  for (TaskId p : producer_of_) out.push_back(p.index());
+  out.push_back(static_cast<std::uint32_t>(inbox_.size()));
+  out.push_back(static_cast<std::uint32_t>(running_members_));
+  out.push_back(static_cast<std::uint32_t>(live_));
+  // The run's error: which member failed (its message is a function of that).
+  if (run_error_) {
+    out.push_back(1);
+    out.push_back(run_error_->task.index());
+    out.push_back(run_error_->member);
+  } else {
+    out.push_back(0);
+  }
 }
 
 }  // namespace dirsched

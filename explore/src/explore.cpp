@@ -1,10 +1,12 @@
 #include "dirsched/explore.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <map>
 #include <memory>
 #include <set>
+#include <string_view>
 #include <unordered_map>
 
 #include "dirsched/invariants.hpp"
@@ -15,34 +17,158 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-// Counts, during one transition, the singles dispatched on a target of a READY, unlaunched group.
-class OvertakeCounter : public Observer {
+// ---------------------------------------------------------------------------------------------
+// 128-bit hash of a state's words: two 64-bit multiply-rotate lanes over pairs of words, crossed and
+// finished with a 64-bit avalanche each.
+
+std::uint64_t rotl(std::uint64_t x, int r) {
+  return (x << r) | (x >> (64 - r));
+}
+std::uint64_t avalanche(std::uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  x ^= x >> 31;
+  return x;
+}
+
+struct Hash128 {
+  std::uint64_t a = 0, b = 0;
+  friend bool operator==(const Hash128& x, const Hash128& y) { return x.a == y.a && x.b == y.b; }
+};
+
+Hash128 hash_words(const std::vector<std::uint32_t>& s) {
+  std::uint64_t a = 0x243f6a8885a308d3ULL, b = 0x13198a2e03707344ULL;
+  const std::size_t n = s.size();
+  std::size_t i = 0;
+  for (; i + 2 <= n; i += 2) {
+    const std::uint64_t w = std::uint64_t{s[i]} | std::uint64_t{s[i + 1]} << 32;
+    a = rotl(a ^ (w * 0x9e3779b97f4a7c15ULL), 27) * 0xc2b2ae3d27d4eb4fULL + 0x165667b19e3779f9ULL;
+    b = rotl(b ^ (w * 0xff51afd7ed558ccdULL), 33) * 0x87c37b91114253d5ULL + 0x52dce729ULL;
+  }
+  const std::uint64_t tail = (i < n ? std::uint64_t{s[i]} : 0) ^ (std::uint64_t{n} << 40);
+  a = rotl(a ^ (tail * 0x9e3779b97f4a7c15ULL), 27) * 0xc2b2ae3d27d4eb4fULL;
+  b = rotl(b ^ (tail * 0xff51afd7ed558ccdULL), 33) * 0x87c37b91114253d5ULL;
+  Hash128 h;
+  h.a = avalanche(a ^ rotl(b, 17) ^ n);
+  h.b = avalanche(b ^ rotl(h.a, 29));
+  return h;
+}
+
+// Open addressing, linear probing: 128-bit hash -> node number. 20 bytes a slot, load <= 3/4.
+class VisitedSet {
  public:
-  OvertakeCounter(const Scheduler& core, const std::vector<TaskId>& groups) : core_(core), groups_(groups) {}
+  static constexpr std::uint32_t kEmpty = 0xffffffffu;
+  VisitedSet() { slots_.assign(1024, Slot{}); }
+  // The node of `h`, or inserts `node` and returns kEmpty.
+  std::uint32_t find_or_insert(const Hash128& h, std::uint32_t node) {
+    if ((size_ + 1) * 4 > slots_.size() * 3) grow();
+    std::size_t i = static_cast<std::size_t>(h.a) & (slots_.size() - 1);
+    while (slots_[i].node != kEmpty) {
+      if (slots_[i].a == h.a && slots_[i].b == h.b) return slots_[i].node;
+      i = (i + 1) & (slots_.size() - 1);
+    }
+    slots_[i] = {h.a, h.b, node};
+    ++size_;
+    return kEmpty;
+  }
+  std::uint32_t find(const Hash128& h) const {
+    std::size_t i = static_cast<std::size_t>(h.a) & (slots_.size() - 1);
+    while (slots_[i].node != kEmpty) {
+      if (slots_[i].a == h.a && slots_[i].b == h.b) return slots_[i].node;
+      i = (i + 1) & (slots_.size() - 1);
+    }
+    return kEmpty;
+  }
+  std::size_t bytes() const { return slots_.capacity() * sizeof(Slot); }
+
+ private:
+#pragma pack(push, 4)
+  struct Slot {
+    std::uint64_t a = 0, b = 0;
+    std::uint32_t node = kEmpty;
+  };
+#pragma pack(pop)
+  void grow() {
+    std::vector<Slot> old(slots_.size() * 2);
+    old.swap(slots_);
+    size_ = 0;
+    for (const Slot& s : old)
+      if (s.node != kEmpty) find_or_insert({s.a, s.b}, s.node);
+  }
+  std::vector<Slot> slots_;
+  std::size_t size_ = 0;
+};
+
+// ---------------------------------------------------------------------------------------------
+// What the explorer knows of the trace, the same on every path: the k-th accepted submit is the same
+// op on every path (validation does not depend on state, and an unwind stops every later op), so a
+// TaskId names one op everywhere.
+
+struct Facts {
+  std::vector<std::string> group_names;
+  std::vector<std::vector<std::int64_t>> group_workers;  // per group: its worker ids as written
+  std::unordered_map<std::string_view, std::size_t> group_index;
+  std::vector<TaskId> group_task;                                  // per group, once some path submitted it
+  std::vector<TaskId> sub_tasks;                                   // SUB tasks some path submitted
+  std::unordered_map<std::string_view, std::uint32_t> name_index;  // every op's task name
+  std::size_t names = 0;
+  // Per op position p (the next op to run), over ops p..end, batch members included:
+  std::vector<std::vector<bool>> reads;          // buffers read (INPUT, INOUT)
+  std::vector<std::vector<bool>> group_targets;  // registration indices some group targets
+  std::vector<std::size_t> subs;                 // SUB submits
+};
+
+// Per-transition observer: overtakes, submitted ids, and rejected / not-submitted names.
+class Watch : public Observer {
+ public:
+  Watch(const Scheduler& core, Facts& facts, std::string& verdicts, std::vector<int>& delta)
+      : core_(core), facts_(facts), verdicts_(verdicts), delta_(delta) {}
   void on_event(const Event& e) override {
-    if (e.kind != EventKind::kDispatch || e.task_kind != TaskKind::kSingle) return;
-    for (std::size_t g = 0; g < groups_.size(); ++g) {
-      const TaskId id = groups_[g];
-      if (!id.valid() || id.index() >= core_.task_count() || core_.state(id) != TaskState::kReady) continue;
-      for (std::uint32_t m = 0; m < core_.members(id); ++m)
-        if (core_.target(id, m) == e.target.worker) {
-          ++delta[g];
-          break;
+    switch (e.kind) {
+      case EventKind::kDispatch:
+        if (e.task_kind != TaskKind::kSingle) return;
+        for (std::size_t g = 0; g < facts_.group_task.size(); ++g) {
+          const TaskId id = facts_.group_task[g];
+          if (!id.valid() || id.index() >= core_.task_count() || core_.state(id) != TaskState::kReady)
+            continue;
+          const auto& ws = facts_.group_workers[g];
+          if (std::find(ws.begin(), ws.end(), e.target.worker.value()) != ws.end()) ++delta_[g];
         }
+        return;
+      case EventKind::kSubmit:
+        if (e.task_kind == TaskKind::kGroup) {
+          auto it = facts_.group_index.find(e.name);
+          if (it != facts_.group_index.end()) facts_.group_task[it->second] = e.task;
+        } else if (is_sub(e.task_kind) && std::find(facts_.sub_tasks.begin(), facts_.sub_tasks.end(),
+                                                    e.task) == facts_.sub_tasks.end()) {
+          facts_.sub_tasks.push_back(e.task);
+        }
+        return;
+      case EventKind::kReject:
+      case EventKind::kNotSubmitted: {
+        auto it = facts_.name_index.find(e.name);
+        if (it != facts_.name_index.end()) verdicts_[it->second] = e.kind == EventKind::kReject ? 'R' : 'N';
+        return;
+      }
+      default:
+        return;
     }
   }
-  std::map<std::size_t, int> delta;  // group index -> singles that overtook it in this transition
 
  private:
   const Scheduler& core_;
-  const std::vector<TaskId>& groups_;
+  Facts& facts_;
+  std::string& verdicts_;
+  std::vector<int>& delta_;
 };
 
 struct State {
   std::unique_ptr<Scheduler> core;
   std::unique_ptr<Replay> replay;
   std::unique_ptr<InvariantChecker> checker;
-  std::map<std::string, std::string> not_in_core;  // REJECTED / NOT_SUBMITTED task names
+  std::string verdicts;  // per trace task name: '-', 'R'EJECTED or 'N'OT_SUBMITTED
 
   State copy() const {
     State s;
@@ -50,58 +176,38 @@ struct State {
     s.replay = std::make_unique<Replay>(*replay);
     s.replay->rebind(*s.core);
     s.checker = std::make_unique<InvariantChecker>(*checker);
-    s.not_in_core = not_in_core;
+    s.verdicts = verdicts;
     return s;
   }
-  std::string key() const {
-    return core->dump() + "|op=" + std::to_string(replay->position()) + (replay->unwound() ? "u" : "");
-  }
 };
 
-// Records rejected and not-submitted names into the state being built.
-class NameLog : public Observer {
- public:
-  explicit NameLog(std::map<std::string, std::string>& out) : out_(out) {}
-  void on_event(const Event& e) override {
-    if (e.kind == EventKind::kReject) out_[std::string(e.name)] = "REJECTED";
-    if (e.kind == EventKind::kNotSubmitted) out_[std::string(e.name)] = "NOT_SUBMITTED";
-  }
-
- private:
-  std::map<std::string, std::string>& out_;
+struct Choice {
+  bool op = false;
+  std::pair<TaskId, std::uint32_t> member;
+  Outcome outcome = Outcome::kSuccess;
 };
 
-struct Node {
-  std::vector<int> best_max, best_min;  // per group, over the rest of any path to a terminal state
-  std::vector<int> next_max, next_min;  // child index achieving it, -1 at a terminal state
-  std::vector<std::string> step;        // per child: the action
-  std::vector<std::size_t> child;       // per child: node index
-};
+constexpr std::uint16_t kNoChoice = 0xffff;
 
 class Explorer {
  public:
   Explorer(const Scenario& s, const ExploreOptions& o) : s_(s), o_(o), registry_(s.registry()) {
-    for (const OpSpec& op : s.trace) {
-      if (op.kind == OpKind::kSubmitGroup) group_names_.push_back(op.task);
-      for (const OpSpec& inner : op.ops)
-        if (inner.kind == OpKind::kSubmitGroup) group_names_.push_back(inner.task);
-    }
+    learn_trace();
+    groups_ = f_.group_names.size();
   }
 
   ojson run() {
-    State root;
-    root.core = make_scheduler(s_);
-    root.checker = std::make_unique<InvariantChecker>(registry_);
-    root.replay = std::make_unique<Replay>(s_, *root.core);
-    const std::size_t r = visit(std::move(root));
+    const std::size_t r = visit(root());
     ojson out;
     out["scenario"] = s_.name;
-    out["states"] = nodes_.size();
+    out["states"] = nodes_;
     out["transitions"] = transitions_;
     out["stopped_early"] = stopped_;
     if (stopped_)
       out["note"] =
           "stopped after max_states=" + std::to_string(o_.max_states) + " states: results cover only those";
+    out["por"] = o_.por;
+    out["bytes_per_state"] = nodes_ ? (bytes_held() + nodes_ / 2) / nodes_ : 0;
     out["terminal_outcomes"] = outcomes_.size();
     ojson examples = ojson::array();
     for (const std::string& o : outcomes_) {
@@ -114,101 +220,257 @@ class Explorer {
     for (const auto& [task, v] : stuck_) stuck.push_back(v);
     out["stuck"] = stuck;
     ojson groups = ojson::object();
-    for (std::size_t g = 0; g < group_names_.size(); ++g) {
-      const Node& n = nodes_[r];
-      if (n.best_max[g] < 0) continue;  // never submitted on any path
-      groups[group_names_[g]] = {{"max_overtakes", n.best_max[g]},
-                                 {"witness", witness(r, g, true)},
-                                 {"min_overtakes", n.best_min[g]},
-                                 {"min_witness", witness(r, g, false)}};
+    for (std::size_t g = 0; g < groups_; ++g) {
+      const std::size_t k = r * groups_ + g;
+      if (best_max_[k] < 0) continue;  // never submitted on any path
+      groups[f_.group_names[g]] = {{"max_overtakes", best_max_[k]},
+                                   {"witness", witness(g, true)},
+                                   {"min_overtakes", best_min_[k]},
+                                   {"min_witness", witness(g, false)}};
     }
     out["groups"] = groups;
     return out;
   }
 
  private:
-  // The group TaskIds in a state, by group index (invalid when not submitted there).
-  std::vector<TaskId> group_ids(const Scheduler& core) const {
-    std::vector<TaskId> ids(group_names_.size());
-    for (std::size_t i = 0; i < core.task_count(); ++i) {
-      const TaskId id(static_cast<std::uint32_t>(i));
-      if (core.kind(id) != TaskKind::kGroup) continue;
-      for (std::size_t g = 0; g < group_names_.size(); ++g)
-        if (core.name(id) == group_names_[g]) ids[g] = id;
+  void learn_trace() {
+    std::vector<const OpSpec*> flat;  // submits in trace order, with the op position they belong to
+    std::vector<std::size_t> pos;
+    for (std::size_t p = 0; p < s_.trace.size(); ++p) {
+      const OpSpec& op = s_.trace[p];
+      if (op.kind == OpKind::kBatch) {
+        for (const OpSpec& inner : op.ops) flat.push_back(&inner), pos.push_back(p);
+      } else if (!op.task.empty()) {
+        flat.push_back(&op), pos.push_back(p);
+      }
     }
-    return ids;
+    const std::size_t buffers = s_.buffers.size(), workers = registry_.next_level_count();
+    f_.reads.assign(s_.trace.size() + 1, std::vector<bool>(buffers, false));
+    f_.group_targets.assign(s_.trace.size() + 1, std::vector<bool>(workers, false));
+    f_.subs.assign(s_.trace.size() + 1, 0);
+    for (std::size_t i = 0; i < flat.size(); ++i) {
+      const OpSpec& op = *flat[i];
+      f_.name_index.emplace(op.task, static_cast<std::uint32_t>(f_.name_index.size()));
+      if (op.kind == OpKind::kSubmitGroup) {
+        f_.group_index.emplace(op.task, f_.group_names.size());
+        f_.group_names.push_back(op.task);
+        std::vector<std::int64_t> ws;
+        if (op.workers)
+          for (const WorkerArg& w : *op.workers)
+            if (w.is_integer()) ws.push_back(w.value());
+        f_.group_workers.push_back(ws);
+      }
+    }
+    f_.names = f_.name_index.size();
+    f_.group_task.assign(f_.group_names.size(), TaskId());
+    // Suffix unions, from the last op back.
+    std::size_t i = flat.size();
+    for (std::size_t p = s_.trace.size(); p-- > 0;) {
+      f_.reads[p] = f_.reads[p + 1];
+      f_.group_targets[p] = f_.group_targets[p + 1];
+      f_.subs[p] = f_.subs[p + 1];
+      while (i > 0 && pos[i - 1] == p) {
+        const OpSpec& op = *flat[--i];
+        for (const auto& member : op.args)
+          for (const ArgSpec& a : member)
+            if (a.buffer && (a.tag == Tag::kInput || a.tag == Tag::kInOut)) f_.reads[p][*a.buffer] = true;
+        if (op.kind == OpKind::kSubmitGroup && op.workers)
+          for (const WorkerArg& w : *op.workers)
+            if (w.is_integer()) {
+              if (auto index = registry_.index_of(WorkerId(w.value()))) f_.group_targets[p][*index] = true;
+            }
+        if (op.kind == OpKind::kSubmitSub || op.kind == OpKind::kSubmitSubGroup) ++f_.subs[p];
+      }
+    }
   }
 
-  std::vector<std::string> witness(std::size_t node, std::size_t g, bool max) const {
+  State root() const {
+    State st;
+    st.core = make_scheduler(s_);
+    st.checker = std::make_unique<InvariantChecker>(registry_);
+    st.replay = std::make_unique<Replay>(s_, *st.core);
+    st.verdicts.assign(f_.names, '-');
+    return st;
+  }
+
+  // The next op position whose suffix facts apply (past the end once the replay is done).
+  std::size_t suffix(const State& st) const {
+    return st.replay->done() ? s_.trace.size() : st.replay->position();
+  }
+
+  // The member whose end alone is explored at this state (see explore.hpp), if any.
+  bool local_member(const State& st, const std::vector<std::pair<TaskId, std::uint32_t>>& running,
+                    std::size_t& pick) const {
+    const Scheduler& core = *st.core;
+    const std::size_t p = suffix(st);
+    // L3: at most one SUB task waiting or still to come.
+    std::size_t subs = f_.subs[p];
+    for (TaskId id : f_.sub_tasks)
+      if (id.index() < core.task_count() &&
+          (core.state(id) == TaskState::kPending || core.state(id) == TaskState::kReady))
+        ++subs;
+    if (subs > 1) return false;
+    if (o_.failures && !core.run_error()) return false;  // L4, first half
+    for (std::size_t i = 0; i < running.size(); ++i) {
+      const auto [task, member] = running[i];
+      if (is_sub(core.kind(task))) continue;
+      // L1
+      if (core.pending_consumers(task) > 0) continue;
+      const OpSpec& op = st.replay->op_of(task);
+      bool read_later = false;
+      for (const auto& args : op.args)
+        for (const ArgSpec& a : args)
+          if (a.buffer && a.tag != Tag::kInput && a.tag != Tag::kNoDep && f_.reads[p][*a.buffer])
+            read_later = true;
+      if (read_later) continue;
+      // L2
+      const std::uint32_t w = *registry_.index_of(core.target(task, member));
+      if (f_.group_targets[p][w]) continue;
+      bool waited_on = false;
+      for (TaskId g : f_.group_task) {
+        if (!g.valid() || g.index() >= core.task_count()) continue;
+        const TaskState gs = core.state(g);
+        if (gs != TaskState::kPending && gs != TaskState::kReady) continue;
+        for (std::uint32_t m = 0; m < core.members(g); ++m)
+          waited_on |= core.target(g, m) == core.target(task, member);
+      }
+      if (waited_on) continue;
+      // L4, second half: no other member of the same task still running.
+      if (o_.failures && core.members(task) > 1) {
+        std::size_t same = 0;
+        for (const auto& r : running) same += r.first == task ? 1 : 0;
+        if (same > 1) continue;
+      }
+      pick = i;
+      return true;
+    }
+    return false;
+  }
+
+  std::vector<Choice> choices(const State& st) const {
+    std::vector<Choice> out;
+    const auto running = st.core->running();
+    std::size_t pick = 0;
+    if (o_.por && local_member(st, running, pick)) {
+      out.push_back({false, running[pick], Outcome::kSuccess});
+      if (o_.failures) out.push_back({false, running[pick], Outcome::kFailure});
+      return out;
+    }
+    if (st.replay->next_enabled()) out.push_back({true, {}, Outcome::kSuccess});
+    for (const auto& m : running) {
+      out.push_back({false, m, Outcome::kSuccess});
+      if (o_.failures) out.push_back({false, m, Outcome::kFailure});
+    }
+    return out;
+  }
+
+  std::string step_name(const State& st, const Choice& c) const {
+    if (c.op) {
+      const OpSpec& op = *st.replay->next();
+      return "op " + op.path + (op.task.empty() ? "" : " " + op.task);
+    }
+    std::string name(st.core->name(c.member.first));
+    if (is_group(st.core->kind(c.member.first))) name += "[" + std::to_string(c.member.second) + "]";
+    return "end " + name + (c.outcome == Outcome::kFailure ? " failure" : " success");
+  }
+
+  // Applies one choice to a copy of `from`. False on an invariant violation (`violation` set).
+  // `from` may be `to` moved in (the last choice of a state needs no copy).
+  bool apply(const State& from, const Choice& c, State& to, std::vector<int>& delta,
+             std::optional<Violation>& violation) {
+    if (&from != &to) to = from.copy();
+    delta.assign(groups_, 0);
+    Watch watch(*to.core, f_, to.verdicts, delta);
+    ObserverList observers;
+    observers.add(to.checker.get());
+    observers.add(&watch);
+    to.core->set_observer(&observers);
+    Scheduler* core = to.core.get();
+    to.checker->set_dump([core] { return core->dump(); });
+    bool ok = true;
+    try {
+      if (c.op) {
+        if (to.replay->run_next(0)) run_instant(*to.core, [](const std::vector<Dispatch>&) {});
+      } else {
+        // One end per transition: the explorer orders coinciding ends itself, one at a time.
+        std::vector<MemberEnd> ends = {{0, c.member.first, c.member.second, c.outcome}};
+        complete_instant(*to.core, ends, [](const std::vector<Dispatch>&) {});
+      }
+    } catch (const InvariantViolation& v) {
+      violation = v.violation;
+      ok = false;
+    }
+    to.core->set_observer(nullptr);
+    to.checker->set_dump(nullptr);
+    return ok;
+  }
+
+  Hash128 key(const State& st) {
+    scratch_.clear();
+    st.core->encode(scratch_);
+    st.replay->encode(scratch_);
+    return hash_words(scratch_);
+  }
+
+  // The steps of path_ (choice indices from the root), as text.
+  std::vector<std::string> path_steps() {
     std::vector<std::string> steps;
-    for (int c = max ? nodes_[node].next_max[g] : nodes_[node].next_min[g]; c >= 0;
-         c = max ? nodes_[node].next_max[g] : nodes_[node].next_min[g]) {
-      steps.push_back(nodes_[node].step[static_cast<std::size_t>(c)]);
-      node = nodes_[node].child[static_cast<std::size_t>(c)];
+    State st = root();
+    for (std::uint16_t k : path_) {
+      const std::vector<Choice> cs = choices(st);
+      const Choice& c = cs[k];
+      steps.push_back(step_name(st, c));
+      State next;
+      std::vector<int> delta;
+      std::optional<Violation> v;
+      apply(st, c, next, delta, v);
+      st = std::move(next);
     }
     return steps;
   }
 
-  // Applies one action to a copy of `from`; returns the new state and the overtakes it caused.
-  bool apply(const State& from, const std::string& action, std::size_t member_pick, Outcome outcome,
-             State& to, std::map<std::size_t, int>& delta) {
-    to = from.copy();
-    std::vector<TaskId> groups = group_ids(*to.core);
-    OvertakeCounter counter(*to.core, groups);
-    NameLog names(to.not_in_core);
-    ObserverList observers;
-    observers.add(to.checker.get());
-    observers.add(&counter);
-    observers.add(&names);
-    to.core->set_observer(&observers);
-    to.checker->set_dump([&to] { return to.core->dump(); });
-    try {
-      if (action == "op") {
-        const bool looked = to.replay->run_next(0);
-        if (looked) {
-          groups = group_ids(*to.core);  // a submit may have added a group
-          run_instant(*to.core, [](const std::vector<Dispatch>&) {});
-        }
-      } else {
-        // One end per transition: the explorer orders coinciding ends itself, one at a time.
-        const auto running = to.core->running();
-        std::vector<MemberEnd> ends = {{0, running[member_pick].first, running[member_pick].second, outcome}};
-        complete_instant(*to.core, ends, [](const std::vector<Dispatch>&) {});
-      }
-    } catch (const InvariantViolation& v) {
-      to.core->set_observer(nullptr);
-      record_violation(v.violation);
-      return false;
+  // Follows the recorded best choices for group g from the root.
+  std::vector<std::string> witness(std::size_t g, bool max) {
+    std::vector<std::string> steps;
+    State st = root();
+    std::uint32_t node = visited_.find(key(st));
+    while (node != VisitedSet::kEmpty) {
+      const std::uint16_t k = (max ? next_max_ : next_min_)[node * groups_ + g];
+      if (k == kNoChoice) break;
+      const std::vector<Choice> cs = choices(st);
+      steps.push_back(step_name(st, cs[k]));
+      State next;
+      std::vector<int> delta;
+      std::optional<Violation> v;
+      apply(st, cs[k], next, delta, v);
+      st = std::move(next);
+      node = visited_.find(key(st));
     }
-    to.core->set_observer(nullptr);
-    to.checker->set_dump(nullptr);
-    delta = counter.delta;
-    return true;
+    return steps;
   }
 
   void record_violation(const Violation& v) {
     if (violations_.size() >= 10) return;
-    violations_.push_back({{"rule", v.rule}, {"detail", v.detail}, {"witness", path_}, {"dump", v.dump}});
-  }
-
-  std::string action_name(const Scheduler& core, const std::pair<TaskId, std::uint32_t>& m, Outcome o) const {
-    std::string name(core.name(m.first));
-    if (is_group(core.kind(m.first))) name += "[" + std::to_string(m.second) + "]";
-    return "end " + name + (o == Outcome::kFailure ? " failure" : " success");
+    violations_.push_back(
+        {{"rule", v.rule}, {"detail", v.detail}, {"witness", path_steps()}, {"dump", v.dump}});
   }
 
   void terminal(const State& st) {
     State end = st.copy();
-    NameLog names(end.not_in_core);
-    end.core->set_observer(&names);
+    std::vector<int> delta(groups_, 0);
+    Watch watch(*end.core, f_, end.verdicts, delta);
+    end.core->set_observer(&watch);
     end.replay->unwind_rest();
     end.core->set_observer(nullptr);
-    ojson outcome = ojson::object();
-    std::map<std::string, std::string> states = end.not_in_core;
+    std::map<std::string, std::string> states;
+    for (const auto& [name, index] : f_.name_index)
+      if (end.verdicts[index] != '-')
+        states[std::string(name)] = end.verdicts[index] == 'R' ? "REJECTED" : "NOT_SUBMITTED";
     for (std::size_t i = 0; i < end.core->task_count(); ++i) {
       const TaskId id(static_cast<std::uint32_t>(i));
       states[std::string(end.core->name(id))] = std::string(to_string(end.core->state(id)));
     }
+    ojson outcome = ojson::object();
     for (const auto& [k, v] : states) outcome[k] = v;
     outcomes_.insert(outcome.dump());
     const std::vector<Stuck> stuck = end.core->stuck();
@@ -220,88 +482,87 @@ class Explorer {
     for (const Stuck& s : stuck)
       if (!stuck_.count(s.task))
         stuck_[s.task] = {
-            {"task", s.task}, {"state", to_string(s.state)}, {"reason", s.reason}, {"witness", path_}};
+            {"task", s.task}, {"state", to_string(s.state)}, {"reason", s.reason}, {"witness", path_steps()}};
   }
 
-  std::size_t visit(State st) {
-    const std::string key = st.key();
-    auto found = index_.find(key);
-    if (found != index_.end()) return found->second;
-    const std::size_t id = nodes_.size();
-    index_.emplace(key, id);
-    nodes_.emplace_back();
-    const std::size_t groups = group_names_.size();
-    // best_* start "unknown"; -1 marks "this group is never submitted below".
-    std::vector<int> bmax(groups, std::numeric_limits<int>::min()),
-        bmin(groups, std::numeric_limits<int>::max());
-    std::vector<int> nmax(groups, -1), nmin(groups, -1);
-    if (nodes_.size() > o_.max_states) stopped_ = true;
+  std::size_t bytes_held() const {
+    return visited_.bytes() + best_max_.capacity() * sizeof(int) + best_min_.capacity() * sizeof(int) +
+           next_max_.capacity() * sizeof(std::uint16_t) + next_min_.capacity() * sizeof(std::uint16_t);
+  }
 
-    struct Choice {
-      std::string step;
-      std::string action;
-      std::size_t pick;
-      Outcome outcome;
-    };
-    std::vector<Choice> choices;
-    if (!stopped_) {
-      if (st.replay->next_enabled()) {
-        const OpSpec& op = *st.replay->next();
-        choices.push_back(
-            {"op " + op.path + (op.task.empty() ? "" : " " + op.task), "op", 0, Outcome::kSuccess});
-      }
-      const auto running = st.core->running();
-      for (std::size_t i = 0; i < running.size(); ++i) {
-        choices.push_back(
-            {action_name(*st.core, running[i], Outcome::kSuccess), "end", i, Outcome::kSuccess});
-        if (o_.failures)
-          choices.push_back(
-              {action_name(*st.core, running[i], Outcome::kFailure), "end", i, Outcome::kFailure});
-      }
-    }
-    if (choices.empty() && !stopped_) terminal(st);
-    for (const Choice& c : choices) {
+  std::uint32_t new_node() {
+    const auto id = static_cast<std::uint32_t>(nodes_++);
+    best_max_.resize(nodes_ * groups_, std::numeric_limits<int>::min());
+    best_min_.resize(nodes_ * groups_, std::numeric_limits<int>::max());
+    next_max_.resize(nodes_ * groups_, kNoChoice);
+    next_min_.resize(nodes_ * groups_, kNoChoice);
+    return id;
+  }
+
+  // Depth-first: returns the node of `st`, exploring it first if new.
+  std::uint32_t visit(State st, const Hash128* known = nullptr) {
+    const Hash128 h = known ? *known : key(st);
+    const std::uint32_t id = static_cast<std::uint32_t>(nodes_);
+    const std::uint32_t found = visited_.find_or_insert(h, id);
+    if (found != VisitedSet::kEmpty) return found;
+    new_node();
+    if (nodes_ > o_.max_states) stopped_ = true;
+    std::vector<Choice> cs;
+    if (!stopped_) cs = choices(st);
+    if (cs.empty() && !stopped_) terminal(st);
+    const std::size_t tasks_here = st.core->task_count();
+    std::vector<int> delta;
+    for (std::size_t k = 0; k < cs.size(); ++k) {
       State next;
-      std::map<std::size_t, int> delta;
-      path_.push_back(c.step);
+      std::optional<Violation> violation;
+      path_.push_back(static_cast<std::uint16_t>(k));
       ++transitions_;
-      const bool ok = apply(st, c.action, c.pick, c.outcome, next, delta);
-      if (ok) {
-        const std::size_t child = visit(std::move(next));
-        Node& n = nodes_[id];
-        const std::size_t k = n.child.size();
-        n.child.push_back(child);
-        n.step.push_back(c.step);
-        for (std::size_t g = 0; g < groups; ++g) {
-          const int d = delta.count(g) ? delta.at(g) : 0;
-          const int cmax = nodes_[child].best_max[g], cmin = nodes_[child].best_min[g];
+      const bool last = k + 1 == cs.size();
+      if (last) next = std::move(st);  // st is not needed after its last choice
+      if (apply(last ? next : st, cs[k], next, delta, violation)) {
+        const Hash128 ch = key(next);
+        const std::uint32_t child = visited_.find(ch);
+        const std::vector<int> d = delta;
+        const std::uint32_t c = child != VisitedSet::kEmpty ? child : visit(std::move(next), &ch);
+        for (std::size_t g = 0; g < groups_; ++g) {
+          const int cmax = best_max_[c * groups_ + g], cmin = best_min_[c * groups_ + g];
           if (cmax < 0) continue;  // the group never exists below this child
-          if (d + cmax > bmax[g]) bmax[g] = d + cmax, nmax[g] = static_cast<int>(k);
-          if (d + cmin < bmin[g]) bmin[g] = d + cmin, nmin[g] = static_cast<int>(k);
+          const std::size_t at = id * groups_ + g;
+          if (d[g] + cmax > best_max_[at])
+            best_max_[at] = d[g] + cmax, next_max_[at] = static_cast<std::uint16_t>(k);
+          if (d[g] + cmin < best_min_[at])
+            best_min_[at] = d[g] + cmin, next_min_[at] = static_cast<std::uint16_t>(k);
         }
+      } else {
+        record_violation(*violation);
       }
       path_.pop_back();
     }
     // Where no child said anything of a group (a terminal state, or a group that never exists below):
     // a group submitted by now contributes 0 more overtakes, one never submitted is marked -1.
-    const std::vector<TaskId> present = group_ids(*st.core);
-    for (std::size_t g = 0; g < groups; ++g)
-      if (bmax[g] == std::numeric_limits<int>::min()) bmax[g] = bmin[g] = present[g].valid() ? 0 : -1;
-    Node& n = nodes_[id];
-    n.best_max = bmax;
-    n.best_min = bmin;
-    n.next_max = nmax;
-    n.next_min = nmin;
+    for (std::size_t g = 0; g < groups_; ++g) {
+      const std::size_t at = id * groups_ + g;
+      if (best_max_[at] != std::numeric_limits<int>::min()) continue;
+      const TaskId gid = f_.group_task[g];
+      const bool present = gid.valid() && gid.index() < tasks_here;
+      best_max_[at] = best_min_[at] = present ? 0 : -1;
+    }
     return id;
   }
 
   const Scenario& s_;
   const ExploreOptions& o_;
   Registry registry_;
-  std::vector<std::string> group_names_;
-  std::vector<Node> nodes_;
-  std::unordered_map<std::string, std::size_t> index_;  // lookup only; results come from nodes_
-  std::vector<std::string> path_;
+  Facts f_;
+  std::size_t groups_ = 0;
+  VisitedSet visited_;
+  std::size_t nodes_ = 0;
+  // Per node and group (node * groups_ + g): the best overtake counts below it and the choice index
+  // achieving them (kNoChoice at a terminal state).
+  std::vector<int> best_max_, best_min_;
+  std::vector<std::uint16_t> next_max_, next_min_;
+  std::vector<std::uint16_t> path_;  // choice indices from the root to the state being explored
+  std::vector<std::uint32_t> scratch_;
   std::size_t transitions_ = 0;
   bool stopped_ = false;
   std::set<std::string> outcomes_;

@@ -269,6 +269,12 @@ void write_outputs(const Run& run, const std::string& dir, const std::vector<std
   fs::rename(tmp, target);
 }
 
+bool expect_reads_dispatch_order(const Scenario& scenario) {
+  const nlohmann::json& e = scenario.expect;
+  return e.is_object() &&
+         (e.contains("dispatch_order") || e.contains("dispatch_order_per_worker") || e.contains("order"));
+}
+
 std::optional<std::string> check_expectations(const Run& run) {
   const nlohmann::json& e = run.scenario.expect;
   if (e.is_null()) return std::nullopt;

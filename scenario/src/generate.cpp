@@ -74,9 +74,7 @@ class Builder {
     op.kind = kind;
     op.path = "trace[" + std::to_string(s_.trace.size()) + "]";
     op.task = task;
-    op.args.resize(members);
-    op.duration_s.resize(members);
-    op.fail.resize(members, false);
+    op.args.resize(members);  // duration_s and fail stay empty: the callable's cost, no failure
     return op;
   }
   Scenario& s_;

@@ -58,7 +58,12 @@ class Rng {
 class Driver {
  public:
   Driver(Run& run, const RunOptions& options, std::uint64_t seed, InvariantChecker* checker)
-      : run_(run), s_(run.scenario), rng_(seed), progress_(options.progress), checker_(checker) {}
+      : run_(run),
+        s_(run.scenario),
+        rng_(seed),
+        progress_(options.progress),
+        checker_(checker),
+        keep_dispatch_order_(wants_dispatch_order(run.scenario)) {}
 
   void resolve_hosts() {
     auto host = [&](const std::string& name, const std::string& path) {
@@ -186,21 +191,23 @@ class Driver {
     f.member = d.member;
     f.host = d.target.sub ? static_cast<std::uint32_t>(nl_hosts_.size() + d.target.sub_index)
                           : *run_.core->registry().index_of(d.target.worker);
-    f.fail = op.fail[d.member];
+    f.fail = op.member_fails(d.member);
     const double factor = rng_.factor(c.cost.jitter);
-    if (op.duration_s[d.member])
-      f.duration = *op.duration_s[d.member] * factor;
+    if (const std::optional<double> own = op.member_duration(d.member))
+      f.duration = *own * factor;
     else if (c.cost.duration_s)
       f.duration = *c.cost.duration_s * factor;
     else if (c.cost.flops)
       f.flops = *c.cost.flops * factor;
     f.in_bytes = c.cost.input_bytes;
     f.out_bytes = c.cost.output_bytes;
-    run_.result.dispatch_order.push_back(
-        std::string(run_.core->name(d.task)) +
-        (is_group(run_.core->kind(d.task)) ? "[" + std::to_string(d.member) + "]" : "") + "@" +
-        (d.target.sub ? "sub" + std::to_string(d.target.sub_index)
-                      : std::to_string(d.target.worker.value())));
+    ++run_.result.dispatches;
+    if (keep_dispatch_order_)
+      run_.result.dispatch_order.push_back(
+          std::string(run_.core->name(d.task)) +
+          (is_group(run_.core->kind(d.task)) ? "[" + std::to_string(d.member) + "]" : "") + "@" +
+          (d.target.sub ? "sub" + std::to_string(d.target.sub_index)
+                        : std::to_string(d.target.worker.value())));
     if (off_hosts_.count(host_of(f))) {
       due_.push_back(
           {d.seq, d.task, d.member, Outcome::kFailure});  // a dispatch to an off host fails at once
@@ -416,11 +423,16 @@ class Driver {
     r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start_).count();
   }
 
+  // The dispatch order ("task@worker" per dispatch) is kept only for an expect block that checks it:
+  // nothing else reads it, and it costs a string per dispatch.
+  static bool wants_dispatch_order(const Scenario& s) { return expect_reads_dispatch_order(s); }
+
   Run& run_;
   const Scenario& s_;
   Rng rng_;
   bool progress_;
   InvariantChecker* checker_;
+  bool keep_dispatch_order_;
   bool printed_progress_ = false;
   double last_instant_ = 0;
   std::chrono::steady_clock::time_point wall_start_, last_progress_;
@@ -463,7 +475,7 @@ std::unique_ptr<Run> simulate(const Scenario& scenario, const RunOptions& option
   run->recorder = std::make_unique<Recorder>(run->core->registry());
   run->core->reserve(scenario.submit_count());
   run->recorder->reserve(scenario.submit_count());
-  run->result.dispatch_order.reserve(scenario.submit_count());
+  if (expect_reads_dispatch_order(scenario)) run->result.dispatch_order.reserve(scenario.submit_count());
   const Scheduler* core_view = run->core.get();
   EventLog log(run->events_jsonl, options.events_path, core_view);
   ObserverList observers;

@@ -23,6 +23,22 @@ TEST(Starvation, SinglesThatKeepATargetBusyOvertakeAWaitingGroup) {
   EXPECT_DOUBLE_EQ(g->start, 2.0);
 }
 
+TEST(RecorderFind, FindsTasksRecordedAfterAnEarlierLookupAndNothingElse) {
+  FakeDriver d(Builder().chip(0).chip(1));
+  d.single("m", 0);
+  d.run();
+  ASSERT_NE(d.recorder().find("m"), nullptr);  // builds the name index
+  d.single("b", 1);                            // recorded after the index was built
+  d.single("z", 0);
+  d.run();
+  ASSERT_NE(d.recorder().find("b"), nullptr);
+  EXPECT_EQ(d.recorder().find("b")->name, "b");
+  EXPECT_EQ(d.recorder().find("z")->name, "z");
+  EXPECT_EQ(d.recorder().find("m")->name, "m");
+  EXPECT_EQ(d.recorder().find("a"), nullptr);
+  EXPECT_EQ(d.recorder().find("n"), nullptr);
+}
+
 TEST(Starvation, IdleTargetTimeCountsOnlyWhileSomeTargetIsIdle) {
   FakeDriver d(Builder().chip(0).chip(1));
   d.duration("s1", 4);

@@ -21,12 +21,109 @@ Scenario load(const std::string& trace, const std::string& extra_workers = "") {
 TEST(Explore, TwoIndependentSinglesHaveOneOutcomeAndEveryOrderMerges) {
   Scenario s = load(R"([{"op":"submit_next_level","task":"a","callable":"k","worker":0},
                         {"op":"submit_next_level","task":"b","callable":"k","worker":1},{"op":"drain"}])");
-  auto r = explore(s, {});
+  ExploreOptions full;
+  full.por = false;
+  auto r = explore(s, full);
   EXPECT_EQ(r["terminal_outcomes"], 1);
   EXPECT_FALSE(r["stopped_early"].get<bool>());
   EXPECT_TRUE(r["violations"].empty());
   // (op, a, b): 0--, 1R-, 2RR, 1C-, 2CR (reached twice, merged), 2RC, 2CC, 3CC after the drain.
   EXPECT_EQ(r["states"], 8);
+}
+
+TEST(ExplorePor, TwoIndependentSinglesNeedOneOrderOfTheirEnds) {
+  Scenario s = load(R"([{"op":"submit_next_level","task":"a","callable":"k","worker":0},
+                        {"op":"submit_next_level","task":"b","callable":"k","worker":1},{"op":"drain"}])");
+  auto r = explore(s, {});
+  EXPECT_TRUE(r["por"].get<bool>());
+  EXPECT_EQ(r["terminal_outcomes"], 1);
+  // a is local as soon as it runs (nothing reads its outputs, no group waits on chip 0), so only its
+  // end is explored there: 0--, 1R-, 1C-, 2CR, 2CC, 3CC.
+  EXPECT_EQ(r["states"], 6);
+}
+
+// The results POR must keep, without the witnesses (which may pick another equivalent order).
+json essentials(const nlohmann::ordered_json& r) {
+  json out;
+  out["stopped_early"] = r["stopped_early"].get<bool>();
+  out["terminal_outcomes"] = r["terminal_outcomes"].get<std::size_t>();
+  out["outcomes"] = json::parse(r["outcomes"].dump());
+  json stuck = json::array();
+  for (const auto& st : r["stuck"])
+    stuck.push_back(st["task"].get<std::string>() + " " + st["state"].get<std::string>() + " " +
+                    st["reason"].get<std::string>());
+  out["stuck"] = stuck;
+  json rules = json::array();
+  for (const auto& v : r["violations"]) rules.push_back(v["rule"].get<std::string>());
+  out["violations"] = rules;
+  json groups = json::object();
+  for (auto it = r["groups"].begin(); it != r["groups"].end(); ++it)
+    groups[it.key()] = {it.value()["max_overtakes"].get<int>(), it.value()["min_overtakes"].get<int>()};
+  out["groups"] = groups;
+  return out;
+}
+
+void expect_por_matches_full(const Scenario& s, bool failures) {
+  ExploreOptions por, full;
+  por.failures = full.failures = failures;
+  full.por = false;
+  const auto a = explore(s, por);
+  const auto b = explore(s, full);
+  ASSERT_FALSE(b["stopped_early"].get<bool>()) << s.name;
+  EXPECT_EQ(essentials(a).dump(), essentials(b).dump()) << s.name << (failures ? " with failures" : "");
+  EXPECT_LE(a["states"].get<std::size_t>(), b["states"].get<std::size_t>()) << s.name;
+}
+
+TEST(ExplorePor, KeepsOutcomesStuckViolationsAndOvertakesOfTheFullSearchOnRandomDags) {
+  for (int seed = 1; seed <= 12; ++seed) {
+    json doc =
+        json::parse(R"({"name":"random-)" + std::to_string(seed) + R"(","seed":)" + std::to_string(seed) +
+                    R"(,"generate":{"family":"random","tasks":7,"workers":3,"edges":1,
+                               "group_fraction":0.35,"duration_s":1}})");
+    const Scenario s = parse_scenario(doc, "r.json", ".");
+    expect_por_matches_full(s, false);
+    expect_por_matches_full(s, true);
+  }
+}
+
+TEST(ExplorePor, KeepsResultsWithGroupsWaitingSubTasksDrainsAndStuckWork) {
+  // Independent singles (a failure before the next submit unwinds it), a group that waits on a busy chip
+  // while singles may overtake it, SUB work (one fits, one is stuck for want of workers), a drain in the
+  // middle and a consumer of a group's output.
+  const std::vector<std::string> traces = {
+      R"([{"op":"submit_next_level","task":"a","callable":"k","worker":0},
+          {"op":"submit_next_level","task":"b","callable":"k","worker":1},
+          {"op":"submit_next_level","task":"c","callable":"k","worker":2},{"op":"drain"}])",
+      R"([{"op":"submit_next_level","task":"s1","callable":"k","worker":1},
+          {"op":"submit_next_level_group","task":"g","callable":"k","workers":[0,1],"args_list":[[],[{"buffer":"x","tag":"OUTPUT"}]]},
+          {"op":"submit_next_level","task":"s0a","callable":"k","worker":0},
+          {"op":"submit_next_level","task":"c","callable":"k","worker":2,"args":[{"buffer":"x","tag":"INPUT"}]},
+          {"op":"submit_next_level","task":"s0b","callable":"k","worker":0},{"op":"drain"}])",
+      R"([{"op":"submit_next_level","task":"a","callable":"k","worker":0},
+          {"op":"submit_sub","task":"u","callable":"p"},
+          {"op":"submit_next_level","task":"b","callable":"k","worker":1},{"op":"drain"},
+          {"op":"submit_sub_group","task":"sg","callable":"p","args_list":[[],[]]},
+          {"op":"submit_next_level","task":"d","callable":"k","worker":2},{"op":"drain"},
+          {"op":"submit_next_level","task":"after","callable":"k","worker":0}])",
+      R"([{"op":"submit_next_level","task":"p","callable":"k","worker":0,"args":[{"buffer":"x","tag":"OUTPUT"}]},
+          {"op":"submit_next_level","task":"q","callable":"k","worker":1},
+          {"op":"submit_next_level","task":"r","callable":"k","worker":2},
+          {"op":"submit_next_level_group","task":"h","callable":"k","workers":[1,2],"args_list":[[{"buffer":"x","tag":"INPUT"}],[]]},
+          {"op":"submit_next_level","task":"t","callable":"k","worker":2},{"op":"drain"}])"};
+  for (const std::string& t : traces) {
+    const Scenario s = load(t, R"(,{"id":2,"kind":"local_chip"})");
+    expect_por_matches_full(s, false);
+    expect_por_matches_full(s, true);
+  }
+}
+
+TEST(ExplorePor, TwelveTaskScenarioKeepsItsResultsWithFewerStates) {
+  const Scenario s = load_scenario(DIRSCHED_SOURCE_DIR "/scenarios/explore-twelve-tasks.json");
+  ExploreOptions por, full;
+  full.por = false;
+  const auto a = explore(s, por), b = explore(s, full);
+  EXPECT_EQ(essentials(a).dump(), essentials(b).dump());
+  EXPECT_LT(a["states"].get<std::size_t>(), b["states"].get<std::size_t>());
 }
 
 TEST(Explore, GroupOvertakesRangeFromNoneToEverySingleBehindIt) {

@@ -63,17 +63,35 @@ class InvariantChecker : public Observer {
   std::uint64_t events_seen() const { return seq_; }
 
  private:
+  // Names, targets and producers live in three flat pools (a task holds offsets), so copying a
+  // checker (the explorer copies one per transition) costs a few allocations, not several per task.
   struct TaskModel {
-    std::string name;
+    std::uint32_t name_begin = 0, name_size = 0;
+    std::uint32_t targets_begin = 0, targets_size = 0;  // registration indices, in targets_pool_
+    std::uint32_t producers_begin = 0, producers_size = 0;
     TaskKind kind = TaskKind::kSingle;
     TaskState state = TaskState::kPending;
-    std::vector<std::uint32_t> targets;  // registration indices
-    std::vector<TaskId> producers;
     std::uint32_t members = 1;
     std::uint32_t dispatched = 0;
     std::uint32_t ended = 0;
     bool routed = false;
   };
+  template <typename T>
+  struct View {
+    const T* data;
+    std::uint32_t count;
+    const T* begin() const { return data; }
+    const T* end() const { return data + count; }
+    bool empty() const { return count == 0; }
+    const T& operator[](std::size_t i) const { return data[i]; }
+  };
+  std::string name_of(const TaskModel& t) const { return names_pool_.substr(t.name_begin, t.name_size); }
+  View<std::uint32_t> targets_of(const TaskModel& t) const {
+    return {targets_pool_.data() + t.targets_begin, t.targets_size};
+  }
+  View<TaskId> producers_of(const TaskModel& t) const {
+    return {producers_pool_.data() + t.producers_begin, t.producers_size};
+  }
   [[noreturn]] void fail(const std::string& rule, const std::string& detail) const;
   TaskModel& task(TaskId id);
   std::string worker_name(std::uint32_t index) const;
@@ -83,6 +101,9 @@ class InvariantChecker : public Observer {
   std::function<std::string()> dump_;
   std::uint64_t seq_ = 0;
   std::vector<TaskModel> tasks_;
+  std::string names_pool_;
+  std::vector<std::uint32_t> targets_pool_;
+  std::vector<TaskId> producers_pool_;
   std::vector<TaskId> nl_busy_;     // per NEXT_LEVEL worker: the task running there, or invalid
   std::vector<TaskId> sub_busy_;    // per SUB worker
   std::vector<TaskId> group_fifo_;  // READY groups not yet launched, in READY order

@@ -77,7 +77,9 @@ class Recorder : public Observer {
   const Registry& registry_;
   std::vector<TaskRecord> tasks_;
   std::vector<std::size_t> by_task_;  // TaskId -> record
-  std::map<std::string, std::size_t, std::less<>> by_name_;
+  // Built by the first find() (and again after new records), not per event: a run that never looks a
+  // name up pays nothing for it. Not safe against concurrent find() calls.
+  mutable std::vector<std::size_t> by_name_;
   std::vector<double> nl_busy_, sub_busy_;
   std::vector<bool> nl_is_busy_;
   std::map<std::uint32_t, std::vector<std::size_t>> waiting_on_;  // worker index -> waiting records

@@ -173,7 +173,7 @@ class Scheduler {
   // Per-task queries throw CoreError(kUnknownTask) for an id the core never issued.
   TaskState state(TaskId task) const { return task_at(task).state; }
   TaskKind kind(TaskId task) const { return task_at(task).kind; }
-  std::string_view name(TaskId task) const { return task_at(task).name; }
+  std::string_view name(TaskId task) const { return name_of(task_at(task)); }
   std::uint32_t members(TaskId task) const { return task_at(task).members; }
   // Target worker of member `member` of a NEXT_LEVEL task (CoreError kUnknownMember, kNotNextLevel).
   WorkerId target(TaskId task, std::uint32_t member) const;
@@ -192,15 +192,25 @@ class Scheduler {
   // Every running member as (task, member), in task order. O(tasks): for explorers and tests.
   std::vector<std::pair<TaskId, std::uint32_t>> running() const;
   const std::optional<RunError>& run_error() const { return run_error_; }
+  // How many of `task`'s consumers are still PENDING on it (for explorers' independence checks).
+  std::size_t pending_consumers(TaskId task) const;
   // Every non-terminal task with the reason it cannot progress, assuming nothing is running any more.
   std::vector<Stuck> stuck() const;
   // Every piece of scheduling state in a stable text form: tasks, queues, workers, tensor map.
-  // Equal dumps mean equal states (tests compare them; explorers hash them).
+  // Equal dumps mean equal states (tests compare them).
   std::string dump() const;
+  // The same state as dump(), as 32-bit words appended to `out`: every field dump() shows, with task
+  // names left out (a task is its TaskId; the k-th accepted submit of one trace is the same op on
+  // every path, so names add nothing). Two cores built from the same registry, buffers and submit
+  // sequence have equal encodings exactly when their dumps are equal. For explorers, which hash it;
+  // not a stable file format.
+  void encode(std::vector<std::uint32_t>& out) const;
 
  private:
+  // A task's name lives in names_ (one arena for every task): a task holds 8 bytes, not a string.
   struct Task {
-    std::string name;
+    std::uint32_t name_begin = 0;
+    std::uint32_t name_size = 0;
     TaskKind kind;  // how it is scheduled: a one-member group is kSingle / kSub
     TaskKind op;    // the submit that made it
     TaskState state;
@@ -211,7 +221,14 @@ class Scheduler {
     std::uint32_t slot_begin = 0;  // into slots_: one per member
     bool member_failed = false;
     std::uint32_t failed_member = 0;
-    std::vector<TaskId> consumers;  // in submit order
+    // Consumers in submit order: a singly linked list through edges_ (no vector per task).
+    std::uint32_t first_consumer = kNoEdge;
+    std::uint32_t last_consumer = kNoEdge;
+  };
+  static constexpr std::uint32_t kNoEdge = 0xffffffffu;
+  struct Edge {
+    TaskId consumer;
+    std::uint32_t next = kNoEdge;
   };
   // Per member: the worker's registration index (NEXT_LEVEL, fixed at submit) or SUB index (at
   // dispatch), and whether it is running.
@@ -235,6 +252,12 @@ class Scheduler {
 
   const Task& task_at(TaskId id) const;
   const WorkerState& worker_at(std::uint32_t index) const;
+  std::string_view name_of(const Task& t) const { return {names_.data() + t.name_begin, t.name_size}; }
+  void add_consumer(TaskId producer, TaskId consumer);
+  template <typename F>
+  void for_each_consumer(const Task& t, F&& f) const {
+    for (std::uint32_t e = t.first_consumer; e != kNoEdge; e = edges_[e].next) f(edges_[e].consumer);
+  }
   std::optional<Rejection> validate(const SubmitRequest& r, std::vector<std::uint32_t>& targets) const;
   void emit(Event& e) {
     e.t = now_;
@@ -258,6 +281,8 @@ class Scheduler {
   double now_ = 0;
 
   std::vector<Task> tasks_;
+  std::string names_;        // every task's name, back to back
+  std::vector<Edge> edges_;  // consumer lists
   std::vector<Slot> slots_;
   std::vector<Buffer> buffers_;
   std::vector<TaskId> producer_of_;  // tensor map: buffer -> last producer

@@ -4,10 +4,39 @@
 // `failures`, it may also fail), and the orchestrator's next op may come before or after any of those
 // completions. A batch stays atomic, a drain waits until every submitted task is terminal, and sleep
 // and at_s only order ops. Each transition is followed by the scheduler's iterations, as in a run.
-// Equal states merge: a state is the core's full dump plus the replay position, so the explored graph
-// is a DAG (every transition either runs an op or ends a member). Every state is checked by the
-// InvariantChecker. For every group, dynamic programming over that DAG gives the most and the fewest
-// singles that can be dispatched on its targets between its READY and its launch, with a witness.
+// Every transition is checked by the InvariantChecker. For every group, dynamic programming over the
+// explored graph gives the most and the fewest singles that can be dispatched on its targets between
+// its READY and its launch, with a witness.
+//
+// States. A state is the core (Scheduler::encode, which holds what dump() shows, without names) plus
+// the replay cursor (op position, unwound). The visited set keeps, per state, a 128-bit hash of those
+// bytes and a node number, never the bytes: two different states merge only if their 128-bit hashes
+// collide, which for n states has probability about n^2 / 2^129 under a random-hash model (below
+// 1e-20 at 1e9 states). A node keeps, per group, the best overtake counts below it and the index of
+// the choice that achieves them (witnesses are rebuilt by replaying those choices from the root), so
+// a visited state costs a few dozen bytes. The graph is a DAG (every transition runs an op or ends a
+// member), so a depth-first search finishes every child before its parent.
+//
+// Partial-order reduction (por, on by default). At a state where some running member X is "local",
+// only X's end is explored (success, and failure with `failures`); elsewhere every choice is. X, a
+// member of NEXT_LEVEL task T on worker w, is local when
+//   L1 T has no PENDING consumer, and no op still to run reads a buffer T writes;
+//   L2 w is a target of no group that is PENDING or READY, nor of any group an op still to run submits;
+//   L3 at most one SUB task is PENDING, READY or still to be submitted (so the SUB FIFO never holds two
+//      entries and the instant's iteration count cannot reorder it);
+//   L4 with failures only: the run's first error is already set, and T is a single or X is the last
+//      of T's members still running (so no failure order is decided by X).
+// Each condition can only stay true along any path that does not end X, and under them X's end
+// commutes with every other action (another completion, an op): it frees w and hands w its FIFO head,
+// which gives the same worker FIFO in either order; it routes nothing, launches no group, counts no
+// overtake (w is nobody's waiting target) and does not touch the run's error. {end X} is therefore a
+// persistent set, and by the persistent-set theorem every maximal path of the full graph has a
+// permutation, by swaps of adjacent commuting actions, among the explored paths. Those swaps keep the
+// end state and each action's overtake count, so the reduction keeps exactly: the set of terminal
+// states (terminal_outcomes, outcomes), the stuck tasks and their reasons, each group's max_overtakes
+// and min_overtakes, and the end-of-run invariant checks. Per-transition invariant checks run on the
+// explored transitions only: a violation that showed only in a skipped ordering of commuting
+// completions is not reported (por = false checks every ordering). `states` counts explored states.
 //
 // What it does not prove: completions that coincide in time are explored one at a time, not as one
 // simultaneous batch; durations, transfer costs and faults are not modelled; past max_states the
@@ -24,6 +53,7 @@ namespace dirsched {
 struct ExploreOptions {
   std::size_t max_states = 1000000;
   bool failures = false;
+  bool por = true;
 };
 
 nlohmann::ordered_json explore(const Scenario& scenario, const ExploreOptions& options);

@@ -29,7 +29,9 @@ struct RunResult {
   std::string error;    // the run's first error, when FAILED
   double makespan_s = 0;
   std::uint64_t seed = 0;
-  std::vector<std::string> dispatch_order;  // "task@worker", "task[m]@worker", "task@subN"
+  std::uint64_t dispatches = 0;
+  // "task@worker", "task[m]@worker", "task@subN": kept only when an expect block checks the order.
+  std::vector<std::string> dispatch_order;
   std::vector<Stuck> stuck;
   std::optional<Violation> violation;
   std::vector<std::string> host_of_worker;  // NEXT_LEVEL, registration order
@@ -96,6 +98,10 @@ std::string outcome_line(const Run& run);
 
 // A JSON string literal for `s`, quotes included.
 std::string json_string(std::string_view s);
+
+// Whether the scenario's `expect` block reads RunResult::dispatch_order (dispatch_order,
+// dispatch_order_per_worker, order): engines fill that list only then, since it costs a string a dispatch.
+bool expect_reads_dispatch_order(const Scenario& scenario);
 
 // Evaluates the scenario's `expect` block; returns the first divergence, or nothing when it holds.
 std::optional<std::string> check_expectations(const Run& run);

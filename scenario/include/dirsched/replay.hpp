@@ -9,6 +9,7 @@
 // - `drain` may run only when every submitted task is terminal; `sleep` and `at_s` only delay.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +32,12 @@ class Replay {
   bool done() const { return unwound_ || op_ >= scenario_->trace.size(); }
   std::size_t position() const { return op_; }
   bool unwound() const { return unwound_; }
+  // The cursor as words appended to `out` (position, unwound): with Scheduler::encode, an explorer's
+  // state. Nothing else in a Replay changes what happens next.
+  void encode(std::vector<std::uint32_t>& out) const {
+    out.push_back(static_cast<std::uint32_t>(op_));
+    out.push_back(static_cast<std::uint32_t>(op_ >> 31 >> 1) << 1 | (unwound_ ? 1u : 0u));
+  }
   // Earliest time the next op may start: when the previous one returned, or its at_s if later.
   double earliest_start() const;
   // True when the next op can run now (a drain needs every submitted task terminal).

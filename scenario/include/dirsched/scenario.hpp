@@ -84,9 +84,15 @@ struct OpSpec {
   std::size_t callable = 0;
   std::optional<WorkerArg> worker;
   std::optional<std::vector<WorkerArg>> workers;
-  std::vector<std::vector<ArgSpec>> args;         // one list per member
-  std::vector<std::optional<double>> duration_s;  // per member; nullopt: the callable's cost
-  std::vector<bool> fail;                         // per member
+  std::vector<std::vector<ArgSpec>> args;  // one list per member
+  // Per member, or empty when every member takes the callable's cost and succeeds (generated traces
+  // leave them empty: two allocations a task saved). Read them through the two accessors below.
+  std::vector<std::optional<double>> duration_s;  // nullopt: the callable's cost
+  std::vector<bool> fail;
+  std::optional<double> member_duration(std::size_t m) const {
+    return m < duration_s.size() ? duration_s[m] : std::nullopt;
+  }
+  bool member_fails(std::size_t m) const { return m < fail.size() && fail[m]; }
   // Sleep and batch.
   double sleep_s = 0;
   std::vector<OpSpec> ops;
