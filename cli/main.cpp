@@ -93,22 +93,16 @@ int run_to_folder(const Scenario& scenario, RunOptions options, const std::strin
   }
   if (!scenario.vars.empty()) {
     // Which variant of the sweep this is (null when the values are not one of the candidates).
-    nlohmann::json variant = {{"vars", scenario.assigned}};
-    std::size_t index = 0;
-    bool candidate = true;
-    for (const auto& [name, candidates] : scenario.vars) {
-      auto at = std::find(candidates.begin(), candidates.end(), scenario.assigned.at(name));
-      candidate &= at != candidates.end();
-      index = index * candidates.size() + static_cast<std::size_t>(at - candidates.begin());
-    }
-    variant["variant"] = candidate ? nlohmann::json(index) : nlohmann::json(nullptr);
+    const auto index = variant_index(scenario);
+    nlohmann::json variant = {{"vars", scenario.assigned},
+                              {"variant", index ? nlohmann::json(*index) : nlohmann::json(nullptr)}};
     files["variant.json"] = variant.dump(2) + "\n";
   }
   write_outputs(*run, out, selected_data, files, notes);
   if (!quiet) {
-    std::cout << scenario.name << ": " << run->result.outcome << ", makespan "
-              << format_number(run->result.makespan_s) << " s, " << run->recorder->tasks().size()
-              << " tasks, " << run->result.dispatches << " dispatches\n"
+    std::cout << scenario.name << ": " << outcome_line(*run) << ", makespan "
+              << human_number(run->result.makespan_s) << " s, " << run->recorder->tasks().size() << " tasks, "
+              << run->result.dispatches << " dispatches\n"
               << "outputs in " << out << "/" << (draw ? " (open report.html)" : "") << "\n";
     if (!run->result.error.empty()) std::cout << "run error: " << run->result.error << "\n";
     for (const Stuck& st : run->result.stuck) std::cout << "stuck: " << st.task << " (" << st.reason << ")\n";
@@ -247,6 +241,7 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
 }
 
 int cmd_collect(const std::string& dir) {
+  namespace fs = std::filesystem;
   std::vector<std::string> names;
   const std::vector<SweepRow> rows = collect(dir, &names);
   if (rows.empty()) {
@@ -254,9 +249,19 @@ int cmd_collect(const std::string& dir) {
     return 2;
   }
   const std::vector<std::size_t> order = rank(rows);
-  std::ofstream(std::filesystem::path(dir) / "sweep.csv", std::ios::binary) << sweep_csv(names, rows);
-  std::ofstream(std::filesystem::path(dir) / "sweep.svg", std::ios::binary) << sweep_svg(rows, order);
-  std::cout << ranking_text(rows, order) << "sweep.csv and sweep.svg in " << dir << "/\n";
+  std::ofstream(fs::path(dir) / "sweep.csv", std::ios::binary) << sweep_csv(names, rows);
+  std::ofstream(fs::path(dir) / "sweep.svg", std::ios::binary) << sweep_svg(rows, order);
+  std::string pictures = "sweep.csv and sweep.svg";
+  if (names.size() == 2) {
+    std::ofstream(fs::path(dir) / "sweep-heatmap.svg", std::ios::binary) << sweep_heatmap_svg(names, rows);
+    pictures = "sweep.csv, sweep.svg and sweep-heatmap.svg";
+  }
+  std::cout << ranking_text(rows, order) << pictures << " in " << dir << "/\n";
+  // A sweep whose every variant lost tasks has no answer to give: say so in the exit status too.
+  if (!rows[order.front()].clean) {
+    std::cerr << "dirsched: no variant ran clean (every one has REJECTED, FAILED, POISONED or STUCK tasks)\n";
+    return 1;
+  }
   return 0;
 }
 
@@ -290,23 +295,47 @@ int cmd_render(const std::string& dir) {
   return 0;
 }
 
-int check_one(const std::string& file, const std::vector<std::string>& cfg, const PolicyFlag& policy) {
+// Exit status of check_one: 0 pass, 1 fail, 2 malformed, 4 ran but had no expect block to check.
+constexpr int kNoExpect = 4;
+
+std::string vars_text(const Scenario& s) {
+  std::string o;
+  for (const auto& [name, value] : s.assigned) o += (o.empty() ? "" : " ") + name + "=" + value.dump();
+  return o;
+}
+
+int check_one(const std::string& file, const std::vector<std::string>& cfg, const VarAssignment& assignment,
+              const PolicyFlag& policy) {
   try {
-    Scenario scenario = with_policy(load_scenario(file), policy);
+    Scenario scenario = with_policy(load_scenario(file, assignment), policy);
+    // Which candidate ran: the ones --var chose, the first candidate of every other variable.
+    const std::string ran = scenario.vars.empty()
+                                ? ""
+                                : ", " + vars_text(scenario) +
+                                      (assignment.size() == scenario.vars.size() ? ""
+                                       : assignment.empty()                      ? " (the first candidates)"
+                                                            : " (others at their first candidate)");
     RunOptions options;
     options.simgrid_args = simgrid_args(cfg);
     options.check_invariants = true;
     options.record_events = false;
     std::unique_ptr<Run> run = simulate(scenario, options);
     if (run->result.violation) {
-      std::cout << "FAIL " << file << ": " << run->result.error << std::endl;
+      std::cout << "FAIL " << file << (ran.empty() ? "" : " (" + ran.substr(2) + ")") << ": "
+                << run->result.error << std::endl;
       return 1;
     }
     if (auto divergence = check_expectations(*run)) {
-      std::cout << "FAIL " << file << ": " << *divergence << std::endl;
+      std::cout << "FAIL " << file << (ran.empty() ? "" : " (" + ran.substr(2) + ")") << ": " << *divergence
+                << std::endl;
       return 1;
     }
-    std::cout << "PASS " << file << " (" << scenario.name << ")" << std::endl;
+    if (scenario.expect.is_null()) {
+      std::cout << "NO EXPECT " << file << " (" << scenario.name << ran << "): ran with the invariants, "
+                << outcome_line(*run) << ", but there is no expect block to check" << std::endl;
+      return kNoExpect;
+    }
+    std::cout << "PASS " << file << " (" << scenario.name << ran << ")" << std::endl;
     return 0;
   } catch (const ScenarioError& e) {
     std::cout << "ERROR " << e.what() << std::endl;
@@ -314,24 +343,27 @@ int check_one(const std::string& file, const std::vector<std::string>& cfg, cons
   }
 }
 
+// Exit status: 0 every file passed; 1 one fell short or had nothing to check; 2 only malformed files failed.
 int cmd_check(const std::vector<std::string>& files, const std::vector<std::string>& cfg,
-              const PolicyFlag& policy) {
-  if (files.size() == 1) {
-    const int rc = check_one(files[0], cfg, policy);
-    std::cout << (rc == 0 ? 1 : 0) << " passed, " << (rc == 0 ? 0 : 1) << " failed\n";
-    return rc;
-  }
-  // SimGrid allows one Engine per process: each scenario runs in a child process.
-  int passed = 0, failed = 0, malformed = 0;
+              const VarAssignment& assignment, const PolicyFlag& policy) {
+  // SimGrid allows one Engine per process: each scenario runs in a child process (a single file in this one).
+  int passed = 0, failed = 0, malformed = 0, unchecked = 0;
   for (const std::string& f : files) {
-    std::fflush(stdout);
-    const pid_t pid = fork();
-    if (pid == 0) _exit(check_one(f, cfg, policy));
-    int status = 0;
-    waitpid(pid, &status, 0);
-    const int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 3;
+    int rc = 0;
+    if (files.size() == 1) {
+      rc = check_one(f, cfg, assignment, policy);
+    } else {
+      std::fflush(stdout);
+      const pid_t pid = fork();
+      if (pid == 0) _exit(check_one(f, cfg, assignment, policy));
+      int status = 0;
+      waitpid(pid, &status, 0);
+      rc = WIFEXITED(status) ? WEXITSTATUS(status) : 3;
+    }
     if (rc == 0)
       ++passed;
+    else if (rc == kNoExpect)
+      ++unchecked;
     else if (rc == 2)
       ++malformed, ++failed;
     else {
@@ -339,14 +371,18 @@ int cmd_check(const std::vector<std::string>& files, const std::vector<std::stri
       ++failed;
     }
   }
-  std::cout << passed << " passed, " << failed << " failed\n";
-  return malformed && failed == malformed ? 2 : failed ? 1 : 0;
+  std::cout << passed << " passed, " << failed << " failed";
+  if (unchecked) std::cout << ", " << unchecked << " without expect (not counted as passed)";
+  std::cout << "\n";
+  if (failed) return malformed == failed && !unchecked ? 2 : 1;
+  return unchecked ? 1 : 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"dirsched: simulate and verify directed task scheduling"};
+  app.set_version_flag("--version", std::string("dirsched ") + dirsched_version());
   app.require_subcommand(1);
   std::vector<std::string> cfg;
 
@@ -390,16 +426,21 @@ int main(int argc, char** argv) {
   sweep->add_option("--policy", policy, policy_help);
 
   CLI::App* compare =
-      app.add_subcommand("compare", "Compare two run folders: dispatch divergence and metrics");
+      app.add_subcommand("compare", "Compare two run folders (exit 0 same, 1 different, 2 trouble)");
   std::string compare_a, compare_b;
   compare->add_option("run_a", compare_a, "A run folder")->required();
   compare->add_option("run_b", compare_b, "Another run folder")->required();
+  std::size_t compare_limit = 20;
+  compare->add_option("--limit", compare_limit, "Show at most this many divergences per list (default 20)");
 
   CLI::App* check = app.add_subcommand("check", "Run scenarios and evaluate their expect blocks");
   std::vector<std::string> check_files;
   check->add_option("scenarios", check_files, "Scenario JSON files")->required();
   check->add_option("--cfg", cfg, "SimGrid configuration, passed through");
   check->add_option("--policy", policy, policy_help);
+  std::vector<std::string> check_vars;
+  check->add_option("--var", check_vars,
+                    "NAME=VALUE (JSON) for a sweep variable; others take their first candidate");
 
   CLI::App* render =
       app.add_subcommand("render", "Redraw the pictures of a run folder from its events.jsonl");
@@ -414,6 +455,9 @@ int main(int argc, char** argv) {
   exp->add_option("--max-states", explore_options.max_states, "Stop after this many distinct states");
   exp->add_flag("--failures", explore_options.failures, "Let any member also fail");
   exp->add_option("--policy", policy, policy_help);
+  std::vector<std::string> explore_vars;
+  exp->add_option("--var", explore_vars,
+                  "NAME=VALUE (JSON) for a sweep variable; others take their first candidate");
   bool explore_no_por = false;
   exp->add_flag("--no-por", explore_no_por, "Explore every ordering (no partial-order reduction)");
 
@@ -423,8 +467,9 @@ int main(int argc, char** argv) {
   std::map<std::string, double> gen_params;
   gen->add_option("family", gen_family, "stream, fork-join, chains, tp-groups or random")->required();
   gen->add_option("--seed", gen_seed, "Seed of the generator's draws");
-  for (const char* opt : {"tasks", "workers", "duration-s", "rounds", "width", "chains", "length", "groups",
-                          "size", "singles-per-group", "edges", "group-fraction"}) {
+  for (const char* opt :
+       {"tasks", "workers", "duration-s", "rounds", "width", "chains", "length", "groups", "size",
+        "singles-per-group", "edges", "group-fraction", "arrival-rate", "interval"}) {
     std::string key(opt);
     std::replace(key.begin(), key.end(), '-', '_');
     gen->add_option_function<double>(
@@ -435,6 +480,8 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);
@@ -454,10 +501,12 @@ int main(int argc, char** argv) {
       return rc != 0 || sweep_plan ? rc : cmd_collect(sweep_out);
     }
     if (*compare) {
-      std::cout << compare_runs(compare_a, compare_b) << compare_groups(compare_a, compare_b);
-      return 0;
+      // Exit status as diff(1): 0 the same, 1 different, 2 trouble (a missing or malformed folder).
+      const Comparison c = compare_runs(compare_a, compare_b, compare_limit);
+      std::cout << c.text;
+      return c.same ? 0 : 1;
     }
-    if (*check) return cmd_check(check_files, cfg, policy);
+    if (*check) return cmd_check(check_files, cfg, parse_vars(check_vars), policy);
     if (*render) return cmd_render(render_dir);
     if (*gen) {
       Scenario s;
@@ -470,8 +519,9 @@ int main(int argc, char** argv) {
     }
     if (*exp) {
       explore_options.por = !explore_no_por;
-      const nlohmann::ordered_json result =
-          explore(with_policy(load_scenario(explore_file), policy), explore_options);
+      const Scenario scenario = with_policy(load_scenario(explore_file, parse_vars(explore_vars)), policy);
+      nlohmann::ordered_json result = explore(scenario, explore_options);
+      if (!scenario.vars.empty()) result["vars"] = scenario.assigned;  // which candidate was explored
       std::cout << result.dump(2) << "\n";
       return result["violations"].empty() ? 0 : 1;
     }

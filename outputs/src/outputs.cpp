@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -37,7 +38,71 @@ ojson wait_json(const WaitStats& w) {
                {"mean_s", tidy(w.mean)}};
 }
 
+// Percentiles and mean of a list of waits (nearest-rank, as the Recorder's queue waits).
+ojson waits_of(std::vector<double> v) {
+  WaitStats w;
+  if (!v.empty()) {
+    std::sort(v.begin(), v.end());
+    auto at = [&](double q) {
+      const auto k = static_cast<std::size_t>(std::ceil(q * static_cast<double>(v.size())));
+      return v[k == 0 ? 0 : k - 1];
+    };
+    w.count = v.size();
+    w.p50 = at(0.5);
+    w.p95 = at(0.95);
+    w.max = v.back();
+    double sum = 0;
+    for (double x : v) sum += x;
+    w.mean = sum / static_cast<double>(v.size());
+  }
+  return wait_json(w);
+}
+
 }  // namespace
+
+std::string human_number(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.6g", tidy(v));
+  return std::string(b) == "-0" ? "0" : b;
+}
+
+std::string human_percent(double fraction) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.1f", 100 * fraction);
+  return b;
+}
+
+const char* dirsched_version() {
+  return DIRSCHED_VERSION;
+}
+
+std::optional<std::size_t> variant_index(const Scenario& s) {
+  if (s.vars.empty()) return std::nullopt;
+  std::size_t index = 0;
+  for (const auto& [name, candidates] : s.vars) {
+    auto value = s.assigned.find(name);
+    if (value == s.assigned.end()) return std::nullopt;
+    auto at = std::find(candidates.begin(), candidates.end(), value->second);
+    if (at == candidates.end()) return std::nullopt;
+    index = index * candidates.size() + static_cast<std::size_t>(at - candidates.begin());
+  }
+  return index;
+}
+
+std::string outcome_line(const Run& run) {
+  std::map<TaskState, std::size_t> by_state;
+  for (const TaskRecord& t : run.recorder->tasks()) ++by_state[t.state];
+  const std::size_t total = run.recorder->tasks().size();
+  std::string bad;
+  for (TaskState st : {TaskState::kRejected, TaskState::kFailed, TaskState::kPoisoned})
+    if (by_state[st])
+      bad += (bad.empty() ? "" : ", ") + std::to_string(by_state[st]) + " of " + std::to_string(total) +
+             " tasks " + std::string(to_string(st));
+  const std::string& outcome = run.result.outcome;
+  if (bad.empty()) return outcome;
+  // A run that finished is not a clean COMPLETED when some of its tasks never ran or did not succeed.
+  return (outcome == "COMPLETED" ? "COMPLETED with problems: " : outcome + ": ") + bad;
+}
 
 std::string summary_json(const Run& run, const std::vector<std::string>& notes) {
   const Recorder& rec = *run.recorder;
@@ -46,9 +111,16 @@ std::string summary_json(const Run& run, const std::vector<std::string>& notes) 
   const double makespan = r.makespan_s;
   ojson s;
   s["scenario"] = run.scenario.name;
+  s["description"] = run.scenario.description;
   s["seed"] = r.seed;
   s["policy"] = to_string(run.core->policy());
   s["stall_report_s"] = tidy(run.core->options().stall_report_s);
+  if (!run.scenario.vars.empty()) {
+    s["vars"] = run.scenario.assigned;
+    const auto index = variant_index(run.scenario);
+    s["variant"] = index ? ojson(*index) : ojson(nullptr);
+  }
+  s["dirsched_version"] = dirsched_version();
   s["outcome"] = r.outcome;
   s["error"] = r.error.empty() ? ojson(nullptr) : ojson(r.error);
   s["makespan_s"] = tidy(makespan);
@@ -117,6 +189,16 @@ std::string summary_json(const Run& run, const std::vector<std::string>& notes) 
     stalls.push_back(one);
   }
   s["stalls"] = stalls;
+  // READY waits of NEXT_LEVEL singles, beside the groups': the other half of the group-vs-single
+  // question. A single that never started waited until the end of the run, as a group does.
+  std::vector<double> single_waits, group_waits;
+  for (const TaskRecord& t : rec.tasks()) {
+    if (t.ready < 0) continue;
+    const double wait = (t.start >= 0 ? t.start : makespan) - t.ready;
+    if (t.kind == TaskKind::kSingle) single_waits.push_back(wait);
+    if (t.kind == TaskKind::kGroup) group_waits.push_back(wait);
+  }
+  s["ready_waits"] = {{"single", waits_of(single_waits)}, {"group", waits_of(group_waits)}};
 
   ojson stuck = ojson::array();
   for (const Stuck& st : r.stuck)
@@ -281,16 +363,16 @@ std::optional<std::string> check_expectations(const Run& run) {
     const double got = run.result.makespan_s;
     if (m.contains("max") && got > m["max"].get<double>() + 1e-12)
       return "makespan_s: expected at most " + format_number(m["max"].get<double>()) + ", got " +
-             format_number(got);
+             format_number(tidy(got));
     if (m.contains("min") && got < m["min"].get<double>() - 1e-12)
       return "makespan_s: expected at least " + format_number(m["min"].get<double>()) + ", got " +
-             format_number(got);
+             format_number(tidy(got));
     if (m.contains("approx")) {
       const double want = m["approx"].get<double>();
       const double rel = m.value("rel", 1e-6);
       if (std::abs(got - want) > rel * std::abs(want) + 1e-12)
         return "makespan_s: expected about " + format_number(want) + " (rel " + format_number(rel) +
-               "), got " + format_number(got);
+               "), got " + format_number(tidy(got));
     }
   }
   if (e.contains("outcome") && e["outcome"].get<std::string>() != run.result.outcome)

@@ -132,7 +132,7 @@ class Result:
         return "Result(%s: %s, makespan %g s)" % (self.folder, self.outcome, self.makespan_s)
 
 
-_RANK_LINE = re.compile(r"^\d+\. variant (\d+) ")
+_RANK_LINE = re.compile(r"^\d+=?\. variant (\d+) ")  # "1=." for a tied place
 
 
 class SweepResult:

@@ -92,6 +92,12 @@ void generate_into(const GenerateSpec& spec, Scenario& s, const std::string& fil
   auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
   const std::size_t workers = p.count("workers", 8);
   const double duration = p.get("duration_s", 0.001);
+  // Arrivals: every family submits all at t=0 unless a rate (Poisson) or an interval spaces the submits.
+  const bool poisson = spec.params.count("arrival_rate") > 0, spaced = spec.params.count("interval") > 0;
+  if (poisson && spaced)
+    throw ScenarioError(file, "generate.interval", "give arrival_rate or interval, not both");
+  const double rate = poisson ? p.get("arrival_rate", 1) : 0, interval = spaced ? p.get("interval", 0) : 0;
+  if (poisson && rate <= 0) throw ScenarioError(file, "generate.arrival_rate", "must be greater than 0");
   if (!s.next_level.empty() && s.next_level.size() < workers)
     throw ScenarioError(file, "generate.workers",
                         "more workers than the scenario's workers.next_level lists");
@@ -173,6 +179,19 @@ void generate_into(const GenerateSpec& spec, Scenario& s, const std::string& fil
         "unknown family '" + spec.family + "' (stream, fork-join, chains, tp-groups, random)");
   }
   p.done();
+  if (poisson || spaced) {
+    // A stream of its own, so that the same seed gives the same DAG with or without arrivals.
+    std::mt19937_64 arrivals(spec.seed ^ 0x9e3779b97f4a7c15ULL);
+    std::exponential_distribution<double> gap(poisson ? rate : 1.0);
+    double t = 0;
+    std::size_t k = 0;
+    for (OpSpec& op : s.trace) {
+      if (op.task.empty()) continue;
+      t = poisson ? t + gap(arrivals) : interval * static_cast<double>(k);
+      op.at_s = t;
+      ++k;
+    }
+  }
   b.drain();
 }
 
@@ -208,6 +227,7 @@ void write_scenario_json(const Scenario& s, std::ostream& out) {
   for (std::size_t i = 0; i < s.trace.size(); ++i) {
     const OpSpec& op = s.trace[i];
     out << (i ? ",\n    " : "\n    ") << "{ \"op\": \"" << names[static_cast<int>(op.kind)] << "\"";
+    if (op.at_s) out << ", \"at_s\": " << json(*op.at_s).dump();
     if (!op.task.empty())
       out << ", \"task\": " << q(op.task) << ", \"callable\": " << q(s.callables[op.callable].name);
     if (op.worker) out << ", \"worker\": " << op.worker->value();

@@ -5,9 +5,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 namespace dirsched {
 namespace {
@@ -23,10 +25,71 @@ std::string read(const fs::path& p) {
   return ss.str();
 }
 
+// Six significant digits after rounding away binary noise: "0.433", never "0.43300000000000033".
 std::string g6(double v) {
   char b[32];
-  std::snprintf(b, sizeof b, "%.6g", v);
-  return b;
+  std::snprintf(b, sizeof b, "%.6g", std::round(v * 1e12) / 1e12);
+  return std::string(b) == "-0" ? "0" : b;
+}
+
+std::string esc(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '<')
+      o += "&lt;";
+    else if (c == '>')
+      o += "&gt;";
+    else if (c == '&')
+      o += "&amp;";
+    else if (c == '"')
+      o += "&quot;";
+    else
+      o += c;
+  }
+  return o;
+}
+
+std::string values_text(const VarAssignment& values) {
+  std::string o;
+  for (const auto& [k, v] : values) o += (o.empty() ? "" : " ") + k + "=" + v.dump();
+  return o;
+}
+
+// 1, 2 or 5 times a power of ten, giving about `target` ticks over `span`.
+double tick_step(double span, int target) {
+  if (span <= 0) return 1;
+  const double raw = span / target;
+  const double p = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 5.0, 10.0})
+    if (m * p >= raw) return m * p;
+  return 10 * p;
+}
+
+// The ranking key of a row, without its index: equal keys are a tie.
+auto key_of(const SweepRow& r) {
+  return std::make_tuple(!r.clean, r.makespan_s, r.group_idle_target_s, r.group_wait_max_s,
+                         r.single_wait_max_s, r.single_wait_mean_s);
+}
+
+// Mean, p95 and max of a summary's "ready_waits" entry; older summaries without it fall back to the
+// per-queue waits (p95 then is the worst queue's p95) or the group list.
+void waits_from(const json& s, const char* kind, double& mean, double& p95, double& max) {
+  if (s.contains("ready_waits") && s["ready_waits"].contains(kind)) {
+    const json& w = s["ready_waits"][kind];
+    mean = w.value("mean_s", 0.0), p95 = w.value("p95_s", 0.0), max = w.value("max_s", 0.0);
+    return;
+  }
+  double sum = 0, n = 0;
+  const json queues = s.value("queue_waits", json::object());
+  for (auto it = queues.begin(); it != queues.end(); ++it) {
+    const bool single = it.key().rfind("worker:", 0) == 0;
+    if (single != (std::string(kind) == "single")) continue;
+    const double c = it.value().value("count", 0.0);
+    sum += c * it.value().value("mean_s", 0.0), n += c;
+    p95 = std::max(p95, it.value().value("p95_s", 0.0));
+    max = std::max(max, it.value().value("max_s", 0.0));
+  }
+  mean = n > 0 ? sum / n : 0;
 }
 
 std::string csv_field(const std::string& s) {
@@ -79,21 +142,28 @@ std::string variant_dir(const Variant& v) {
   return b;
 }
 
+std::string SweepRow::problems() const {
+  std::string o;
+  auto add = [&](long n, const char* what) {
+    if (n) o += (o.empty() ? "" : ", ") + std::to_string(n) + " " + what;
+  };
+  add(rejected, "rejected");
+  add(failed, "failed");
+  add(poisoned, "poisoned");
+  add(stuck, "stuck");
+  if (o.empty() && !clean) o = "outcome " + (outcome.empty() ? std::string("unknown") : outcome);
+  return o;
+}
+
 SweepRow row_from_summary(const Variant& v, const json& s) {
   SweepRow r;
   r.variant = v;
   r.makespan_s = s.value("makespan_s", 0.0);
   r.outcome = s.value("outcome", "");
-  double sum = 0;
-  std::size_t n = 0;
-  for (const json& g : s.value("groups", json::array())) {
-    const double w = g.value("ready_wait_s", 0.0);
-    sum += w;
-    r.group_wait_max_s = std::max(r.group_wait_max_s, w);
+  for (const json& g : s.value("groups", json::array()))
     r.group_idle_target_s += g.value("idle_target_s", 0.0);
-    ++n;
-  }
-  r.group_wait_mean_s = n ? sum / static_cast<double>(n) : 0;
+  waits_from(s, "group", r.group_wait_mean_s, r.group_wait_p95_s, r.group_wait_max_s);
+  waits_from(s, "single", r.single_wait_mean_s, r.single_wait_p95_s, r.single_wait_max_s);
   double util = 0;
   std::size_t workers = 0;
   for (const json& w : s.value("workers", json::array()))
@@ -103,6 +173,8 @@ SweepRow row_from_summary(const Variant& v, const json& s) {
   r.failed = tasks.value("FAILED", 0L);
   r.poisoned = tasks.value("POISONED", 0L);
   r.rejected = tasks.value("REJECTED", 0L);
+  r.stuck = tasks.value("PENDING", 0L) + tasks.value("READY", 0L) + tasks.value("RUNNING", 0L);
+  r.clean = r.outcome == "COMPLETED" && !r.failed && !r.poisoned && !r.rejected && !r.stuck;
   return r;
 }
 
@@ -110,19 +182,25 @@ std::vector<std::size_t> rank(const std::vector<SweepRow>& rows) {
   std::vector<std::size_t> order(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    const SweepRow &x = rows[a], &y = rows[b];
-    return std::make_tuple(x.makespan_s, x.group_idle_target_s, x.group_wait_max_s, x.variant.index) <
-           std::make_tuple(y.makespan_s, y.group_idle_target_s, y.group_wait_max_s, y.variant.index);
+    return std::make_pair(key_of(rows[a]), rows[a].variant.index) <
+           std::make_pair(key_of(rows[b]), rows[b].variant.index);
   });
   return order;
+}
+
+std::vector<std::size_t> places(const std::vector<SweepRow>& rows, const std::vector<std::size_t>& ranking) {
+  std::vector<std::size_t> out(ranking.size());
+  for (std::size_t k = 0; k < ranking.size(); ++k)
+    out[k] = k > 0 && key_of(rows[ranking[k]]) == key_of(rows[ranking[k - 1]]) ? out[k - 1] : k + 1;
+  return out;
 }
 
 std::string sweep_csv(const std::vector<std::string>& names, const std::vector<SweepRow>& rows) {
   std::string o = "variant";
   for (const std::string& n : names) o += "," + csv_field(n);
-  o += ",makespan_s,group_ready_wait_mean_s,group_ready_wait_max_s,group_idle_target_s,utilisation,failed,"
-       "poisoned,"
-       "rejected,outcome\n";
+  o += ",clean,makespan_s,group_ready_wait_mean_s,group_ready_wait_p95_s,group_ready_wait_max_s,"
+       "single_ready_wait_mean_s,single_ready_wait_p95_s,single_ready_wait_max_s,group_idle_target_s,"
+       "utilisation,failed,poisoned,rejected,stuck,outcome\n";
   for (const SweepRow& r : rows) {
     o += std::to_string(r.variant.index);
     for (const std::string& n : names) {
@@ -133,53 +211,191 @@ std::string sweep_csv(const std::vector<std::string>& names, const std::vector<S
                                                             : it->second.dump();
       o += "," + csv_field(text);
     }
-    o += "," + g6(r.makespan_s) + "," + g6(r.group_wait_mean_s) + "," + g6(r.group_wait_max_s) + "," +
-         g6(r.group_idle_target_s) + "," + g6(r.utilisation) + "," + std::to_string(r.failed) + "," +
-         std::to_string(r.poisoned) + "," + std::to_string(r.rejected) + "," + r.outcome + "\n";
+    o += std::string(",") + (r.clean ? "true" : "false");
+    for (double x :
+         {r.makespan_s, r.group_wait_mean_s, r.group_wait_p95_s, r.group_wait_max_s, r.single_wait_mean_s,
+          r.single_wait_p95_s, r.single_wait_max_s, r.group_idle_target_s, r.utilisation})
+      o += "," + g6(x);
+    for (long n : {r.failed, r.poisoned, r.rejected, r.stuck}) o += "," + std::to_string(n);
+    o += "," + r.outcome + "\n";
   }
   return o;
 }
 
 std::string ranking_text(const std::vector<SweepRow>& rows, const std::vector<std::size_t>& ranking) {
   std::string o;
-  int place = 1;
-  for (std::size_t i : ranking) {
-    const SweepRow& r = rows[i];
-    std::string vals;
-    for (const auto& [k, v] : r.variant.values) vals += (vals.empty() ? "" : " ") + k + "=" + v.dump();
-    o += std::to_string(place++) + ". variant " + std::to_string(r.variant.index) + " (" + vals +
-         "): makespan " + g6(r.makespan_s) + " s, groups waited with an idle target " +
-         g6(r.group_idle_target_s) + " s, worst group wait " + g6(r.group_wait_max_s) + " s" +
-         (r.rejected ? ", " + std::to_string(r.rejected) + " rejected" : "") + "\n";
+  const std::vector<std::size_t> place = places(rows, ranking);
+  std::size_t unclean = 0;
+  for (std::size_t k = 0; k < ranking.size(); ++k) {
+    const SweepRow& r = rows[ranking[k]];
+    const bool tied =
+        (k > 0 && place[k - 1] == place[k]) || (k + 1 < place.size() && place[k + 1] == place[k]);
+    unclean += !r.clean;
+    o += std::to_string(place[k]) + (tied ? "=" : "") + ". variant " + std::to_string(r.variant.index) +
+         " (" + values_text(r.variant.values) + ")" + (r.clean ? "" : " NOT CLEAN (" + r.problems() + ")") +
+         ": makespan " + g6(r.makespan_s) + " s, groups waited with an idle target " +
+         g6(r.group_idle_target_s) + " s, worst group wait " + g6(r.group_wait_max_s) +
+         " s, worst single wait " + g6(r.single_wait_max_s) + " s (mean " + g6(r.single_wait_mean_s) +
+         " s)\n";
   }
+  if (unclean)
+    o += std::to_string(unclean) + " of " + std::to_string(rows.size()) +
+         " variants are not clean (REJECTED, FAILED, POISONED or STUCK tasks) and rank last whatever their "
+         "makespan\n";
   return o;
 }
 
 std::string sweep_svg(const std::vector<SweepRow>& rows, const std::vector<std::size_t>& ranking) {
-  const double bar_h = 22, left = 260, width = 900, top = 40;
+  const std::vector<std::size_t> place = places(rows, ranking);
+  std::size_t longest = 0;
+  for (const SweepRow& r : rows) longest = std::max(longest, values_text(r.variant.values).size() + 24);
+  const double bar_h = 24, left = std::min(520.0, 30 + 6.2 * static_cast<double>(longest)), plot_w = 480,
+               right = 260, top = 64;
+  const double width = left + plot_w + right;
   double max_m = 0;
   for (const SweepRow& r : rows) max_m = std::max(max_m, r.makespan_s);
   if (max_m <= 0) max_m = 1;
-  const double height = top + bar_h * static_cast<double>(rows.size()) + 40;
-  std::string o = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + g6(width) + "\" height=\"" +
-                  g6(height) +
-                  "\" font-family=\"Helvetica,Arial,sans-serif\" font-size=\"11\">\n<rect width=\"100%\" "
-                  "height=\"100%\" fill=\"#fff\"/>\n"
-                  "<text x=\"10\" y=\"20\" font-size=\"13\" font-weight=\"bold\">Makespan per variant (best "
-                  "highlighted)</text>\n";
-  const std::size_t best = ranking.empty() ? rows.size() : ranking.front();
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const SweepRow& r = rows[i];
-    const double y = top + bar_h * static_cast<double>(i);
-    const double w = (width - left - 80) * r.makespan_s / max_m;
-    std::string label = "variant " + std::to_string(r.variant.index);
-    for (const auto& [k, v] : r.variant.values) label += " " + k + "=" + v.dump();
-    o += "<text x=\"10\" y=\"" + g6(y + 15) + "\">" + label + "</text>\n";
-    o += std::string("<rect class=\"") + (i == best ? "best" : "bar") + "\" x=\"" + g6(left) + "\" y=\"" +
-         g6(y + 3) + "\" width=\"" + g6(std::max(1.0, w)) + "\" height=\"" + g6(bar_h - 6) + "\" fill=\"" +
-         (i == best ? "#2e9e5b" : "#8aa4c8") + "\"/>\n";
-    o += "<text x=\"" + g6(left + w + 6) + "\" y=\"" + g6(y + 15) + "\">" + g6(r.makespan_s) + " s" +
-         (i == best ? "  (best)" : "") + "</text>\n";
+  const double step = tick_step(max_m, 6);
+  const double axis_max = std::ceil(max_m / step - 1e-9) * step;
+  auto x_of = [&](double v) { return left + plot_w * v / axis_max; };
+  const double plot_bottom = top + bar_h * static_cast<double>(rows.size());
+  const double height = plot_bottom + 70;
+  std::string o =
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + g6(width) + "\" height=\"" + g6(height) +
+      "\" viewBox=\"0 0 " + g6(width) + " " + g6(height) +
+      "\" font-family=\"Helvetica,Arial,sans-serif\" font-size=\"11\">\n"
+      "<defs><pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
+      "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#dddddd\"/>"
+      "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#999999\" stroke-width=\"2\"/>"
+      "</pattern></defs>\n<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n"
+      "<text x=\"10\" y=\"20\" font-size=\"13\" font-weight=\"bold\">Makespan per variant, best "
+      "first</text>\n<text x=\"10\" y=\"37\" fill=\"#555\">Ties (same makespan, idle-target wait and "
+      "worst waits) share a place; green: best; hatched: not clean (ranked last)</text>\n";
+  // Grid and axis in seconds.
+  for (int k = 0; k * step <= axis_max * (1 + 1e-9); ++k) {
+    const double v = k * step, x = x_of(v);
+    o += "<line class=\"grid\" x1=\"" + g6(x) + "\" y1=\"" + g6(top - 4) + "\" x2=\"" + g6(x) + "\" y2=\"" +
+         g6(plot_bottom) + "\" stroke=\"#e6e6e6\"/>\n<text class=\"tick\" x=\"" + g6(x) + "\" y=\"" +
+         g6(plot_bottom + 16) + "\" text-anchor=\"middle\">" + g6(v) + "</text>\n";
+  }
+  o += "<line x1=\"" + g6(left) + "\" y1=\"" + g6(plot_bottom) + "\" x2=\"" + g6(left + plot_w) + "\" y2=\"" +
+       g6(plot_bottom) + "\" stroke=\"#333\"/>\n<text class=\"axis-label\" x=\"" + g6(left + plot_w / 2) +
+       "\" y=\"" + g6(plot_bottom + 36) + "\" text-anchor=\"middle\">makespan (s)</text>\n";
+  for (std::size_t k = 0; k < ranking.size(); ++k) {
+    const SweepRow& r = rows[ranking[k]];
+    const bool best = r.clean && place[k] == 1;
+    const bool tied =
+        (k > 0 && place[k - 1] == place[k]) || (k + 1 < place.size() && place[k + 1] == place[k]);
+    const double y = top + bar_h * static_cast<double>(k);
+    const std::string cls = best ? "best" : r.clean ? "bar" : "unclean";
+    const double w = std::max(1.0, x_of(r.makespan_s) - left);
+    o += "<text class=\"label\" x=\"10\" y=\"" + g6(y + 16) + "\">" + std::to_string(place[k]) +
+         (tied ? "=" : "") + ". variant " + std::to_string(r.variant.index) + " " +
+         esc(values_text(r.variant.values)) + "</text>\n";
+    o += "<rect class=\"" + cls + "\" x=\"" + g6(left) + "\" y=\"" + g6(y + 4) + "\" width=\"" + g6(w) +
+         "\" height=\"" + g6(bar_h - 8) + "\" fill=\"" +
+         (best      ? "#2e9e5b"
+          : r.clean ? "#8aa4c8"
+                    : "url(#hatch)") +
+         "\" stroke=\"" + (r.clean ? "none" : "#999999") + "\"><title>variant " +
+         std::to_string(r.variant.index) + ": " + g6(r.makespan_s) + " s, worst group wait " +
+         g6(r.group_wait_max_s) + " s, worst single wait " + g6(r.single_wait_max_s) + " s</title></rect>\n";
+    o += "<text class=\"value\" x=\"" + g6(left + w + 6) + "\" y=\"" + g6(y + 16) + "\">" + g6(r.makespan_s) +
+         " s" + (best ? (tied ? "  (best, tied)" : "  (best)") : "") +
+         (r.clean ? "" : "  not clean: " + esc(r.problems())) + "</text>\n";
+  }
+  return o + "</svg>\n";
+}
+
+std::string sweep_heatmap_svg(const std::vector<std::string>& names, const std::vector<SweepRow>& rows) {
+  if (names.size() != 2) return "";
+  // Each variable's candidates in variant order (the index grows with the candidate's position).
+  std::vector<std::vector<json>> cand(2);
+  std::vector<const SweepRow*> sorted;
+  for (const SweepRow& r : rows) sorted.push_back(&r);
+  std::sort(sorted.begin(), sorted.end(),
+            [](const SweepRow* a, const SweepRow* b) { return a->variant.index < b->variant.index; });
+  for (std::size_t d = 0; d < 2; ++d)
+    for (const SweepRow* r : sorted) {
+      auto it = r->variant.values.find(names[d]);
+      if (it != r->variant.values.end() &&
+          std::find(cand[d].begin(), cand[d].end(), it->second) == cand[d].end())
+        cand[d].push_back(it->second);
+    }
+  // Candidates of the second variable appear in order within each first value; the first variable's
+  // order is that of the first appearance, which the index sort gives.
+  std::map<std::pair<std::size_t, std::size_t>, const SweepRow*> cell;
+  double lo = 0, hi = 0;
+  bool any_clean = false;
+  for (const SweepRow* r : sorted) {
+    const auto a =
+        std::find(cand[0].begin(), cand[0].end(), r->variant.values.at(names[0])) - cand[0].begin();
+    const auto b =
+        std::find(cand[1].begin(), cand[1].end(), r->variant.values.at(names[1])) - cand[1].begin();
+    cell[{static_cast<std::size_t>(a), static_cast<std::size_t>(b)}] = r;
+    if (!r->clean) continue;
+    lo = any_clean ? std::min(lo, r->makespan_s) : r->makespan_s;
+    hi = any_clean ? std::max(hi, r->makespan_s) : r->makespan_s;
+    any_clean = true;
+  }
+  std::size_t label_len = names[0].size();
+  for (const json& v : cand[0]) label_len = std::max(label_len, v.dump().size());
+  const double cw = 110, ch = 44, left = 30 + 6.5 * static_cast<double>(label_len), top = 86;
+  const double width = std::max(620.0, left + cw * static_cast<double>(cand[1].size()) + 30);
+  const double height = top + ch * static_cast<double>(cand[0].size()) + 70;
+  auto colour = [&](double m) {
+    // Green (best) through yellow to red (worst), over the clean variants' makespans.
+    const double f = hi > lo ? (m - lo) / (hi - lo) : 0;
+    const int red = static_cast<int>(f < 0.5 ? 80 + 2 * f * 160 : 240);
+    const int green = static_cast<int>(f < 0.5 ? 190 : 190 - (f - 0.5) * 2 * 120);
+    char b[16];
+    std::snprintf(b, sizeof b, "#%02x%02x%02x", red, green, 90);
+    return std::string(b);
+  };
+  std::string o =
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + g6(width) + "\" height=\"" + g6(height) +
+      "\" viewBox=\"0 0 " + g6(width) + " " + g6(height) +
+      "\" font-family=\"Helvetica,Arial,sans-serif\" font-size=\"11\">\n"
+      "<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n<text x=\"10\" y=\"20\" font-size=\"13\" "
+      "font-weight=\"bold\">Makespan (s) by " +
+      esc(names[0]) + " (rows) and " + esc(names[1]) +
+      " (columns)</text>\n<text x=\"10\" y=\"37\" fill=\"#555\">green best, red worst among clean "
+      "variants" +
+      (any_clean ? " (" + g6(lo) + " s to " + g6(hi) + " s)" : "") +
+      "; grey: not clean; blank: not run</text>\n";
+  o += "<text x=\"" + g6(left + cw * static_cast<double>(cand[1].size()) / 2) + "\" y=\"" + g6(top - 26) +
+       "\" text-anchor=\"middle\" font-weight=\"bold\">" + esc(names[1]) + "</text>\n";
+  o += "<text x=\"10\" y=\"" + g6(top - 8) + "\" font-weight=\"bold\">" + esc(names[0]) + "</text>\n";
+  for (std::size_t b = 0; b < cand[1].size(); ++b)
+    o += "<text class=\"col\" x=\"" + g6(left + cw * (static_cast<double>(b) + 0.5)) + "\" y=\"" +
+         g6(top - 8) + "\" text-anchor=\"middle\">" + esc(cand[1][b].dump()) + "</text>\n";
+  for (std::size_t a = 0; a < cand[0].size(); ++a) {
+    const double y = top + ch * static_cast<double>(a);
+    o += "<text class=\"row\" x=\"10\" y=\"" + g6(y + ch / 2 + 4) + "\">" + esc(cand[0][a].dump()) +
+         "</text>\n";
+    for (std::size_t b = 0; b < cand[1].size(); ++b) {
+      const double x = left + cw * static_cast<double>(b);
+      auto it = cell.find({a, b});
+      if (it == cell.end()) {
+        o += "<rect class=\"missing\" x=\"" + g6(x) + "\" y=\"" + g6(y) + "\" width=\"" + g6(cw) +
+             "\" height=\"" + g6(ch) + "\" fill=\"#ffffff\" stroke=\"#cccccc\"/>\n";
+        continue;
+      }
+      const SweepRow& r = *it->second;
+      const bool best = r.clean && r.makespan_s == lo;
+      o += "<rect class=\"" + std::string(r.clean ? (best ? "cell best" : "cell") : "cell unclean") +
+           "\" x=\"" + g6(x) + "\" y=\"" + g6(y) + "\" width=\"" + g6(cw) + "\" height=\"" + g6(ch) +
+           "\" fill=\"" + (r.clean ? colour(r.makespan_s) : "#c8c8c8") + "\" stroke=\"" +
+           (best ? "#000000" : "#ffffff") + "\" stroke-width=\"" + (best ? "2" : "1") + "\"><title>variant " +
+           std::to_string(r.variant.index) + ": " + g6(r.makespan_s) + " s" +
+           (r.clean ? "" : ", not clean: " + esc(r.problems())) + "</title></rect>\n";
+      o += "<text class=\"value\" x=\"" + g6(x + cw / 2) + "\" y=\"" +
+           g6(y + (r.clean ? ch / 2 + 4 : ch / 2 - 2)) + "\" text-anchor=\"middle\">" + g6(r.makespan_s) +
+           " s" + (best ? " (best)" : "") + "</text>\n";
+      if (!r.clean)
+        o += "<text class=\"why\" x=\"" + g6(x + cw / 2) + "\" y=\"" + g6(y + ch / 2 + 11) +
+             "\" text-anchor=\"middle\" fill=\"#600\">" + esc(r.problems()) + "</text>\n";
+    }
   }
   return o + "</svg>\n";
 }
@@ -210,62 +426,250 @@ std::vector<SweepRow> collect(const std::string& dir, std::vector<std::string>* 
   return rows;
 }
 
-std::string compare_runs(const std::string& a, const std::string& b) {
-  auto sequences = [](const std::string& dir) {
-    std::map<std::string, std::vector<std::string>> per;
-    std::istringstream in(read(fs::path(dir) / "events.jsonl"));
-    std::string line;
-    while (std::getline(in, line)) {
-      if (line.empty()) continue;
-      const json e = json::parse(line);
-      if (e.value("event", "") != "dispatch") continue;
-      const std::string worker = e.contains("sub_worker") ? e["sub_worker"].get<std::string>()
-                                                          : std::to_string(e["worker"].get<long long>());
-      per[worker].push_back(e["task"].get<std::string>() + "[" + std::to_string(e["member"].get<int>()) +
-                            "]@" + g6(e["t_s"].get<double>()));
-    }
-    return per;
+namespace {
+
+// One run folder as compare reads it: who it is, and its dispatches.
+struct RunFacts {
+  std::string dir, label, name;
+  json summary;
+  struct Dispatch {
+    std::string placement;  // task@worker or task[member]@worker, as in `expect`
+    std::string member;     // task or task[member]
+    std::string worker;
+    double t = 0;
   };
-  const auto sa = sequences(a), sb = sequences(b);
-  std::set<std::string> workers;
-  for (const auto& [w, s] : sa) workers.insert(w);
-  for (const auto& [w, s] : sb) workers.insert(w);
-  std::string o = "dispatch sequences per worker (task[member]@time):\n";
-  auto strip_time = [](const std::string& d) { return d.substr(0, d.rfind('@')); };
-  for (const std::string& w : workers) {
-    const auto& x = sa.count(w) ? sa.at(w) : std::vector<std::string>{};
-    const auto& y = sb.count(w) ? sb.at(w) : std::vector<std::string>{};
-    std::size_t i = 0;
-    while (i < x.size() && i < y.size() && strip_time(x[i]) == strip_time(y[i])) ++i;
-    if (i == x.size() && i == y.size()) {
-      o += "  worker " + w + ": same " + std::to_string(x.size()) + " dispatches\n";
-    } else {
-      o += "  worker " + w + ": first divergence at dispatch #" + std::to_string(i) + ": A " +
-           (i < x.size() ? x[i] : "(none)") + ", B " + (i < y.size() ? y[i] : "(none)") + "\n";
+  std::map<std::string, std::vector<Dispatch>> per_worker;
+  std::map<std::string, Dispatch> by_member;
+};
+
+json read_json(const fs::path& p) {
+  try {
+    return json::parse(read(p));
+  } catch (const json::exception& e) {
+    throw std::runtime_error(p.string() + ": not JSON (" + e.what() + ")");
+  }
+}
+
+RunFacts load_run(const std::string& dir) {
+  RunFacts r;
+  r.dir = dir;
+  const fs::path folder(dir);
+  if (!fs::is_directory(folder)) throw std::runtime_error(dir + ": no such run folder");
+  r.summary = read_json(folder / "summary.json");
+  VarAssignment vars;
+  if (r.summary.contains("vars") && r.summary["vars"].is_object()) {
+    for (auto it = r.summary["vars"].begin(); it != r.summary["vars"].end(); ++it)
+      vars[it.key()] = it.value();
+  } else if (fs::exists(folder / "variant.json")) {
+    const json v = read_json(folder / "variant.json").value("vars", json::object());
+    for (auto it = v.begin(); it != v.end(); ++it) vars[it.key()] = it.value();
+  }
+  std::string name = folder.filename().string();
+  if (name.empty() || name == ".") name = fs::absolute(folder).parent_path().filename().string();
+  r.name = name;
+  r.label = dir + " (scenario " + r.summary.value("scenario", std::string("?"));
+  if (!vars.empty()) r.label += ", " + values_text(vars);
+  if (r.summary.contains("policy"))
+    r.label += ", policy " + (r.summary["policy"].is_string() ? r.summary["policy"].get<std::string>()
+                                                              : r.summary["policy"].dump());
+  if (r.summary.contains("seed")) r.label += ", seed " + r.summary["seed"].dump();
+  r.label += ")";
+  std::map<std::string, std::string> kind;
+  std::istringstream in(read(folder / "events.jsonl"));
+  std::string line;
+  std::size_t line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (line.empty()) continue;
+    try {
+      const json e = json::parse(line);
+      const std::string event = e.at("event").get<std::string>();
+      const std::string task = e.at("task").get<std::string>();
+      if (event == "submit") kind[task] = e.value("kind", "single");
+      if (event != "dispatch") continue;
+      const std::string worker = e.contains("sub_worker") ? e["sub_worker"].get<std::string>()
+                                                          : std::to_string(e.at("worker").get<long long>());
+      const std::string k = kind[task];
+      const std::string member = k == "group" || k == "sub_group"
+                                     ? task + "[" + std::to_string(e.at("member").get<int>()) + "]"
+                                     : task;
+      RunFacts::Dispatch d{member + "@" + worker, member, worker, e.at("t_s").get<double>()};
+      r.per_worker[worker].push_back(d);
+      r.by_member[member] = d;
+    } catch (const json::exception& ex) {
+      throw std::runtime_error((folder / "events.jsonl").string() + " line " + std::to_string(line_no) +
+                               ": " + ex.what());
     }
   }
-  const json ja = json::parse(read(fs::path(a) / "summary.json")),
-             jb = json::parse(read(fs::path(b) / "summary.json"));
-  const SweepRow ra = row_from_summary({}, ja), rb = row_from_summary({}, jb);
-  char line[256];
+  return r;
+}
+
+// NEXT_LEVEL workers by id, then SUB workers by index.
+bool worker_less(const std::string& a, const std::string& b) {
+  const bool sa = a.rfind("sub", 0) == 0, sb = b.rfind("sub", 0) == 0;
+  if (sa != sb) return sb;
+  const std::string na = sa ? a.substr(3) : a, nb = sb ? b.substr(3) : b;
+  try {
+    return std::stoll(na) < std::stoll(nb);
+  } catch (const std::exception&) {
+    return a < b;
+  }
+}
+
+std::string at_time(const RunFacts::Dispatch& d) {
+  return d.placement + " t=" + g6(d.t);
+}
+
+}  // namespace
+
+Comparison compare_runs(const std::string& dir_a, const std::string& dir_b, std::size_t limit) {
+  const RunFacts a = load_run(dir_a), b = load_run(dir_b);
+  std::string na = a.name, nb = b.name;
+  if (na == nb) na = "A", nb = "B";
+  Comparison c;
+  std::string& o = c.text;
+  o += "A: " + a.label + "\nB: " + b.label + "\n";
+  if (a.summary.value("scenario", "") != b.summary.value("scenario", ""))
+    o += "note: the runs are of different scenarios\n";
+  o += "notation: placement task[member]@worker (task@worker for a single), time t=... s\n";
+
+  // Every position where the per-worker dispatch sequences differ.
+  std::set<std::string, bool (*)(const std::string&, const std::string&)> workers(worker_less);
+  for (const auto& [w, s] : a.per_worker) workers.insert(w);
+  for (const auto& [w, s] : b.per_worker) workers.insert(w);
+  std::size_t shown = 0, order_diffs = 0;
+  o += "dispatch order per worker:\n";
+  static const std::vector<RunFacts::Dispatch> none;
+  for (const std::string& w : workers) {
+    const auto& x = a.per_worker.count(w) ? a.per_worker.at(w) : none;
+    const auto& y = b.per_worker.count(w) ? b.per_worker.at(w) : none;
+    std::vector<std::size_t> diff;
+    for (std::size_t i = 0; i < std::max(x.size(), y.size()); ++i)
+      if (i >= x.size() || i >= y.size() || x[i].placement != y[i].placement) diff.push_back(i);
+    const std::string who = w.rfind("sub", 0) == 0 ? w : "worker " + w;
+    if (diff.empty()) {
+      o += "  " + who + ": same " + std::to_string(x.size()) + " dispatches\n";
+      continue;
+    }
+    order_diffs += diff.size();
+    o += "  " + who + ": " + std::to_string(diff.size()) + " of " +
+         std::to_string(std::max(x.size(), y.size())) + " positions differ (" + std::to_string(x.size()) +
+         " dispatches in " + na + ", " + std::to_string(y.size()) + " in " + nb + ")\n";
+    for (std::size_t i : diff) {
+      if (shown++ >= limit) continue;
+      o += "    #" + std::to_string(i) + ": " + na + " " + (i < x.size() ? at_time(x[i]) : "(none)") + ", " +
+           nb + " " + (i < y.size() ? at_time(y[i]) : "(none)") + "\n";
+    }
+  }
+  if (shown > limit)
+    o += "  ... " + std::to_string(shown - limit) + " more not shown (--limit " + std::to_string(limit) +
+         ")\n";
+
+  // Dispatches that moved: another worker, another time, or only in one run.
+  std::set<std::string> members;
+  for (const auto& [m, d] : a.by_member) members.insert(m);
+  for (const auto& [m, d] : b.by_member) members.insert(m);
+  std::vector<std::pair<double, std::string>> moved;
+  for (const std::string& m : members) {
+    auto x = a.by_member.find(m), y = b.by_member.find(m);
+    if (x != a.by_member.end() && y != b.by_member.end() && x->second.worker == y->second.worker &&
+        std::abs(x->second.t - y->second.t) <= 1e-9)
+      continue;
+    const double when = x != a.by_member.end() ? x->second.t : y->second.t;
+    moved.emplace_back(
+        when, m + ": " + na + " " + (x != a.by_member.end() ? at_time(x->second) : "(not dispatched)") +
+                  ", " + nb + " " + (y != b.by_member.end() ? at_time(y->second) : "(not dispatched)"));
+  }
+  std::sort(moved.begin(), moved.end());
+  o += "dispatches that moved (worker or time): " + std::to_string(moved.size()) + "\n";
+  for (std::size_t i = 0; i < moved.size() && i < limit; ++i) o += "  " + moved[i].second + "\n";
+  if (moved.size() > limit)
+    o += "  ... " + std::to_string(moved.size() - limit) + " more not shown (--limit " +
+         std::to_string(limit) + ")\n";
+
+  // Groups side by side: when each launched and how long it waited READY, largest change first.
+  struct G {
+    std::string name;
+    std::optional<json> x, y;
+  };
+  std::vector<G> groups;
+  std::map<std::string, std::size_t> at;
+  for (const auto* run : {&a, &b})
+    for (const json& g : run->summary.value("groups", json::array())) {
+      const std::string name = g.value("task", "");
+      if (!at.count(name)) at[name] = groups.size(), groups.push_back({name, {}, {}});
+      (run == &a ? groups[at[name]].x : groups[at[name]].y) = g;
+    }
+  auto wait = [](const std::optional<json>& g) { return g ? g->value("ready_wait_s", 0.0) : 0.0; };
+  std::stable_sort(groups.begin(), groups.end(), [&](const G& p, const G& q) {
+    return std::abs(wait(p.y) - wait(p.x)) > std::abs(wait(q.y) - wait(q.x));
+  });
+  if (!groups.empty()) {
+    char line[512];
+    std::size_t gw = 5;
+    for (const G& g : groups) gw = std::max(gw, g.name.size());
+    const int name_w = static_cast<int>(std::min<std::size_t>(gw, 40));
+    const int col = static_cast<int>(std::max<std::size_t>(12, std::max(na.size(), nb.size()) + 7));
+    o += "groups (launch time and READY wait, largest change first):\n";
+    std::snprintf(line, sizeof line, "  %-*s %*s %*s %*s %*s %10s\n", name_w, "group", col,
+                  (na + " launch").c_str(), col, (nb + " launch").c_str(), col, (na + " wait").c_str(), col,
+                  (nb + " wait").c_str(), "change");
+    o += line;
+    auto launch = [](const std::optional<json>& g) {
+      if (!g) return std::string("(absent)");
+      const json& l = (*g)["launched_s"];
+      return l.is_number() ? "t=" + g6(l.get<double>()) : std::string("never");
+    };
+    auto secs = [](const std::optional<json>& g, double v) { return g ? g6(v) + " s" : std::string("-"); };
+    for (std::size_t i = 0; i < groups.size() && i < limit; ++i) {
+      const G& g = groups[i];
+      std::snprintf(
+          line, sizeof line, "  %-*s %*s %*s %*s %*s %10s\n", name_w, g.name.c_str(), col,
+          launch(g.x).c_str(), col, launch(g.y).c_str(), col, secs(g.x, wait(g.x)).c_str(), col,
+          secs(g.y, wait(g.y)).c_str(),
+          (g.x && g.y ? (wait(g.y) >= wait(g.x) ? "+" : "") + g6(wait(g.y) - wait(g.x)) + " s" : "-")
+              .c_str());
+      o += line;
+    }
+    if (groups.size() > limit)
+      o += "  ... " + std::to_string(groups.size() - limit) + " more groups not shown (--limit " +
+           std::to_string(limit) + ")\n";
+  }
+
+  const SweepRow ra = row_from_summary({}, a.summary), rb = row_from_summary({}, b.summary);
+  char line[512];
+  const int mcol = static_cast<int>(std::max<std::size_t>(14, std::max(na.size(), nb.size())));
   o += "metrics:\n";
-  std::snprintf(line, sizeof line, "  %-30s %14s %14s %8s\n", "", "A", "B", "B/A");
+  std::snprintf(line, sizeof line, "  %-32s %*s %*s %10s\n", "", mcol, na.c_str(), mcol, nb.c_str(), "ratio");
   o += line;
+  bool metrics_same = true;
   auto metric = [&](const char* name, double x, double y) {
-    std::snprintf(line, sizeof line, "  %-30s %14.6g %14.6g %8s\n", name, x, y,
+    metrics_same &= g6(x) == g6(y);
+    std::snprintf(line, sizeof line, "  %-32s %*s %*s %10s\n", name, mcol, g6(x).c_str(), mcol, g6(y).c_str(),
                   x != 0 ? g6(y / x).c_str() : "-");
     o += line;
   };
-  metric("makespan_s", ra.makespan_s, rb.makespan_s);
+  metric("makespan (s)", ra.makespan_s, rb.makespan_s);
   metric("utilisation (mean)", ra.utilisation, rb.utilisation);
   metric("group READY wait mean (s)", ra.group_wait_mean_s, rb.group_wait_mean_s);
+  metric("group READY wait p95 (s)", ra.group_wait_p95_s, rb.group_wait_p95_s);
   metric("group READY wait max (s)", ra.group_wait_max_s, rb.group_wait_max_s);
+  metric("single READY wait mean (s)", ra.single_wait_mean_s, rb.single_wait_mean_s);
+  metric("single READY wait p95 (s)", ra.single_wait_p95_s, rb.single_wait_p95_s);
+  metric("single READY wait max (s)", ra.single_wait_max_s, rb.single_wait_max_s);
   metric("groups waited, idle target (s)", ra.group_idle_target_s, rb.group_idle_target_s);
   metric("failed", static_cast<double>(ra.failed), static_cast<double>(rb.failed));
   metric("poisoned", static_cast<double>(ra.poisoned), static_cast<double>(rb.poisoned));
   metric("rejected", static_cast<double>(ra.rejected), static_cast<double>(rb.rejected));
-  o += "  outcome: A " + ra.outcome + ", B " + rb.outcome + "\n";
-  return o;
+  metric("stuck", static_cast<double>(ra.stuck), static_cast<double>(rb.stuck));
+  o += "  outcome: " + na + " " + ra.outcome + (ra.clean ? "" : " (not clean)") + ", " + nb + " " +
+       rb.outcome + (rb.clean ? "" : " (not clean)") + "\n";
+  c.same = order_diffs == 0 && moved.empty() && metrics_same && ra.outcome == rb.outcome;
+  o += c.same ? "same: placements, order, times and metrics agree\n"
+              : "different: " + std::to_string(order_diffs) + " order position(s), " +
+                    std::to_string(moved.size()) + " moved dispatch(es)" +
+                    (metrics_same ? "" : ", metrics differ") + "\n";
+  return c;
 }
 
 }  // namespace dirsched

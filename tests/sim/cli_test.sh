@@ -39,6 +39,23 @@ for f in events.jsonl summary.json tasks.csv; do
   cmp -s "$tmp/run1/$f" "$tmp/run2/$f" || { echo "FAIL $f differs between two runs of one seed"; fail=1; }
 done
 
+# The summary and the report say what ran: scenario, description, seed, version (and the variant).
+expect_status 0 "--version" "$dirsched" --version
+version=$(sed -n 's/^dirsched \(.*\)$/\1/p' "$tmp/out")
+[[ -n "$version" ]] || { echo "FAIL --version prints 'dirsched VERSION'"; cat "$tmp/out"; fail=1; }
+python3 - "$tmp/run1/summary.json" "$version" <<'PY' || fail=1
+import json, sys
+s = json.load(open(sys.argv[1]))
+want = {"scenario": "group-starvation", "seed": 3, "dirsched_version": sys.argv[2]}
+bad = [k for k, v in want.items() if s.get(k) != v] + ([] if s.get("description") else ["description"])
+bad += [k for k in ("single", "group") if "mean_s" not in s.get("ready_waits", {}).get(k, {})]
+if bad: print("FAIL summary.json fields", bad); sys.exit(1)
+PY
+grep -q "<th>seed</th><td>3</td>" "$tmp/run1/report.html" || { echo "FAIL report.html shows the seed"; fail=1; }
+expect_status 0 "run a variant" "$dirsched" run "$root/scenarios/sweep-group-worker-set.json" --var 'group_workers=[0,3]' --out "$tmp/variant" --outputs summary,report
+grep -q '"variant": 2' "$tmp/variant/summary.json" || { echo "FAIL summary.json names the variant"; fail=1; }
+grep -q 'Variant 2 of the sweep:</b> group_workers = \[0,3\]' "$tmp/variant/report.html" || { echo "FAIL report.html names the variant"; fail=1; }
+
 expect_status 0 "summary only" "$dirsched" run "$root/scenarios/quick-tour.json" --out "$tmp/only" --outputs summary
 [[ -f "$tmp/only/summary.json" && ! -e "$tmp/only/events.jsonl" ]] || { echo "FAIL --outputs summary"; fail=1; }
 
@@ -47,6 +64,16 @@ grep -q "^1 passed, 1 failed$" "$tmp/out" || { echo "FAIL check summary line:"; 
 grep -q "^FAIL .*must-fail.json: makespan_s" "$tmp/out" || { echo "FAIL check names the divergence"; fail=1; }
 expect_status 1 "check with a wrong order pair" "$dirsched" check "$root/tests/sim/must-fail-order.json"
 grep -q "^FAIL .*must-fail-order.json: order\[0\] (b@1 before a@0)" "$tmp/out" || { echo "FAIL check names the order pair"; cat "$tmp/out"; fail=1; }
+
+# A file without expect is reported as such, not counted as a pass, and fails the check.
+expect_status 1 "check of a file without expect" "$dirsched" check "$root/tests/sim/sweep-rejected-variant.json"
+grep -q "^NO EXPECT .*sweep-rejected-variant.json (sweep-rejected-variant, gw=\[0,1\] sw=0 (the first candidates))" "$tmp/out" || { echo "FAIL check says there is no expect:"; cat "$tmp/out"; fail=1; }
+grep -q "^0 passed, 0 failed, 1 without expect" "$tmp/out" || { echo "FAIL check counts a file without expect:"; cat "$tmp/out"; fail=1; }
+# check and explore take --var and say which candidate they ran.
+expect_status 1 "check of another candidate" "$dirsched" check "$root/scenarios/sweep-group-worker-set.json" --var 'group_workers=[2,3]'
+grep -q "^FAIL .* (group_workers=\[2,3\]): makespan_s" "$tmp/out" || { echo "FAIL check names the candidate:"; cat "$tmp/out"; fail=1; }
+expect_status 0 "explore --var" "$dirsched" explore "$root/tests/sim/sweep-rejected-variant.json" --var 'gw=[2,3]'
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["vars"]["gw"]==[2,3] else 1)' "$tmp/out" || { echo "FAIL explore --var"; fail=1; }
 
 # render redraws the same pictures from the run folder alone.
 mkdir -p "$tmp/redraw"

@@ -270,6 +270,37 @@ TEST(Generators, GeneratedScenarioRoundTripsThroughItsJson) {
   }
 }
 
+TEST(Generators, ArrivalRateSpacesEveryFamilysSubmitsAsASeededPoissonProcess) {
+  for (const char* family : {"stream", "fork-join", "chains", "tp-groups", "random"}) {
+    Scenario s = generated(family, R"("workers":4,"arrival_rate":50)", 5);
+    Scenario same = generated(family, R"("workers":4,"arrival_rate":50)", 5);
+    Scenario at_once = generated(family, R"("workers":4)", 5);
+    double last = 0, sum = 0;
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < s.trace.size(); ++i) {
+      const OpSpec& op = s.trace[i];
+      EXPECT_EQ(op.task, at_once.trace[i].task) << family;  // the same DAG as without arrivals
+      if (op.task.empty()) continue;
+      ASSERT_TRUE(op.at_s) << family << " " << op.task;
+      EXPECT_GT(*op.at_s, last) << family;
+      EXPECT_EQ(*op.at_s, *same.trace[i].at_s) << family;
+      sum += *op.at_s - last, last = *op.at_s, ++n;
+    }
+    ASSERT_GT(n, 10u) << family;
+    EXPECT_NEAR(sum / static_cast<double>(n), 1.0 / 50, 0.6 / 50) << family;  // mean gap about 1/R
+  }
+}
+
+TEST(Generators, IntervalSubmitsTaskKAtKTimesTheInterval) {
+  Scenario s = generated("tp-groups", R"("groups":2,"singles_per_group":1,"workers":4,"interval":0.25)");
+  ASSERT_EQ(s.trace.size(), 5u);
+  for (std::size_t k = 0; k < 4; ++k) EXPECT_DOUBLE_EQ(*s.trace[k].at_s, 0.25 * static_cast<double>(k));
+  EXPECT_FALSE(s.trace[4].at_s);  // the drain
+  EXPECT_EQ(
+      error_path(json::parse(R"({"name":"g","generate":{"family":"stream","interval":1,"arrival_rate":2}})")),
+      "generate.interval");
+}
+
 TEST(Generators, UnknownFamilyAndOptionsNameTheirPath) {
   EXPECT_EQ(error_path(json::parse(R"({"name":"g","generate":{"family":"zipf"}})")), "generate.family");
   EXPECT_EQ(error_path(json::parse(R"({"name":"g","generate":{"family":"stream","taks":3}})")),

@@ -33,14 +33,16 @@ grep -q '"t_s":1.5,"event":"reservation_stall","task":"g","busy":\[0\],"idle_que
   "$tmp/file/events.jsonl" || no "reservation_stall at 1.5: $(grep stall "$tmp/file/events.jsonl")"
 [[ $(grep -c stall "$tmp/file/events.jsonl") -eq 1 ]] || no "one stall report per episode"
 
-# compare across the two policies: per group launch and wait side by side, and what moved.
-"$dirsched" compare "$tmp/seed" "$tmp/hr" >"$tmp/cmp" || no "compare"
-grep -q '^policies: A seed, B head_reservation' "$tmp/cmp" || no "compare names both policies"
-grep -Eq '^  g +7 +2 +6.5 +1.5 +5 +0$' "$tmp/cmp" || { no "compare per-group row"; cat "$tmp/cmp"; }
-grep -q '^dispatches that moved (A -> B): 7$' "$tmp/cmp" || no "compare counts the moved dispatches"
-grep -q '^  g\[0\]@0 t=7 -> g\[0\]@0 t=2$' "$tmp/cmp" || no "compare shows g[0] moving from 7 to 2"
-"$dirsched" compare "$tmp/hr" "$tmp/file" >"$tmp/cmp" || no "compare same policy"
-grep -q '^dispatches that moved (A -> B): 0$' "$tmp/cmp" || no "identical dispatches: nothing moved"
+# compare across the two policies: per group launch and wait side by side, and what moved (diff(1) exit codes).
+"$dirsched" compare "$tmp/seed" "$tmp/hr" >"$tmp/cmp"
+[[ $? -eq 1 ]] || no "compare of two policies exits 1 (different)"
+grep -q '^A: .*policy seed' "$tmp/cmp" && grep -q '^B: .*policy head_reservation' "$tmp/cmp" ||
+  no "compare names both policies"
+grep -Eq '^  g +t=7 +t=2 +6.5 s +1.5 s +-5 s$' "$tmp/cmp" || { no "compare per-group row"; cat "$tmp/cmp"; }
+grep -q '^dispatches that moved (worker or time): 7$' "$tmp/cmp" || no "compare counts the moved dispatches"
+grep -q '^  g\[0\]: seed g\[0\]@0 t=7, hr g\[0\]@0 t=2$' "$tmp/cmp" || no "compare shows g[0] moving from 7 to 2"
+"$dirsched" compare "$tmp/hr" "$tmp/file" >"$tmp/cmp" || no "identical dispatches: compare exits 0"
+grep -q '^dispatches that moved (worker or time): [1-9]' "$tmp/cmp" && no "identical dispatches: nothing moved"
 
 # Bad names stop before anything runs (exit 2, one line, nothing written).
 "$dirsched" run "$starve" --policy fifo --out "$tmp/bad" >"$tmp/out" 2>"$tmp/err"
@@ -62,7 +64,7 @@ json.dump(s, open(sys.argv[2], "w"))
 PY
 "$dirsched" sweep "$tmp/sweep.json" --out "$tmp/sw" -j 1 >"$tmp/out" 2>&1 || { no "policy sweep"; cat "$tmp/out"; }
 head -1 "$tmp/sw/sweep.csv" | grep -q '^variant,p,' || no "sweep.csv has a column p: $(head -1 "$tmp/sw/sweep.csv")"
-grep -q '^0,seed,8,' "$tmp/sw/sweep.csv" && grep -q '^1,head_reservation,9,' "$tmp/sw/sweep.csv" ||
+grep -q '^0,seed,true,8,' "$tmp/sw/sweep.csv" && grep -q '^1,head_reservation,true,9,' "$tmp/sw/sweep.csv" ||
   { no "sweep rows per policy"; cat "$tmp/sw/sweep.csv"; }
 # --policy on sweep overrides the variable in every variant.
 "$dirsched" sweep "$tmp/sweep.json" --out "$tmp/sw2" -j 1 --policy seed >/dev/null 2>&1 || no "sweep --policy"

@@ -182,13 +182,115 @@ TEST(TracePicture, OneCompleteEventPerMemberRunAndCountersAndInstants) {
   std::size_t x = 0, counters = 0, instants = 0;
   for (const auto& e : t["traceEvents"]) {
     const std::string ph = e["ph"];
-    x += ph == "X";
+    x += ph == "X" && e.value("cat", "") != "group_wait";  // member runs
     counters += ph == "C";
     instants += ph == "i";
   }
   EXPECT_EQ(x, 5u);
   EXPECT_GE(counters, 4u);
   EXPECT_EQ(instants, 3u);  // reject r, fail b, poison c
+}
+
+// 40 independent singles s1..s40 and two chains of 10: the shape issue 14 measured at 1415 x 2972 pt.
+std::string independent_and_two_chains() {
+  std::string log;
+  int seq = 0;
+  auto line = [&](const std::string& body) {
+    log += "{\"seq\":" + std::to_string(seq++) + "," + body + "}\n";
+  };
+  for (int i = 1; i <= 40; ++i)
+    line(R"("t_s":0,"event":"submit","task":"s)" + std::to_string(i) +
+         R"(","kind":"single","callable":"k","members":1,"workers":[0])");
+  for (const char* c : {"a", "b"})
+    for (int k = 0; k < 10; ++k)
+      line(R"("t_s":0,"event":"submit","task":")" + std::string(c) + std::to_string(k) +
+           R"(","kind":"single","callable":"k","members":1,"workers":[0])" +
+           (k ? R"(,"deps":[{"producer":")" + std::string(c) + std::to_string(k - 1) + R"(","buffer":"x"}])"
+              : std::string()));
+  return log;
+}
+
+TEST(DagPicture, PacksIndependentComponentsIntoAWideDrawingNotOneTallColumn) {
+  const auto svg = dag_svg(parse_run(independent_and_two_chains(), nullptr));
+  ASSERT_TRUE(svg);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(*svg, m, std::regex(R"re(<svg width="(\d+)pt" height="(\d+)pt")re")));
+  const double w = std::stod(m[1]), h = std::stod(m[2]);
+  // Unpacked, dot stacks the 40 singles in one column: taller than wide (about 2.1 : 1).
+  EXPECT_LT(h / w, 0.6) << w << " x " << h;
+  EXPECT_LT(h, 1000) << w << " x " << h;
+}
+
+TEST(DagPicture, NamesNodesInNaturalOrder) {
+  const std::string dot = dag_dot(parse_run(independent_and_two_chains(), nullptr));
+  const auto s2 = dot.find("\ts2\t"), s10 = dot.find("\ts10\t"), s9 = dot.find("\ts9\t");
+  ASSERT_NE(s2, std::string::npos) << dot.substr(0, 400);
+  ASSERT_NE(s10, std::string::npos);
+  EXPECT_LT(s2, s10);
+  EXPECT_LT(s9, s10);
+}
+
+TEST(DagPicture, PastTheLimitDrawsTasksMergedByCallableAndWorker) {
+  std::string log;
+  const std::size_t n = kMaxDagSvgNodes + 200;
+  for (std::size_t i = 0; i < n; ++i)
+    log += "{\"seq\":" + std::to_string(i) + R"(,"t_s":0,"event":"submit","task":"t)" + std::to_string(i) +
+           R"(","kind":"single","callable":")" + (i % 2 ? "odd" : "even") + R"(","members":1,"workers":[)" +
+           std::to_string(i % 3) + "]" +
+           (i >= 6 ? R"(,"deps":[{"producer":"t)" + std::to_string(i - 6) + R"(","buffer":"x"}])"
+                   : std::string()) +
+           "}\n";
+  RunView v = parse_run(log, nullptr);
+  const auto svg = dag_svg(v);
+  ASSERT_TRUE(svg);
+  EXPECT_EQ(count(*svg, "class=\"node\""), 6u);  // {even, odd} x workers {0, 1, 2}
+  EXPECT_NE(svg->find("even @ worker 0"), std::string::npos);
+  EXPECT_NE(svg->find("200 tasks"), std::string::npos);  // 1,200 tasks over six nodes
+  std::string note;
+  render_all(v, json::object(), {"dag"}, &note);
+  EXPECT_NE(note.find("dag.svg condensed"), std::string::npos) << note;
+}
+
+TEST(TimelinePicture, HasItsOwnLegendADepthScaleAndOneLabelledShadePerWaitingGroup) {
+  json s = summary();
+  RunView v = parse_run(kLog, &s);
+  v.starved.push_back({"h", {"5"}, 3.2, 3.9});  // a second waiting group
+  const std::string svg = timeline_svg(v);
+  EXPECT_NE(svg.find("<g class=\"legend\">"), std::string::npos);
+  EXPECT_NE(svg.find(">g READY while a target sat idle<"), std::string::npos);
+  EXPECT_NE(svg.find(">h READY while a target sat idle<"), std::string::npos);
+  EXPECT_NE(svg.find(">single<"), std::string::npos);
+  EXPECT_GE(count(svg, "class=\"depth-scale\""), 2u);
+  EXPECT_EQ(count(svg, "class=\"depth-scale\""), count(svg, "class=\"depth\""));
+  const std::vector<LegendItem> legend = timeline_legend(v);
+  std::vector<std::string> shades;
+  for (const LegendItem& it : legend)
+    if (it.kind == "shade") shades.push_back(it.colour);
+  ASSERT_EQ(shades.size(), 2u);
+  EXPECT_NE(shades[0], shades[1]);
+  EXPECT_NE(svg.find("data-group=\"h\""), std::string::npos);
+  EXPECT_GE(count(svg, "class=\"starved-label\""), 1u);
+}
+
+TEST(TracePicture, HasFlowArrowsForDependenciesAndGroupMembersAndSlicesForGroupWaits) {
+  json t = json::parse(chrome_trace(parse_run(kLog, nullptr)));
+  std::map<std::string, int> starts, finishes;
+  std::size_t waits = 0;
+  for (const auto& e : t["traceEvents"]) {
+    const std::string ph = e["ph"];
+    if (ph == "s") ++starts[e["cat"].get<std::string>()];
+    if (ph == "f") ++finishes[e["cat"].get<std::string>()];
+    if (ph == "X" && e.value("cat", "") == "group_wait") {
+      ++waits;
+      EXPECT_EQ(e["ts"].get<double>(), 1e6);   // g READY at 1 s
+      EXPECT_EQ(e["dur"].get<double>(), 2e6);  // launched at 3 s
+    }
+  }
+  EXPECT_EQ(starts["dependency"], 1);  // a -> g (c never ran: poisoned)
+  EXPECT_EQ(finishes["dependency"], 1);
+  EXPECT_EQ(starts["group"], 1);  // g[0] -> g[1]
+  EXPECT_EQ(finishes["group"], 1);
+  EXPECT_EQ(waits, 1u);
 }
 
 TEST(ReportPage, IsSelfContained) {
@@ -257,6 +359,50 @@ TEST(PolicyPictures, StallReportsAreMarkedAndListed) {
   const std::string html = report_html(v, hr, std::nullopt, svg);
   EXPECT_NE(html.find("<th>policy</th><td>head_reservation</td>"), std::string::npos);
   EXPECT_NE(html.find("<td>reservation_stall</td><td>g</td><td>1</td><td>0</td>"), std::string::npos);
+}
+
+TEST(ReportPage, SaysWhichScenarioSeedPolicyVariantAndVersionItShows) {
+  json s = summary();
+  s["description"] = "What this run pins.";
+  s["seed"] = 7;
+  s["policy"] = "head_reservation";
+  s["vars"] = {{"gw", {2, 3}}};
+  s["variant"] = 3;
+  s["dirsched_version"] = "9.8.7";
+  RunView v = parse_run(kLog, &s);
+  const std::string html = report_html(v, s, std::nullopt, timeline_svg(v));
+  EXPECT_NE(html.find("What this run pins."), std::string::npos);
+  EXPECT_NE(html.find("Variant 3 of the sweep:</b> gw = [2,3]"), std::string::npos);
+  EXPECT_NE(html.find("<th>seed</th><td>7</td>"), std::string::npos);
+  EXPECT_NE(html.find("<th>policy</th><td>head_reservation</td>"), std::string::npos);
+  EXPECT_NE(html.find("<th>dirsched</th><td>9.8.7</td>"), std::string::npos);
+  s.erase("policy");
+  EXPECT_EQ(report_html(v, s, std::nullopt, "").find("<th>policy</th>"), std::string::npos);
+}
+
+TEST(ReportPage, ListsGroupsWorstWaitFirstCappedWithALinkToAll) {
+  json s = summary();
+  s["groups"] = json::array();
+  const std::size_t n = kReportGroupRows + 10;
+  for (std::size_t i = 0; i < n; ++i)  // g7 waits longest
+    s["groups"].push_back({{"task", "g" + std::to_string(i)},
+                           {"workers", {5, 2}},
+                           {"ready_wait_s", i == 7 ? 100.0 : static_cast<double>(i % 13)},
+                           {"idle_target_s", 0},
+                           {"overtakes", 0},
+                           {"overtaken_by", json::array()}});
+  RunView v = parse_run(kLog, &s);
+  const std::string html = report_html(v, s, std::nullopt, "");
+  const auto table = html.find("<table class=\"groups\">");
+  const auto all = html.find("<table class=\"groups-all\">");
+  ASSERT_NE(table, std::string::npos);
+  ASSERT_NE(all, std::string::npos);
+  const std::string capped = html.substr(table, html.find("</table>", table) - table);
+  EXPECT_EQ(count(capped, "<tr><td>"), kReportGroupRows);
+  EXPECT_EQ(capped.find("<tr><td>"), capped.find("<tr><td>g7<"));  // worst first
+  EXPECT_EQ(count(html.substr(all), "<tr><td>"), n);
+  EXPECT_NE(html.find("href=\"#all-groups\""), std::string::npos);
+  EXPECT_NE(html.find("id=\"all-groups\""), std::string::npos);
 }
 
 }  // namespace

@@ -17,10 +17,21 @@ std::string num(double v) {
   return s;
 }
 
+// Six significant digits after rounding away binary noise ("0.433", not "0.43300000000000033").
 std::string g6(double v) {
   char b[32];
-  std::snprintf(b, sizeof b, "%.6g", v);
+  std::snprintf(b, sizeof b, "%.6g", std::round(v * 1e12) / 1e12);
+  return std::string(b) == "-0" ? "0" : b;
+}
+
+std::string percent(double fraction) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.1f", 100 * fraction);
   return b;
+}
+
+std::string text_of(const nlohmann::json& v) {
+  return v.is_string() ? v.get<std::string>() : v.dump();
 }
 
 std::string esc(const std::string& s) {
@@ -40,6 +51,25 @@ std::string esc(const std::string& s) {
   return o;
 }
 
+// One row of the report's group table.
+std::string group_row(const nlohmann::json& g) {
+  std::string by;
+  for (const auto& s : g.value("overtaken_by", nlohmann::json::array()))
+    by += (by.empty() ? "" : ", ") + s.get<std::string>();
+  const nlohmann::json launched = g.value("launched_s", nlohmann::json());
+  return "<tr><td>" + esc(g.value("task", "")) + "</td><td>" +
+         esc(g.value("workers", nlohmann::json()).dump()) + "</td><td class=\"num\">" +
+         g6(g.value("ready_wait_s", 0.0)) + "</td><td class=\"num\">" +
+         (launched.is_number() ? g6(launched.get<double>()) : std::string("never")) +
+         "</td><td class=\"num\">" + g6(g.value("idle_target_s", 0.0)) + "</td><td>" +
+         std::to_string(g.value("overtakes", 0)) + (by.empty() ? "" : ": " + esc(by)) + "</td></tr>";
+}
+
+constexpr const char* kGroupHeader =
+    "<tr><th>group</th><th>workers</th><th>READY wait (s)</th><th>launched at (s)</th><th>waited with an "
+    "idle "
+    "target (s)</th><th>singles that overtook it</th></tr>";
+
 // 1, 2 or 5 times a power of ten, giving about `target` ticks over `span`.
 double tick_step(double span, int target) {
   if (span <= 0) return 1;
@@ -57,9 +87,33 @@ const char* bar_colour(const MemberBar& b) {
   return "#4f81bd";
 }
 
-constexpr double kLabelW = 120, kLaneH = 32, kBarH = 18, kTop = 30, kAxisH = 40;
+constexpr double kLabelW = 120, kLaneH = 32, kBarH = 18, kTop = 30, kAxisH = 40, kLegendRowH = 16;
+
+// Each waiting group gets its own hue, so two groups' waits never share one shading.
+const char* shade_colour(std::size_t k) {
+  static const char* palette[] = {"#ff9f1c", "#2ec4b6", "#e71d36", "#7b2cbf", "#3a86ff", "#8ac926"};
+  return palette[k % 6];
+}
 
 }  // namespace
+
+std::vector<LegendItem> timeline_legend(const RunView& v) {
+  std::vector<LegendItem> items = {
+      {"bar", "#4f81bd", "single"},
+      {"bar", "#e8a33d", "group member"},
+      {"bar", "#5aa27c", "SUB task"},
+      {"bar", "#e05a47", "failed"},
+      {"bar", "#6f8fb5", "runs merged (thinner than a pixel)"},
+      {"line", "#c0392b", "worker's single FIFO depth (scale at the lane's right)"},
+      {"line", "#8e44ad", "group FIFO depth"},
+      {"line", "#16a085", "SUB FIFO depth"}};
+  std::vector<std::string> groups;
+  for (const StarvedInterval& s : v.starved)
+    if (std::find(groups.begin(), groups.end(), s.group) == groups.end()) groups.push_back(s.group);
+  for (std::size_t k = 0; k < groups.size(); ++k)
+    items.push_back({"shade", shade_colour(k), groups[k] + " READY while a target sat idle"});
+  return items;
+}
 
 std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
   const double plot_w = opt.width_px - kLabelW - 20;
@@ -69,7 +123,10 @@ std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
   const std::size_t worker_lanes = lanes.size();
   lanes.push_back("group FIFO");
   lanes.push_back("SUB FIFO");
-  const double height = kTop + kLaneH * static_cast<double>(lanes.size()) + kAxisH;
+  const std::vector<LegendItem> legend = timeline_legend(v);
+  const std::size_t legend_cols = 3;
+  const double legend_h = kLegendRowH * std::ceil(static_cast<double>(legend.size()) / legend_cols) + 10;
+  const double height = kTop + kLaneH * static_cast<double>(lanes.size()) + kAxisH + legend_h;
   std::string o;
   o += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(opt.width_px) + "\" height=\"" +
        num(height) + "\" viewBox=\"0 0 " + num(opt.width_px) + " " + num(height) +
@@ -89,7 +146,11 @@ std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
     o += "<text class=\"lane-label\" x=\"6\" y=\"" + num(y + kLaneH / 2 + 4) + "\">" + esc(label) +
          "</text>\n";
   }
-  // Starvation: a READY group waiting while some target is idle, shaded on its targets and the group lane.
+  // Starvation: a READY group waiting while some target is idle, shaded on its targets and the group
+  // lane in the group's own colour, and named on the group lane where the shade is wide enough.
+  std::map<std::string, std::size_t> shade_of;
+  for (const StarvedInterval& s : v.starved)
+    if (!shade_of.count(s.group)) shade_of.emplace(s.group, shade_of.size());
   for (const StarvedInterval& s : v.starved) {
     const double x0 = x_of(s.from), w = std::max(1.0, x_of(s.to) - x0);
     std::vector<std::size_t> rows = {worker_lanes};
@@ -97,8 +158,12 @@ std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
       if (lane_of.count(t)) rows.push_back(lane_of[t]);
     for (std::size_t r : rows)
       o += "<rect class=\"starved\" x=\"" + num(x0) + "\" y=\"" + num(lane_y(r)) + "\" width=\"" + num(w) +
-           "\" height=\"" + num(kLaneH) + "\" fill=\"#ff9f1c\" fill-opacity=\"0.22\"><title>" + esc(s.group) +
+           "\" height=\"" + num(kLaneH) + "\" fill=\"" + shade_colour(shade_of[s.group]) +
+           "\" fill-opacity=\"0.22\" data-group=\"" + esc(s.group) + "\"><title>" + esc(s.group) +
            " READY with an idle target, " + g6(s.from) + "-" + g6(s.to) + " s</title></rect>\n";
+    if (w > 6.5 * static_cast<double>(s.group.size()) + 6)
+      o += "<text class=\"starved-label\" x=\"" + num(x0 + 3) + "\" y=\"" + num(lane_y(worker_lanes) + 11) +
+           "\" font-size=\"10\">" + esc(s.group) + "</text>\n";
   }
   // Reserved idle time (head_reservation): a worker held for the blocked group head while idle.
   for (const ReservedInterval& r : v.reserved) {
@@ -168,6 +233,10 @@ std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
     o += "<polyline class=\"depth\" data-queue=\"" + esc(queue) + "\" points=\"" + pts +
          "\" fill=\"none\" stroke=\"" + colour + "\" stroke-width=\"1.5\"><title>" + esc(queue) +
          " depth (max " + std::to_string(max_depth) + ")</title></polyline>\n";
+    // The scale: the line's top is the lane's deepest queue, named at the right edge.
+    o += "<text class=\"depth-scale\" x=\"" + num(opt.width_px - 4) + "\" y=\"" + num(base - amp + 4) +
+         "\" text-anchor=\"end\" font-size=\"9\" fill=\"" + colour + "\">depth " + std::to_string(max_depth) +
+         "</text>\n";
   };
   for (std::size_t i = 0; i < worker_lanes; ++i)
     if (lanes[i].rfind("sub", 0) != 0) steps("worker:" + lanes[i], i, "#c0392b", true);
@@ -216,7 +285,23 @@ std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
   }
   o += "<text x=\"" + num(kLabelW + plot_w) + "\" y=\"" + num(axis_y + 32) +
        "\" text-anchor=\"end\">simulated time (s)</text>\n";
-  o += "</svg>\n";
+  // The legend, below the axis.
+  const double legend_y = axis_y + kAxisH, col_w = (opt.width_px - 20) / legend_cols;
+  o += "<g class=\"legend\">\n";
+  for (std::size_t k = 0; k < legend.size(); ++k) {
+    const LegendItem& it = legend[k];
+    const double x = 10 + col_w * static_cast<double>(k % legend_cols);
+    const double y = legend_y + kLegendRowH * static_cast<double>(k / legend_cols);
+    if (it.kind == "line")
+      o += "<line x1=\"" + num(x) + "\" y1=\"" + num(y + 6) + "\" x2=\"" + num(x + 18) + "\" y2=\"" +
+           num(y + 6) + "\" stroke=\"" + it.colour + "\" stroke-width=\"2\"/>";
+    else
+      o += "<rect x=\"" + num(x) + "\" y=\"" + num(y) + "\" width=\"18\" height=\"12\" fill=\"" + it.colour +
+           "\"" + (it.kind == "shade" ? " fill-opacity=\"0.35\"" : "") + "/>";
+    o += "<text class=\"legend-item\" x=\"" + num(x + 24) + "\" y=\"" + num(y + 10) + "\">" + esc(it.text) +
+         "</text>\n";
+  }
+  o += "</g>\n</svg>\n";
   return o;
 }
 
@@ -271,6 +356,68 @@ std::string chrome_trace(const RunView& v) {
                       {"pid", 1},
                       {"tid", 0},
                       {"ts", us(m.t)}});
+  // Flow arrows: a dependency from the producer's last member end to the consumer's first dispatch;
+  // a group from its member 0 to each other member. Ids count up in this (sorted) order.
+  std::uint64_t flow = 0;
+  auto place = [&](const MemberBar& b) {
+    const bool sub = b.worker.rfind("sub", 0) == 0;
+    return std::make_pair(sub ? 2 : 1, tid[b.worker]);
+  };
+  auto arrow = [&](const std::string& name, const char* cat, const MemberBar& from, double from_t,
+                   const MemberBar& to) {
+    const auto [fp, ft] = place(from);
+    const auto [tp, tt] = place(to);
+    events.push_back({{"name", name},
+                      {"cat", cat},
+                      {"ph", "s"},
+                      {"id", flow},
+                      {"pid", fp},
+                      {"tid", ft},
+                      {"ts", us(from_t)}});
+    events.push_back({{"name", name},
+                      {"cat", cat},
+                      {"ph", "f"},
+                      {"bp", "e"},
+                      {"id", flow},
+                      {"pid", tp},
+                      {"tid", tt},
+                      {"ts", us(to.start)}});
+    ++flow;
+  };
+  for (const DepEdge& d : v.deps) {
+    const TaskView *a = v.find(d.producer), *b = v.find(d.consumer);
+    if (!a || !b || a->runs.empty() || b->runs.empty()) continue;
+    const MemberBar* last = &a->runs.front();
+    for (const MemberBar& r : a->runs)
+      if (r.end > last->end) last = &r;
+    arrow(d.producer + " -> " + d.consumer + " (" + d.buffer + ")", "dependency", *last,
+          last->end < 0 ? last->start : last->end, b->runs.front());
+  }
+  for (const TaskView& t : v.tasks)
+    if ((t.kind == "group" || t.kind == "sub_group") && t.runs.size() > 1)
+      for (std::size_t m = 1; m < t.runs.size(); ++m)
+        arrow(t.name + " members", "group", t.runs.front(), t.runs.front().start, t.runs[m]);
+  // Group waits as slices on a track of their own: READY until launched (or the end of the run).
+  int wait_tid = 0;
+  for (const TaskView& t : v.tasks) {
+    if (t.kind != "group" || t.ready < 0) continue;
+    const double until = t.start >= 0 ? t.start : v.end_time;
+    events.push_back({{"name", t.name + " READY wait"},
+                      {"cat", "group_wait"},
+                      {"ph", "X"},
+                      {"pid", 3},
+                      {"tid", 100 + wait_tid++},
+                      {"ts", us(t.ready)},
+                      {"dur", us(until) - us(t.ready)},
+                      {"args", {{"launched", t.start >= 0}}}});
+  }
+  if (wait_tid > 0)
+    for (int k = 0; k < wait_tid; ++k)
+      events.push_back({{"name", "thread_name"},
+                        {"ph", "M"},
+                        {"pid", 3},
+                        {"tid", 100 + k},
+                        {"args", {{"name", "group waits " + std::to_string(k)}}}});
   ordered_json doc{{"traceEvents", events}, {"displayTimeUnit", "ms"}};
   return doc.dump() + "\n";
 }
@@ -293,19 +440,49 @@ std::string report_html(const RunView& v, const nlohmann::json& summary,
       "#ddd;padding:6px}"
       "</style></head><body>\n";
   o += "<h1>" + esc(summary.value("scenario", std::string("run"))) + "</h1>\n";
-  o += "<table><tr><th>outcome</th><td>" + esc(summary.value("outcome", std::string("?"))) + "</td></tr>";
-  o += "<tr><th>policy</th><td>" + esc(summary.value("policy", std::string("seed"))) + "</td></tr>";
+  if (!summary.value("description", std::string()).empty())
+    o += "<p class=\"description\">" + esc(summary["description"].get<std::string>()) + "</p>\n";
+  if (summary.contains("vars")) {
+    std::string values;
+    for (auto it = summary["vars"].begin(); it != summary["vars"].end(); ++it)
+      values += (values.empty() ? "" : ", ") + it.key() + " = " + it.value().dump();
+    const nlohmann::json index = summary.value("variant", nlohmann::json());
+    o += "<p class=\"variant\"><b>" +
+         (index.is_number() ? "Variant " + index.dump() + " of the sweep"
+                            : std::string("A run with sweep variables")) +
+         ":</b> " + esc(values) + "</p>\n";
+  }
+  o += "<table class=\"run\"><tr><th>outcome</th><td>" + esc(summary.value("outcome", std::string("?"))) +
+       "</td></tr>";
   if (summary.contains("stall_report_s"))
     o += "<tr><th>stall report after</th><td>" + g6(summary["stall_report_s"].get<double>()) + " s</td></tr>";
   if (summary.contains("makespan_s"))
     o += "<tr><th>makespan</th><td>" + g6(summary["makespan_s"].get<double>()) + " s</td></tr>";
   if (summary.contains("error") && summary["error"].is_string())
     o += "<tr><th>error</th><td>" + esc(summary["error"].get<std::string>()) + "</td></tr>";
+  if (summary.contains("seed")) o += "<tr><th>seed</th><td>" + summary["seed"].dump() + "</td></tr>";
+  if (summary.contains("policy"))
+    o += "<tr><th>policy</th><td>" + esc(text_of(summary["policy"])) + "</td></tr>";
+  if (summary.contains("dirsched_version"))
+    o += "<tr><th>dirsched</th><td>" + esc(text_of(summary["dirsched_version"])) + "</td></tr>";
   if (summary.contains("tasks"))
     for (auto it = summary["tasks"].begin(); it != summary["tasks"].end(); ++it)
       if (it.value().get<long long>() > 0)
         o += "<tr><th>" + esc(it.key()) + "</th><td class=\"num\">" + it.value().dump() + "</td></tr>";
   o += "</table>\n";
+  if (summary.contains("ready_waits")) {
+    o +=
+        "<h2>READY waits</h2><table><tr><th>tasks</th><th>count</th><th>mean (s)</th><th>p95 (s)</th><th>max "
+        "(s)</th></tr>";
+    for (const char* kind : {"single", "group"}) {
+      const nlohmann::json w = summary["ready_waits"].value(kind, nlohmann::json::object());
+      o += std::string("<tr><td>") + (kind == std::string("single") ? "singles" : "groups") +
+           "</td><td class=\"num\">" + std::to_string(w.value("count", 0)) + "</td><td class=\"num\">" +
+           g6(w.value("mean_s", 0.0)) + "</td><td class=\"num\">" + g6(w.value("p95_s", 0.0)) +
+           "</td><td class=\"num\">" + g6(w.value("max_s", 0.0)) + "</td></tr>";
+    }
+    o += "</table>\n";
+  }
   if (summary.contains("workers")) {
     o += "<h2>Workers</h2><table><tr><th>worker</th><th>kind</th><th>host</th><th>busy "
          "(s)</th><th>utilisation</th></tr>";
@@ -313,7 +490,7 @@ std::string report_html(const RunView& v, const nlohmann::json& summary,
       o += "<tr><td>" + esc(w["worker"].is_string() ? w["worker"].get<std::string>() : w["worker"].dump()) +
            "</td><td>" + esc(w.value("kind", "")) + "</td><td>" + esc(w.value("host", "")) +
            "</td><td class=\"num\">" + g6(w.value("busy_s", 0.0)) + "</td><td class=\"num\">" +
-           g6(100 * w.value("utilisation", 0.0)) + " %</td></tr>";
+           percent(w.value("utilisation", 0.0)) + " %</td></tr>";
     o += "</table>\n";
   }
   o += "<h2>Stall reports</h2>";
@@ -333,18 +510,24 @@ std::string report_html(const RunView& v, const nlohmann::json& summary,
   } else {
     o += "<p>No stall report in this run.</p>\n";
   }
+  // Groups worst wait first; past kReportGroupRows the rest are in a full table at the end of the page.
+  std::vector<nlohmann::json> groups;
+  if (summary.contains("groups"))
+    for (const auto& g : summary["groups"]) groups.push_back(g);
+  std::stable_sort(groups.begin(), groups.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
+    return a.value("ready_wait_s", 0.0) > b.value("ready_wait_s", 0.0);
+  });
   o += "<h2>Groups: waiting and starvation</h2>";
-  if (summary.contains("groups") && !summary["groups"].empty()) {
-    o += "<table><tr><th>group</th><th>workers</th><th>READY wait (s)</th><th>waited with an idle target "
-         "(s)</th><th>singles that overtook it</th></tr>";
-    for (const auto& g : summary["groups"]) {
-      std::string by;
-      for (const auto& s : g["overtaken_by"]) by += (by.empty() ? "" : ", ") + s.get<std::string>();
-      o += "<tr><td>" + esc(g["task"].get<std::string>()) + "</td><td>" + esc(g["workers"].dump()) +
-           "</td><td class=\"num\">" + g6(g["ready_wait_s"].get<double>()) + "</td><td class=\"num\">" +
-           g6(g["idle_target_s"].get<double>()) + "</td><td>" + std::to_string(g["overtakes"].get<int>()) +
-           (by.empty() ? "" : ": " + esc(by)) + "</td></tr>";
-    }
+  if (!groups.empty()) {
+    const std::size_t shown = std::min(groups.size(), kReportGroupRows);
+    o += "<p>" + std::to_string(groups.size()) +
+         (groups.size() == 1 ? " group" : " groups, worst READY wait first") +
+         (shown < groups.size()
+              ? "; the " + std::to_string(shown) + " worst below, <a href=\"#all-groups\">all " +
+                    std::to_string(groups.size()) + " groups</a> at the end of the page"
+              : std::string()) +
+         ".</p><table class=\"groups\">" + kGroupHeader;
+    for (std::size_t i = 0; i < shown; ++i) o += group_row(groups[i]);
     o += "</table>\n";
   } else {
     o += "<p>No group in this run.</p>\n";
@@ -365,6 +548,12 @@ std::string report_html(const RunView& v, const nlohmann::json& summary,
   else
     o +=
         "<p>" + std::to_string(v.tasks.size()) + " tasks: too many for a readable layout; see dag.dot.</p>\n";
+  if (groups.size() > kReportGroupRows) {
+    o += "<h2 id=\"all-groups\">All " + std::to_string(groups.size()) +
+         " groups, worst READY wait first</h2><table class=\"groups-all\">" + kGroupHeader;
+    for (const auto& g : groups) o += group_row(g);
+    o += "</table>\n";
+  }
   o += "</body></html>\n";
   return o;
 }
@@ -377,9 +566,11 @@ std::map<std::string, std::string> render_all(const RunView& v, const nlohmann::
   std::map<std::string, std::string> files;
   std::optional<std::string> svg;
   if (want("dag") || want("report")) svg = dag_svg(v);
-  if (!svg && note)
-    *note = "dag.svg skipped: " + std::to_string(v.tasks.size()) + " tasks exceed " +
-            std::to_string(kMaxDagSvgNodes);
+  if (note && (want("dag") || want("report")) && v.tasks.size() > kMaxDagSvgNodes)
+    *note = svg ? "dag.svg condensed: " + std::to_string(v.tasks.size()) + " tasks exceed " +
+                      std::to_string(kMaxDagSvgNodes) + ", merged by callable and worker"
+                : "dag.svg skipped: " + std::to_string(v.tasks.size()) + " tasks exceed " +
+                      std::to_string(kMaxDagSvgNodes) + ", even merged by callable and worker";
   if (want("dag")) {
     files["dag.dot"] = dag_dot(v);
     if (svg) files["dag.svg"] = *svg;

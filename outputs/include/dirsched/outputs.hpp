@@ -84,6 +84,18 @@ std::string tasks_csv(const Run& run);
 
 // Shortest text that reads back as the same double ("0.001", "1e-09"): stable across runs.
 std::string format_number(double v);
+// For people: seconds and counts with six significant digits after rounding away binary noise
+// ("0.433", not "0.43300000000000033"); percentages with one decimal ("48.8"). Never in events.jsonl.
+std::string human_number(double v);
+std::string human_percent(double fraction);  // 0.487805 -> "48.8"
+// The version of this build (the CMake project version), as `dirsched --version` prints it.
+const char* dirsched_version();
+// The sweep variant index of the scenario's assigned values (variables in name order, the last one
+// varying fastest), or nothing when it has no vars or a value is not one of its candidates.
+std::optional<std::size_t> variant_index(const Scenario& s);
+// Counts of tasks by final state, for the one-line report of a run ("3 of 60 tasks REJECTED").
+std::string outcome_line(const Run& run);
+
 // A JSON string literal for `s`, quotes included.
 std::string json_string(std::string_view s);
 

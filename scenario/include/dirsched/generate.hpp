@@ -10,6 +10,9 @@
 //              k consecutive chips (starting at (j * k) mod W), each followed by S singles on random chips
 //   random     tasks N, workers W, edges E, group_fraction P, duration_s D: a random DAG; each task reads
 //              up to E earlier tasks' outputs; a fraction P are groups of 2-4 members on distinct chips
+// Every family also takes `arrival_rate` R (submits arrive as a Poisson process of R per second: gaps
+// drawn from an exponential distribution on a stream of their own, so the DAG is the one without it) or
+// `interval` S (submit i at i * S); without either, every op starts as soon as the previous returned.
 // The generated scenario is complete (workers, callables, buffers, trace) and replays like any file.
 // A scenario file may hold {"generate": {"family": ..., params...}} in place of `trace`.
 #pragma once

@@ -33,25 +33,43 @@ std::string variant_dir(const Variant& v);  // "variant-0007"
 struct SweepRow {
   Variant variant;
   double makespan_s = 0;
-  double group_wait_mean_s = 0, group_wait_max_s = 0;
+  double group_wait_mean_s = 0, group_wait_p95_s = 0, group_wait_max_s = 0;
+  double single_wait_mean_s = 0, single_wait_p95_s = 0, single_wait_max_s = 0;
   double group_idle_target_s = 0;  // summed over groups
   double utilisation = 0;          // mean over NEXT_LEVEL workers
-  long failed = 0, poisoned = 0, rejected = 0;
+  long failed = 0, poisoned = 0, rejected = 0, stuck = 0;
   std::string outcome;
+  // COMPLETED with no REJECTED, FAILED, POISONED or STUCK task. A variant that is not clean did less
+  // work, so its makespan says nothing about its worker sets: it ranks after every clean one.
+  bool clean = true;
+  std::string problems() const;  // "5 rejected, 1 stuck" ("" when clean)
 };
 SweepRow row_from_summary(const Variant& v, const nlohmann::json& summary);
-// Best first: makespan, then time groups waited with an idle target, then the worst group wait, then index.
+// Best first: clean before not clean; then makespan, the time groups waited with an idle target, the
+// worst group wait, the worst single wait, the mean single wait; then the variant index.
 std::vector<std::size_t> rank(const std::vector<SweepRow>& rows);
+// The place of each ranked row (1-based); rows whose keys all tie (everything but the index) share one.
+std::vector<std::size_t> places(const std::vector<SweepRow>& rows, const std::vector<std::size_t>& ranking);
 std::string sweep_csv(const std::vector<std::string>& var_names, const std::vector<SweepRow>& rows);
+// Bars best first on a makespan axis in seconds, each with its value; tied places share a number, every
+// variant tied for first is marked best, a variant that is not clean is hatched and says why.
 std::string sweep_svg(const std::vector<SweepRow>& rows, const std::vector<std::size_t>& ranking);
+// Exactly two variables: a grid of makespans (rows the first variable's candidates, columns the
+// second's), coloured best to worst over the clean variants; not-clean cells are grey and say why.
+std::string sweep_heatmap_svg(const std::vector<std::string>& var_names, const std::vector<SweepRow>& rows);
 std::string ranking_text(const std::vector<SweepRow>& rows, const std::vector<std::size_t>& ranking);
 // Reads DIR/variant-*/variant.json and summary.json. Throws std::runtime_error naming a bad file.
 std::vector<SweepRow> collect(const std::string& dir, std::vector<std::string>* var_names);
 
-// compare: the first divergence in each worker's dispatch sequence, and the metrics side by side.
-std::string compare_runs(const std::string& dir_a, const std::string& dir_b);
-// compare, per group: both runs' policies, each group's launch time, READY wait and overtakes side by
-// side, and every dispatch (task[member]@worker t=...) whose worker or time differs between the runs.
-std::string compare_groups(const std::string& dir_a, const std::string& dir_b);
+// compare: who each run is (folder, scenario, variable values, policy), every divergence of the
+// per-worker dispatch sequences up to `limit` (placement as task[member]@worker, time as t=...), the
+// groups' launch times and READY waits side by side, the dispatches that moved, and the metrics.
+// `same` is true when placements, order, times and metrics all agree. Throws std::runtime_error
+// naming a missing or malformed file.
+struct Comparison {
+  std::string text;
+  bool same = true;
+};
+Comparison compare_runs(const std::string& dir_a, const std::string& dir_b, std::size_t limit = 20);
 
 }  // namespace dirsched

@@ -108,8 +108,10 @@ class VizError : public std::runtime_error {
 RunView parse_run(const std::string& events_jsonl, const nlohmann::json* summary);
 
 // Graphviz: measured here, dot lays out 1,000 dependent tasks in about 0.9 s and 1,500 in 3.2 s,
-// so past 1,000 tasks dag_svg
-// returns nothing and writes only dag.dot.
+// so past 1,000 tasks dag_svg draws a condensed DAG instead: one node per (callable, worker) with its
+// task count and final states, edges labelled with the dependencies they stand for (nothing when
+// even that has more than 1,000 nodes). Independent components are packed side by side; nodes are
+// in natural name order (s2 before s10); dot ranks them by dependency depth.
 constexpr std::size_t kMaxDagSvgNodes = 1000;
 std::string dag_dot(const RunView& run);
 std::optional<std::string> dag_svg(const RunView& run);
@@ -117,8 +119,18 @@ std::optional<std::string> dag_svg(const RunView& run);
 struct TimelineOptions {
   double width_px = 1200;
 };
+// One entry of the timeline's own legend. timeline_legend() lists what the drawing uses; a feature
+// that draws something new (a reserved band, a stall mark) appends its entry there.
+struct LegendItem {
+  std::string kind;  // "bar" (filled box), "shade" (translucent box), "line" (step line), "mark"
+  std::string colour;
+  std::string text;
+};
+std::vector<LegendItem> timeline_legend(const RunView& run);
 std::string timeline_svg(const RunView& run, const TimelineOptions& options = {});
 std::string chrome_trace(const RunView& run);
+// The report's group table shows this many groups, worst READY wait first; all of them follow at the end.
+constexpr std::size_t kReportGroupRows = 50;
 std::string report_html(const RunView& run, const nlohmann::json& summary,
                         const std::optional<std::string>& dag, const std::string& timeline);
 

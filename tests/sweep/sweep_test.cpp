@@ -1,0 +1,177 @@
+// The sweep table, ranking and charts on rows built by hand: a variant that lost tasks ranks after
+// every clean one whatever its makespan; ties share a place and every tied best is marked; single
+// waits break ties after the group waits; two variables draw a heatmap; compare's verdict.
+#include "dirsched/sweep.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace dirsched {
+namespace {
+
+using nlohmann::json;
+
+std::size_t count(const std::string& text, const std::string& needle) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
+SweepRow row(std::size_t index, double makespan, long rejected = 0, const char* outcome = "COMPLETED") {
+  json s = {{"makespan_s", makespan}, {"outcome", outcome}, {"tasks", {{"REJECTED", rejected}}}};
+  Variant v;
+  v.index = index;
+  v.values["gw"] = json::array({index, index + 1});
+  return row_from_summary(v, s);
+}
+
+TEST(SweepRanking, PutsAVariantWithRejectedTasksAfterEveryCleanOne) {
+  // Variant 0 did less work (its group was rejected), so it finished first: it must still rank last.
+  const std::vector<SweepRow> rows = {row(0, 1, 5), row(1, 7), row(2, 9)};
+  EXPECT_FALSE(rows[0].clean);
+  const std::vector<std::size_t> order = rank(rows);
+  EXPECT_EQ(order, (std::vector<std::size_t>{1, 2, 0}));
+  const std::string text = ranking_text(rows, order);
+  EXPECT_NE(text.find("3. variant 0 (gw=[0,1]) NOT CLEAN (5 rejected)"), std::string::npos) << text;
+  EXPECT_NE(text.find("1 of 3 variants are not clean"), std::string::npos) << text;
+}
+
+TEST(SweepRanking, TreatsFailedPoisonedAndStuckRunsAsNotClean) {
+  Variant v;
+  for (const char* state : {"FAILED", "POISONED", "PENDING", "READY", "RUNNING"}) {
+    const SweepRow r = row_from_summary(v, {{"outcome", "COMPLETED"}, {"tasks", {{state, 1}}}});
+    EXPECT_FALSE(r.clean) << state;
+  }
+  EXPECT_FALSE(row_from_summary(v, {{"outcome", "STUCK"}}).clean);
+  EXPECT_TRUE(row_from_summary(v, {{"outcome", "COMPLETED"}, {"tasks", {{"COMPLETED", 4}}}}).clean);
+}
+
+TEST(SweepRanking, BreaksTiesOnSingleWaitsAfterGroupWaits) {
+  auto with_single_wait = [](std::size_t index, double max_wait) {
+    Variant v;
+    v.index = index;
+    return row_from_summary(v, {{"makespan_s", 4},
+                                {"outcome", "COMPLETED"},
+                                {"ready_waits", {{"single", {{"max_s", max_wait}, {"mean_s", 0.1}}}}}});
+  };
+  const std::vector<SweepRow> rows = {with_single_wait(0, 5), with_single_wait(1, 0.5)};
+  EXPECT_EQ(rank(rows), (std::vector<std::size_t>{1, 0}));
+  EXPECT_DOUBLE_EQ(rows[0].single_wait_max_s, 5);
+}
+
+TEST(SweepRanking, GivesTiedVariantsOnePlaceAndMarksEveryTiedBest) {
+  const std::vector<SweepRow> rows = {row(0, 7), row(1, 7), row(2, 8), row(3, 8), row(4, 9)};
+  const std::vector<std::size_t> order = rank(rows);
+  EXPECT_EQ(places(rows, order), (std::vector<std::size_t>{1, 1, 3, 3, 5}));
+  const std::string text = ranking_text(rows, order);
+  EXPECT_NE(text.find("1=. variant 0"), std::string::npos) << text;
+  EXPECT_NE(text.find("1=. variant 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("5. variant 4"), std::string::npos) << text;
+  const std::string svg = sweep_svg(rows, order);
+  EXPECT_EQ(count(svg, "class=\"best\""), 2u);
+  EXPECT_EQ(count(svg, "(best, tied)"), 2u);
+}
+
+TEST(SweepCsv, HasACleanColumnAndSingleWaitsBesideGroupWaits) {
+  const std::string csv = sweep_csv({"gw"}, {row(0, 1, 5), row(1, 0.43300000000000033)});
+  EXPECT_EQ(
+      csv.substr(0, csv.find('\n')),
+      "variant,gw,clean,makespan_s,group_ready_wait_mean_s,group_ready_wait_p95_s,group_ready_wait_max_s,"
+      "single_ready_wait_mean_s,single_ready_wait_p95_s,single_ready_wait_max_s,group_idle_target_s,"
+      "utilisation,failed,poisoned,rejected,stuck,outcome");
+  EXPECT_NE(csv.find("\n0,\"[0,1]\",false,1,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\n1,\"[1,2]\",true,0.433,"), std::string::npos) << csv;
+}
+
+TEST(SweepSvg, DrawsBestFirstOnASecondsAxisWithValueLabels) {
+  const std::vector<SweepRow> rows = {row(0, 9), row(1, 2, 3), row(2, 4)};
+  const std::string svg = sweep_svg(rows, rank(rows));
+  EXPECT_NE(svg.find("makespan (s)"), std::string::npos);
+  EXPECT_GE(count(svg, "class=\"tick\""), 3u);
+  // Best first: variant 2 (4 s) above variant 0 (9 s) above the not-clean variant 1.
+  const auto v2 = svg.find("1. variant 2"), v0 = svg.find("2. variant 0"), v1 = svg.find("3. variant 1");
+  ASSERT_NE(v2, std::string::npos);
+  ASSERT_NE(v0, std::string::npos);
+  ASSERT_NE(v1, std::string::npos);
+  EXPECT_LT(v2, v0);
+  EXPECT_LT(v0, v1);
+  EXPECT_NE(svg.find(">4 s  (best)<"), std::string::npos);
+  EXPECT_NE(svg.find("not clean: 3 rejected"), std::string::npos);
+  EXPECT_EQ(count(svg, "class=\"unclean\""), 1u);
+}
+
+TEST(SweepHeatmap, DrawsOneCellPerVariantOfTwoVariables) {
+  std::vector<SweepRow> rows;
+  for (std::size_t i = 0; i < 6; ++i) {
+    Variant v;
+    v.index = i;
+    v.values["a"] = static_cast<int>(i / 2);
+    v.values["b"] = std::string(i % 2 ? "y" : "x");
+    rows.push_back(row_from_summary(v, {{"makespan_s", 10.0 - static_cast<double>(i)},
+                                        {"outcome", "COMPLETED"},
+                                        {"tasks", {{"REJECTED", i == 5 ? 1 : 0}}}}));
+  }
+  const std::string svg = sweep_heatmap_svg({"a", "b"}, rows);
+  EXPECT_EQ(count(svg, "class=\"cell"), 6u);
+  EXPECT_EQ(count(svg, "class=\"cell unclean\""), 1u);
+  EXPECT_EQ(count(svg, "class=\"cell best\""), 1u);
+  EXPECT_NE(svg.find(">6 s (best)<"), std::string::npos) << svg;  // variant 4; variant 5 (5 s) lost a task
+  EXPECT_EQ(count(svg, "class=\"row\""), 3u);
+  EXPECT_EQ(count(svg, "class=\"col\""), 2u);
+  EXPECT_EQ(sweep_heatmap_svg({"a"}, rows), "");
+}
+
+// A run folder with just what compare reads.
+void write_run(const std::filesystem::path& dir, const std::string& events, double makespan) {
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "events.jsonl") << events;
+  std::ofstream(dir / "summary.json") << json{
+      {"scenario", "s"},
+      {"makespan_s", makespan},
+      {"outcome", "COMPLETED"},
+      {"vars", {{"gw", {0, 1}}}},
+      {"groups", json::array()}}.dump();
+}
+
+TEST(Compare, SaysSameForIdenticalRunsAndListsEveryDivergenceOtherwise) {
+  const auto tmp =
+      std::filesystem::temp_directory_path() / ("dirsched-compare-" + std::to_string(::getpid()));
+  const std::string one =
+      R"({"seq":0,"t_s":0,"event":"submit","task":"a","kind":"single","members":1}
+{"seq":1,"t_s":0,"event":"dispatch","task":"a","member":0,"worker":0}
+{"seq":2,"t_s":0,"event":"submit","task":"b","kind":"single","members":1}
+{"seq":3,"t_s":1,"event":"dispatch","task":"b","member":0,"worker":0}
+{"seq":4,"t_s":1,"event":"submit","task":"g","kind":"group","members":2}
+{"seq":5,"t_s":2,"event":"dispatch","task":"g","member":0,"worker":0}
+{"seq":6,"t_s":2,"event":"dispatch","task":"g","member":1,"worker":1}
+)";
+  // b and g[0] swap places on worker 0.
+  const std::string two =
+      R"({"seq":0,"t_s":0,"event":"submit","task":"a","kind":"single","members":1}
+{"seq":1,"t_s":0,"event":"dispatch","task":"a","member":0,"worker":0}
+{"seq":2,"t_s":0,"event":"submit","task":"b","kind":"single","members":1}
+{"seq":4,"t_s":1,"event":"submit","task":"g","kind":"group","members":2}
+{"seq":5,"t_s":1,"event":"dispatch","task":"g","member":0,"worker":0}
+{"seq":6,"t_s":1,"event":"dispatch","task":"g","member":1,"worker":1}
+{"seq":3,"t_s":2,"event":"dispatch","task":"b","member":0,"worker":0}
+)";
+  write_run(tmp / "x", one, 3);
+  write_run(tmp / "y", one, 3);
+  write_run(tmp / "z", two, 3);
+  const Comparison same = compare_runs((tmp / "x").string(), (tmp / "y").string());
+  EXPECT_TRUE(same.same) << same.text;
+  const Comparison diff = compare_runs((tmp / "x").string(), (tmp / "z").string(), 1);
+  EXPECT_FALSE(diff.same);
+  EXPECT_NE(diff.text.find("A: " + (tmp / "x").string() + " (scenario s, gw=[0,1]"), std::string::npos)
+      << diff.text;
+  EXPECT_NE(diff.text.find("worker 0: 2 of 3 positions differ"), std::string::npos) << diff.text;
+  EXPECT_NE(diff.text.find("#1: x b@0 t=1, z g[0]@0 t=1"), std::string::npos) << diff.text;
+  EXPECT_NE(diff.text.find("1 more not shown (--limit 1)"), std::string::npos) << diff.text;
+  EXPECT_THROW(compare_runs((tmp / "x").string(), (tmp / "missing").string()), std::runtime_error);
+  std::filesystem::remove_all(tmp);
+}
+
+}  // namespace
+}  // namespace dirsched
