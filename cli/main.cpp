@@ -15,6 +15,7 @@
 
 #include "dirsched/explore.hpp"
 #include "dirsched/generate.hpp"
+#include "dirsched/probe.hpp"
 #include "dirsched/scenario.hpp"
 #include "dirsched/sim.hpp"
 #include "dirsched/sweep.hpp"
@@ -160,12 +161,13 @@ struct GenRange {
   double min, max;
 };
 constexpr std::uint64_t kMaxGenTasks = 10000000;  // tasks a generated scenario may hold
+constexpr double kMaxGenSeconds = 4294967296.0;    // 2^32 s, the loader's bound of every simulated time
 constexpr GenRange kGenRanges[] = {
     {"tasks", true, 1, kMaxGenTasks},  {"workers", true, 1, 65536},           {"rounds", true, 1, kMaxGenTasks},
     {"width", true, 1, kMaxGenTasks},  {"chains", true, 1, kMaxGenTasks},     {"length", true, 1, kMaxGenTasks},
     {"groups", true, 1, kMaxGenTasks}, {"size", true, 1, 65536},              {"singles-per-group", true, 0, kMaxGenTasks},
-    {"edges", true, 0, 1000},          {"duration-s", false, 0, 1e9},         {"group-fraction", false, 0, 1},
-    {"arrival-rate", false, 1e-9, 1e9}, {"interval", false, 0, 1e9}};
+    {"edges", true, 0, 1000},          {"duration-s", false, 0, kMaxGenSeconds},         {"group-fraction", false, 0, 1},
+    {"arrival-rate", false, 1e-9, 1e9}, {"interval", false, 0, kMaxGenSeconds}};
 
 // Why the family's options would generate more than kMaxGenTasks tasks ("" when they do not).
 std::string gen_too_large(const std::string& family, const std::map<std::string, double>& p) {
@@ -547,6 +549,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
+    if (std::find(cfg.begin(), cfg.end(), "help") != cfg.end()) {  // --cfg=help: SimGrid's options
+      print_simgrid_help();
+      return 0;
+    }
     if (policy) parse_policy(*policy, "--policy");  // a typo stops here, before anything runs
     if (*run) return cmd_run(run_file, out_dir, seed, outputs, cfg, check_invariants, run_vars, policy);
     if (*sweep) {
