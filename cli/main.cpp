@@ -1,7 +1,8 @@
 // dirsched: the command line over the scenario loader, the SimGrid driver and the outputs.
 //
 // Exit status: 0 success; 1 a `check` whose expectations fall short; 2 bad input (a malformed
-// scenario, a missing file, a bad option), reported as one line on stderr, with nothing written.
+// scenario, a missing file, a bad option or one out of its range, a limit passed, a platform or --cfg
+// SimGrid would abort on, a deadlock), reported as one line on stderr, with nothing written.
 #include <sys/wait.h>
 #include <unistd.h>
 
