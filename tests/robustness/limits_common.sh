@@ -21,25 +21,25 @@ before=$(snapshot)
 expect() {
   local name=$1 status=$2 message=$3
   shift 3
-  local rc=0
+  local rc=0 why=""
   (cd "$sandbox" && timeout 60 "$@" >"$tmp/out" 2>"$tmp/err") || rc=$?
   if [ "$rc" != "$status" ]; then
-    echo "FAIL $name: exit $rc, wanted $status"; sed 's/^/  | /' "$tmp/err" | head -5; fail=1; return
+    why="exit $rc, wanted $status"
+  elif [ -n "$message" ] && ! cat "$tmp/err" "$tmp/out" | grep -qF -- "$message"; then
+    why="its output lacks: $message"
+  elif grep -qE 'Aborted|Backtrace|terminate called|bad_alloc|Segmentation' "$tmp/err"; then
+    why="a crash reached the user"
   fi
-  if [ -n "$message" ] && ! cat "$tmp/err" "$tmp/out" | grep -qF -- "$message"; then
-    echo "FAIL $name: stderr lacks: $message"; sed 's/^/  | /' "$tmp/err" | head -5; fail=1; return
-  fi
-  if grep -qE 'Aborted|Backtrace|terminate called|bad_alloc|Segmentation' "$tmp/err"; then
-    echo "FAIL $name: a crash reached the user"; sed 's/^/  | /' "$tmp/err" | head -5; fail=1; return
-  fi
-  local now
-  now=$(snapshot)
-  if [ "$now" != "$before" ]; then
-    echo "FAIL $name: the sandbox changed"; (cd "$sandbox" && find . | sort | sed 's/^/  | /'); fail=1
+  if [ "$(snapshot)" != "$before" ]; then
+    why="${why:+$why; }the sandbox changed: $(cd "$sandbox" && find . -mindepth 1 | sort | tr '\n' ' ')"
+    # Put it back, so that the next case starts from the same sandbox.
     rm -rf "${sandbox:?}"/* && echo "the user's own data" >"$sandbox/mine.txt" && before=$(snapshot)
-    return
   fi
-  echo "ok   $name"
+  if [ -n "$why" ]; then
+    echo "FAIL $name: $why"; sed 's/^/  | /' "$tmp/err" | head -5; fail=1
+  else
+    echo "ok   $name"
+  fi
 }
 
 finish() {
