@@ -9,6 +9,8 @@
 #include <string_view>
 #include <unordered_map>
 
+#include <pthread.h>
+
 #if defined(__SANITIZE_ADDRESS__)
 extern "C" std::size_t __sanitizer_get_current_allocated_bytes();
 #else
@@ -197,6 +199,26 @@ constexpr std::uint16_t kNoChoice = 0xffff;
 // At 64 nodes between checks the bound is overshot by at most 64 states' copies.
 constexpr std::size_t kMemoryCheckEvery = 64;
 
+// What the stack keeps free below the deepest visit(): the end-of-path work (a terminal state, a
+// witness) and the sanitizers' larger frames.
+constexpr std::size_t kStackReserve = std::size_t{2} << 20;
+
+// The lowest address visit() may reach: the bottom of this thread's stack plus kStackReserve (the
+// stack grows down). 0 when the thread cannot tell (then only the other bounds apply).
+std::uintptr_t stack_floor() {
+  pthread_attr_t attr;
+  if (pthread_getattr_np(pthread_self(), &attr) != 0) return 0;
+  void* low = nullptr;
+  std::size_t size = 0;
+  const int rc = pthread_attr_getstack(&attr, &low, &size);
+  pthread_attr_destroy(&attr);
+  if (rc != 0) return 0;
+  const std::uintptr_t here = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
+  const std::uintptr_t floor = reinterpret_cast<std::uintptr_t>(low) + kStackReserve;
+  // A stack smaller than the reserve still explores a few levels, down to half of what is left.
+  return floor < here ? floor : reinterpret_cast<std::uintptr_t>(low) + (here - reinterpret_cast<std::uintptr_t>(low)) / 2;
+}
+
 // The bytes the allocator has handed out and not taken back (the sanitizers' allocator under ASan).
 // For one binary and one input the sequence of allocations is the same, so the stop is too.
 std::size_t heap_in_use() {
@@ -216,6 +238,7 @@ class Explorer {
   }
 
   ojson run() {
+    stack_floor_ = stack_floor();
     const std::size_t r = visit(root());
     ojson out;
     out["scenario"] = s_.name;
@@ -223,7 +246,10 @@ class Explorer {
     out["states"] = nodes_;
     out["transitions"] = transitions_;
     out["stopped_early"] = stopped_;
-    if (stopped_ && !out_of_memory_)
+    if (out_of_stack_)
+      out["note"] = "stopped at depth " + std::to_string(stack_stop_depth_) +
+                    ": a deeper path would overflow the stack (ulimit -s); results cover only the states visited";
+    else if (stopped_ && !out_of_memory_)
       out["note"] =
           "stopped after max_states=" + std::to_string(o_.max_states) + " states: results cover only those";
     else if (stopped_)
@@ -535,6 +561,10 @@ class Explorer {
     // scenario (each holds a copy of the core): the heap is checked every kMemoryCheckEvery nodes.
     if (!stopped_ && nodes_ % kMemoryCheckEvery == 0 && heap_in_use() > o_.max_memory)
       stopped_ = out_of_memory_ = true, memory_stop_at_ = nodes_;
+    // visit() recurses once per step of the path: a path of tens of thousands of steps (a long trace)
+    // would overflow the stack, so the search stops while kStackReserve is left.
+    if (!stopped_ && reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0)) < stack_floor_)
+      stopped_ = out_of_stack_ = true, stack_stop_depth_ = path_.size();
     std::vector<Choice> cs;
     if (!stopped_) cs = choices(st);
     if (cs.empty() && !stopped_) terminal(st);
@@ -597,6 +627,9 @@ class Explorer {
   std::size_t transitions_ = 0;
   bool stopped_ = false;
   bool out_of_memory_ = false;  // stopped by max_memory (else by max_states)
+  bool out_of_stack_ = false;   // stopped by the depth the thread's stack allows
+  std::size_t stack_stop_depth_ = 0;
+  std::uintptr_t stack_floor_ = 0;  // visit() stops expanding below this address
   std::size_t memory_stop_at_ = 0;
   std::set<std::string> outcomes_;
   std::set<std::string> can_stall_;  // groups whose stall condition holds in some visited state

@@ -87,4 +87,9 @@ PY
 # The same exploration under a bound it does not reach is not cut short by memory.
 expect explore-memory-ample 0 "" "$dirsched" explore "$in/random-3000.json" --max-states 50 --max-memory 1G
 grep -q 'stopped after max_states=50' "$tmp/out" || { echo "FAIL explore-memory-ample: not stopped by max_states"; fail=1; }
+# A path deeper than the stack allows (a 30,000-task stream: 60,000 steps) stops early, not with SIGSEGV.
+(cd "$sandbox" && "$dirsched" gen stream --tasks 30000 --workers 2) >"$in/stream-30000.json"
+expect explore-deep-path 0 "" "$dirsched" explore "$in/stream-30000.json" --max-states 4000000000
+grep -q 'a deeper path would overflow the stack' "$tmp/out" && grep -q '"stopped_early": true' "$tmp/out" ||
+  { echo "FAIL explore-deep-path: not stopped at the stack's depth"; fail=1; }
 finish
