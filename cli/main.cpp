@@ -440,8 +440,7 @@ int main(int argc, char** argv) {
   std::optional<std::uint64_t> seed;
   run->add_option("scenario", run_file, "Scenario JSON file")->required();
   run->add_option("--out", out_dir, "Output folder (replaced)")->required();
-  const CLI::Validator any_seed = cli::whole_number(0, UINT64_MAX);
-  run->add_option("--seed", seed, "Seed, overriding the scenario's")->check(any_seed);
+  run->add_option("--seed", seed, "Seed, overriding the scenario's");
   run->add_option(
       "--outputs", outputs,
       "Comma-separated subset of events,summary,tasks,metrics,dag,timeline,trace,report (default all)");
@@ -455,6 +454,9 @@ int main(int argc, char** argv) {
   std::vector<std::string> run_vars;
   run->add_option("--var", run_vars,
                   "NAME=VALUE (JSON) for a sweep variable; others take their first candidate");
+  // Strict numbers (cli/options.hpp): checked on the text, before CLI11 converts it (it wraps -1).
+  const CLI::Validator any_seed = cli::whole_number(0, UINT64_MAX);
+  run->get_option("--seed")->check(any_seed);
 
   CLI::App* sweep = app.add_subcommand("sweep", "Run every variant of a scenario's vars and rank them");
   std::string sweep_file, sweep_out, collect_dir;
