@@ -26,22 +26,24 @@ using namespace std::chrono_literals;
 constexpr double kNever = std::numeric_limits<double>::infinity();
 constexpr auto kPatience = 10s;  // only a broken runtime waits this long
 
-// Ops at time 0, one after the other; a "drain" op waits until every submitted task is terminal.
+// Ops one after the other, at time 0 or at a given time; a "drain" op waits until every submitted
+// task is terminal.
 class Script : public Orchestrator {
  public:
   using Op = std::function<bool(Scheduler&)>;  // true when it submitted
-  Script& then(Op op) {
-    ops_.push_back({std::move(op), false});
+  Script& then(Op op) { return at(0, std::move(op)); }
+  Script& at(double t, Op op) {
+    ops_.push_back({std::move(op), false, t});
     return *this;
   }
   Script& drain() {
-    ops_.push_back({nullptr, true});
+    ops_.push_back({nullptr, true, 0});
     return *this;
   }
   double next_time(const Scheduler& core) const override {
     if (next_ >= ops_.size()) return kNever;
     if (ops_[next_].drain && core.non_terminal_tasks() > 0) return kNever;
-    return 0;
+    return ops_[next_].t;
   }
   bool run_next(Scheduler& core, double) override {
     const Entry& e = ops_[next_++];
@@ -52,6 +54,7 @@ class Script : public Orchestrator {
   struct Entry {
     Op op;
     bool drain;
+    double t;
   };
   std::vector<Entry> ops_;
   std::size_t next_ = 0;
@@ -66,6 +69,7 @@ class Lines : public Observer {
     const std::string m = is_group(e.task_kind) ? "[" + std::to_string(e.member) + "]" : "";
     const std::string where = e.target.sub ? "sub" + std::to_string(e.target.sub_index)
                                            : std::to_string(e.target.worker.value());
+    if (e.kind == EventKind::kSubmit) lines.push_back("submit " + name);
     if (e.kind == EventKind::kDispatch) lines.push_back("dispatch " + name + m + "@" + where);
     if (e.kind == EventKind::kMemberEnd)
       lines.push_back("end " + name + m + (e.outcome == Outcome::kSuccess ? " ok" : " failed"));
@@ -170,7 +174,7 @@ TEST(RuntimeDispatch, EachMemberRunsOnItsTargetWorkersOwnThread) {
   EXPECT_EQ(all.size(), threads.size()) << "two workers shared a thread";
   EXPECT_FALSE(all.count(std::this_thread::get_id())) << "a member ran on the caller's thread";
   // The group pass launched g first (every target idle), then worker 0's FIFO in order: a, then c.
-  EXPECT_EQ(f.lines.lines.front(), "dispatch g[0]@1");
+  EXPECT_EQ(f.lines.index("dispatch g[0]@1"), f.lines.index("submit sg") + 1) << "the first dispatch is g's";
   EXPECT_LT(f.lines.index("dispatch a@0"), f.lines.index("dispatch c@0"));
 }
 
@@ -287,6 +291,30 @@ TEST(RuntimeInstant, EndsThatArriveTogetherAreAppliedInDispatchOrder) {
   EXPECT_EQ(f.state("x"), TaskState::kCompleted);
   EXPECT_LT(f.lines.index("dispatch x@0"), f.lines.index("dispatch y@1"));
   EXPECT_LT(f.lines.index("end x ok"), f.lines.index("end y ok")) << "applied in arrival order, not dispatch order";
+}
+
+TEST(RuntimeInstant, EndsAreAppliedBeforeTheOpsOfTheirInstant) {
+  // When the scheduler wakes, a's end waits in the queue and the op submitting b is due: a's end first.
+  Fixture f(1);
+  Runtime* rt = nullptr;
+  CallableTable table;
+  table.add("chip", [](const MemberCall&) { return true; });
+  table.add("py", [](const MemberCall&) { return true; });
+  Runtime runtime(*f.core, std::move(table));
+  rt = &runtime;
+  bool ready = false;
+  Script script;
+  script.then([&](Scheduler& c) { return f.single(c, "a", 0).valid(); })
+      // Holds the scheduler thread until a's end is queued and b's op is due.
+      .then([&](Scheduler&) {
+        ready = wait_for([&] { return rt->queued_completions() == 1 && rt->now() > 0.05; });
+        return false;
+      })
+      .at(0.05, [&](Scheduler& c) { return f.single(c, "b", 0).valid(); });
+  runtime.run(script);
+  ASSERT_TRUE(ready);
+  EXPECT_EQ(f.state("b"), TaskState::kCompleted);
+  EXPECT_LT(f.lines.index("end a ok"), f.lines.index("submit b")) << "an op ran before its instant's ends";
 }
 
 TEST(RuntimeLocks, NoLockIsHeldWhileACallableRuns) {
