@@ -165,7 +165,6 @@ void Runtime::run(Orchestrator& orchestrator) {
     std::vector<End> taken;
     auto carry_out = [&](const std::vector<Dispatch>& ds) {
       for (const Dispatch& d : ds) m.hand_out(core, d);
-      if (m.options.on_iteration) m.options.on_iteration(ds);
     };
     try {
       core.set_time(0);

@@ -65,7 +65,11 @@ std::unique_ptr<Run> run_threads(const Scenario& scenario, const ThreadsOptions&
   run->result.seed = seed;
   for (const WorkerSpec& w : scenario.next_level) run->result.host_of_worker.push_back(w.host);
 
-  run->core = make_scheduler(scenario);
+  // The core's options from the one factory; its one duration, the stall report's, is in wall
+  // seconds here like every other time.
+  Scheduler::Options core_options = scheduler_options(scenario);
+  if (options.time_scale > 0) core_options.stall_report_s *= options.time_scale;
+  run->core = std::make_unique<Scheduler>(scenario.registry(), core_options);
   run->recorder = std::make_unique<Recorder>(run->core->registry());
   run->core->reserve(scenario.submit_count());
   run->recorder->reserve(scenario.submit_count());

@@ -441,3 +441,26 @@ TEST(ThreadsEngine, RunsAScenarioThroughTheSharedOutputs) {
 
 }  // namespace
 }  // namespace dirsched
+
+namespace dirsched {
+namespace {
+
+TEST(ThreadsEngine, ScalesTheStallReportWithTheTimeScale) {
+  // g waits 1 s (scenario) for worker 1; stall_report_s 0.5 becomes 0.05 wall seconds at scale 0.1.
+  const std::string text = R"({ "name": "stall", "scheduler": { "stall_report_s": 0.5 },
+    "workers": { "next_level": [ { "id": 0, "kind": "local_chip" }, { "id": 1, "kind": "local_chip" } ] },
+    "callables": { "k": { "namespace": "LOCAL_CHIP", "duration_s": 1 } },
+    "trace": [ { "op": "submit_next_level", "task": "long", "callable": "k", "worker": 1 },
+               { "op": "submit_next_level_group", "task": "g", "callable": "k", "workers": [0, 1],
+                 "args_list": [ [], [] ], "duration_s": [0, 0] } ] })";
+  const Scenario s = parse_scenario(nlohmann::json::parse(text), "stall.json", ".");
+  ThreadsOptions options;
+  options.time_scale = 0.1;
+  std::unique_ptr<dirsched::Run> run = run_threads(s, options);
+  EXPECT_EQ(run->result.outcome, "COMPLETED");
+  EXPECT_DOUBLE_EQ(run->core->options().stall_report_s, 0.05);
+  EXPECT_NE(run->events_jsonl.find("\"event\":\"group_stall\",\"task\":\"g\""), std::string::npos) << run->events_jsonl;
+}
+
+}  // namespace
+}  // namespace dirsched

@@ -102,8 +102,6 @@ class Runtime {
     // Called on the scheduler thread for every dispatch, before the job goes to its worker: the driver
     // fills MemberCall::context and ::value (e.g. the scenario op and the member's duration).
     std::function<void(const Dispatch&, MemberCall&)> prepare;
-    // Called on the scheduler thread after every iteration with its dispatches (after they went out).
-    std::function<void(const std::vector<Dispatch>&)> on_iteration;
   };
 
   // Throws RuntimeError when a callable of the core's registry has no function in `callables`. Starts
