@@ -18,8 +18,8 @@ void finish_result(Run& run, Replay& replay, InvariantChecker* checker) {
   }
   if (r.violation) {
     r.outcome = "VIOLATION";
-    r.error = "invariant " + r.violation->rule + " violated at event seq " + std::to_string(r.violation->seq) +
-              ": " + r.violation->detail;
+    r.error = "invariant " + r.violation->rule + " violated at event seq " +
+              std::to_string(r.violation->seq) + ": " + r.violation->detail;
   } else if (core.run_error()) {
     r.outcome = "FAILED";
     r.error = core.run_error()->message;
@@ -35,8 +35,10 @@ void finish_result(Run& run, Replay& replay, InvariantChecker* checker) {
 }
 
 std::string dispatch_label(const Scheduler& core, const Dispatch& d) {
-  return std::string(core.name(d.task)) + (is_group(core.kind(d.task)) ? "[" + std::to_string(d.member) + "]" : "") +
-         "@" + (d.target.sub ? "sub" + std::to_string(d.target.sub_index) : std::to_string(d.target.worker.value()));
+  return std::string(core.name(d.task)) +
+         (is_group(core.kind(d.task)) ? "[" + std::to_string(d.member) + "]" : "") + "@" +
+         (d.target.sub ? "sub" + std::to_string(d.target.sub_index)
+                       : std::to_string(d.target.worker.value()));
 }
 
 }  // namespace dirsched

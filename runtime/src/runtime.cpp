@@ -49,7 +49,7 @@ struct Runtime::Impl {
 
   CallableTable callables;
   Options options;
-  std::vector<const MemberFn*> fn_of;  // by CallableId
+  std::vector<const MemberFn*> fn_of;            // by CallableId
   std::vector<std::unique_ptr<Worker>> workers;  // NEXT_LEVEL in registration order, then SUB
   std::size_t next_level = 0;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
@@ -59,7 +59,9 @@ struct Runtime::Impl {
   std::condition_variable queue_cv;
   std::vector<End> queue;
 
-  double now() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); }
+  double now() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
 
   void worker_main(Worker& w) {
     while (true) {
@@ -90,7 +92,8 @@ struct Runtime::Impl {
   }
 
   void hand_out(const Scheduler& core, const Dispatch& d) {
-    const std::size_t index = d.target.sub ? next_level + d.target.sub_index : *core.registry().index_of(d.target.worker);
+    const std::size_t index =
+        d.target.sub ? next_level + d.target.sub_index : *core.registry().index_of(d.target.worker);
     Job job;
     job.fn = fn_of[core.callable(d.task).index()];
     job.call.task = d.task;
@@ -142,14 +145,18 @@ Runtime::~Runtime() {
   if (impl_) impl_->stop_workers();
 }
 
-std::size_t Runtime::worker_threads() const { return impl_->workers.size(); }
+std::size_t Runtime::worker_threads() const {
+  return impl_->workers.size();
+}
 
 std::size_t Runtime::queued_completions() const {
   std::lock_guard<std::mutex> lock(impl_->queue_mutex);
   return impl_->queue.size();
 }
 
-double Runtime::now() const { return impl_->now(); }
+double Runtime::now() const {
+  return impl_->now();
+}
 
 void Runtime::run(Orchestrator& orchestrator) {
   Impl& m = *impl_;

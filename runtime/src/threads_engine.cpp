@@ -45,7 +45,9 @@ class ScenarioOrchestrator : public Orchestrator {
 
 void check_threads_engine(const Scenario& s) {
   auto refuse = [&](const std::string& path, const std::string& what) {
-    throw ScenarioError(s.file, path, what + " needs the simulated platform: the threads engine cannot run it (use --engine sim)");
+    throw ScenarioError(
+        s.file, path,
+        what + " needs the simulated platform: the threads engine cannot run it (use --engine sim)");
   };
   for (const FaultSpec& f : s.faults) refuse(f.path, f.host.empty() ? "a link fault" : "a host fault");
   for (const CallableSpec& c : s.callables) {
@@ -94,7 +96,8 @@ std::unique_ptr<Run> run_threads(const Scenario& scenario, const ThreadsOptions&
   for (const CallableSpec& c : scenario.callables)
     table.add(c.name, [scale](const MemberCall& call) {
       const auto* op = static_cast<const OpSpec*>(call.context);
-      if (call.value > 0 && scale > 0) std::this_thread::sleep_for(std::chrono::duration<double>(call.value * scale));
+      if (call.value > 0 && scale > 0)
+        std::this_thread::sleep_for(std::chrono::duration<double>(call.value * scale));
       return !op->member_fails(call.member);
     });
   JitterRng rng(seed);

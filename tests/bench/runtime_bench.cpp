@@ -43,7 +43,9 @@ void report(benchmark::State& state, std::vector<Lane>& lanes) {
   std::vector<double> all;
   for (Lane& l : lanes) all.insert(all.end(), l.gaps_us.begin(), l.gaps_us.end());
   std::sort(all.begin(), all.end());
-  auto pct = [&](double p) { return all.empty() ? 0.0 : all[static_cast<std::size_t>(p * (all.size() - 1))]; };
+  auto pct = [&](double p) {
+    return all.empty() ? 0.0 : all[static_cast<std::size_t>(p * (all.size() - 1))];
+  };
   state.counters["p50_us"] = pct(0.50);
   state.counters["p99_us"] = pct(0.99);
   state.counters["tasks_per_s"] = benchmark::Counter(kTasks, benchmark::Counter::kIsIterationInvariantRate);
@@ -52,7 +54,9 @@ void report(benchmark::State& state, std::vector<Lane>& lanes) {
 class SubmitStream : public Orchestrator {
  public:
   SubmitStream(CallableId callable, std::uint32_t workers) : callable_(callable), workers_(workers) {}
-  double next_time(const Scheduler&) const override { return done_ ? std::numeric_limits<double>::infinity() : 0; }
+  double next_time(const Scheduler&) const override {
+    return done_ ? std::numeric_limits<double>::infinity() : 0;
+  }
   bool run_next(Scheduler& core, double) override {
     core.reserve(kTasks);
     for (std::uint32_t i = 0; i < kTasks; ++i)
@@ -175,6 +179,18 @@ void BM_BareLoop(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(BM_BareLoop)->ArgName("workers")->Arg(2)->Arg(8)->Arg(64)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_Runtime)->ArgName("workers")->Arg(2)->Arg(8)->Arg(64)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_BareLoop)
+    ->ArgName("workers")
+    ->Arg(2)
+    ->Arg(8)
+    ->Arg(64)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_Runtime)
+    ->ArgName("workers")
+    ->Arg(2)
+    ->Arg(8)
+    ->Arg(64)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK_MAIN();

@@ -3,6 +3,8 @@
 // the threads engine's refusals. Assertions are on order and states only, never on durations: where
 // one thread must wait for another, it waits on the other's progress (with a generous time-out that
 // only a broken runtime reaches).
+#include "dirsched/runtime.hpp"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -15,7 +17,6 @@
 #include <set>
 #include <thread>
 
-#include "dirsched/runtime.hpp"
 #include "dirsched/threads_engine.hpp"
 
 namespace dirsched {
@@ -67,8 +68,8 @@ class Lines : public Observer {
   void on_event(const Event& e) override {
     const std::string name(e.name);
     const std::string m = is_group(e.task_kind) ? "[" + std::to_string(e.member) + "]" : "";
-    const std::string where = e.target.sub ? "sub" + std::to_string(e.target.sub_index)
-                                           : std::to_string(e.target.worker.value());
+    const std::string where =
+        e.target.sub ? "sub" + std::to_string(e.target.sub_index) : std::to_string(e.target.worker.value());
     if (e.kind == EventKind::kSubmit) lines.push_back("submit " + name);
     if (e.kind == EventKind::kDispatch) lines.push_back("dispatch " + name + m + "@" + where);
     if (e.kind == EventKind::kMemberEnd)
@@ -142,8 +143,8 @@ TEST(RuntimeDispatch, EachMemberRunsOnItsTargetWorkersOwnThread) {
   std::vector<std::string> calls;
   auto record = [&](const MemberCall& c) {
     std::lock_guard<std::mutex> lock(mutex);
-    const std::string where = c.target.sub ? "sub" + std::to_string(c.target.sub_index)
-                                           : std::to_string(c.target.worker.value());
+    const std::string where =
+        c.target.sub ? "sub" + std::to_string(c.target.sub_index) : std::to_string(c.target.worker.value());
     threads[where].insert(std::this_thread::get_id());
     calls.push_back(c.task_name + "/" + std::to_string(c.member) + "@" + where);
     return true;
@@ -290,7 +291,8 @@ TEST(RuntimeInstant, EndsThatArriveTogetherAreAppliedInDispatchOrder) {
   ASSERT_TRUE(both_queued);
   EXPECT_EQ(f.state("x"), TaskState::kCompleted);
   EXPECT_LT(f.lines.index("dispatch x@0"), f.lines.index("dispatch y@1"));
-  EXPECT_LT(f.lines.index("end x ok"), f.lines.index("end y ok")) << "applied in arrival order, not dispatch order";
+  EXPECT_LT(f.lines.index("end x ok"), f.lines.index("end y ok"))
+      << "applied in arrival order, not dispatch order";
 }
 
 TEST(RuntimeInstant, EndsAreAppliedBeforeTheOpsOfTheirInstant) {
@@ -304,7 +306,8 @@ TEST(RuntimeInstant, EndsAreAppliedBeforeTheOpsOfTheirInstant) {
   rt = &runtime;
   bool ready = false;
   Script script;
-  script.then([&](Scheduler& c) { return f.single(c, "a", 0).valid(); })
+  script
+      .then([&](Scheduler& c) { return f.single(c, "a", 0).valid(); })
       // Holds the scheduler thread until a's end is queued and b's op is due.
       .then([&](Scheduler&) {
         ready = wait_for([&] { return rt->queued_completions() == 1 && rt->now() > 0.05; });
@@ -393,12 +396,13 @@ TEST(RuntimeShutdown, ACallableWithoutAFunctionIsRefusedBeforeAnyThreadStarts) {
 // --- the threads engine on scenarios ---
 
 Scenario scenario(const std::string& extra_callable_keys, const std::string& extra_top = "") {
-  const std::string text = R"({ "name": "t", "workers": { "next_level": [ { "id": 0, "kind": "local_chip" } ] },
+  const std::string text =
+      R"({ "name": "t", "workers": { "next_level": [ { "id": 0, "kind": "local_chip" } ] },
     "callables": { "k": { "namespace": "LOCAL_CHIP", "duration_s": 0.001)" +
-                           extra_callable_keys + R"( } },
+      extra_callable_keys + R"( } },
     "trace": [ { "op": "submit_next_level", "task": "a", "callable": "k", "worker": 0 },
                { "op": "submit_next_level", "task": "b", "callable": "k", "worker": 0, "fail": true } ])" +
-                           extra_top + "}";
+      extra_top + "}";
   return parse_scenario(nlohmann::json::parse(text), "t.json", ".");
 }
 
@@ -413,12 +417,15 @@ std::string refusal(const Scenario& s) {
 
 TEST(ThreadsEngine, RefusesWhatOnlyASimulatedPlatformHas) {
   EXPECT_EQ(refusal(scenario("")), "");
-  EXPECT_NE(refusal(scenario(R"(, "input_bytes": 8)")).find("t.json: callables.k.input_bytes: a transfer cost"),
-            std::string::npos);
+  EXPECT_NE(
+      refusal(scenario(R"(, "input_bytes": 8)")).find("t.json: callables.k.input_bytes: a transfer cost"),
+      std::string::npos);
   EXPECT_NE(refusal(scenario(R"(, "output_bytes": 8)")).find("callables.k.output_bytes"), std::string::npos);
-  EXPECT_NE(refusal(scenario("", R"(, "faults": [ { "host": "host1", "off_at_s": 1 } ])")).find("faults[0]: a host fault"),
+  EXPECT_NE(refusal(scenario("", R"(, "faults": [ { "host": "host1", "off_at_s": 1 } ])"))
+                .find("faults[0]: a host fault"),
             std::string::npos);
-  EXPECT_NE(refusal(scenario("", R"(, "scheduler": { "iteration_cost_s": 0.001 })")).find("scheduler.iteration_cost_s"),
+  EXPECT_NE(refusal(scenario("", R"(, "scheduler": { "iteration_cost_s": 0.001 })"))
+                .find("scheduler.iteration_cost_s"),
             std::string::npos);
   EXPECT_THROW(run_threads(scenario(R"(, "input_bytes": 8)"), {}), ScenarioError);
 }
@@ -459,7 +466,8 @@ TEST(ThreadsEngine, ScalesTheStallReportWithTheTimeScale) {
   std::unique_ptr<dirsched::Run> run = run_threads(s, options);
   EXPECT_EQ(run->result.outcome, "COMPLETED");
   EXPECT_DOUBLE_EQ(run->core->options().stall_report_s, 0.05);
-  EXPECT_NE(run->events_jsonl.find("\"event\":\"group_stall\",\"task\":\"g\""), std::string::npos) << run->events_jsonl;
+  EXPECT_NE(run->events_jsonl.find("\"event\":\"group_stall\",\"task\":\"g\""), std::string::npos)
+      << run->events_jsonl;
 }
 
 }  // namespace

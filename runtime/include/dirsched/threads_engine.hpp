@@ -5,9 +5,9 @@
 // drawn in dispatch order as the SimGrid driver draws it) times `time_scale` of wall time on its
 // worker's thread, then succeeds, or fails where the scenario says so. The scenario's replay (Replay:
 // the same cursor the SimGrid driver and the explorer use) runs on the scheduler thread; its `at_s`
-// and `sleep` are wall-clock seconds times `time_scale`, and so is the core's stall_report_s. Event times (t_s) and the makespan are
-// wall-clock seconds since the run started, so two runs of one scenario give the same dispatch
-// order when its completions are well apart, but never byte-identical times.
+// and `sleep` are wall-clock seconds times `time_scale`, and so is the core's stall_report_s. Event times
+// (t_s) and the makespan are wall-clock seconds since the run started, so two runs of one scenario give the
+// same dispatch order when its completions are well apart, but never byte-identical times.
 //
 // What only a simulated platform has is refused before anything runs, as a ScenarioError naming the
 // key: host and link faults, flops, input/output bytes, and the simulated scheduler costs.
