@@ -32,19 +32,22 @@ constexpr auto kPatience = 10s;  // only a broken runtime waits this long
 class Script : public Orchestrator {
  public:
   using Op = std::function<bool(Scheduler&)>;  // true when it submitted
-  Script& then(Op op) { return at(0, std::move(op)); }
-  Script& at(double t, Op op) {
-    ops_.push_back({std::move(op), false, t});
+  Script& then(Op op) {
+    return at([] { return 0.0; }, std::move(op));
+  }
+  // `when` is read each time the runtime asks (it may change while the run goes on).
+  Script& at(std::function<double()> when, Op op) {
+    ops_.push_back({std::move(op), false, std::move(when)});
     return *this;
   }
   Script& drain() {
-    ops_.push_back({nullptr, true, 0});
+    ops_.push_back({nullptr, true, [] { return 0.0; }});
     return *this;
   }
   double next_time(const Scheduler& core) const override {
     if (next_ >= ops_.size()) return kNever;
     if (ops_[next_].drain && core.non_terminal_tasks() > 0) return kNever;
-    return ops_[next_].t;
+    return ops_[next_].when();
   }
   bool run_next(Scheduler& core, double) override {
     const Entry& e = ops_[next_++];
@@ -55,7 +58,7 @@ class Script : public Orchestrator {
   struct Entry {
     Op op;
     bool drain;
-    double t;
+    std::function<double()> when;
   };
   std::vector<Entry> ops_;
   std::size_t next_ = 0;
@@ -305,15 +308,18 @@ TEST(RuntimeInstant, EndsAreAppliedBeforeTheOpsOfTheirInstant) {
   Runtime runtime(*f.core, std::move(table));
   rt = &runtime;
   bool ready = false;
+  double b_at = kNever;  // set below: later than the instant the first two ops run in
   Script script;
   script
       .then([&](Scheduler& c) { return f.single(c, "a", 0).valid(); })
       // Holds the scheduler thread until a's end is queued and b's op is due.
       .then([&](Scheduler&) {
-        ready = wait_for([&] { return rt->queued_completions() == 1 && rt->now() > 0.05; });
+        ready = wait_for([&] { return rt->queued_completions() == 1; });
+        b_at = rt->now() + 0.02;
+        ready = ready && wait_for([&] { return rt->now() > b_at; });
         return false;
       })
-      .at(0.05, [&](Scheduler& c) { return f.single(c, "b", 0).valid(); });
+      .at([&] { return b_at; }, [&](Scheduler& c) { return f.single(c, "b", 0).valid(); });
   runtime.run(script);
   ASSERT_TRUE(ready);
   EXPECT_EQ(f.state("b"), TaskState::kCompleted);
