@@ -20,6 +20,7 @@
 #include "dirsched/scenario.hpp"
 #include "dirsched/sim.hpp"
 #include "dirsched/sweep.hpp"
+#include "dirsched/threads_engine.hpp"
 #include "dirsched/viz.hpp"
 #include "options.hpp"
 
@@ -56,11 +57,17 @@ std::string read_file(const std::filesystem::path& p) {
   return ss.str();
 }
 
-// Replays one scenario into `out`: simulate, draw, write (everything moved in place at the end).
-// Returns 1 when an invariant broke, else 0.
+// `run --engine threads [--time-scale X]`: the scenario on real threads (runtime/) instead of SimGrid.
+struct ThreadsEngine {
+  bool on = false;
+  double time_scale = 1;
+};
+
+// Replays one scenario into `out`: simulate (or run on threads), draw, write (everything moved in
+// place at the end). Returns 1 when an invariant broke, else 0.
 int run_to_folder(const Scenario& scenario, RunOptions options, const std::string& out,
                   std::vector<std::string> selected_data, const std::vector<std::string>& selected_pictures,
-                  bool quiet) {
+                  bool quiet, const ThreadsEngine& threads = {}) {
   bool draw = (selected_data.empty() && selected_pictures.empty()) || !selected_pictures.empty();
   const bool all = selected_data.empty() && selected_pictures.empty();
   if (!all && selected_data.empty()) selected_data = {"none"};  // pictures only: no data file
@@ -71,7 +78,17 @@ int run_to_folder(const Scenario& scenario, RunOptions options, const std::strin
   if (options.record_events) options.events_path = out + ".events.tmp-dirsched";
   std::unique_ptr<Run> run;
   try {
-    run = simulate(scenario, options);
+    if (threads.on) {
+      ThreadsOptions t;
+      t.time_scale = threads.time_scale;
+      t.seed = options.seed;
+      t.check_invariants = options.check_invariants;
+      t.record_events = options.record_events;
+      t.events_path = options.events_path;
+      run = run_threads(scenario, t);
+    } else {
+      run = simulate(scenario, options);
+    }
   } catch (...) {
     std::filesystem::remove(options.events_path);
     throw;
@@ -206,17 +223,21 @@ Scenario with_policy(Scenario scenario, const PolicyFlag& policy) {
 
 int cmd_run(const std::string& file, const std::string& out, std::optional<std::uint64_t> seed,
             const std::string& outputs, const std::vector<std::string>& cfg, bool check_invariants,
-            const std::vector<std::string>& vars, const PolicyFlag& policy) {
+            const std::vector<std::string>& vars, const PolicyFlag& policy, const ThreadsEngine& threads) {
   std::vector<std::string> data, pictures;
   if (!parse_outputs(outputs, data, pictures)) return 2;
   const VarAssignment assignment = parse_vars(vars);
   Scenario scenario = with_policy(load_scenario(file, assignment), policy);
+  if (threads.on) {
+    if (!cfg.empty()) throw std::runtime_error("--cfg configures SimGrid: it does not apply to --engine threads");
+    check_threads_engine(scenario);  // before anything is written
+  }
   RunOptions options;
   options.seed = seed;
   options.simgrid_args = simgrid_args(cfg);
   options.progress = isatty(STDERR_FILENO);
   options.check_invariants = check_invariants;
-  return run_to_folder(scenario, options, out, data, pictures, false);
+  return run_to_folder(scenario, options, out, data, pictures, false, threads);
 }
 
 std::string shell_quote(const std::string& s) {
@@ -457,6 +478,14 @@ int main(int argc, char** argv) {
   // Strict numbers (cli/options.hpp): checked on the text, before CLI11 converts it (it wraps -1).
   const CLI::Validator any_seed = cli::whole_number(0, UINT64_MAX);
   run->get_option("--seed")->check(any_seed);
+  std::string run_engine = "sim";
+  run->add_option("--engine", run_engine, "sim (SimGrid, the default) or threads (real threads, wall-clock time)")
+      ->check(CLI::IsMember({"sim", "threads"}));
+  ThreadsEngine threads;
+  CLI::Option* time_scale =
+      run->add_option("--time-scale", threads.time_scale,
+                      "--engine threads: wall seconds per scenario second (default 1; 0 runs members at once)")
+          ->check(CLI::Range(0.0, 1e6));
 
   CLI::App* sweep = app.add_subcommand("sweep", "Run every variant of a scenario's vars and rank them");
   std::string sweep_file, sweep_out, collect_dir;
@@ -557,7 +586,18 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (policy) parse_policy(*policy, "--policy");  // a typo stops here, before anything runs
-    if (*run) return cmd_run(run_file, out_dir, seed, outputs, cfg, check_invariants, run_vars, policy);
+    if (*run) {
+      threads.on = run_engine == "threads";
+      if (!(threads.time_scale >= 0)) {  // CLI::Range lets NaN through
+        std::cerr << "dirsched run: --time-scale: expected a number in [0, 1e6]\n";
+        return 2;
+      }
+      if (time_scale->count() && !threads.on) {
+        std::cerr << "dirsched run: --time-scale applies to --engine threads only\n";
+        return 2;
+      }
+      return cmd_run(run_file, out_dir, seed, outputs, cfg, check_invariants, run_vars, policy, threads);
+    }
     if (*sweep) {
       if (!collect_dir.empty()) return cmd_collect(collect_dir);
       if (sweep_file.empty() || (sweep_out.empty())) {

@@ -16,6 +16,7 @@
 #include <simgrid/s4u.hpp>
 #include <unordered_map>
 
+#include "dirsched/jitter.hpp"
 #include "dirsched/platform.hpp"
 #include "dirsched/probe.hpp"
 #include "dirsched/replay.hpp"
@@ -33,31 +34,7 @@ constexpr double kSameInstant = 1e-9;
 // resolves 1 us; a platform can still make a transfer or a computation longer: the run stops there.
 constexpr double kMaxClockS = 4294967296.0;
 
-// Draws from one seeded generator, in dispatch order, so that a seed gives one run.
-class Rng {
- public:
-  explicit Rng(std::uint64_t seed) : gen_(seed) {}
-  double uniform01() { return static_cast<double>(gen_() >> 11) * 0x1.0p-53; }
-  double normal() {  // Box-Muller, one value per call for a simple, portable sequence
-    double u1 = uniform01(), u2 = uniform01();
-    if (u1 < 1e-300) u1 = 1e-300;
-    return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
-  }
-  double factor(const Jitter& j) {
-    switch (j.kind) {
-      case Jitter::Kind::kNone:
-        return 1.0;
-      case Jitter::Kind::kUniform:
-        return 1.0 + j.rel * (2.0 * uniform01() - 1.0);
-      case Jitter::Kind::kNormal:
-        return std::max(0.0, 1.0 + j.rel * normal());
-    }
-    return 1.0;
-  }
-
- private:
-  std::mt19937_64 gen_;
-};
+using Rng = JitterRng;  // scenario/include/dirsched/jitter.hpp: the same draws on every engine
 
 class Driver {
  public:
@@ -237,12 +214,7 @@ class Driver {
     f.in_bytes = c.cost.input_bytes;
     f.out_bytes = c.cost.output_bytes;
     ++run_.result.dispatches;
-    if (keep_dispatch_order_)
-      run_.result.dispatch_order.push_back(
-          std::string(run_.core->name(d.task)) +
-          (is_group(run_.core->kind(d.task)) ? "[" + std::to_string(d.member) + "]" : "") + "@" +
-          (d.target.sub ? "sub" + std::to_string(d.target.sub_index)
-                        : std::to_string(d.target.worker.value())));
+    if (keep_dispatch_order_) run_.result.dispatch_order.push_back(dispatch_label(*run_.core, d));
     if (off_hosts_.count(host_of(f))) {
       due_.push_back(
           {d.seq, d.task, d.member, Outcome::kFailure});  // a dispatch to an off host fails at once
@@ -428,35 +400,8 @@ class Driver {
   void finish() {
     finished_ = true;
     if (printed_progress_) std::fprintf(stderr, "\n");
-    RunResult& r = run_.result;
-    const Scheduler& core = *run_.core;
-    // Ops never reached because the replay waited forever (a drain over stuck tasks).
-    replay_->unwind_rest();
-    r.stuck = core.stuck();
-    if (checker_ && !r.violation) {
-      try {
-        checker_->finish(r.stuck);
-      } catch (const InvariantViolation& v) {
-        r.violation = v.violation;
-      }
-    }
-    if (r.violation) {
-      r.outcome = "VIOLATION";
-      r.error = "invariant " + r.violation->rule + " violated at event seq " +
-                std::to_string(r.violation->seq) + ": " + r.violation->detail;
-    } else if (core.run_error()) {
-      r.outcome = "FAILED";
-      r.error = core.run_error()->message;
-    } else if (!replay_->abort_error().empty()) {
-      r.outcome = "FAILED";
-      r.error = replay_->abort_error();
-    } else if (!r.stuck.empty()) {
-      r.outcome = "STUCK";
-    } else {
-      r.outcome = "COMPLETED";
-    }
-    r.makespan_s = run_.recorder->last_transition();
-    r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start_).count();
+    finish_result(run_, *replay_, checker_);
+    run_.result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start_).count();
   }
 
   // The dispatch order ("task@worker" per dispatch) is kept only for an expect block that checks it:
