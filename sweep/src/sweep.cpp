@@ -498,10 +498,8 @@ std::vector<SweepRow> collect(const std::string& dir, std::vector<std::string>* 
                                std::to_string(owner) + "); rerun the sweep, or remove it");
     if (name.rfind("variant-", 0) != 0) continue;
     const auto index = variant_folder_index(name);
-    if (!index || !fs::is_directory(f)) throw std::runtime_error(f.string() + ": not a variant folder (variant-NNNN)");
-    if (found.count(*index))
-      throw std::runtime_error(f.string() + ": variant " + std::to_string(*index) + " twice (also " +
-                               found[*index].string() + ")");
+    if (!index || name != variant_dir({*index, {}}) || !fs::is_directory(f))
+      throw std::runtime_error(f.string() + ": not a variant folder (variant-NNNN)");
     if (!listed.count(*index))
       throw std::runtime_error(f.string() + ": variant " + std::to_string(*index) + " is not one of this sweep's " +
                                std::to_string(listed.size()) + " variants (" + marker_name(FolderKind::kSweep) + ")");
@@ -513,6 +511,7 @@ std::vector<SweepRow> collect(const std::string& dir, std::vector<std::string>* 
                                std::to_string(index) + " of the sweep has not run (or did not finish)");
   std::vector<SweepRow> rows;
   std::set<std::string> names;
+  std::map<std::size_t, fs::path> held;  // variant index -> the folder whose variant.json says it
   for (const auto& [index, f] : found) {
     if (!fs::exists(f / "summary.json") || !fs::exists(f / "variant.json"))
       throw std::runtime_error(f.string() + ": missing summary.json or variant.json (did that variant run?)");
@@ -523,6 +522,10 @@ std::vector<SweepRow> collect(const std::string& dir, std::vector<std::string>* 
     if (!v.contains("vars") || !v["vars"].is_object()) throw std::runtime_error(vpath + ": vars: expected an object");
     Variant var;
     var.index = v["variant"].get<std::size_t>();
+    if (const auto twice = held.find(var.index); twice != held.end())
+      throw std::runtime_error(vpath + ": variant " + std::to_string(var.index) + " twice (also " +
+                               twice->second.string() + ")");
+    held[var.index] = f;
     if (var.index != index)
       throw std::runtime_error(vpath + ": variant: " + std::to_string(var.index) + " in the folder of variant " +
                                std::to_string(index));

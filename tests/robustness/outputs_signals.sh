@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# SIGINT and SIGTERM during a large run: exit 130 / 143, every temporary removed (the streamed event
+# log of hundreds of MB included), and the run folder it was replacing left whole.
+DIRSCHED=$1 ROOT=$2
+source "$(dirname "$0")/outputs_lib.sh"
+d=$DIRSCHED
+w=$sandbox/work
+"$d" gen stream --tasks 150000 --workers 64 >"$sandbox/big.json" || { echo "FAIL gen"; exit 1; }
+run_case 0 "" "the old run" "$d" run "$ROOT/scenarios/quick-tour.json" --out "$w/out"
+
+for sig in INT TERM; do
+  want=$([[ $sig == INT ]] && echo 130 || echo 143)
+  before=$(snap "$w")
+  "$d" run "$sandbox/big.json" --out "$w/out" --outputs events,summary,tasks >"$sandbox/out" 2>"$sandbox/err" &
+  pid=$!
+  # Stop it once the event log is streaming into its temporary beside the folder.
+  for _ in $(seq 200); do
+    compgen -G "$w/out.events.tmp-dirsched-$pid-*" >/dev/null && [[ -s $(compgen -G "$w/out.events.tmp-dirsched-$pid-*" | head -1) ]] && break
+    sleep 0.05
+  done
+  compgen -G "$w/out.events.tmp-dirsched-$pid-*" >/dev/null || echo "note: SIG$sig came before the log was streaming"
+  kill -$sig $pid
+  wait $pid
+  rc=$?
+  [[ $rc -eq $want ]] || { echo "FAIL SIG$sig: exit $rc, expected $want"; cat "$sandbox/err"; fail=1; }
+  grep -q "stopped by SIG$sig; temporary files removed" "$sandbox/err" || { echo "FAIL SIG$sig message:"; cat "$sandbox/err"; fail=1; }
+  no_temps "$w" "SIG$sig"
+  [[ "$(snap "$w")" == "$before" ]] || { echo "FAIL SIG$sig: the old run folder changed"; diff <(echo "$before") <(snap "$w"); fail=1; }
+  grep -q "outputs in" "$sandbox/out" && { echo "FAIL SIG$sig: claimed outputs"; fail=1; }
+done
+finish "outputs signals"
