@@ -181,12 +181,19 @@ NewParents::NewParents(const fs::path& dest) {
     created_.insert(created_.begin(), up);
     if (up == up.root_path()) break;
   }
-  for (const fs::path& p : created_)
-    if (mkdir(p.c_str(), 0755) != 0 && errno != EEXIST) throw_write_error(p, errno);
+  for (const fs::path& p : created_) {
+    if (mkdir(p.c_str(), 0755) == 0 || errno == EEXIST) continue;
+    const int err = errno;
+    undo();  // the ones made so far: no destructor runs after a constructor throws
+    throw_write_error(p, err);
+  }
 }
 
 NewParents::~NewParents() {
-  if (kept_) return;
+  if (!kept_) undo();
+}
+
+void NewParents::undo() {
   for (auto it = created_.rbegin(); it != created_.rend(); ++it) rmdir(it->c_str());  // only if empty
 }
 

@@ -77,6 +77,7 @@ class NewParents {
   void keep() { kept_ = true; }
 
  private:
+  void undo();
   std::vector<std::filesystem::path> created_;  // outermost first
   bool kept_ = false;
 };
