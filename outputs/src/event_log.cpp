@@ -68,12 +68,12 @@ void EventLog::note_error(int err) {
 
 void EventLog::open_file() {
   const std::filesystem::path parent = std::filesystem::path(path_).parent_path();
-  std::error_code ec;
+  std::error_code ec;  // no exception here: this runs inside a SimGrid actor
   if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-  try {
-    file_ = open_temp_file(path_);
-  } catch (const WriteError& e) {
-    error_ = e.reason();
+  int err = 0;
+  file_ = open_temp_file(path_, &err);
+  if (!file_) {
+    note_error(err);
     return;
   }
   std::setvbuf(file_, nullptr, _IOFBF, 1 << 20);

@@ -239,10 +239,10 @@ void create_temp_dir(const TempPath& dir) {
   if (mkdir(dir.path().c_str(), 0755) != 0) throw_write_error(dir.path(), errno);
 }
 
-std::FILE* open_temp_file(const std::string& path) {
+std::FILE* open_temp_file(const std::string& path, int* err) {
   std::lock_guard<std::recursive_mutex> lock(registry().m);
   std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) throw_write_error(path, errno);
+  *err = f ? 0 : errno;
   return f;
 }
 

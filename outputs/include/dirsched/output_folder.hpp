@@ -102,10 +102,11 @@ class TempPath {
   bool owned_ = true;
 };
 
-// Creates a registered temporary folder or opens a registered temporary file for writing (the
-// caller's TempPath registered it). WriteError when it cannot.
+// Creates a registered temporary folder (WriteError when it cannot), or opens a registered temporary
+// file for writing (the caller's TempPath registered it): nullptr and `*err` set when it cannot. It
+// does not throw, since the event log opens its file inside a SimGrid actor.
 void create_temp_dir(const TempPath& dir);
-std::FILE* open_temp_file(const std::string& path);
+std::FILE* open_temp_file(const std::string& path, int* err);
 
 // Writes `text` to `path` (a new file in a temporary folder, or a temporary file), checking every
 // write and the close; WriteError on any failure (the partial file is removed).
