@@ -49,7 +49,9 @@ run_case 2 "" "a missing scenario" "$d" run "$w/none.json" --out "$w/n1/n2/out"
 
 # The replace is one atomic exchange: the path always holds a whole folder (Linux renameat2).
 if command -v strace >/dev/null; then
-  strace -f -e trace=renameat2,rename,unlink,unlinkat,rmdir -o "$sandbox/trace" "$d" run "$s" --out "$w/new/run" >/dev/null 2>&1
+  # (A sanitizer build's warnings go to their own file, not into the middle of the trace.)
+  ASAN_OPTIONS="${ASAN_OPTIONS:-}:log_path=$sandbox/asan-log" \
+    strace -f -e trace=renameat2,rename,unlink,unlinkat,rmdir -o "$sandbox/trace" "$d" run "$s" --out "$w/new/run" >/dev/null 2>&1
   grep -q "renameat2(AT_FDCWD, \"$w/new/run.tmp-dirsched-[0-9]*-[0-9a-f]*\", AT_FDCWD, \"$w/new/run\", RENAME_EXCHANGE) = 0" "$sandbox/trace" ||
     { echo "FAIL the replace is not one RENAME_EXCHANGE:"; cat "$sandbox/trace"; fail=1; }
   # Nothing of the old folder goes before the exchange.
