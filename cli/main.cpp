@@ -1,14 +1,19 @@
 // dirsched: the command line over the scenario loader, the SimGrid driver and the outputs.
 //
-// Exit status: 0 success; 1 a `check` whose expectations fall short; 2 bad input (a malformed
-// scenario, a missing file, a bad option or one out of its range, a limit passed, a platform or --cfg
-// SimGrid would abort on, a deadlock), reported as one line on stderr, with nothing written.
+// Exit status (the README's table has every one per command): 0 success; 1 a `check` whose
+// expectations fall short; 2 bad input (a malformed scenario, a missing file, a bad option or one out
+// of its range, a limit passed, a platform or --cfg SimGrid would abort on, a deadlock, an output path
+// the folder rule refuses), reported as one line on stderr, with nothing written; 3 an output could
+// not be written (nothing claimed, nothing left); 128 + N stopped by signal N (130 SIGINT, 143
+// SIGTERM, 129 SIGHUP), temporaries removed.
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -16,6 +21,7 @@
 
 #include "dirsched/explore.hpp"
 #include "dirsched/generate.hpp"
+#include "dirsched/output_folder.hpp"
 #include "dirsched/probe.hpp"
 #include "dirsched/scenario.hpp"
 #include "dirsched/sim.hpp"
@@ -64,18 +70,25 @@ struct ThreadsEngine {
 };
 
 // Replays one scenario into `out`: simulate (or run on threads), draw, write (everything moved in
-// place at the end). Returns 1 when an invariant broke, else 0.
-int run_to_folder(const Scenario& scenario, RunOptions options, const std::string& out,
+// place at the end). Returns 1 when an invariant broke, else 0. `out` is checked before anything runs
+// (OutputRefused).
+int run_to_folder(const Scenario& scenario, RunOptions options, const std::string& out_arg,
                   std::vector<std::string> selected_data, const std::vector<std::string>& selected_pictures,
                   bool quiet, const ThreadsEngine& threads = {}) {
+  const std::string out = check_output_folder(out_arg, FolderKind::kRun, "--out").string();
   bool draw = (selected_data.empty() && selected_pictures.empty()) || !selected_pictures.empty();
   const bool all = selected_data.empty() && selected_pictures.empty();
   if (!all && selected_data.empty()) selected_data = {"none"};  // pictures only: no data file
   const bool events =
       all || std::find(selected_data.begin(), selected_data.end(), "events") != selected_data.end();
   options.record_events = draw || events;
-  // The log streams to a file beside the output folder (moved in at the end), not into memory.
-  if (options.record_events) options.events_path = out + ".events.tmp-dirsched";
+  // The log streams to a registered temporary beside the output folder (moved in at the end).
+  NewParents parents(out);
+  std::optional<TempPath> events_tmp;
+  if (options.record_events) {
+    events_tmp.emplace(temp_path_beside(out, "events"));
+    options.events_path = events_tmp->path().string();
+  }
   std::unique_ptr<Run> run;
   try {
     if (threads.on) {
@@ -89,9 +102,8 @@ int run_to_folder(const Scenario& scenario, RunOptions options, const std::strin
     } else {
       run = simulate(scenario, options);
     }
-  } catch (...) {
-    std::filesystem::remove(options.events_path);
-    throw;
+  } catch (const WriteError& e) {
+    throw WriteError(out + "/events.jsonl", e.reason());  // the log's temporary is gone with the run
   }
   std::map<std::string, std::string> files;
   std::vector<std::string> notes;
@@ -119,6 +131,7 @@ int run_to_folder(const Scenario& scenario, RunOptions options, const std::strin
     files["variant.json"] = variant.dump(2) + "\n";
   }
   write_outputs(*run, out, selected_data, files, notes);
+  parents.keep();
   if (!quiet) {
     std::cout << scenario.name << ": " << outcome_line(*run) << ", makespan "
               << human_number(run->result.makespan_s) << " s, " << run->recorder->tasks().size() << " tasks, "
@@ -259,6 +272,11 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
       sample ? sample_variants(base, *sample, seed, max_variants) : enumerate_variants(base, max_variants);
   // Validate every variant before running any: a value may make the file malformed (a "$X" typo).
   for (const Variant& v : variants) load_scenario(file, v.values);
+  // The folder belongs to this scenario from now on: its marker lists the variants --collect expects.
+  const std::string dir = check_output_folder(out, FolderKind::kSweep, "--out").string();
+  SweepMarker marker{base.name, fs::weakly_canonical(fs::absolute(file)).string(), {}};
+  for (const Variant& v : variants) marker.variants.push_back(v.index);
+  prepare_sweep_folder(dir, marker);
   if (plan) {
     const std::string self = fs::canonical("/proc/self/exe").string();
     for (const Variant& v : variants) {
@@ -273,20 +291,24 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
     std::cerr << variants.size() << " commands; afterwards: " << self << " sweep --collect " << out << "\n";
     return 0;
   }
-  fs::create_directories(out);
-  std::size_t running = 0, failed = 0, next = 0, finished = 0;
+  std::size_t running = 0, failed = 0, unwritable = 0, next = 0, finished = 0;
   const bool tty = isatty(STDERR_FILENO);
   while (finished < variants.size()) {
     while (running < std::max(1u, jobs) && next < variants.size()) {
       const Variant& v = variants[next++];
       std::fflush(stdout);
-      const pid_t pid = fork();
+      std::fflush(stderr);
+      const pid_t pid = fork_tracked();
+      if (pid < 0) throw std::runtime_error(std::string("cannot start a variant: ") + std::strerror(errno));
       if (pid == 0) {
         try {
           RunOptions options;
           options.simgrid_args = simgrid_args(cfg);
           _exit(run_to_folder(with_policy(load_scenario(file, v.values), policy), options,
-                              (fs::path(out) / variant_dir(v)).string(), {}, {}, true));
+                              (fs::path(dir) / variant_dir(v)).string(), {}, {}, true));
+        } catch (const WriteError& e) {
+          std::cerr << "dirsched: " << variant_dir(v) << ": " << e.what() << "\n";
+          _exit(kExitCannotWrite);
         } catch (const std::exception& e) {
           std::cerr << "dirsched: " << variant_dir(v) << ": " << e.what() << "\n";
           _exit(2);
@@ -295,16 +317,19 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
       ++running;
     }
     int status = 0;
-    wait(&status);
+    const pid_t done = wait(&status);
+    if (done > 0) child_finished(done);
     --running;
     ++finished;
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ++failed;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == kExitCannotWrite) ++unwritable;
     if (tty) std::fprintf(stderr, "\r[dirsched] sweep: %zu/%zu variants done   ", finished, variants.size());
   }
   if (tty) std::fprintf(stderr, "\n");
   if (failed) {
-    std::cerr << "dirsched: " << failed << " variant(s) failed to run\n";
-    return 1;
+    std::cerr << "dirsched: " << failed << " variant(s) failed to run"
+              << (unwritable ? " (" + std::to_string(unwritable) + " could not write their outputs)" : "") << "\n";
+    return unwritable ? kExitCannotWrite : 1;
   }
   return 0;
 }
@@ -318,14 +343,19 @@ int cmd_collect(const std::string& dir) {
     return 2;
   }
   const std::vector<std::size_t> order = rank(rows);
-  std::ofstream(fs::path(dir) / "sweep.csv", std::ios::binary) << sweep_csv(names, rows);
-  std::ofstream(fs::path(dir) / "sweep.svg", std::ios::binary) << sweep_svg(rows, order);
+  std::string d = dir;
+  while (d.size() > 1 && d.back() == '/') d.pop_back();
+  write_file_atomic(fs::path(d) / "sweep.csv", sweep_csv(names, rows));
+  write_file_atomic(fs::path(d) / "sweep.svg", sweep_svg(rows, order));
   std::string pictures = "sweep.csv and sweep.svg";
   if (names.size() == 2) {
-    std::ofstream(fs::path(dir) / "sweep-heatmap.svg", std::ios::binary) << sweep_heatmap_svg(names, rows);
+    write_file_atomic(fs::path(d) / "sweep-heatmap.svg", sweep_heatmap_svg(names, rows));
     pictures = "sweep.csv, sweep.svg and sweep-heatmap.svg";
+  } else {
+    std::error_code ec;
+    fs::remove(fs::path(d) / "sweep-heatmap.svg", ec);  // an earlier sweep's, of two variables
   }
-  std::cout << ranking_text(rows, order) << pictures << " in " << dir << "/\n";
+  std::cout << ranking_text(rows, order) << pictures << " in " << d << "/\n";
   // A sweep whose every variant lost tasks has no answer to give: say so in the exit status too.
   if (!rows[order.front()].clean) {
     std::cerr << "dirsched: no variant ran clean (every one has REJECTED, FAILED, POISONED or STUCK tasks)\n";
@@ -335,30 +365,37 @@ int cmd_collect(const std::string& dir) {
 }
 
 // Redraws the pictures of a run folder from its events.jsonl (and summary.json, for lane order).
-int cmd_render(const std::string& dir) {
+int cmd_render(const std::string& dir_arg) {
   namespace fs = std::filesystem;
+  std::string dir = dir_arg;
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
   const fs::path events = fs::path(dir) / "events.jsonl";
   if (!fs::exists(events)) {
     std::cerr << "dirsched: " << events.string() << ": no such file (render needs a run folder)\n";
     return 2;
   }
-  nlohmann::json summary = nlohmann::json::object();
-  const fs::path summary_path = fs::path(dir) / "summary.json";
-  if (fs::exists(summary_path)) summary = nlohmann::json::parse(read_file(summary_path));
-  std::string note;
-  viz::RunView view;
-  try {
-    view = viz::parse_run(read_file(events), summary.empty() ? nullptr : &summary);
-  } catch (const viz::VizError& e) {
-    std::cerr << "dirsched: " << events.string() << ": " << e.what() << "\n";
+  // It writes into the folder: only into one that a run wrote.
+  if (fs::is_symlink(dir) || !has_marker(dir, FolderKind::kRun)) {
+    std::cerr << "dirsched: render " << dir << ": not a dirsched run folder (no " << marker_name(FolderKind::kRun)
+              << " in it); render writes only into a folder that dirsched run wrote\n";
     return 2;
   }
-  const auto files = viz::render_all(view, summary, {}, &note);
-  for (const auto& [name, text] : files) {
-    const fs::path tmp = fs::path(dir) / (name + ".tmp");
-    std::ofstream(tmp, std::ios::binary) << text;
-    fs::rename(tmp, fs::path(dir) / name);
+  nlohmann::json summary = nlohmann::json::object();
+  const fs::path summary_path = fs::path(dir) / "summary.json";
+  if (fs::exists(summary_path)) summary = read_json_file(summary_path.string());
+  std::string note;
+  std::map<std::string, std::string> files;
+  try {
+    const viz::RunView view = viz::parse_run(read_file(events), summary.empty() ? nullptr : &summary);
+    files = viz::render_all(view, summary, {}, &note);
+  } catch (const viz::VizError& e) {
+    std::cerr << "dirsched: " << dir << "/" << e.what() << "\n";
+    return 2;
+  } catch (const nlohmann::json::exception& e) {
+    std::cerr << "dirsched: " << summary_path.string() << ": a field has the wrong type (" << e.what() << ")\n";
+    return 2;
   }
+  for (const auto& [name, text] : files) write_file_atomic(fs::path(dir) / name, text);
   std::cout << "drew " << files.size() << " files in " << dir << "/"
             << (note.empty() ? "" : " (" + note + ")") << "\n";
   return 0;
@@ -423,10 +460,11 @@ int cmd_check(const std::vector<std::string>& files, const std::vector<std::stri
       rc = check_one(f, cfg, assignment, policy);
     } else {
       std::fflush(stdout);
-      const pid_t pid = fork();
+      const pid_t pid = fork_tracked();
       if (pid == 0) _exit(check_one(f, cfg, assignment, policy));
       int status = 0;
       waitpid(pid, &status, 0);
+      child_finished(pid);
       rc = WIFEXITED(status) ? WEXITSTATUS(status) : 3;
     }
     if (rc == 0)
@@ -450,6 +488,8 @@ int cmd_check(const std::vector<std::string>& files, const std::vector<std::stri
 }  // namespace
 
 int main(int argc, char** argv) {
+  // First, before any thread: SIGINT, SIGTERM and SIGHUP go to the thread that removes temporaries.
+  install_interrupt_cleanup();
   CLI::App app{"dirsched: simulate and verify directed task scheduling"};
   app.set_version_flag("--version", std::string("dirsched ") + dirsched_version());
   app.require_subcommand(1);
@@ -460,7 +500,7 @@ int main(int argc, char** argv) {
   std::string run_file, out_dir, outputs;
   std::optional<std::uint64_t> seed;
   run->add_option("scenario", run_file, "Scenario JSON file")->required();
-  run->add_option("--out", out_dir, "Output folder (replaced)")->required();
+  run->add_option("--out", out_dir, "Output folder: a new path, or a run folder to replace")->required();
   run->add_option("--seed", seed, "Seed, overriding the scenario's");
   run->add_option(
       "--outputs", outputs,
@@ -640,6 +680,12 @@ int main(int argc, char** argv) {
   } catch (const ScenarioError& e) {
     std::cerr << "dirsched: " << e.what() << "\n";
     return 2;
+  } catch (const OutputRefused& e) {
+    std::cerr << "dirsched: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const WriteError& e) {
+    std::cerr << "dirsched: " << e.what() << "\n";
+    return kExitCannotWrite;
   } catch (const std::exception& e) {
     std::cerr << "dirsched: " << e.what() << "\n";
     return 2;

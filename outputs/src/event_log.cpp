@@ -1,9 +1,12 @@
 // events.jsonl: one JSON object per event, written as the events happen (see outputs.hpp).
+#include <cerrno>
 #include <charconv>
+#include <cstring>
 #include <cstdio>
 #include <filesystem>
 #include <stdexcept>
 
+#include "dirsched/output_folder.hpp"
 #include "dirsched/outputs.hpp"
 
 namespace dirsched {
@@ -48,7 +51,32 @@ EventLog::~EventLog() {
 }
 
 void EventLog::flush() {
-  if (file_) std::fflush(file_);
+  if (path_.empty()) return;
+  // A run without a single event still has a log: an empty file.
+  if (!file_ && error_.empty()) open_file();
+  if (file_) {
+    if (std::fflush(file_) != 0 || std::ferror(file_)) note_error(errno);
+    if (std::fclose(file_) != 0) note_error(errno);
+    file_ = nullptr;
+  }
+  if (!error_.empty()) throw WriteError(path_, error_);
+}
+
+void EventLog::note_error(int err) {
+  if (error_.empty()) error_ = std::strerror(err != 0 ? err : EIO);
+}
+
+void EventLog::open_file() {
+  const std::filesystem::path parent = std::filesystem::path(path_).parent_path();
+  std::error_code ec;  // no exception here: this runs inside a SimGrid actor
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  int err = 0;
+  file_ = open_temp_file(path_, &err);
+  if (!file_) {
+    note_error(err);
+    return;
+  }
+  std::setvbuf(file_, nullptr, _IOFBF, 1 << 20);
 }
 
 void EventLog::on_event(const Event& e) {
@@ -136,16 +164,13 @@ void EventLog::on_event(const Event& e) {
   if (!path_.empty()) write_line();
 }
 
+// Called from inside the simulation (a SimGrid actor), where an exception cannot travel: a failed
+// write is remembered, later lines are dropped, and flush() throws the first error.
 void EventLog::write_line() {
-  if (!file_) {
-    const std::filesystem::path parent = std::filesystem::path(path_).parent_path();
-    if (!parent.empty()) std::filesystem::create_directories(parent);
-    file_ = std::fopen(path_.c_str(), "wb");
-    if (!file_) throw std::runtime_error("cannot write " + path_);
-    std::setvbuf(file_, nullptr, _IOFBF, 1 << 20);
-  }
-  if (std::fwrite(line_.data(), 1, line_.size(), file_) != line_.size())
-    throw std::runtime_error("cannot write " + path_);
+  if (!error_.empty()) return;
+  if (!file_) open_file();
+  if (!file_) return;
+  if (std::fwrite(line_.data(), 1, line_.size(), file_) != line_.size()) note_error(errno);
 }
 
 }  // namespace dirsched

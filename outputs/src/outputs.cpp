@@ -5,6 +5,8 @@
 // second) vary from run to run and go to metrics.json instead.
 #include "dirsched/outputs.hpp"
 
+#include "dirsched/output_folder.hpp"
+
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -58,7 +60,40 @@ ojson waits_of(std::vector<double> v) {
   return wait_json(w);
 }
 
+// RFC 4180: a field holding a comma, a double quote, CR or LF is quoted, inner quotes doubled.
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string o = "\"";
+  for (char c : s) o += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return o + "\"";
+}
+
 }  // namespace
+
+nlohmann::json read_json_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw std::runtime_error("cannot read " + path);
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    // Line and column of the byte where parsing stopped (e.byte counts from 1).
+    const std::size_t at = std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
+    std::size_t line = 1, column = 1;
+    for (std::size_t i = 0; i < at; ++i) {
+      if (text[i] == '\n')
+        ++line, column = 1;
+      else
+        ++column;
+    }
+    std::string reason = e.what();
+    const auto colon = reason.find(": ", reason.find("parse error"));
+    if (colon != std::string::npos) reason = reason.substr(colon + 2);
+    throw std::runtime_error(path + ": line " + std::to_string(line) + ", column " + std::to_string(column) +
+                             ": not JSON (" + reason + ")");
+  }
+}
 
 std::string human_number(double v) {
   char b[32];
@@ -232,7 +267,8 @@ std::string tasks_csv(const Run& run) {
     } else {
       for (WorkerId w : r.workers) alloc += (alloc.empty() ? "" : " ") + std::to_string(w.value());
     }
-    out += r.name + "," + std::string(to_string(r.kind)) + "," + callable_of[r.name] + "," + alloc + "," +
+    out += csv_field(r.name) + "," + std::string(to_string(r.kind)) + "," + csv_field(callable_of[r.name]) + "," +
+           alloc + "," +
            t(r.submit) + "," + t(r.ready) + "," + t(r.start) + "," + t(r.end) + "," +
            (r.start >= 0 && r.submit >= 0 ? t(r.start - r.submit) : "") + "," +
            (r.start >= 0 && r.end >= 0 ? t(r.end - r.start) : "") + "," + std::string(to_string(r.state)) +
@@ -259,31 +295,51 @@ void write_outputs(const Run& run, const std::string& dir, const std::vector<std
   auto wanted = [&](const char* name) {
     return outputs.empty() || std::find(outputs.begin(), outputs.end(), name) != outputs.end();
   };
-  const fs::path target(dir);
-  if (target.has_parent_path()) fs::create_directories(target.parent_path());
+  // Checked again here (the CLI checks before the run): an engine calling this directly gets the same rule.
+  const fs::path target = check_output_folder(dir, FolderKind::kRun, "output folder");
+  create_parents(target);
   // Write into a fresh folder beside the target, then move it in place: never half-written.
-  const fs::path tmp = target.string() + ".tmp-dirsched";
-  fs::remove_all(tmp);
-  fs::create_directories(tmp);
-  auto put = [&](const char* file, const std::string& text) {
-    std::ofstream f(tmp / file, std::ios::binary);
-    f.write(text.data(), static_cast<std::streamsize>(text.size()));
-    if (!f) throw std::runtime_error("cannot write " + (tmp / file).string());
+  TempPath tmp(temp_path_beside(target));
+  try {
+    create_temp_dir(tmp);
+  } catch (const WriteError& e) {
+    throw WriteError(target.string(), e.reason());
+  }
+  // A failure names the file as the user will look for it (in `dir`), not its temporary name.
+  auto put = [&](const std::string& file, const std::string& text) {
+    try {
+      write_file(tmp.path() / file, text);
+    } catch (const WriteError& e) {
+      throw WriteError((target / file).string(), e.reason());
+    }
   };
   if (wanted("events")) {
-    if (!run.events_file.empty())
-      fs::rename(run.events_file, tmp / "events.jsonl");
-    else
+    std::error_code ec;
+    if (run.events_file.empty())
       put("events.jsonl", run.events_jsonl);
+    else if (fs::exists(run.events_file, ec))
+      try {
+        rename_path(run.events_file, tmp.path() / "events.jsonl");
+      } catch (const WriteError& e) {
+        throw WriteError((target / "events.jsonl").string(), e.reason());
+      }
+    else
+      put("events.jsonl", "");  // an engine that never opened its log: the run had no event
   } else if (!run.events_file.empty()) {
-    fs::remove(run.events_file);
+    std::error_code ec;
+    fs::remove(run.events_file, ec);
   }
   if (wanted("summary")) put("summary.json", summary_json(run, notes));
   if (wanted("tasks")) put("tasks.csv", tasks_csv(run));
   if (wanted("metrics")) put("metrics.json", metrics_json(run));
-  for (const auto& [file, text] : extra) put(file.c_str(), text);
-  fs::remove_all(target);
-  fs::rename(tmp, target);
+  for (const auto& [file, text] : extra) put(file, text);
+  // The marker last: a folder that has it is complete.
+  put(marker_name(FolderKind::kRun), ojson{{"dirsched", "run"},
+                                           {"scenario", run.scenario.name},
+                                           {"dirsched_version", dirsched_version()}}
+                                         .dump() +
+                                         "\n");
+  replace_folder(tmp, target, FolderKind::kRun);
 }
 
 bool expect_reads_dispatch_order(const Scenario& scenario) {

@@ -32,6 +32,7 @@ import json
 import math
 import numbers
 import os
+import shutil
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
@@ -402,19 +403,47 @@ class Testbed:
 
     # -- helpers --------------------------------------------------------------------------------
     def _prepare_sweep_folder(self, out, make_orch_fn, count):
-        """Like `dirsched sweep`: writes only into a new folder or a sweep folder (its .dirsched-sweep
-        marker), and the marker lists this sweep's variants, which is what `--collect` reads."""
+        """Like `dirsched sweep`: writes only into a new folder or a sweep folder of the same scenario
+        (its .dirsched-sweep marker names the testbed and the function), never into the current folder,
+        one of its parents or the home folder; drops the run folders of variants this sweep does not
+        have, and leaves the marker listing this sweep's variants, which is what `--collect` reads."""
         marker = os.path.join(out, ".dirsched-sweep")
+        name = getattr(make_orch_fn, "__qualname__", None) or repr(make_orch_fn)
+        me = {"scenario": self.name, "file": "python:" + name}
+        real = os.path.realpath(out)
+        cwd = os.path.realpath(os.getcwd())
+        if real == cwd or cwd.startswith(real.rstrip(os.sep) + os.sep) or real == os.sep:
+            raise FileExistsError("%s: is the current folder or one of its parents; give a new path" % out)
+        if real == os.path.realpath(os.path.expanduser("~")):
+            raise FileExistsError("%s: is the home folder; give a new path" % out)
+        if os.path.islink(out):
+            raise FileExistsError("%s: is a symbolic link, not a dirsched sweep folder; give a new path" % out)
         if os.path.lexists(out) and not (os.path.isdir(out) and os.path.isfile(marker)):
             raise FileExistsError("%s: not a dirsched sweep folder (no .dirsched-sweep); give a new path" % out)
+        if os.path.isfile(marker):
+            with open(marker, encoding="utf-8") as f:
+                try:
+                    old = json.load(f)
+                except ValueError as e:
+                    raise ValueError("%s: not JSON (%s)" % (marker, e)) from None
+            theirs = {"scenario": old.get("scenario"), "file": old.get("file")} if isinstance(old, dict) else {}
+            if theirs != me:
+                raise FileExistsError(
+                    "%s: is the sweep folder of scenario %r (%s), not of %r (%s); give another path"
+                    % (out, theirs.get("scenario"), theirs.get("file"), me["scenario"], me["file"])
+                )
+            for entry in os.listdir(out):
+                digits = entry[len("variant-"):]
+                stale = entry.startswith("variant-") and digits.isdigit() and int(digits) >= count
+                if stale and os.path.isfile(os.path.join(out, entry, ".dirsched-run")):
+                    shutil.rmtree(os.path.join(out, entry))  # a run of an earlier, larger sweep
         os.makedirs(out, exist_ok=True)
-        name = getattr(make_orch_fn, "__qualname__", None) or repr(make_orch_fn)
         text = json.dumps(
-            {"dirsched": "sweep", "scenario": self.name, "file": "python:" + name, "variant_count": count,
+            {"dirsched": "sweep", "scenario": me["scenario"], "file": me["file"], "variant_count": count,
              "variants": list(range(count))},
             sort_keys=True, separators=(",", ":"),
         )  # fmt: skip
-        fd, tmp = tempfile.mkstemp(prefix="..dirsched-sweep.", dir=out)
+        fd, tmp = tempfile.mkstemp(prefix=".dirsched-sweep.tmp-dirsched-%d-" % os.getpid(), dir=out)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text + "\n")
         os.replace(tmp, marker)
@@ -457,7 +486,9 @@ class Testbed:
     def _write_beside(folder, scenario):
         parent = os.path.dirname(folder)
         os.makedirs(parent, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(folder) + ".", suffix=".scenario.json", dir=parent)
+        # The CLI's temporary naming (NAME.tmp-dirsched-PID-RANDOM): `--collect` recognises a leftover.
+        prefix = os.path.basename(folder) + ".scenario.tmp-dirsched-%d-" % os.getpid()
+        fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".json", dir=parent)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(dumps(scenario))
         return tmp

@@ -156,6 +156,19 @@ class SweepNumbering(unittest.TestCase):
         self.assertEqual((first.ranking, again.ranking), ([0, 1], [0, 1]))
         with open(os.path.join(out, ".dirsched-sweep")) as f:
             self.assertEqual(json.load(f)["variants"], [0, 1])
+        one = tb.sweep(make, {"w": [1]}, out)  # fewer variants: the earlier sweep's variant-0001 goes
+        self.assertEqual((one.ranking, sorted(e for e in os.listdir(out) if e.startswith("variant-"))),
+                         ([0], ["variant-0000"]))
+
+        def other(w):
+            return lambda orch, args, cfg: orch.submit_next_level(k, TaskArgs(), worker=w)
+
+        before = sorted(os.listdir(out))
+        with self.assertRaisesRegex(FileExistsError, "sweep folder of scenario 'python' \\(python:.*make\\)"):
+            tb.sweep(other, {"w": [0, 1]}, out)  # another function: another scenario
+        self.assertEqual(sorted(os.listdir(out)), before)
+        with self.assertRaises(FileExistsError):
+            tb.sweep(make, {"w": [0]}, os.getcwd())
 
 
 if __name__ == "__main__":

@@ -1,5 +1,9 @@
 #include "dirsched/sweep.hpp"
 
+#include <signal.h>
+
+#include <cerrno>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -10,6 +14,9 @@
 #include <set>
 #include <sstream>
 #include <tuple>
+
+#include "dirsched/output_folder.hpp"
+#include "dirsched/outputs.hpp"
 
 namespace dirsched {
 namespace {
@@ -92,8 +99,9 @@ void waits_from(const json& s, const char* kind, double& mean, double& p95, doub
   mean = n > 0 ? sum / n : 0;
 }
 
+// RFC 4180: a field holding a comma, a double quote, CR or LF is quoted, inner quotes doubled.
 std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
   std::string o = "\"";
   for (char c : s) o += c == '"' ? std::string("\"\"") : std::string(1, c);
   return o + "\"";
@@ -262,7 +270,7 @@ std::string sweep_csv(const std::vector<std::string>& names, const std::vector<S
           r.single_wait_p95_s, r.single_wait_max_s, r.group_idle_target_s, r.utilisation})
       o += "," + g6(x);
     for (long n : {r.failed, r.poisoned, r.rejected, r.stuck}) o += "," + std::to_string(n);
-    o += "," + r.outcome + "\n";
+    o += "," + csv_field(r.outcome) + "\n";
   }
   return o;
 }
@@ -445,28 +453,139 @@ std::string sweep_heatmap_svg(const std::vector<std::string>& names, const std::
   return o + "</svg>\n";
 }
 
+std::string sweep_marker_json(const SweepMarker& m) {
+  json j = {{"dirsched", "sweep"},
+            {"file", m.file},
+            {"scenario", m.scenario},
+            {"variant_count", m.variants.size()},
+            {"variants", m.variants}};
+  return j.dump() + "\n";  // nlohmann's object keeps keys sorted, as the Python front end writes them
+}
+
+SweepMarker read_sweep_marker(const std::string& dir) {
+  const std::string path = (fs::path(dir) / marker_name(FolderKind::kSweep)).string();
+  const json j = read_json_file(path);
+  auto bad = [&](const std::string& what) { return std::runtime_error(path + ": " + what); };
+  if (!j.is_object() || j.value("dirsched", json()) != "sweep") throw bad("not a sweep marker (\"dirsched\": \"sweep\")");
+  SweepMarker m;
+  if (!j.contains("scenario") || !j["scenario"].is_string()) throw bad("scenario: expected a string");
+  if (!j.contains("file") || !j["file"].is_string()) throw bad("file: expected a string");
+  if (!j.contains("variants") || !j["variants"].is_array()) throw bad("variants: expected an array");
+  m.scenario = j["scenario"].get<std::string>();
+  m.file = j["file"].get<std::string>();
+  std::set<std::size_t> seen;
+  for (std::size_t i = 0; i < j["variants"].size(); ++i) {
+    const json& v = j["variants"][i];
+    if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<long long>() >= 0))
+      throw bad("variants[" + std::to_string(i) + "]: expected a variant index");
+    if (!seen.insert(v.get<std::size_t>()).second)
+      throw bad("variants[" + std::to_string(i) + "]: variant " + v.dump() + " listed twice");
+    m.variants.push_back(v.get<std::size_t>());
+  }
+  return m;
+}
+
+namespace {
+
+// The index of a folder named variant-NNNN (digits only), or nothing.
+std::optional<std::size_t> variant_folder_index(const std::string& name) {
+  if (name.rfind("variant-", 0) != 0 || name.size() == 8 || name.size() > 8 + 18 ||
+      name.find_first_not_of("0123456789", 8) != std::string::npos)
+    return std::nullopt;
+  return static_cast<std::size_t>(std::stoull(name.substr(8)));
+}
+
+}  // namespace
+
+void prepare_sweep_folder(const std::string& dir, const SweepMarker& m) {
+  const fs::path folder(dir);
+  if (has_marker(folder, FolderKind::kSweep)) {
+    const SweepMarker old = read_sweep_marker(dir);
+    if (old.scenario != m.scenario || old.file != m.file)
+      throw OutputRefused(dir + ": is the sweep folder of scenario '" + old.scenario + "' (" + old.file +
+                          "), not of '" + m.scenario + "' (" + m.file + "); give another --out");
+    const std::set<std::size_t> keep(m.variants.begin(), m.variants.end());
+    for (const auto& e : fs::directory_iterator(folder)) {
+      const std::string name = e.path().filename().string();
+      const auto index = variant_folder_index(name);
+      std::error_code ec;
+      if (index && !keep.count(*index) && has_marker(e.path(), FolderKind::kRun)) {
+        fs::remove_all(e.path(), ec);  // a variant of the earlier sweep that this one does not run
+      } else if (const pid_t owner = temp_owner(name); owner != 0 && kill(owner, 0) != 0 && errno == ESRCH) {
+        fs::remove_all(e.path(), ec);  // left by a run that was killed (its process is gone)
+      }
+      if (ec) throw_write_error(e.path(), ec.value());
+    }
+  } else {
+    create_parents(folder / "x");
+  }
+  write_file_atomic(folder / marker_name(FolderKind::kSweep), sweep_marker_json(m));
+}
+
 std::vector<SweepRow> collect(const std::string& dir, std::vector<std::string>* var_names) {
-  std::vector<fs::path> folders;
-  for (const auto& e : fs::directory_iterator(dir))
-    if (e.is_directory() && e.path().filename().string().rfind("variant-", 0) == 0)
-      folders.push_back(e.path());
-  std::sort(folders.begin(), folders.end());
+  std::string d = dir;
+  while (d.size() > 1 && d.back() == '/') d.pop_back();
+  const fs::path folder(d);
+  if (!fs::is_directory(folder)) throw std::runtime_error(d + ": no such sweep folder");
+  if (!has_marker(folder, FolderKind::kSweep))
+    throw std::runtime_error(d + ": not a dirsched sweep folder (no " + std::string(marker_name(FolderKind::kSweep)) +
+                             " in it)");
+  const SweepMarker marker = read_sweep_marker(d);
+  const std::set<std::size_t> listed(marker.variants.begin(), marker.variants.end());
+  std::map<std::size_t, fs::path> found;
+  std::vector<fs::path> entries;
+  for (const auto& e : fs::directory_iterator(folder)) entries.push_back(e.path());
+  std::sort(entries.begin(), entries.end());
+  for (const fs::path& f : entries) {
+    const std::string name = f.filename().string();
+    if (const pid_t owner = temp_owner(name))
+      throw std::runtime_error(f.string() + ": a temporary left by an interrupted dirsched (process " +
+                               std::to_string(owner) + "); rerun the sweep, or remove it");
+    if (name.rfind("variant-", 0) != 0) continue;
+    const auto index = variant_folder_index(name);
+    if (!index || name != variant_dir({*index, {}}) || !fs::is_directory(f))
+      throw std::runtime_error(f.string() + ": not a variant folder (variant-NNNN)");
+    if (!listed.count(*index))
+      throw std::runtime_error(f.string() + ": variant " + std::to_string(*index) + " is not one of this sweep's " +
+                               std::to_string(listed.size()) + " variants (" + marker_name(FolderKind::kSweep) + ")");
+    found[*index] = f;
+  }
+  for (std::size_t index : marker.variants)
+    if (!found.count(index))
+      throw std::runtime_error((folder / variant_dir({index, {}})).string() + ": missing: variant " +
+                               std::to_string(index) + " of the sweep has not run (or did not finish)");
   std::vector<SweepRow> rows;
   std::set<std::string> names;
-  for (const fs::path& f : folders) {
+  std::map<std::size_t, fs::path> held;  // variant index -> the folder whose variant.json says it
+  for (const auto& [index, f] : found) {
     if (!fs::exists(f / "summary.json") || !fs::exists(f / "variant.json"))
       throw std::runtime_error(f.string() + ": missing summary.json or variant.json (did that variant run?)");
-    const json v = json::parse(read(f / "variant.json"));
+    const std::string vpath = (f / "variant.json").string();
+    const json v = read_json_file(vpath);
+    if (!v.is_object() || !v.contains("variant") || !v["variant"].is_number_unsigned())
+      throw std::runtime_error(vpath + ": variant: expected the variant index");
+    if (!v.contains("vars") || !v["vars"].is_object()) throw std::runtime_error(vpath + ": vars: expected an object");
     Variant var;
-    var.index = v.at("variant").get<std::size_t>();
-    for (auto it = v.at("vars").begin(); it != v.at("vars").end(); ++it) {
+    var.index = v["variant"].get<std::size_t>();
+    if (const auto twice = held.find(var.index); twice != held.end())
+      throw std::runtime_error(vpath + ": variant " + std::to_string(var.index) + " twice (also " +
+                               twice->second.string() + ")");
+    held[var.index] = f;
+    if (var.index != index)
+      throw std::runtime_error(vpath + ": variant: " + std::to_string(var.index) + " in the folder of variant " +
+                               std::to_string(index));
+    for (auto it = v["vars"].begin(); it != v["vars"].end(); ++it) {
       var.values[it.key()] = it.value();
       names.insert(it.key());
     }
-    rows.push_back(row_from_summary(var, json::parse(read(f / "summary.json"))));
+    const std::string spath = (f / "summary.json").string();
+    const json summary = read_json_file(spath);
+    try {
+      rows.push_back(row_from_summary(var, summary));
+    } catch (const json::exception& e) {
+      throw std::runtime_error(spath + ": a field has the wrong type (" + std::string(e.what()) + ")");
+    }
   }
-  std::sort(rows.begin(), rows.end(),
-            [](const SweepRow& a, const SweepRow& b) { return a.variant.index < b.variant.index; });
   if (var_names) var_names->assign(names.begin(), names.end());
   return rows;
 }
@@ -488,11 +607,7 @@ struct RunFacts {
 };
 
 json read_json(const fs::path& p) {
-  try {
-    return json::parse(read(p));
-  } catch (const json::exception& e) {
-    throw std::runtime_error(p.string() + ": not JSON (" + e.what() + ")");
-  }
+  return read_json_file(p.string());
 }
 
 RunFacts load_run(const std::string& dir) {
@@ -501,6 +616,16 @@ RunFacts load_run(const std::string& dir) {
   const fs::path folder(dir);
   if (!fs::is_directory(folder)) throw std::runtime_error(dir + ": no such run folder");
   r.summary = read_json(folder / "summary.json");
+  // What compare reads from the summary, checked here so that a wrong type names its file.
+  try {
+    if (!r.summary.is_object()) throw std::runtime_error("expected an object");
+    row_from_summary({}, r.summary);
+    for (const json& g : r.summary.value("groups", json::array()))
+      (void)g.value("task", ""), (void)g.value("ready_wait_s", 0.0), (void)g.value("launched_s", json());
+    (void)r.summary.value("scenario", std::string());
+  } catch (const std::exception& e) {
+    throw std::runtime_error((folder / "summary.json").string() + ": a field has the wrong type (" + e.what() + ")");
+  }
   VarAssignment vars;
   if (r.summary.contains("vars") && r.summary["vars"].is_object()) {
     for (auto it = r.summary["vars"].begin(); it != r.summary["vars"].end(); ++it)

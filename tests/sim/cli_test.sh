@@ -77,7 +77,7 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["va
 
 # render redraws the same pictures from the run folder alone.
 mkdir -p "$tmp/redraw"
-cp "$tmp/run1/events.jsonl" "$tmp/run1/summary.json" "$tmp/redraw/"
+cp "$tmp/run1/events.jsonl" "$tmp/run1/summary.json" "$tmp/run1/.dirsched-run" "$tmp/redraw/"
 expect_status 0 "render" "$dirsched" render "$tmp/redraw"
 for f in dag.dot dag.svg timeline.svg trace.json report.html; do
   cmp -s "$tmp/run1/$f" "$tmp/redraw/$f" || { echo "FAIL render: $f differs from the run's"; fail=1; }

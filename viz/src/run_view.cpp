@@ -16,7 +16,13 @@ const TaskView* RunView::find(const std::string& name) const {
 namespace {
 
 std::string worker_of(const json& e) {
-  if (e.contains("sub_worker")) return e["sub_worker"].get<std::string>();
+  if (e.contains("sub_worker")) {
+    const std::string w = e["sub_worker"].get<std::string>();
+    if (w.size() < 4 || w.size() > 12 || w.rfind("sub", 0) != 0 ||
+        w.find_first_not_of("0123456789", 3) != std::string::npos)
+      throw VizError("sub_worker: expected \"subN\", got " + json(w).dump());
+    return w;
+  }
   return std::to_string(e.at("worker").get<long long>());
 }
 
@@ -55,9 +61,91 @@ std::vector<std::pair<double, double>> idle_intervals(const RunView& v,
   return out;
 }
 
+// The type checks of check_summary: each returns whether `v` fits.
+bool is_text(const json& v) {
+  return v.is_string();
+}
+bool is_num(const json& v) {
+  return v.is_number();
+}
+bool is_count(const json& v) {
+  return v.is_number_integer() || v.is_number_unsigned();
+}
+
 }  // namespace
 
+void check_summary(const json& s) {
+  auto fail = [](const std::string& path, const char* want) {
+    throw VizError("summary.json: " + path + ": expected " + want);
+  };
+  if (!s.is_object()) fail("(top level)", "an object");
+  auto field = [&](const json& obj, const std::string& at, const char* key, bool (*ok)(const json&),
+                   const char* want, bool null_ok = false) {
+    if (!obj.contains(key)) return;
+    const json& v = obj[key];
+    if (!(ok(v) || (null_ok && v.is_null()))) fail(at + key, want);
+  };
+  for (const char* k : {"scenario", "description", "outcome", "policy"}) field(s, "", k, is_text, "a string");
+  field(s, "", "error", is_text, "a string or null", true);
+  field(s, "", "stall_report_s", is_num, "a number");
+  field(s, "", "makespan_s", is_num, "a number");
+  field(s, "", "variant", is_count, "an integer or null", true);
+  if (s.contains("vars") && !s["vars"].is_object()) fail("vars", "an object");
+  if (s.contains("tasks")) {
+    if (!s["tasks"].is_object()) fail("tasks", "an object");
+    for (auto it = s["tasks"].begin(); it != s["tasks"].end(); ++it)
+      if (!is_count(it.value())) fail("tasks." + it.key(), "an integer");
+  }
+  if (s.contains("ready_waits")) {
+    if (!s["ready_waits"].is_object()) fail("ready_waits", "an object");
+    for (const char* kind : {"single", "group"}) {
+      if (!s["ready_waits"].contains(kind)) continue;
+      const json& w = s["ready_waits"][kind];
+      const std::string at = std::string("ready_waits.") + kind;
+      if (!w.is_object()) fail(at, "an object");
+      field(w, at + ".", "count", is_count, "an integer");
+      for (const char* k : {"mean_s", "p95_s", "max_s"}) field(w, at + ".", k, is_num, "a number");
+    }
+  }
+  if (s.contains("workers")) {
+    if (!s["workers"].is_array()) fail("workers", "an array");
+    for (std::size_t i = 0; i < s["workers"].size(); ++i) {
+      const json& w = s["workers"][i];
+      const std::string at = "workers[" + std::to_string(i) + "]";
+      if (!w.is_object()) fail(at, "an object");
+      field(w, at + ".", "kind", is_text, "a string");
+      field(w, at + ".", "host", is_text, "a string");
+      field(w, at + ".", "busy_s", is_num, "a number");
+      field(w, at + ".", "utilisation", is_num, "a number");
+      const bool sub = w.value("kind", "") == "sub";
+      if (!w.contains("worker")) fail(at + ".worker", "a worker id");
+      const json& id = w["worker"];
+      if (sub ? !(id.is_string() && id.get<std::string>().rfind("sub", 0) == 0) : !is_count(id))
+        fail(at + ".worker", sub ? "\"subN\"" : "an integer");
+    }
+  }
+  if (s.contains("groups")) {
+    if (!s["groups"].is_array()) fail("groups", "an array");
+    for (std::size_t i = 0; i < s["groups"].size(); ++i) {
+      const json& g = s["groups"][i];
+      const std::string at = "groups[" + std::to_string(i) + "]";
+      if (!g.is_object()) fail(at, "an object");
+      field(g, at + ".", "task", is_text, "a string");
+      field(g, at + ".", "ready_wait_s", is_num, "a number");
+      field(g, at + ".", "idle_target_s", is_num, "a number");
+      field(g, at + ".", "launched_s", is_num, "a number or null", true);
+      field(g, at + ".", "overtakes", is_count, "an integer");
+      if (g.contains("overtaken_by")) {
+        if (!g["overtaken_by"].is_array()) fail(at + ".overtaken_by", "an array");
+        for (std::size_t k = 0; k < g["overtaken_by"].size(); ++k)
+          if (!g["overtaken_by"][k].is_string()) fail(at + ".overtaken_by[" + std::to_string(k) + "]", "a string");
+      }
+    }
+  }
+}
+
 RunView parse_run(const std::string& events_jsonl, const json* summary) {
+  if (summary) check_summary(*summary);
   RunView v;
   std::set<std::string> nl_seen, sub_seen;
   std::map<std::string, int> depth;
@@ -155,6 +243,8 @@ RunView parse_run(const std::string& events_jsonl, const json* summary) {
         tv.state = "PENDING";
       }
     } catch (const json::exception& ex) {
+      throw VizError("events.jsonl line " + std::to_string(line_no) + ": " + ex.what());
+    } catch (const VizError& ex) {
       throw VizError("events.jsonl line " + std::to_string(line_no) + ": " + ex.what());
     }
   }

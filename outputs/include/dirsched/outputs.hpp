@@ -17,6 +17,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "dirsched/invariants.hpp"
 #include "dirsched/recorder.hpp"
 #include "dirsched/replay.hpp"
@@ -51,8 +53,10 @@ struct Run {
 };
 
 // events.jsonl as an observer: each event becomes one line, into `out` or, when `path` is not empty,
-// through a 1 MiB buffered file opened at the first event (a run that never starts leaves no file).
-// `core` is read for names when an event is written; it may be set after construction.
+// through a 1 MiB buffered file opened at the first event (a registered temporary, see
+// output_folder.hpp). `core` is read for names when an event is written; it may be set after
+// construction. flush() ends the file (an empty one when there was no event) and throws WriteError
+// naming the path when any write, the flush or the close failed.
 class EventLog : public Observer {
  public:
   EventLog(std::string& out, const std::string& path, const Scheduler*& core)
@@ -65,11 +69,14 @@ class EventLog : public Observer {
 
  private:
   void write_line();
+  void open_file();
+  void note_error(int err);
   std::string& out_;
   std::string path_;
   const Scheduler*& core_;
   std::string line_;
   std::FILE* file_ = nullptr;
+  std::string error_;  // why the first write failed
   std::uint64_t seq_ = 0;
 };
 
@@ -81,8 +88,10 @@ void finish_result(Run& run, Replay& replay, InvariantChecker* checker);
 std::string dispatch_label(const Scheduler& core, const Dispatch& d);
 
 // Output files. `outputs` selects among "events", "summary", "tasks", "metrics" (empty: all);
-// `extra` are more files (the pictures) written alongside. Everything goes to a temporary folder
-// beside `dir`, moved in place at the end, so a run never leaves a half-written folder.
+// `extra` are more files (the pictures) written alongside, with the `.dirsched-run` marker last.
+// `dir` must pass check_output_folder (OutputRefused otherwise); everything goes to a temporary
+// folder beside it that replaces `dir` at the end (replace_folder), so a run never leaves a
+// half-written folder; a failed write throws WriteError and leaves nothing.
 void write_outputs(const Run& run, const std::string& dir, const std::vector<std::string>& outputs,
                    const std::map<std::string, std::string>& extra = {},
                    const std::vector<std::string>& notes = {});
@@ -103,6 +112,10 @@ const char* dirsched_version();
 std::optional<std::size_t> variant_index(const Scenario& s);
 // Counts of tasks by final state, for the one-line report of a run ("3 of 60 tasks REJECTED").
 std::string outcome_line(const Run& run);
+
+// Reads and parses a JSON file a run wrote (summary.json, variant.json, a marker). Throws
+// std::runtime_error "PATH: line L, column C: REASON" for malformed JSON and "cannot read PATH".
+nlohmann::json read_json_file(const std::string& path);
 
 // A JSON string literal for `s`, quotes included.
 std::string json_string(std::string_view s);

@@ -68,7 +68,25 @@ std::string sweep_svg(const std::vector<SweepRow>& rows, const std::vector<std::
 // second's), coloured best to worst over the clean variants; not-clean cells are grey and say why.
 std::string sweep_heatmap_svg(const std::vector<std::string>& var_names, const std::vector<SweepRow>& rows);
 std::string ranking_text(const std::vector<SweepRow>& rows, const std::vector<std::size_t>& ranking);
-// Reads DIR/variant-*/variant.json and summary.json. Throws std::runtime_error naming a bad file.
+// The `.dirsched-sweep` marker of a sweep folder: the scenario it belongs to (its name and file; the
+// Python front end writes "python:FUNCTION" as the file) and the variants it holds. JSON, keys sorted:
+// {"dirsched":"sweep","file":...,"scenario":...,"variant_count":N,"variants":[...]}.
+struct SweepMarker {
+  std::string scenario, file;
+  std::vector<std::size_t> variants;
+};
+std::string sweep_marker_json(const SweepMarker& m);
+// Throws std::runtime_error naming the marker (and the line of malformed JSON).
+SweepMarker read_sweep_marker(const std::string& dir);
+// Makes `dir` (already through check_output_folder) the sweep folder of `m`: refuses, with
+// OutputRefused, a sweep folder of another scenario; removes the run folders of variants that are not
+// in `m` and the temporaries of processes that no longer run; writes the marker (atomically).
+void prepare_sweep_folder(const std::string& dir, const SweepMarker& m);
+// Reads DIR/variant-*/variant.json and summary.json of the variants the marker lists. Throws
+// std::runtime_error naming the path when DIR is not a sweep folder, when a listed variant is missing,
+// when two folders hold one variant index or a folder's variant.json names another index, when a
+// folder is not one of the marker's variants, when a temporary of an interrupted run is left, and for
+// a malformed file (with its line).
 std::vector<SweepRow> collect(const std::string& dir, std::vector<std::string>* var_names);
 
 // compare: who each run is (folder, scenario, variable values, policy), every divergence of the

@@ -103,8 +103,11 @@ class VizError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// `summary` (optional) gives the registration order of the workers; without it NEXT_LEVEL lanes are
-// sorted by id. Throws VizError naming the line of a malformed event.
+// Throws VizError ("summary.json: workers[2].worker: expected an integer") when a field the pictures
+// read has the wrong type.
+void check_summary(const nlohmann::json& summary);
+// `summary` (optional, checked with check_summary) gives the registration order of the workers;
+// without it NEXT_LEVEL lanes are sorted by id. Throws VizError naming the line of a malformed event.
 RunView parse_run(const std::string& events_jsonl, const nlohmann::json* summary);
 
 // Graphviz: measured here, dot lays out 1,000 dependent tasks in about 0.9 s and 1,500 in 3.2 s,

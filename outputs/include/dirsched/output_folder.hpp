@@ -1,0 +1,132 @@
+// Output folders and the files in them: what a command may write, how it writes, and what it leaves
+// when it stops.
+//
+// The rule (README, "Output folders"): a command writes only into a path that does not exist yet, or
+// into a folder a dirsched command wrote, recognised by its marker file (`.dirsched-run` in a run
+// folder, `.dirsched-sweep` in a sweep folder). Anything else (a file, a symbolic link, a folder
+// without the marker, the current folder or one of its parents, `/`, the home folder) is refused with
+// OutputRefused (exit 2) before anything is touched. `DIR/` is the same path as `DIR`.
+//
+// How it writes: every file and folder is first written under a temporary name beside its destination
+// (`NAME.tmp-dirsched-PID-RANDOM`), checked (every write, flush and close), then renamed in place. A
+// run folder replaces the old one with one atomic exchange (Linux renameat2 RENAME_EXCHANGE), so the
+// path always holds the old folder or the new one, whole; the old one is removed afterwards. A write
+// that fails throws WriteError (exit 3) naming the path; nothing is claimed and no temporary is left.
+//
+// Temporaries are registered here while they exist and removed on every exit path: TempPath removes
+// its path when it goes out of scope (exceptions included), and install_interrupt_cleanup() starts a
+// thread that takes SIGINT, SIGTERM and SIGHUP (blocked in every other thread), stops the children
+// started by fork_tracked(), removes every registered temporary and exits 128 + the signal number
+// (130, 143, 129). Creating a temporary and the exchange of a run folder hold the registry's lock, so
+// a signal waits for them to finish and never sees half of a rename. This is the one process-wide
+// state of the project: signals are process-wide.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dirsched {
+
+// Exit statuses shared by every command (the README's table lists them all).
+constexpr int kExitBadInput = 2;     // bad input or a refused output path: nothing written
+constexpr int kExitCannotWrite = 3;  // an output could not be written: nothing claimed, nothing left
+
+// An output path the rule refuses (exit 2).
+class OutputRefused : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A write that failed (exit 3): "cannot write PATH: REASON".
+class WriteError : public std::runtime_error {
+ public:
+  WriteError(const std::string& path, const std::string& reason)
+      : std::runtime_error("cannot write " + path + ": " + reason), path_(path), reason_(reason) {}
+  const std::string& path() const { return path_; }
+  const std::string& reason() const { return reason_; }
+
+ private:
+  std::string path_, reason_;
+};
+// "cannot write PATH: REASON" from errno.
+[[noreturn]] void throw_write_error(const std::filesystem::path& p, int err);
+
+enum class FolderKind { kRun, kSweep };
+const char* marker_name(FolderKind kind);  // ".dirsched-run", ".dirsched-sweep"
+bool has_marker(const std::filesystem::path& dir, FolderKind kind);
+
+// Checks `out` against the rule (see the header) and returns it without trailing slashes. `what`
+// names the option in messages ("--out"). Touches nothing; throws OutputRefused.
+std::filesystem::path check_output_folder(const std::string& out, FolderKind kind, const std::string& what);
+// Creates the missing parents of `dest` (WriteError when it cannot).
+void create_parents(const std::filesystem::path& dest);
+// create_parents that takes them back (the empty ones it made) unless keep() was called: a run that
+// fails writes nothing, not even the folders above its output.
+class NewParents {
+ public:
+  explicit NewParents(const std::filesystem::path& dest);
+  ~NewParents();
+  NewParents(const NewParents&) = delete;
+  NewParents& operator=(const NewParents&) = delete;
+  void keep() { kept_ = true; }
+
+ private:
+  void undo();
+  std::vector<std::filesystem::path> created_;  // outermost first
+  bool kept_ = false;
+};
+
+// A unique temporary name beside `dest`: DEST + "." + tag + ".tmp-dirsched-PID-RANDOM" ("" tag: no tag).
+std::filesystem::path temp_path_beside(const std::filesystem::path& dest, const std::string& tag = "");
+// Whether a file name is one of the temporaries above, and the pid that made it (0 when it is not).
+pid_t temp_owner(const std::string& file_name);
+
+// A registered temporary path, removed (recursively) when this goes out of scope unless released.
+class TempPath {
+ public:
+  explicit TempPath(std::filesystem::path p);
+  ~TempPath();
+  TempPath(const TempPath&) = delete;
+  TempPath& operator=(const TempPath&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  void release();  // the path was renamed away: forget it without removing anything
+
+ private:
+  std::filesystem::path path_;
+  bool owned_ = true;
+};
+
+// Creates a registered temporary folder (WriteError when it cannot), or opens a registered temporary
+// file for writing (the caller's TempPath registered it): nullptr and `*err` set when it cannot. It
+// does not throw, since the event log opens its file inside a SimGrid actor.
+void create_temp_dir(const TempPath& dir);
+std::FILE* open_temp_file(const std::string& path, int* err);
+
+// Writes `text` to `path` (a new file in a temporary folder, or a temporary file), checking every
+// write and the close; WriteError on any failure (the partial file is removed).
+void write_file(const std::filesystem::path& path, std::string_view text);
+// Writes `text` to `dest` through a temporary file beside it, renamed over `dest` at the end.
+void write_file_atomic(const std::filesystem::path& dest, std::string_view text);
+// Renames, WriteError naming `to` on failure.
+void rename_path(const std::filesystem::path& from, const std::filesystem::path& to);
+
+// Moves the complete folder `tmp` to `dest`, which is absent or a folder of `kind` (checked again
+// here, under the lock: OutputRefused otherwise). An existing `dest` is exchanged atomically and the
+// old folder removed; where the file system cannot exchange, the old folder is renamed aside first
+// and removed after (a stop between the renames cannot happen: signals wait for the lock).
+void replace_folder(TempPath& tmp, const std::filesystem::path& dest, FolderKind kind);
+
+// Starts the signal thread (see the header). Call once, first thing in main, before any thread.
+void install_interrupt_cleanup();
+// fork() that the signal thread knows about: a signal to the parent goes to its children too, and it
+// waits for them before it exits. The child starts with an empty registry and its own signal thread.
+pid_t fork_tracked();
+void child_finished(pid_t pid);  // after waitpid() reaped it
+
+}  // namespace dirsched

@@ -1,0 +1,349 @@
+// Output folders, checked writes, temporaries and their cleanup on signals (see output_folder.hpp).
+#include "dirsched/output_folder.hpp"
+
+#include <fcntl.h>
+#include <pwd.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <random>
+#include <set>
+#include <thread>
+
+#ifndef RENAME_EXCHANGE
+#define RENAME_EXCHANGE (1 << 1)
+#endif
+
+namespace dirsched {
+namespace {
+
+namespace fs = std::filesystem;
+
+// What the signal thread must clean up: the temporaries that exist now and the children to stop.
+// Recursive, since a replace holds it while it registers the old folder's temporary name.
+struct Registry {
+  std::recursive_mutex m;
+  std::set<std::string> temps;
+  std::set<pid_t> children;
+};
+// Leaked on purpose: the signal thread may use it while the process exits. A forked child gets a
+// fresh one (the parent's lock may be held by the parent's signal thread at the fork).
+std::atomic<Registry*> g_registry{new Registry};
+std::atomic<bool> g_installed{false};
+
+Registry& registry() {
+  return *g_registry.load();
+}
+
+const char* kTempMark = ".tmp-dirsched-";
+
+sigset_t handled_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGHUP);
+  return set;
+}
+
+[[noreturn]] void clean_up_and_exit(int sig) {
+  Registry& r = registry();
+  r.m.lock();  // never released: the process ends here, and nothing may create or rename meanwhile
+  for (pid_t c : r.children) kill(c, sig);
+  for (pid_t c : r.children) {
+    int status = 0;
+    while (waitpid(c, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  for (const std::string& t : r.temps) {
+    std::error_code ec;
+    fs::remove_all(t, ec);
+  }
+  const char* name = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP";
+  const std::string msg = std::string("dirsched: stopped by ") + name + "; temporary files removed, nothing written\n";
+  if (write(STDERR_FILENO, msg.data(), msg.size()) < 0) {
+  }
+  _exit(128 + sig);
+}
+
+void start_signal_thread() {
+  const sigset_t set = handled_signals();
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  std::thread([set] {
+    int sig = 0;
+    while (sigwait(&set, &sig) != 0) {
+    }
+    clean_up_and_exit(sig);
+  }).detach();
+}
+
+std::string random_tag() {
+  std::random_device rd;
+  char b[16];
+  std::snprintf(b, sizeof b, "%08x", static_cast<unsigned>(rd()));
+  return b;
+}
+
+// Whether `a` is `b` or one of its parents (both absolute and normal).
+bool is_ancestor_or_same(const fs::path& a, const fs::path& b) {
+  auto ia = a.begin(), ib = b.begin();
+  for (; ia != a.end(); ++ia, ++ib) {
+    if (ia->empty()) continue;  // a trailing separator
+    if (ib == b.end() || *ia != *ib) return false;
+  }
+  return true;
+}
+
+fs::path canonical_or_self(const fs::path& p) {
+  std::error_code ec;
+  fs::path c = fs::weakly_canonical(fs::absolute(p, ec), ec);
+  return ec ? fs::absolute(p).lexically_normal() : c;
+}
+
+std::string what_folder(FolderKind kind) {
+  return kind == FolderKind::kRun ? "dirsched run folder" : "dirsched sweep folder";
+}
+
+}  // namespace
+
+void throw_write_error(const fs::path& p, int err) {
+  throw WriteError(p.string(), std::strerror(err));
+}
+
+const char* marker_name(FolderKind kind) {
+  return kind == FolderKind::kRun ? ".dirsched-run" : ".dirsched-sweep";
+}
+
+bool has_marker(const fs::path& dir, FolderKind kind) {
+  struct stat st {};
+  return lstat((dir / marker_name(kind)).c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+fs::path check_output_folder(const std::string& out, FolderKind kind, const std::string& what) {
+  const std::string label = what + " " + out;
+  if (out.empty()) throw OutputRefused(what + ": an empty path");
+  fs::path p = fs::path(out).lexically_normal();
+  std::string s = p.string();
+  while (s.size() > 1 && s.back() == '/') s.pop_back();
+  p = s;
+  const fs::path canon = canonical_or_self(p);
+  std::error_code ec;
+  const fs::path cwd = canonical_or_self(fs::current_path(ec));
+  if (is_ancestor_or_same(canon, cwd))
+    throw OutputRefused(label + ": is the current folder or one of its parents; give a new path");
+  std::set<fs::path> homes;
+  if (const char* h = std::getenv("HOME"); h && *h) homes.insert(canonical_or_self(h));
+  if (const passwd* pw = getpwuid(getuid()); pw && pw->pw_dir) homes.insert(canonical_or_self(pw->pw_dir));
+  if (homes.count(canon)) throw OutputRefused(label + ": is the home folder; give a new path");
+  struct stat st {};
+  if (lstat(p.c_str(), &st) == 0) {
+    if (S_ISLNK(st.st_mode))
+      throw OutputRefused(label + ": is a symbolic link, not a " + what_folder(kind) + "; give a new path");
+    if (!S_ISDIR(st.st_mode))
+      throw OutputRefused(label + ": is a file, not a " + what_folder(kind) + "; give a new path");
+    if (!has_marker(p, kind))
+      throw OutputRefused(label + ": exists and is not a " + what_folder(kind) + " (no " + marker_name(kind) +
+                          " in it); give a new path, or remove it yourself");
+    return p;
+  }
+  // A new path: its first existing parent must be a folder.
+  for (fs::path up = fs::absolute(p, ec).parent_path(); !up.empty(); up = up.parent_path()) {
+    if (lstat(up.c_str(), &st) == 0) {
+      if (!S_ISDIR(st.st_mode) && !(S_ISLNK(st.st_mode) && fs::is_directory(up, ec)))
+        throw OutputRefused(label + ": " + up.string() + " is not a folder");
+      break;
+    }
+    if (up == up.root_path()) break;
+  }
+  return p;
+}
+
+void create_parents(const fs::path& dest) {
+  const fs::path parent = dest.parent_path();
+  if (parent.empty()) return;
+  std::error_code ec;
+  fs::create_directories(parent, ec);
+  if (ec) throw_write_error(parent, ec.value());
+}
+
+NewParents::NewParents(const fs::path& dest) {
+  std::error_code ec;
+  for (fs::path up = fs::absolute(dest, ec).parent_path(); !up.empty() && !fs::exists(up, ec);
+       up = up.parent_path()) {
+    created_.insert(created_.begin(), up);
+    if (up == up.root_path()) break;
+  }
+  for (const fs::path& p : created_) {
+    if (mkdir(p.c_str(), 0755) == 0 || errno == EEXIST) continue;
+    const int err = errno;
+    undo();  // the ones made so far: no destructor runs after a constructor throws
+    throw_write_error(p, err);
+  }
+}
+
+NewParents::~NewParents() {
+  if (!kept_) undo();
+}
+
+void NewParents::undo() {
+  for (auto it = created_.rbegin(); it != created_.rend(); ++it) rmdir(it->c_str());  // only if empty
+}
+
+fs::path temp_path_beside(const fs::path& dest, const std::string& tag) {
+  return dest.parent_path() / (dest.filename().string() + (tag.empty() ? "" : "." + tag) + kTempMark +
+                               std::to_string(getpid()) + "-" + random_tag());
+}
+
+pid_t temp_owner(const std::string& name) {
+  const auto at = name.find(kTempMark);
+  if (at == std::string::npos) return 0;
+  const char* digits = name.c_str() + at + std::strlen(kTempMark);
+  char* end = nullptr;
+  const long pid = std::strtol(digits, &end, 10);
+  return end != digits && *end == '-' && pid > 0 ? static_cast<pid_t>(pid) : 0;
+}
+
+TempPath::TempPath(fs::path p) : path_(std::move(p)) {
+  Registry& r = registry();
+  std::lock_guard<std::recursive_mutex> lock(r.m);
+  r.temps.insert(path_.string());
+}
+
+TempPath::~TempPath() {
+  if (!owned_) return;
+  Registry& r = registry();
+  std::lock_guard<std::recursive_mutex> lock(r.m);
+  std::error_code ec;
+  fs::remove_all(path_, ec);
+  r.temps.erase(path_.string());
+}
+
+void TempPath::release() {
+  if (!owned_) return;
+  Registry& r = registry();
+  std::lock_guard<std::recursive_mutex> lock(r.m);
+  r.temps.erase(path_.string());
+  owned_ = false;
+}
+
+void create_temp_dir(const TempPath& dir) {
+  std::lock_guard<std::recursive_mutex> lock(registry().m);
+  if (mkdir(dir.path().c_str(), 0755) != 0) throw_write_error(dir.path(), errno);
+}
+
+std::FILE* open_temp_file(const std::string& path, int* err) {
+  std::lock_guard<std::recursive_mutex> lock(registry().m);
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  *err = f ? 0 : errno;
+  return f;
+}
+
+void write_file(const fs::path& path, std::string_view text) {
+  int fd = -1;
+  {
+    std::lock_guard<std::recursive_mutex> lock(registry().m);
+    fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  }
+  if (fd < 0) throw_write_error(path, errno);
+  std::size_t done = 0;
+  int err = 0;
+  while (done < text.size()) {
+    const ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      err = n < 0 ? errno : EIO;
+      break;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (close(fd) != 0 && err == 0) err = errno;
+  if (err != 0) {
+    unlink(path.c_str());
+    throw_write_error(path, err);
+  }
+}
+
+void rename_path(const fs::path& from, const fs::path& to) {
+  std::lock_guard<std::recursive_mutex> lock(registry().m);
+  if (std::rename(from.c_str(), to.c_str()) != 0) throw_write_error(to, errno);
+}
+
+void write_file_atomic(const fs::path& dest, std::string_view text) {
+  TempPath tmp(temp_path_beside(dest));
+  write_file(tmp.path(), text);
+  std::lock_guard<std::recursive_mutex> lock(registry().m);
+  rename_path(tmp.path(), dest);
+  tmp.release();
+}
+
+void replace_folder(TempPath& tmp, const fs::path& dest, FolderKind kind) {
+  std::unique_lock<std::recursive_mutex> lock(registry().m);
+  struct stat st {};
+  if (lstat(dest.c_str(), &st) != 0) {
+    rename_path(tmp.path(), dest);
+    tmp.release();
+    return;
+  }
+  if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode) || !has_marker(dest, kind))
+    throw OutputRefused(dest.string() + ": is not a " + what_folder(kind) +
+                        " (something else appeared there during the run); the new outputs were not moved in");
+  if (syscall(SYS_renameat2, AT_FDCWD, tmp.path().c_str(), AT_FDCWD, dest.c_str(), RENAME_EXCHANGE) == 0) {
+    // The temporary name now holds the old folder: remove it (a signal meanwhile removes it too).
+    lock.unlock();
+    std::error_code ec;
+    fs::remove_all(tmp.path(), ec);
+    if (ec)
+      std::fprintf(stderr, "dirsched: warning: the replaced folder is left at %s (%s)\n", tmp.path().c_str(),
+                   ec.message().c_str());
+    tmp.release();
+    return;
+  }
+  const int err = errno;
+  if (err != EINVAL && err != ENOSYS && err != ENOTSUP) throw_write_error(dest, err);
+  // No exchange on this file system: the old folder steps aside, the new one moves in, the old goes.
+  // Both renames happen under the lock, so no signal can stop the process between them.
+  TempPath old(temp_path_beside(dest, "old"));
+  rename_path(dest, old.path());
+  if (std::rename(tmp.path().c_str(), dest.c_str()) != 0) {
+    const int e = errno;
+    std::rename(old.path().c_str(), dest.c_str());
+    old.release();
+    throw_write_error(dest, e);
+  }
+  tmp.release();
+  lock.unlock();
+}
+
+void install_interrupt_cleanup() {
+  if (g_installed.exchange(true)) return;
+  start_signal_thread();
+}
+
+pid_t fork_tracked() {
+  Registry& r = registry();
+  std::lock_guard<std::recursive_mutex> lock(r.m);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    g_registry.store(new Registry);
+    if (g_installed.load()) start_signal_thread();
+  } else if (pid > 0) {
+    r.children.insert(pid);
+  }
+  return pid;
+}
+
+void child_finished(pid_t pid) {
+  Registry& r = registry();
+  std::lock_guard<std::recursive_mutex> lock(r.m);
+  r.children.erase(pid);
+}
+
+}  // namespace dirsched

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# What runs write and read back: a valid scenario with nothing to run writes normal, empty outputs;
+# tasks.csv follows RFC 4180; render and compare name the file and line (or JSON path) of a corrupt
+# input with exit 2 and change nothing.
+DIRSCHED=$1 ROOT=$2
+source "$(dirname "$0")/outputs_lib.sh"
+d=$DIRSCHED
+w=$sandbox/work
+head='{ "name": "nothing", "workers": { "next_level": [ { "id": 0, "kind": "local_chip" } ] },
+  "callables": { "k": { "namespace": "LOCAL_CHIP", "duration_s": 1 } },'
+for case in 'empty trace|[]' 'lone drain|[ { "op": "drain" } ]' 'empty batch|[ { "op": "batch", "ops": [] } ]'; do
+  what=${case%%|*}
+  echo "$head \"trace\": ${case#*|} }" >"$sandbox/nothing.json"
+  rm -rf "$w/nothing"
+  run_case 0 "" "$what" "$d" run "$sandbox/nothing.json" --out "$w/nothing"
+  [[ -f "$w/nothing/events.jsonl" && ! -s "$w/nothing/events.jsonl" ]] || { echo "FAIL $what: an empty events.jsonl"; fail=1; }
+  [[ $(cat "$w/nothing/tasks.csv") == job_id,kind,* && $(wc -l <"$w/nothing/tasks.csv") -eq 1 ]] || { echo "FAIL $what: tasks.csv is its header"; fail=1; }
+  grep -q '"total": 0' "$w/nothing/summary.json" || { echo "FAIL $what: summary counts 0 tasks"; fail=1; }
+  [[ -f "$w/nothing/report.html" ]] || { echo "FAIL $what: the pictures"; fail=1; }
+  grep -q "^outputs in $w/nothing/" "$sandbox/out" || { echo "FAIL $what: outputs line"; cat "$sandbox/out"; fail=1; }
+  no_temps "$w" "$what"
+done
+
+# RFC 4180: names holding a comma, a double quote, CR or LF come back whole.
+cat >"$sandbox/csv.json" <<'JSON'
+{ "name": "csv", "workers": { "next_level": [ { "id": 0, "kind": "local_chip" } ] },
+  "callables": { "k,\"x\"": { "namespace": "LOCAL_CHIP", "duration_s": 1 } },
+  "trace": [ { "op": "submit_next_level", "task": "a,b", "callable": "k,\"x\"", "worker": 0 },
+             { "op": "submit_next_level", "task": "say \"hi\"", "callable": "k,\"x\"", "worker": 0 },
+             { "op": "submit_next_level", "task": "two\nlines\r", "callable": "k,\"x\"", "worker": 0 },
+             { "op": "submit_next_level", "task": "plain", "callable": "k,\"x\"", "worker": 0 } ] }
+JSON
+run_case 0 "" "a run of awkward names" "$d" run "$sandbox/csv.json" --out "$w/csv" --outputs tasks
+python3 - "$w/csv/tasks.csv" <<'PY' || fail=1
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+names = [r[0] for r in rows[1:]]
+if names != ["a,b", 'say "hi"', "two\nlines\r", "plain"] or {len(r) for r in rows} != {11} or rows[1][2] != 'k,"x"':
+    print("FAIL tasks.csv is not RFC 4180:", rows); sys.exit(1)
+PY
+grep -q '^plain,single,' "$w/csv/tasks.csv" || { echo "FAIL a plain name is not quoted"; fail=1; }
+
+# Corrupt inputs of render, compare: the file and line, or the file and JSON path; exit 2.
+run_case 0 "" "a run to corrupt" "$d" run "$ROOT/scenarios/group-starvation.json" --out "$w/r"
+run_case 0 "" "a run to compare with" "$d" run "$ROOT/scenarios/group-starvation.json" --out "$w/good"
+cp "$w/r/summary.json" "$sandbox/summary.json"
+printf '{\n  "scenario": "x",\n  "workers": [ { "worker": 0, }\n}\n' >"$w/r/summary.json"
+refused_untouched "$w" 2 "$w/r/summary.json: line 3, column [0-9]+: not JSON" "render of a corrupt summary" "$d" render "$w/r"
+refused_untouched "$w" 2 "$w/r/summary.json: line 3, column [0-9]+: not JSON" "compare with a corrupt summary" "$d" compare "$w/good" "$w/r"
+printf '{ "workers": [ { "worker": 0, "kind": "local_chip" }, { "worker": "1x", "kind": "local_chip" } ] }\n' >"$w/r/summary.json"
+refused_untouched "$w" 2 "$w/r/summary.json: workers\[1\].worker: expected an integer" "render of a summary with a wrong type" "$d" render "$w/r"
+printf '{ "makespan_s": "long", "groups": [] }\n' >"$w/r/summary.json"
+refused_untouched "$w" 2 "$w/r/summary.json: makespan_s: expected a number" "render of a summary with a string makespan" "$d" render "$w/r"
+refused_untouched "$w" 2 "$w/r/summary.json: a field has the wrong type" "compare with a summary of the wrong types" "$d" compare "$w/good" "$w/r"
+cp "$sandbox/summary.json" "$w/r/summary.json"
+cp "$w/r/events.jsonl" "$sandbox/events.jsonl"
+sed -i '4s/.*/{"seq":3,"t_s":0,"event":"dispatch","task":"a0","member":0,"sub_worker":"subway"}/' "$w/r/events.jsonl"
+refused_untouched "$w" 2 "$w/r/events.jsonl line 4: sub_worker: expected \"subN\"" "render of a corrupt event" "$d" render "$w/r"
+sed -i '4s/.*/{"seq":3, "t_s":/' "$w/r/events.jsonl"
+refused_untouched "$w" 2 "$w/r/events.jsonl line 4: " "render of a truncated event" "$d" render "$w/r"
+refused_untouched "$w" 2 "$w/r/events.jsonl line 4: " "compare with a truncated event" "$d" compare "$w/good" "$w/r"
+cp "$sandbox/events.jsonl" "$w/r/events.jsonl"
+run_case 0 "" "render of the repaired folder" "$d" render "$w/r/"
+no_temps "$w" "render"
+finish "outputs inputs"

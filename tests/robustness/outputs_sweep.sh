@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Sweep folders: the marker records the scenario; a sweep of another scenario into it is refused;
+# --collect refuses a missing variant, a duplicate index, a folder that is not one of the sweep's
+# variants and a leftover temporary, each with exit 2 naming the path and nothing written.
+DIRSCHED=$1 ROOT=$2
+source "$(dirname "$0")/outputs_lib.sh"
+d=$DIRSCHED
+s=$ROOT/scenarios/sweep-group-worker-set.json
+other=$ROOT/tests/sim/sweep-rejected-variant.json
+w=$sandbox/work
+run_case 0 "" "a sweep" "$d" sweep "$s" --out "$w/sw" -j 2
+python3 - "$w/sw/.dirsched-sweep" "$s" <<'PY' || fail=1
+import json, os, sys
+m = json.load(open(sys.argv[1]))
+want = {"dirsched": "sweep", "scenario": "sweep-group-worker-set", "file": os.path.realpath(sys.argv[2]),
+        "variant_count": 4, "variants": [0, 1, 2, 3]}
+if m != want: print("FAIL the sweep marker:", m); sys.exit(1)
+PY
+refused_untouched "$w" 2 "$w/sw: is the sweep folder of scenario 'sweep-group-worker-set' \(.*\), not of 'sweep-rejected-variant'" \
+  "a sweep of another scenario" "$d" sweep "$other" --out "$w/sw"
+refused_untouched "$w" 2 "is the sweep folder of scenario 'sweep-group-worker-set'" "a plan of another scenario" "$d" sweep "$other" --out "$w/sw" --plan
+run_case 0 "" "collect" "$d" sweep --collect "$w/sw/"
+cp "$w/sw/sweep.csv" "$sandbox/good.csv"
+
+mv "$w/sw/variant-0002" "$sandbox/v2"
+refused_untouched "$w" 2 "$w/sw/variant-0002: missing: variant 2 of the sweep" "collect with a missing variant" "$d" sweep --collect "$w/sw"
+cp -r "$sandbox/v2" "$w/sw/variant-002"
+refused_untouched "$w" 2 "$w/sw/variant-002: not a variant folder \(variant-NNNN\)" "collect with a misnamed variant" "$d" sweep --collect "$w/sw"
+rm -rf "$w/sw/variant-002"
+cp -r "$w/sw/variant-0001" "$w/sw/variant-0002"
+refused_untouched "$w" 2 "$w/sw/variant-0002/variant.json: variant 1 twice \(also $w/sw/variant-0001\)" "collect with a duplicate index" "$d" sweep --collect "$w/sw"
+rm -rf "$w/sw/variant-0002"
+mv "$sandbox/v2" "$w/sw/variant-0002"
+cp -r "$w/sw/variant-0001" "$w/sw/variant-0009"
+refused_untouched "$w" 2 "$w/sw/variant-0009: variant 9 is not one of this sweep's 4 variants" "collect with a foreign variant" "$d" sweep --collect "$w/sw"
+rm -rf "$w/sw/variant-0009"
+sed -i 's/"variant": 3/"variant": 7/' "$w/sw/variant-0003/variant.json"
+refused_untouched "$w" 2 "$w/sw/variant-0003/variant.json: variant: 7 in the folder of variant 3" "collect with a variant.json of another index" "$d" sweep --collect "$w/sw"
+sed -i 's/"variant": 7/"variant": 3/' "$w/sw/variant-0003/variant.json"
+# A corrupt summary: the file and line.
+cp "$w/sw/variant-0000/summary.json" "$sandbox/summary.json"
+printf '{\n  "makespan_s": 1,\n  "outcome": COMPLETED\n}\n' >"$w/sw/variant-0000/summary.json"
+refused_untouched "$w" 2 "$w/sw/variant-0000/summary.json: line 3, column [0-9]+: not JSON" "collect with a corrupt summary" "$d" sweep --collect "$w/sw"
+printf '{ "makespan_s": "soon" }\n' >"$w/sw/variant-0000/summary.json"
+refused_untouched "$w" 2 "$w/sw/variant-0000/summary.json: a field has the wrong type" "collect with a summary of the wrong types" "$d" sweep --collect "$w/sw"
+cp "$sandbox/summary.json" "$w/sw/variant-0000/summary.json"
+printf '{"dirsched":"sweep",\n"scenario":1}\n' >"$sandbox/marker"
+cp "$w/sw/.dirsched-sweep" "$sandbox/marker.good"
+cp "$sandbox/marker" "$w/sw/.dirsched-sweep"
+refused_untouched "$w" 2 "$w/sw/.dirsched-sweep: scenario: expected a string" "collect with a corrupt marker" "$d" sweep --collect "$w/sw"
+cp "$sandbox/marker.good" "$w/sw/.dirsched-sweep"
+refused_untouched "$w" 2 "not a dirsched sweep folder \(no .dirsched-sweep" "collect of a run folder" "$d" sweep --collect "$w/sw/variant-0000"
+
+# A leftover of a run that was killed: collect refuses it; a new sweep removes it (its process is gone).
+mkdir "$w/sw/variant-0001.tmp-dirsched-999999-0badf00d"
+refused_untouched "$w" 2 "$w/sw/variant-0001.tmp-dirsched-999999-0badf00d: a temporary left by an interrupted dirsched \(process 999999\)" \
+  "collect with a leftover temporary" "$d" sweep --collect "$w/sw"
+# The same scenario again: the dead process's temporary goes, the table comes back the same.
+run_case 0 "" "the sweep again" "$d" sweep "$s" --out "$w/sw" -j 2
+no_temps "$w" "a sweep again"
+cmp -s "$sandbox/good.csv" "$w/sw/sweep.csv" || { echo "FAIL sweep.csv differs after a second sweep"; fail=1; }
+# A sample of the same scenario replaces the full sweep: the variants it does not run go.
+run_case 0 "" "a sample" "$d" sweep "$s" --out "$w/sw" --sample 2 --seed 1
+[[ $(ls -d "$w/sw"/variant-* | wc -l) -eq 2 && $(wc -l <"$w/sw/sweep.csv") -eq 3 ]] || { echo "FAIL a sample keeps only its variants"; ls "$w/sw"; fail=1; }
+# sweep.csv is RFC 4180: every row has as many fields as the header.
+python3 - "$w/sw/sweep.csv" <<'PY' || fail=1
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+if len({len(r) for r in rows}) != 1 or rows[1][1] not in ("[0,1]", "[2,3]", "[1,3]", "[0,3]"):
+    print("FAIL sweep.csv fields:", rows); sys.exit(1)
+PY
+finish "outputs sweep"
