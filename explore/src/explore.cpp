@@ -9,6 +9,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "dirsched/generate.hpp"
 #include "dirsched/invariants.hpp"
 #include "dirsched/replay.hpp"
 
@@ -580,7 +581,11 @@ class Explorer {
 }  // namespace
 
 ojson explore(const Scenario& scenario, const ExploreOptions& options) {
-  return Explorer(scenario, options).run();
+  if (!scenario.generate) return Explorer(scenario, options).run();
+  // The explorer reads the trace as a whole (its facts look ahead): a generate block is built first.
+  Scenario whole = scenario;
+  materialize_trace(whole);
+  return Explorer(whole, options).run();
 }
 
 }  // namespace dirsched

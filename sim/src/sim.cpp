@@ -188,16 +188,15 @@ class Driver {
   void settle() { run_instant(*run_.core, carry_out()); }
 
   void start(const Dispatch& d) {
-    const OpSpec& op = replay_->op_of(d.task);
-    const CallableSpec& c = s_.callables[op.callable];
+    const CallableSpec& c = s_.callables[run_.core->callable(d.task).index()];
     Flight f;
     f.task = d.task;
     f.member = d.member;
     f.host = d.target.sub ? static_cast<std::uint32_t>(nl_hosts_.size() + d.target.sub_index)
                           : *run_.core->registry().index_of(d.target.worker);
-    f.fail = op.member_fails(d.member);
+    f.fail = replay_->member_fails(d.task, d.member);
     const double factor = rng_.factor(c.cost.jitter);
-    if (const std::optional<double> own = op.member_duration(d.member))
+    if (const std::optional<double> own = replay_->member_duration(d.task, d.member))
       f.duration = *own * factor;
     else if (c.cost.duration_s)
       f.duration = *c.cost.duration_s * factor;
@@ -388,7 +387,7 @@ class Driver {
     if (now - last_progress_ < std::chrono::milliseconds(250)) return;
     last_progress_ = now;
     std::fprintf(stderr, "\r[dirsched] t=%.6g s  ops %zu/%zu  tasks live %zu  running %zu   ", instant,
-                 replay_->position(), s_.trace.size(), run_.core->non_terminal_tasks(),
+                 replay_->position(), replay_->op_count(), run_.core->non_terminal_tasks(),
                  run_.core->running_members());
     std::fflush(stderr);
     printed_progress_ = true;
