@@ -66,11 +66,15 @@ int run_to_folder(const Scenario& scenario, RunOptions options, const std::strin
   options.record_events = draw || events;
   // The log streams to a file beside the output folder (moved in at the end), not into memory.
   if (options.record_events) options.events_path = out + ".events.tmp-dirsched";
+  // tasks.csv too: written as tasks retire, beside the output folder.
+  if (all || std::find(selected_data.begin(), selected_data.end(), "tasks") != selected_data.end())
+    options.tasks_path = out + ".tasks.tmp-dirsched";
   std::unique_ptr<Run> run;
   try {
     run = simulate(scenario, options);
   } catch (...) {
     std::filesystem::remove(options.events_path);
+    std::filesystem::remove(options.tasks_path);
     throw;
   }
   std::map<std::string, std::string> files;
@@ -78,9 +82,9 @@ int run_to_folder(const Scenario& scenario, RunOptions options, const std::strin
   // Past this size the pictures would cost more than the run (and a timeline of a million bars is
   // no picture): they are left out and the summary says so.
   constexpr std::size_t kMaxPictureTasks = 100000;
-  if (draw && run->recorder->tasks().size() > kMaxPictureTasks) {
+  if (draw && run->recorder->record_count() > kMaxPictureTasks) {
     draw = false;
-    notes.push_back("pictures skipped: " + std::to_string(run->recorder->tasks().size()) + " tasks exceed " +
+    notes.push_back("pictures skipped: " + std::to_string(run->recorder->record_count()) + " tasks exceed " +
                     std::to_string(kMaxPictureTasks) +
                     "; dirsched render can still draw them from events.jsonl");
   }
@@ -101,7 +105,7 @@ int run_to_folder(const Scenario& scenario, RunOptions options, const std::strin
   write_outputs(*run, out, selected_data, files, notes);
   if (!quiet) {
     std::cout << scenario.name << ": " << outcome_line(*run) << ", makespan "
-              << human_number(run->result.makespan_s) << " s, " << run->recorder->tasks().size() << " tasks, "
+              << human_number(run->result.makespan_s) << " s, " << run->recorder->record_count() << " tasks, "
               << run->result.dispatches << " dispatches\n"
               << "outputs in " << out << "/" << (draw ? " (open report.html)" : "") << "\n";
     if (!run->result.error.empty()) std::cout << "run error: " << run->result.error << "\n";

@@ -478,6 +478,14 @@ std::unique_ptr<Run> simulate(const Scenario& scenario, const RunOptions& option
   run->recorder = std::make_unique<Recorder>(run->core->registry());
   run->core->reserve(scenario.submit_count());
   run->recorder->reserve(scenario.submit_count());
+  // Finished tasks leave the Recorder (only an expect block looks records up by name after the run),
+  // and tasks.csv, when asked for, is written as they go.
+  run->recorder->set_keep_records(!scenario.expect.is_null());
+  std::unique_ptr<TasksCsvWriter> tasks_csv;
+  if (!options.tasks_path.empty()) {
+    tasks_csv = std::make_unique<TasksCsvWriter>(*run, options.tasks_path);
+    run->recorder->set_on_retire([w = tasks_csv.get()](const TaskRecord& r) { w->write(r); });
+  }
   if (expect_reads_dispatch_order(scenario)) run->result.dispatch_order.reserve(scenario.submit_count());
   const Scheduler* core_view = run->core.get();
   EventLog log(run->events_jsonl, options.events_path, core_view);
@@ -500,6 +508,12 @@ std::unique_ptr<Run> simulate(const Scenario& scenario, const RunOptions& option
   engine.run();
   log.flush();
   run->core->set_observer(nullptr);
+  run->recorder->finish();
+  run->recorder->set_on_retire(nullptr);
+  if (tasks_csv) {
+    tasks_csv->close();
+    run->tasks_file = options.tasks_path;
+  }
   run->events_file = options.events_path;
   return run;
 }
