@@ -10,7 +10,8 @@ Recorder::Recorder(const Registry& registry)
     : registry_(registry),
       nl_busy_(registry.next_level_count(), 0.0),
       sub_busy_(registry.sub_workers(), 0.0),
-      nl_is_busy_(registry.next_level_count(), false) {}
+      nl_is_busy_(registry.next_level_count(), false),
+      nl_waits_(registry.next_level_count()) {}
 
 const TaskRecord* Recorder::find(std::string_view name) const {
   if (by_name_.size() != tasks_.size() || by_name_first_ != first_) {
@@ -91,10 +92,8 @@ std::vector<const TaskRecord*> Recorder::groups() const {
 void Recorder::ready_waits(double makespan, std::vector<double>& singles, std::vector<double>& groups) const {
   // A started task's wait is the one its queue recorded at its first dispatch ("worker:ID" holds the
   // NEXT_LEVEL singles, "group" the groups); the rest waited until the end of the run.
-  for (const auto& [key, values] : waits_) {
-    if (key.rfind("worker:", 0) == 0) singles.insert(singles.end(), values.begin(), values.end());
-    if (key == "group") groups.insert(groups.end(), values.begin(), values.end());
-  }
+  for (const std::vector<double>& values : nl_waits_) singles.insert(singles.end(), values.begin(), values.end());
+  groups.insert(groups.end(), group_waits_.begin(), group_waits_.end());
   for (double ready : unstarted_single_) singles.push_back(makespan - ready);
   for (double ready : unstarted_group_) groups.push_back(makespan - ready);
   for (std::size_t n = retired_; n < record_count(); ++n) {
@@ -170,10 +169,11 @@ void Recorder::on_event(const Event& e) {
       if (r.state != TaskState::kRunning) {
         r.state = TaskState::kRunning;
         r.start = e.t;
-        std::string key = e.target.sub                 ? "sub"
-                          : r.kind == TaskKind::kGroup ? "group"
-                                                       : "worker:" + std::to_string(e.target.worker.value());
-        waits_[key].push_back(e.t - r.ready);
+        // The queue it waited in: "sub", "group" or its worker's FIFO ("worker:ID").
+        (e.target.sub                 ? sub_waits_
+         : r.kind == TaskKind::kGroup ? group_waits_
+                                      : nl_waits_[*registry_.index_of(e.target.worker)])
+            .push_back(e.t - r.ready);
       }
       r.members[e.member].target = e.target;
       r.members[e.member].start = e.t;
@@ -246,8 +246,14 @@ void Recorder::on_event(const Event& e) {
 }
 
 std::map<std::string, WaitStats> Recorder::queue_waits() const {
+  std::map<std::string, const std::vector<double>*> waits;
+  for (std::uint32_t i = 0; i < nl_waits_.size(); ++i)
+    if (!nl_waits_[i].empty()) waits["worker:" + std::to_string(registry_.worker_at(i).id.value())] = &nl_waits_[i];
+  if (!group_waits_.empty()) waits["group"] = &group_waits_;
+  if (!sub_waits_.empty()) waits["sub"] = &sub_waits_;
   std::map<std::string, WaitStats> out;
-  for (const auto& [key, values] : waits_) {
+  for (const auto& [key, list] : waits) {
+    const std::vector<double>& values = *list;
     std::vector<double> v = values;
     std::sort(v.begin(), v.end());
     WaitStats s;

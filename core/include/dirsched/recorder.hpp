@@ -136,7 +136,9 @@ class Recorder : public Observer {
   std::vector<bool> nl_is_busy_;
   std::map<std::uint32_t, std::vector<std::size_t>> waiting_on_;  // worker index -> waiting records
   std::map<std::size_t, Waiting> waiting_;                        // record -> state
-  std::map<std::string, std::vector<double>> waits_;
+  // READY-to-dispatch waits per queue: each NEXT_LEVEL worker's FIFO (registration order), groups, SUB.
+  std::vector<std::vector<double>> nl_waits_;
+  std::vector<double> group_waits_, sub_waits_;
   std::vector<StallRecord> stalls_;
   double last_transition_ = 0;
   std::uint64_t events_ = 0;
