@@ -58,7 +58,8 @@ bool terminal(TaskState s) {
 void Recorder::retire_one() {
   const TaskRecord& r = tasks_[retired_ - first_];
   ++retired_states_[r.state];
-  if (r.ready >= 0 && r.start < 0) (r.kind == TaskKind::kGroup ? unstarted_group_ : unstarted_single_).push_back(r.ready);
+  if (r.ready >= 0 && r.start < 0 && r.kind == TaskKind::kSingle) unstarted_single_.push_back(r.ready);
+  if (r.ready >= 0 && r.start < 0 && r.kind == TaskKind::kGroup) unstarted_group_.push_back(r.ready);
   if (on_retire_) on_retire_(r);
   ++retired_;
   if (keep_) return;
@@ -92,7 +93,8 @@ std::vector<const TaskRecord*> Recorder::groups() const {
 void Recorder::ready_waits(double makespan, std::vector<double>& singles, std::vector<double>& groups) const {
   // A started task's wait is the one its queue recorded at its first dispatch ("worker:ID" holds the
   // NEXT_LEVEL singles, "group" the groups); the rest waited until the end of the run.
-  for (const std::vector<double>& values : nl_waits_) singles.insert(singles.end(), values.begin(), values.end());
+  for (const std::vector<double>& values : nl_waits_)
+    singles.insert(singles.end(), values.begin(), values.end());
   groups.insert(groups.end(), group_waits_.begin(), group_waits_.end());
   for (double ready : unstarted_single_) singles.push_back(makespan - ready);
   for (double ready : unstarted_group_) groups.push_back(makespan - ready);
@@ -248,7 +250,8 @@ void Recorder::on_event(const Event& e) {
 std::map<std::string, WaitStats> Recorder::queue_waits() const {
   std::map<std::string, const std::vector<double>*> waits;
   for (std::uint32_t i = 0; i < nl_waits_.size(); ++i)
-    if (!nl_waits_[i].empty()) waits["worker:" + std::to_string(registry_.worker_at(i).id.value())] = &nl_waits_[i];
+    if (!nl_waits_[i].empty())
+      waits["worker:" + std::to_string(registry_.worker_at(i).id.value())] = &nl_waits_[i];
   if (!group_waits_.empty()) waits["group"] = &group_waits_;
   if (!sub_waits_.empty()) waits["sub"] = &sub_waits_;
   std::map<std::string, WaitStats> out;

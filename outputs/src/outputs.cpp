@@ -239,7 +239,8 @@ void TasksCsv::append_row(const TaskRecord& r, std::string& out) {
   out += r.name + "," + std::string(to_string(r.kind)) + "," + callable_of(r) + "," + alloc + "," +
          t(r.submit) + "," + t(r.ready) + "," + t(r.start) + "," + t(r.end) + "," +
          (r.start >= 0 && r.submit >= 0 ? t(r.start - r.submit) : "") + "," +
-         (r.start >= 0 && r.end >= 0 ? t(r.end - r.start) : "") + "," + std::string(to_string(r.state)) + "\n";
+         (r.start >= 0 && r.end >= 0 ? t(r.end - r.start) : "") + "," + std::string(to_string(r.state)) +
+         "\n";
 }
 
 std::string tasks_csv(const Run& run) {

@@ -44,7 +44,9 @@ ArgSpec arg(std::size_t buffer, Tag tag) {
 // and the draws of rng_, in the order the old whole-trace builder drew them, so a seed gives the
 // same trace either way (generate_into() is next() in a loop).
 OpGenerator::OpGenerator(const GenerateSpec& spec, const Scenario& s, const std::string& file)
-    : spec_(std::make_shared<const GenerateSpec>(spec)), rng_(spec.seed), arrivals_(spec.seed ^ 0x9e3779b97f4a7c15ULL) {
+    : spec_(std::make_shared<const GenerateSpec>(spec)),
+      rng_(spec.seed),
+      arrivals_(spec.seed ^ 0x9e3779b97f4a7c15ULL) {
   Params p{spec, file, {}};
   workers_ = p.count("workers", 8);
   duration_ = p.get("duration_s", 0.001);
@@ -110,7 +112,9 @@ void OpGenerator::setup(Scenario& s) const {
     c.cost.duration_s = duration_;
     s.callables.push_back(c);
   }
-  auto buffer = [&](std::string name) { s.buffers.push_back({std::move(name), 0, Memory::kHost, std::nullopt}); };
+  auto buffer = [&](std::string name) {
+    s.buffers.push_back({std::move(name), 0, Memory::kHost, std::nullopt});
+  };
   switch (family_) {
     case Family::kForkJoin:
       for (std::size_t r = 0; r < a_; ++r) {
@@ -177,7 +181,8 @@ bool OpGenerator::next(OpSpec& op) {
         op.args[0] = {arg(root, Tag::kInput), arg(buf(r * per + k), Tag::kOutput)};
       } else {
         single(op, "join" + R, pick(workers_));
-        for (std::size_t part = 1; part < per - 1; ++part) op.args[0].push_back(arg(buf(r * per + part), Tag::kInput));
+        for (std::size_t part = 1; part < per - 1; ++part)
+          op.args[0].push_back(arg(buf(r * per + part), Tag::kInput));
         op.args[0].push_back(arg(join, Tag::kOutput));
       }
       break;

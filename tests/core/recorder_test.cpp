@@ -93,9 +93,9 @@ TEST(RecorderRetire, FinishedTasksLeaveInRecordOrderAndTheLiveCountDropsBackAfte
     d.recorder().set_keep_records(keep);
     d.recorder().set_on_retire([&](const TaskRecord& r) { retired.push_back(r.name); });
     d.duration("slow", 3);
-    d.single("slow", 0);  // 0..3
-    d.single("a", 1);     // 0..1
-    d.single("b", 1);     // 1..2
+    d.single("slow", 0);   // 0..3
+    d.single("a", 1);      // 0..1
+    d.single("b", 1);      // 1..2
     d.group("g", {0, 1});  // 3..4
     d.advance_to(2.5);
     // a and b are done, but slow, recorded before them, is not: nothing has retired yet.

@@ -43,10 +43,10 @@ struct TaskRecord {
   TaskState state = TaskState::kPending;
   std::vector<WorkerId> workers;  // NEXT_LEVEL targets, member order
   double submit = -1, ready = -1, start = -1, end = -1;
-  std::optional<ErrorCode> code;  // REJECTED
-  std::string message;            // REJECTED / NOT_SUBMITTED reason
-  std::string cause;              // POISONED: the failed task (kept only with keep_records)
-  TaskId task;                        // invalid for a rejection or a not-submitted op
+  std::optional<ErrorCode> code;       // REJECTED
+  std::string message;                 // REJECTED / NOT_SUBMITTED reason
+  std::string cause;                   // POISONED: the failed task (kept only with keep_records)
+  TaskId task;                         // invalid for a rejection or a not-submitted op
   std::vector<std::string> producers;  // kept only with keep_records (no output reads them)
   std::vector<MemberRun> members;
   // Groups only.
@@ -121,12 +121,12 @@ class Recorder : public Observer {
   const Registry& registry_;
   bool keep_ = true;
   std::function<void(const TaskRecord&)> on_retire_;
-  std::deque<TaskRecord> tasks_;    // records first_ on
-  std::size_t first_ = 0;           // record number of tasks_.front()
-  std::size_t retired_ = 0;         // records before this one are retired
+  std::deque<TaskRecord> tasks_;        // records first_ on
+  std::size_t first_ = 0;               // record number of tasks_.front()
+  std::size_t retired_ = 0;             // records before this one are retired
   std::vector<std::uint32_t> by_task_;  // TaskId -> record number
   std::map<TaskState, std::size_t> retired_states_;
-  std::vector<TaskRecord> retired_groups_;  // without keep_records
+  std::vector<TaskRecord> retired_groups_;                  // without keep_records
   std::vector<double> unstarted_single_, unstarted_group_;  // retired READY tasks that never started
   // Built by the first find() (and again after new records), not per event: a run that never looks a
   // name up pays nothing for it. Not safe against concurrent find() calls.
