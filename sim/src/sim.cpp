@@ -17,6 +17,7 @@
 #include <unordered_map>
 
 #include "dirsched/platform.hpp"
+#include "dirsched/probe.hpp"
 #include "dirsched/replay.hpp"
 
 namespace sg4 = simgrid::s4u;
@@ -28,6 +29,9 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 // Two times closer than this are one instant (SimGrid's own timing precision is 1e-9 s by default).
 constexpr double kSameInstant = 1e-9;
+// The loader keeps every time a scenario gives at most 2^32 s (136 years), where a double still
+// resolves 1 us; a platform can still make a transfer or a computation longer: the run stops there.
+constexpr double kMaxClockS = 4294967296.0;
 
 // Draws from one seeded generator, in dispatch order, so that a seed gives one run.
 class Rng {
@@ -81,10 +85,33 @@ class Driver {
       if (!f.link.empty() && !sg4::Link::by_name_or_null(f.link))
         throw ScenarioError(s_.file, f.path + ".link", "no link '" + f.link + "' in the platform");
     }
+    // SimGrid takes a transfer's size as a 64-bit count: a larger one cannot be sent (the cast would
+    // be undefined; SimGrid then reports a deadlock).
+    for (const CallableSpec& c : s_.callables)
+      for (const auto& [what, bytes] : {std::pair{"input_bytes", c.cost.input_bytes}, {"output_bytes", c.cost.output_bytes}})
+        if (!(bytes < 0x1p64))
+          throw ScenarioError(s_.file, "callables." + c.name + "." + what,
+                              human_number(bytes) + " bytes: more than SimGrid can send (2^64-1)");
     faults_ = s_.faults;
     std::stable_sort(faults_.begin(), faults_.end(),
                      [](const FaultSpec& a, const FaultSpec& b) { return a.off_at_s < b.off_at_s; });
     for (sg4::Host* h : nl_hosts_) run_.result.host_of_worker.push_back(h->get_name());
+  }
+
+  // False when SimGrid ended the run before the scheduler actor did (a deadlock: activities that can
+  // never complete), or the simulated clock overflowed.
+  bool finished() const { return finished_; }
+  bool clock_overflow() const { return clock_overflow_; }  // the clock passed kMaxClockS
+  std::size_t activities_left() const { return acts_.size() + timers_.size(); }
+  double last_instant() const { return last_instant_; }
+  // Cancels what is still in flight after such an end, so that nothing complains on destruction.
+  void abandon() {
+    for (sg4::ActivityPtr& a : acts_) {
+      try {
+        a->cancel();
+      } catch (const std::exception&) {
+      }
+    }
   }
 
   void setup_core() { replay_ = std::make_unique<Replay>(s_, *run_.core); }
@@ -110,6 +137,10 @@ class Driver {
         }
       }
       double instant = sg4::Engine::get_clock();
+      if (!(instant <= kMaxClockS)) {  // a cost the platform makes too long (a slow link or host)
+        clock_overflow_ = true;
+        return;
+      }
       // Snap to the nominal time of a timer, fault or op due within the same instant, so that a
       // 1 ms duration reads 0.001 in the outputs rather than SimGrid's rounded clock.
       for (double nominal : {t_timer, t_fault, t_op})
@@ -394,6 +425,7 @@ class Driver {
   }
 
   void finish() {
+    finished_ = true;
     if (printed_progress_) std::fprintf(stderr, "\n");
     RunResult& r = run_.result;
     const Scheduler& core = *run_.core;
@@ -437,6 +469,8 @@ class Driver {
   InvariantChecker* checker_;
   bool keep_dispatch_order_;
   bool printed_progress_ = false;
+  bool finished_ = false;
+  bool clock_overflow_ = false;
   double last_instant_ = 0;
   std::chrono::steady_clock::time_point wall_start_, last_progress_;
 
@@ -459,6 +493,8 @@ class Driver {
 }  // namespace
 
 std::unique_ptr<Run> simulate(const Scenario& scenario, const RunOptions& options) {
+  // SimGrid aborts on a bad option or platform: a child process meets those first.
+  probe_simgrid(scenario, options.simgrid_args);
   auto run = std::make_unique<Run>(scenario);
   const std::uint64_t seed = options.seed.value_or(scenario.seed);
   run->result.seed = seed;
@@ -469,10 +505,16 @@ std::unique_ptr<Run> simulate(const Scenario& scenario, const RunOptions& option
   for (std::string& a : args) argv.push_back(a.data());
   int argc = static_cast<int>(argv.size());
   sg4::Engine engine(&argc, argv.data());
-  if (scenario.platform.empty())
-    build_default_platform(scenario);
-  else
-    engine.load_platform(scenario.platform);
+  try {
+    if (scenario.platform.empty())
+      build_default_platform(scenario);
+    else
+      engine.load_platform(scenario.platform);
+  } catch (const std::exception& e) {
+    throw ScenarioError(scenario.file, "platform",
+                        (scenario.platform.empty() ? "the default platform" : scenario.platform) + ": " +
+                            std::string(e.what()).substr(0, std::string(e.what()).find('\n')));
+  }
 
   run->core = make_scheduler(scenario);
   run->recorder = std::make_unique<Recorder>(run->core->registry());
@@ -506,6 +548,18 @@ std::unique_ptr<Run> simulate(const Scenario& scenario, const RunOptions& option
   sg4::Host* host = sg4::Host::by_name(scenario.scheduler_host);
   sg4::Actor::create("scheduler", host, [&driver]() { driver.main_loop(); });
   engine.run();
+  if (!driver.finished()) {
+    const std::string left = std::to_string(driver.activities_left()) + " transfer(s), computation(s) or timer(s)";
+    std::string why = driver.clock_overflow()
+                          ? "the simulated clock passed 2^32 s after t=" + human_number(driver.last_instant()) +
+                                " s (a transfer or computation the platform makes too long)"
+                          : "SimGrid reported a deadlock at t=" + human_number(driver.last_instant()) + " s: " +
+                                left + " can never complete (a transfer or computation too long for SimGrid)";
+    driver.abandon();
+    run->core->set_observer(nullptr);
+    throw ScenarioError(scenario.file, scenario.platform.empty() ? "" : "platform",
+                        (scenario.platform.empty() ? "" : scenario.platform + ": ") + why);
+  }
   log.flush();
   run->core->set_observer(nullptr);
   run->recorder->finish();
