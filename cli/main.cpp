@@ -89,6 +89,12 @@ int run_to_folder(const Scenario& scenario, RunOptions options, const std::strin
     events_tmp.emplace(temp_path_beside(out, "events"));
     options.events_path = events_tmp->path().string();
   }
+  // tasks.csv too: written as tasks retire, to a registered temporary beside the output folder.
+  std::optional<TempPath> tasks_tmp;
+  if (all || std::find(selected_data.begin(), selected_data.end(), "tasks") != selected_data.end()) {
+    tasks_tmp.emplace(temp_path_beside(out, "tasks"));
+    options.tasks_path = tasks_tmp->path().string();
+  }
   std::unique_ptr<Run> run;
   try {
     if (threads.on) {
@@ -103,16 +109,18 @@ int run_to_folder(const Scenario& scenario, RunOptions options, const std::strin
       run = simulate(scenario, options);
     }
   } catch (const WriteError& e) {
-    throw WriteError(out + "/events.jsonl", e.reason());  // the log's temporary is gone with the run
+    // The temporaries are gone with the run: name the file as the user will look for it.
+    const bool tasks = tasks_tmp && e.path() == tasks_tmp->path().string();
+    throw WriteError(out + (tasks ? "/tasks.csv" : "/events.jsonl"), e.reason());
   }
   std::map<std::string, std::string> files;
   std::vector<std::string> notes;
   // Past this size the pictures would cost more than the run (and a timeline of a million bars is
   // no picture): they are left out and the summary says so.
   constexpr std::size_t kMaxPictureTasks = 100000;
-  if (draw && run->recorder->tasks().size() > kMaxPictureTasks) {
+  if (draw && run->recorder->record_count() > kMaxPictureTasks) {
     draw = false;
-    notes.push_back("pictures skipped: " + std::to_string(run->recorder->tasks().size()) + " tasks exceed " +
+    notes.push_back("pictures skipped: " + std::to_string(run->recorder->record_count()) + " tasks exceed " +
                     std::to_string(kMaxPictureTasks) +
                     "; dirsched render can still draw them from events.jsonl");
   }
@@ -134,7 +142,7 @@ int run_to_folder(const Scenario& scenario, RunOptions options, const std::strin
   parents.keep();
   if (!quiet) {
     std::cout << scenario.name << ": " << outcome_line(*run) << ", makespan "
-              << human_number(run->result.makespan_s) << " s, " << run->recorder->tasks().size() << " tasks, "
+              << human_number(run->result.makespan_s) << " s, " << run->recorder->record_count() << " tasks, "
               << run->result.dispatches << " dispatches\n"
               << "outputs in " << out << "/" << (draw ? " (open report.html)" : "") << "\n";
     if (!run->result.error.empty()) std::cout << "run error: " << run->result.error << "\n";

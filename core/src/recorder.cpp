@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 namespace dirsched {
 
@@ -9,10 +10,12 @@ Recorder::Recorder(const Registry& registry)
     : registry_(registry),
       nl_busy_(registry.next_level_count(), 0.0),
       sub_busy_(registry.sub_workers(), 0.0),
-      nl_is_busy_(registry.next_level_count(), false) {}
+      nl_is_busy_(registry.next_level_count(), false),
+      nl_waits_(registry.next_level_count()) {}
 
 const TaskRecord* Recorder::find(std::string_view name) const {
-  if (by_name_.size() != tasks_.size()) {
+  if (by_name_.size() != tasks_.size() || by_name_first_ != first_) {
+    by_name_first_ = first_;
     // (Re)build the name index: record numbers sorted by name, the first record of a name first.
     by_name_.resize(tasks_.size());
     for (std::size_t i = 0; i < tasks_.size(); ++i) by_name_[i] = i;
@@ -24,18 +27,83 @@ const TaskRecord* Recorder::find(std::string_view name) const {
   return it == by_name_.end() || tasks_[*it].name != name ? nullptr : &tasks_[*it];
 }
 
+TaskRecord& Recorder::record(std::size_t n) {
+  // Retired records get no more events (they are terminal, and so is everything before them).
+  if (n < first_) throw std::logic_error("recorder: an event for a retired task");
+  return tasks_[n - first_];
+}
+
 TaskRecord& Recorder::record_for(const Event& e) {
-  if (e.task.valid() && e.task.index() < by_task_.size()) return tasks_[by_task_[e.task.index()]];
+  if (e.task.valid() && e.task.index() < by_task_.size()) return record(by_task_[e.task.index()]);
   // First sight of this name: a submit, a reject or a not_submitted.
   tasks_.emplace_back();
   TaskRecord& r = tasks_.back();
   r.name = std::string(e.name);
   r.kind = e.task_kind;
+  r.task = e.task;
   if (e.task.valid()) {
     if (by_task_.size() <= e.task.index()) by_task_.resize(e.task.index() + 1, 0);
-    by_task_[e.task.index()] = tasks_.size() - 1;
+    by_task_[e.task.index()] = static_cast<std::uint32_t>(record_count() - 1);
   }
   return r;
+}
+
+namespace {
+bool terminal(TaskState s) {
+  return s == TaskState::kCompleted || s == TaskState::kFailed || s == TaskState::kPoisoned ||
+         s == TaskState::kRejected || s == TaskState::kNotSubmitted;
+}
+}  // namespace
+
+void Recorder::retire_one() {
+  const TaskRecord& r = tasks_[retired_ - first_];
+  ++retired_states_[r.state];
+  if (r.ready >= 0 && r.start < 0 && r.kind == TaskKind::kSingle) unstarted_single_.push_back(r.ready);
+  if (r.ready >= 0 && r.start < 0 && r.kind == TaskKind::kGroup) unstarted_group_.push_back(r.ready);
+  if (on_retire_) on_retire_(r);
+  ++retired_;
+  if (keep_) return;
+  if (r.kind == TaskKind::kGroup) retired_groups_.push_back(std::move(tasks_.front()));
+  tasks_.pop_front();
+  ++first_;
+}
+
+void Recorder::retire_terminal() {
+  while (retired_ < record_count() && terminal(tasks_[retired_ - first_].state)) retire_one();
+}
+
+void Recorder::finish() {
+  while (retired_ < record_count()) retire_one();
+}
+
+std::map<TaskState, std::size_t> Recorder::state_counts() const {
+  std::map<TaskState, std::size_t> out = retired_states_;
+  for (std::size_t n = retired_; n < record_count(); ++n) ++out[tasks_[n - first_].state];
+  return out;
+}
+
+std::vector<const TaskRecord*> Recorder::groups() const {
+  std::vector<const TaskRecord*> out;
+  for (const TaskRecord& g : retired_groups_) out.push_back(&g);
+  for (const TaskRecord& t : tasks_)
+    if (t.kind == TaskKind::kGroup) out.push_back(&t);
+  return out;
+}
+
+void Recorder::ready_waits(double makespan, std::vector<double>& singles, std::vector<double>& groups) const {
+  // A started task's wait is the one its queue recorded at its first dispatch ("worker:ID" holds the
+  // NEXT_LEVEL singles, "group" the groups); the rest waited until the end of the run.
+  for (const std::vector<double>& values : nl_waits_)
+    singles.insert(singles.end(), values.begin(), values.end());
+  groups.insert(groups.end(), group_waits_.begin(), group_waits_.end());
+  for (double ready : unstarted_single_) singles.push_back(makespan - ready);
+  for (double ready : unstarted_group_) groups.push_back(makespan - ready);
+  for (std::size_t n = retired_; n < record_count(); ++n) {
+    const TaskRecord& t = tasks_[n - first_];
+    if (t.ready < 0 || t.start >= 0) continue;
+    if (t.kind == TaskKind::kSingle) singles.push_back(makespan - t.ready);
+    if (t.kind == TaskKind::kGroup) groups.push_back(makespan - t.ready);
+  }
 }
 
 void Recorder::worker_changed(std::uint32_t index, bool busy, double t) {
@@ -44,7 +112,7 @@ void Recorder::worker_changed(std::uint32_t index, bool busy, double t) {
   if (it == waiting_on_.end()) return;
   for (std::size_t rec : it->second) {
     Waiting& w = waiting_.at(rec);
-    if (w.idle_targets > 0) tasks_[rec].idle_target_s += t - w.since;
+    if (w.idle_targets > 0) record(rec).idle_target_s += t - w.since;
     w.since = t;
     w.idle_targets = busy ? w.idle_targets - 1 : w.idle_targets + 1;
   }
@@ -53,7 +121,7 @@ void Recorder::worker_changed(std::uint32_t index, bool busy, double t) {
 void Recorder::on_event(const Event& e) {
   ++events_;
   TaskRecord& r = record_for(e);
-  const std::size_t rec = static_cast<std::size_t>(&r - tasks_.data());
+  const std::size_t rec = e.task.valid() ? by_task_[e.task.index()] : record_count() - 1;
   switch (e.kind) {
     case EventKind::kSubmit:
       r.submit = e.t;
@@ -72,7 +140,8 @@ void Recorder::on_event(const Event& e) {
       if (e.rejection) r.message = e.rejection->message;
       break;
     case EventKind::kPending:
-      for (TaskId p : *e.producers) r.producers.push_back(tasks_[by_task_[p.index()]].name);
+      if (keep_)
+        for (TaskId p : *e.producers) r.producers.push_back(record(by_task_[p.index()]).name);
       break;
     case EventKind::kReady: {
       r.state = TaskState::kReady;
@@ -102,10 +171,11 @@ void Recorder::on_event(const Event& e) {
       if (r.state != TaskState::kRunning) {
         r.state = TaskState::kRunning;
         r.start = e.t;
-        std::string key = e.target.sub                 ? "sub"
-                          : r.kind == TaskKind::kGroup ? "group"
-                                                       : "worker:" + std::to_string(e.target.worker.value());
-        waits_[key].push_back(e.t - r.ready);
+        // The queue it waited in: "sub", "group" or its worker's FIFO ("worker:ID").
+        (e.target.sub                 ? sub_waits_
+         : r.kind == TaskKind::kGroup ? group_waits_
+                                      : nl_waits_[*registry_.index_of(e.target.worker)])
+            .push_back(e.t - r.ready);
       }
       r.members[e.member].target = e.target;
       r.members[e.member].start = e.t;
@@ -114,7 +184,7 @@ void Recorder::on_event(const Event& e) {
         if (r.kind == TaskKind::kSingle) {
           auto it = waiting_on_.find(index);
           if (it != waiting_on_.end())
-            for (std::size_t g : it->second) tasks_[g].overtaken_by.push_back(r.name);
+            for (std::size_t g : it->second) record(g).overtaken_by.push_back(r.name);
         }
         worker_changed(index, true, e.t);
       }
@@ -146,7 +216,7 @@ void Recorder::on_event(const Event& e) {
     case EventKind::kPoison:
       r.state = TaskState::kPoisoned;
       r.end = e.t;
-      r.cause = tasks_[by_task_[e.cause.index()]].name;
+      if (keep_) r.cause = record(by_task_[e.cause.index()]).name;
       last_transition_ = std::max(last_transition_, e.t);
       break;
     case EventKind::kGroupStall:
@@ -164,11 +234,29 @@ void Recorder::on_event(const Event& e) {
     case EventKind::kGroupBlocked:
       break;
   }
+  switch (e.kind) {
+    case EventKind::kComplete:
+    case EventKind::kFail:
+    case EventKind::kPoison:
+    case EventKind::kReject:
+    case EventKind::kNotSubmitted:
+      retire_terminal();
+      break;
+    default:
+      break;
+  }
 }
 
 std::map<std::string, WaitStats> Recorder::queue_waits() const {
+  std::map<std::string, const std::vector<double>*> waits;
+  for (std::uint32_t i = 0; i < nl_waits_.size(); ++i)
+    if (!nl_waits_[i].empty())
+      waits["worker:" + std::to_string(registry_.worker_at(i).id.value())] = &nl_waits_[i];
+  if (!group_waits_.empty()) waits["group"] = &group_waits_;
+  if (!sub_waits_.empty()) waits["sub"] = &sub_waits_;
   std::map<std::string, WaitStats> out;
-  for (const auto& [key, values] : waits_) {
+  for (const auto& [key, list] : waits) {
+    const std::vector<double>& values = *list;
     std::vector<double> v = values;
     std::sort(v.begin(), v.end());
     WaitStats s;

@@ -17,6 +17,7 @@ extern "C" std::size_t __sanitizer_get_current_allocated_bytes();
 #include <malloc.h>
 #endif
 
+#include "dirsched/generate.hpp"
 #include "dirsched/invariants.hpp"
 #include "dirsched/replay.hpp"
 
@@ -640,7 +641,11 @@ class Explorer {
 }  // namespace
 
 ojson explore(const Scenario& scenario, const ExploreOptions& options) {
-  return Explorer(scenario, options).run();
+  if (!scenario.generate) return Explorer(scenario, options).run();
+  // The explorer reads the trace as a whole (its facts look ahead): a generate block is built first.
+  Scenario whole = scenario;
+  materialize_trace(whole);
+  return Explorer(whole, options).run();
 }
 
 }  // namespace dirsched

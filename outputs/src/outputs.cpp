@@ -125,9 +125,8 @@ std::optional<std::size_t> variant_index(const Scenario& s) {
 }
 
 std::string outcome_line(const Run& run) {
-  std::map<TaskState, std::size_t> by_state;
-  for (const TaskRecord& t : run.recorder->tasks()) ++by_state[t.state];
-  const std::size_t total = run.recorder->tasks().size();
+  std::map<TaskState, std::size_t> by_state = run.recorder->state_counts();
+  const std::size_t total = run.recorder->record_count();
   std::string bad;
   for (TaskState st : {TaskState::kRejected, TaskState::kFailed, TaskState::kPoisoned})
     if (by_state[st])
@@ -164,9 +163,8 @@ std::string summary_json(const Run& run, const std::vector<std::string>& notes) 
   for (TaskState st : {TaskState::kCompleted, TaskState::kFailed, TaskState::kPoisoned, TaskState::kRejected,
                        TaskState::kNotSubmitted, TaskState::kPending, TaskState::kReady, TaskState::kRunning})
     counts[std::string(to_string(st))] = 0;
-  for (const TaskRecord& t : rec.tasks())
-    counts[std::string(to_string(t.state))] = counts[std::string(to_string(t.state))].get<int>() + 1;
-  counts["total"] = rec.tasks().size();
+  for (const auto& [state, n] : rec.state_counts()) counts[std::string(to_string(state))] = n;
+  counts["total"] = rec.record_count();
   s["tasks"] = counts;
 
   ojson workers = ojson::array();
@@ -193,8 +191,9 @@ std::string summary_json(const Run& run, const std::vector<std::string>& notes) 
   s["queue_waits"] = waits;
 
   ojson groups = ojson::array();
-  for (const TaskRecord& t : rec.tasks()) {
-    if (t.kind != TaskKind::kGroup || t.ready < 0) continue;
+  for (const TaskRecord* g : rec.groups()) {
+    const TaskRecord& t = *g;
+    if (t.ready < 0) continue;
     ojson ws = ojson::array();
     for (WorkerId w : t.workers) ws.push_back(w.value());
     const bool launched = t.start >= 0;
@@ -227,12 +226,7 @@ std::string summary_json(const Run& run, const std::vector<std::string>& notes) 
   // READY waits of NEXT_LEVEL singles, beside the groups': the other half of the group-vs-single
   // question. A single that never started waited until the end of the run, as a group does.
   std::vector<double> single_waits, group_waits;
-  for (const TaskRecord& t : rec.tasks()) {
-    if (t.ready < 0) continue;
-    const double wait = (t.start >= 0 ? t.start : makespan) - t.ready;
-    if (t.kind == TaskKind::kSingle) single_waits.push_back(wait);
-    if (t.kind == TaskKind::kGroup) group_waits.push_back(wait);
-  }
+  rec.ready_waits(makespan, single_waits, group_waits);
   s["ready_waits"] = {{"single", waits_of(single_waits)}, {"group", waits_of(group_waits)}};
 
   ojson stuck = ojson::array();
@@ -249,32 +243,75 @@ std::string summary_json(const Run& run, const std::vector<std::string>& notes) 
   return s.dump(2) + "\n";
 }
 
-std::string tasks_csv(const Run& run) {
+const char* TasksCsv::header() {
   // Column names follow Batsim's jobs.csv where the meaning is the same.
-  std::string out =
-      "job_id,kind,callable,allocated_resources,submission_time,ready_time,starting_time,finish_time,"
-      "waiting_time,execution_time,final_state\n";
-  auto t = [](double v) { return v < 0 ? std::string() : format_number(tidy(v)); };
-  std::map<std::string, std::string> callable_of;
-  for (const OpSpec& op : run.scenario.trace) {
-    if (!op.task.empty()) callable_of[op.task] = run.scenario.callables[op.callable].name;
-    for (const OpSpec& inner : op.ops) callable_of[inner.task] = run.scenario.callables[inner.callable].name;
-  }
-  for (const TaskRecord& r : run.recorder->tasks()) {
-    std::string alloc;
-    if (!r.members.empty() && r.start >= 0) {
-      for (const MemberRun& m : r.members) alloc += (alloc.empty() ? "" : " ") + worker_label(m.target);
-    } else {
-      for (WorkerId w : r.workers) alloc += (alloc.empty() ? "" : " ") + std::to_string(w.value());
+  return "job_id,kind,callable,allocated_resources,submission_time,ready_time,starting_time,finish_time,"
+         "waiting_time,execution_time,final_state\n";
+}
+
+const std::string& TasksCsv::callable_of(const TaskRecord& r) {
+  const Scenario& sc = run_.scenario;
+  if (r.task.valid()) return sc.callables[run_.core->callable(r.task).index()].name;
+  if (sc.generate) return sc.callables[0].name;  // every generated op runs callable 0
+  if (!by_name_built_) {
+    for (const OpSpec& op : sc.trace) {
+      if (!op.task.empty()) by_name_[op.task] = sc.callables[op.callable].name;
+      for (const OpSpec& inner : op.ops) by_name_[inner.task] = sc.callables[inner.callable].name;
     }
-    out += csv_field(r.name) + "," + std::string(to_string(r.kind)) + "," + csv_field(callable_of[r.name]) + "," +
-           alloc + "," +
-           t(r.submit) + "," + t(r.ready) + "," + t(r.start) + "," + t(r.end) + "," +
-           (r.start >= 0 && r.submit >= 0 ? t(r.start - r.submit) : "") + "," +
-           (r.start >= 0 && r.end >= 0 ? t(r.end - r.start) : "") + "," + std::string(to_string(r.state)) +
-           "\n";
+    by_name_built_ = true;
   }
+  return by_name_[r.name];
+}
+
+void TasksCsv::append_row(const TaskRecord& r, std::string& out) {
+  auto t = [](double v) { return v < 0 ? std::string() : format_number(tidy(v)); };
+  std::string alloc;
+  if (!r.members.empty() && r.start >= 0) {
+    for (const MemberRun& m : r.members) alloc += (alloc.empty() ? "" : " ") + worker_label(m.target);
+  } else {
+    for (WorkerId w : r.workers) alloc += (alloc.empty() ? "" : " ") + std::to_string(w.value());
+  }
+  out += csv_field(r.name) + "," + std::string(to_string(r.kind)) + "," + csv_field(callable_of(r)) + "," + alloc + "," +
+         t(r.submit) + "," + t(r.ready) + "," + t(r.start) + "," + t(r.end) + "," +
+         (r.start >= 0 && r.submit >= 0 ? t(r.start - r.submit) : "") + "," +
+         (r.start >= 0 && r.end >= 0 ? t(r.end - r.start) : "") + "," + std::string(to_string(r.state)) +
+         "\n";
+}
+
+std::string tasks_csv(const Run& run) {
+  std::string out = TasksCsv::header();
+  TasksCsv csv(run);
+  for (const TaskRecord& r : run.recorder->tasks()) csv.append_row(r, out);
   return out;
+}
+
+TasksCsvWriter::TasksCsvWriter(const Run& run, const std::string& path) : csv_(run), path_(path) {
+  buffer_ = TasksCsv::header();
+}
+
+TasksCsvWriter::~TasksCsvWriter() {
+  if (file_) std::fclose(file_);
+}
+
+void TasksCsvWriter::write(const TaskRecord& r) {
+  csv_.append_row(r, buffer_);
+  if (buffer_.size() >= (1u << 20)) spill();
+}
+
+// Runs inside a SimGrid actor (on_retire): a failure is remembered, not thrown, and close() reports it.
+void TasksCsvWriter::spill() {
+  if (!err_ && !file_) file_ = open_temp_file(path_, &err_);  // at the first full buffer or at close()
+  if (!err_ && std::fwrite(buffer_.data(), 1, buffer_.size(), file_) != buffer_.size()) err_ = errno ? errno : EIO;
+  buffer_.clear();
+}
+
+void TasksCsvWriter::close() {
+  if (closed_) return;
+  closed_ = true;
+  spill();
+  if (file_ && std::fclose(file_) != 0 && !err_) err_ = errno ? errno : EIO;
+  file_ = nullptr;
+  if (err_) throw_write_error(path_, err_);
 }
 
 static std::string metrics_json(const Run& run) {
@@ -286,7 +323,7 @@ static std::string metrics_json(const Run& run) {
           {"peak_rss_kib", usage.ru_maxrss},
           {"events", run.recorder->event_count()},
           {"events_per_s", wall > 0 ? events / wall : 0.0},
-          {"tasks", run.recorder->tasks().size()}};
+          {"tasks", run.recorder->record_count()}};
   return m.dump(2) + "\n";
 }
 
@@ -330,7 +367,18 @@ void write_outputs(const Run& run, const std::string& dir, const std::vector<std
     fs::remove(run.events_file, ec);
   }
   if (wanted("summary")) put("summary.json", summary_json(run, notes));
-  if (wanted("tasks")) put("tasks.csv", tasks_csv(run));
+  if (wanted("tasks") && !run.tasks_file.empty()) {
+    try {  // streamed as tasks retired
+      rename_path(run.tasks_file, tmp.path() / "tasks.csv");
+    } catch (const WriteError& e) {
+      throw WriteError((target / "tasks.csv").string(), e.reason());
+    }
+  } else if (wanted("tasks")) {
+    put("tasks.csv", tasks_csv(run));
+  } else if (!run.tasks_file.empty()) {
+    std::error_code ec;
+    fs::remove(run.tasks_file, ec);
+  }
   if (wanted("metrics")) put("metrics.json", metrics_json(run));
   for (const auto& [file, text] : extra) put(file, text);
   // The marker last: a folder that has it is complete.

@@ -34,165 +34,229 @@ struct Params {
   }
 };
 
-class Builder {
- public:
-  Builder(Scenario& s, std::size_t workers, double duration) : s_(s) {
-    if (s_.next_level.empty())
-      for (std::size_t i = 0; i < workers; ++i)
-        s_.next_level.push_back(
-            {WorkerId(static_cast<std::int64_t>(i)), WorkerKind::kLocalChip, "chip" + std::to_string(i)});
-    if (s_.callables.empty()) {
-      CallableSpec c;
-      c.name = "k";
-      c.ns = Namespace::kLocalChip;
-      c.cost.duration_s = duration;
-      s_.callables.push_back(c);
-    }
-  }
-  std::size_t buffer(const std::string& name) {
-    s_.buffers.push_back({name, 0, Memory::kHost, std::nullopt});
-    return s_.buffers.size() - 1;
-  }
-  OpSpec& single(const std::string& task, std::size_t worker) {
-    OpSpec op = base(OpKind::kSubmitNextLevel, task, 1);
-    op.worker = WorkerArg(WorkerId(static_cast<std::int64_t>(worker)));
-    s_.trace.push_back(std::move(op));
-    return s_.trace.back();
-  }
-  OpSpec& group(const std::string& task, const std::vector<std::size_t>& workers) {
-    OpSpec op = base(OpKind::kSubmitGroup, task, workers.size());
-    op.workers.emplace();
-    for (std::size_t w : workers) op.workers->push_back(WorkerArg(WorkerId(static_cast<std::int64_t>(w))));
-    s_.trace.push_back(std::move(op));
-    return s_.trace.back();
-  }
-  void drain() { s_.trace.push_back(base(OpKind::kDrain, "", 0)); }
-
- private:
-  OpSpec base(OpKind kind, const std::string& task, std::size_t members) {
-    OpSpec op;
-    op.kind = kind;
-    op.path = "trace[" + std::to_string(s_.trace.size()) + "]";
-    op.task = task;
-    op.args.resize(members);  // duration_s and fail stay empty: the callable's cost, no failure
-    return op;
-  }
-  Scenario& s_;
-};
-
 ArgSpec arg(std::size_t buffer, Tag tag) {
   return ArgSpec{buffer, tag};
 }
 
 }  // namespace
 
-void generate_into(const GenerateSpec& spec, Scenario& s, const std::string& file) {
+// The families as state machines over the op index: next() makes op `op_` from the counters alone
+// and the draws of rng_, in the order the old whole-trace builder drew them, so a seed gives the
+// same trace either way (generate_into() is next() in a loop).
+OpGenerator::OpGenerator(const GenerateSpec& spec, const Scenario& s, const std::string& file)
+    : spec_(std::make_shared<const GenerateSpec>(spec)),
+      rng_(spec.seed),
+      arrivals_(spec.seed ^ 0x9e3779b97f4a7c15ULL) {
   Params p{spec, file, {}};
-  std::mt19937_64 rng(spec.seed);
-  auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
-  const std::size_t workers = p.count("workers", 8);
-  const double duration = p.get("duration_s", 0.001);
+  workers_ = p.count("workers", 8);
+  duration_ = p.get("duration_s", 0.001);
   // Arrivals: every family submits all at t=0 unless a rate (Poisson) or an interval spaces the submits.
-  const bool poisson = spec.params.count("arrival_rate") > 0, spaced = spec.params.count("interval") > 0;
-  if (poisson && spaced)
+  poisson_ = spec.params.count("arrival_rate") > 0;
+  spaced_ = spec.params.count("interval") > 0;
+  if (poisson_ && spaced_)
     throw ScenarioError(file, "generate.interval", "give arrival_rate or interval, not both");
-  const double rate = poisson ? p.get("arrival_rate", 1) : 0, interval = spaced ? p.get("interval", 0) : 0;
-  if (poisson && rate <= 0) throw ScenarioError(file, "generate.arrival_rate", "must be greater than 0");
-  if (!s.next_level.empty() && s.next_level.size() < workers)
+  rate_ = poisson_ ? p.get("arrival_rate", 1) : 0;
+  interval_ = spaced_ ? p.get("interval", 0) : 0;
+  if (poisson_ && rate_ <= 0) throw ScenarioError(file, "generate.arrival_rate", "must be greater than 0");
+  gap_ = std::exponential_distribution<double>(poisson_ ? rate_ : 1.0);
+  if (!s.next_level.empty() && s.next_level.size() < workers_)
     throw ScenarioError(file, "generate.workers",
                         "more workers than the scenario's workers.next_level lists");
-  Builder b(s, workers, duration);
+  buffer_base_ = spec.buffer_base;
   if (spec.family == "stream") {
-    const std::size_t n = p.count("tasks", 1000);
-    s.trace.reserve(n + 1);
-    for (std::size_t i = 0; i < n; ++i) b.single("t" + std::to_string(i), i % workers);
+    family_ = Family::kStream;
+    a_ = p.count("tasks", 1000);
+    submits_ = a_;
   } else if (spec.family == "fork-join") {
-    const std::size_t rounds = p.count("rounds", 10), width = p.count("width", static_cast<double>(workers));
-    std::size_t prev = 0;
-    bool has_prev = false;
-    for (std::size_t r = 0; r < rounds; ++r) {
-      const std::string R = std::to_string(r);
-      const std::size_t root = b.buffer("fork" + R);
-      OpSpec& fork = b.single("fork" + R, pick(workers));
-      if (has_prev) fork.args[0].push_back(arg(prev, Tag::kInput));
-      fork.args[0].push_back(arg(root, Tag::kOutput));
-      std::vector<std::size_t> parts;
-      for (std::size_t k = 0; k < width; ++k) {
-        parts.push_back(b.buffer("part" + R + "_" + std::to_string(k)));
-        OpSpec& t = b.single("work" + R + "_" + std::to_string(k), k % workers);
-        t.args[0] = {arg(root, Tag::kInput), arg(parts.back(), Tag::kOutput)};
-      }
-      prev = b.buffer("join" + R);
-      OpSpec& join = b.single("join" + R, pick(workers));
-      for (std::size_t part : parts) join.args[0].push_back(arg(part, Tag::kInput));
-      join.args[0].push_back(arg(prev, Tag::kOutput));
-      has_prev = true;
-    }
+    family_ = Family::kForkJoin;
+    a_ = p.count("rounds", 10);
+    b_ = p.count("width", static_cast<double>(workers_));
+    submits_ = a_ * (b_ + 2);
   } else if (spec.family == "chains") {
-    const std::size_t chains = p.count("chains", static_cast<double>(workers)),
-                      length = p.count("length", 10);
-    std::vector<std::size_t> bufs;
-    for (std::size_t c = 0; c < chains; ++c) bufs.push_back(b.buffer("chain" + std::to_string(c)));
-    for (std::size_t k = 0; k < length; ++k)
-      for (std::size_t c = 0; c < chains; ++c) {
-        OpSpec& t = b.single("c" + std::to_string(c) + "_" + std::to_string(k), (c + k) % workers);
-        t.args[0].push_back(arg(bufs[c], Tag::kInOut));
-      }
+    family_ = Family::kChains;
+    a_ = p.count("chains", static_cast<double>(workers_));
+    b_ = p.count("length", 10);
+    submits_ = a_ * b_;
   } else if (spec.family == "tp-groups") {
-    const std::size_t groups = p.count("groups", 10), size = p.count("size", 2);
-    const std::size_t singles = p.count("singles_per_group", 2, 0);
-    if (size > workers)
+    family_ = Family::kTpGroups;
+    a_ = p.count("groups", 10);
+    b_ = p.count("size", 2);
+    c_ = p.count("singles_per_group", 2, 0);
+    if (b_ > workers_)
       throw ScenarioError(file, "generate.size", "a group cannot be larger than the worker count");
-    for (std::size_t g = 0; g < groups; ++g) {
-      std::vector<std::size_t> ws;
-      for (std::size_t m = 0; m < size; ++m) ws.push_back((g * size + m) % workers);
-      b.group("g" + std::to_string(g), ws);
-      for (std::size_t k = 0; k < singles; ++k)
-        b.single("s" + std::to_string(g) + "_" + std::to_string(k), pick(workers));
-    }
+    submits_ = a_ * (1 + c_);
   } else if (spec.family == "random") {
-    const std::size_t n = p.count("tasks", 100), edges = p.count("edges", 2, 0);
-    const double fraction = p.get("group_fraction", 0.1);
-    if (fraction > 1) throw ScenarioError(file, "generate.group_fraction", "must be at most 1");
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::size_t out = b.buffer("b" + std::to_string(i));
-      const bool group = workers >= 2 && static_cast<double>(rng() >> 11) * 0x1.0p-53 < fraction;
-      OpSpec* op;
-      if (group) {
-        const std::size_t k = 2 + pick(std::min<std::size_t>(3, workers - 1));
-        std::vector<std::size_t> ws;
-        while (ws.size() < k) {
-          const std::size_t w = pick(workers);
-          if (std::find(ws.begin(), ws.end(), w) == ws.end()) ws.push_back(w);
-        }
-        op = &b.group("t" + std::to_string(i), ws);
-      } else {
-        op = &b.single("t" + std::to_string(i), pick(workers));
-      }
-      if (i > 0)
-        for (std::size_t e = 0; e < edges; ++e) op->args[0].push_back(arg(pick(i), Tag::kInput));
-      op->args[0].push_back(arg(out, Tag::kOutput));
-    }
+    family_ = Family::kRandom;
+    a_ = p.count("tasks", 100);
+    b_ = p.count("edges", 2, 0);
+    fraction_ = p.get("group_fraction", 0.1);
+    if (fraction_ > 1) throw ScenarioError(file, "generate.group_fraction", "must be at most 1");
+    submits_ = a_;
   } else {
     throw ScenarioError(
         file, "generate.family",
         "unknown family '" + spec.family + "' (stream, fork-join, chains, tp-groups, random)");
   }
   p.done();
-  if (poisson || spaced) {
-    // A stream of its own, so that the same seed gives the same DAG with or without arrivals.
-    std::mt19937_64 arrivals(spec.seed ^ 0x9e3779b97f4a7c15ULL);
-    std::exponential_distribution<double> gap(poisson ? rate : 1.0);
-    double t = 0;
-    std::size_t k = 0;
-    for (OpSpec& op : s.trace) {
-      if (op.task.empty()) continue;
-      t = poisson ? t + gap(arrivals) : interval * static_cast<double>(k);
-      op.at_s = t;
-      ++k;
+}
+
+void OpGenerator::setup(Scenario& s) const {
+  if (s.next_level.empty())
+    for (std::size_t i = 0; i < workers_; ++i)
+      s.next_level.push_back(
+          {WorkerId(static_cast<std::int64_t>(i)), WorkerKind::kLocalChip, "chip" + std::to_string(i)});
+  if (s.callables.empty()) {
+    CallableSpec c;
+    c.name = "k";
+    c.ns = Namespace::kLocalChip;
+    c.cost.duration_s = duration_;
+    s.callables.push_back(c);
+  }
+  auto buffer = [&](std::string name) {
+    s.buffers.push_back({std::move(name), 0, Memory::kHost, std::nullopt});
+  };
+  switch (family_) {
+    case Family::kForkJoin:
+      for (std::size_t r = 0; r < a_; ++r) {
+        const std::string R = std::to_string(r);
+        buffer("fork" + R);
+        for (std::size_t k = 0; k < b_; ++k) buffer("part" + R + "_" + std::to_string(k));
+        buffer("join" + R);
+      }
+      break;
+    case Family::kChains:
+      for (std::size_t c = 0; c < a_; ++c) buffer("chain" + std::to_string(c));
+      break;
+    case Family::kRandom:
+      for (std::size_t i = 0; i < a_; ++i) buffer("b" + std::to_string(i));
+      break;
+    default:
+      break;
+  }
+}
+
+void OpGenerator::submit(OpSpec& op, OpKind kind, std::string task, std::size_t members) {
+  op = OpSpec();
+  op.kind = kind;
+  op.path = "trace[" + std::to_string(op_) + "]";
+  op.task = std::move(task);
+  op.args.resize(members);  // duration_s and fail stay empty: the callable's cost, no failure
+}
+
+void OpGenerator::single(OpSpec& op, std::string task, std::size_t worker) {
+  submit(op, OpKind::kSubmitNextLevel, std::move(task), 1);
+  op.worker = WorkerArg(WorkerId(static_cast<std::int64_t>(worker)));
+}
+
+void OpGenerator::group(OpSpec& op, std::string task, const std::vector<std::size_t>& workers) {
+  submit(op, OpKind::kSubmitGroup, std::move(task), workers.size());
+  op.workers.emplace();
+  for (std::size_t w : workers) op.workers->push_back(WorkerArg(WorkerId(static_cast<std::int64_t>(w))));
+}
+
+bool OpGenerator::next(OpSpec& op) {
+  if (op_ > submits_) return false;
+  if (op_ == submits_) {  // the final drain
+    submit(op, OpKind::kDrain, "", 0);
+    ++op_;
+    return true;
+  }
+  const std::size_t i = op_;
+  auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng_() % n); };
+  auto buf = [&](std::size_t k) { return buffer_base_ + k; };
+  switch (family_) {
+    case Family::kStream:
+      single(op, "t" + std::to_string(i), i % workers_);
+      break;
+    case Family::kForkJoin: {
+      const std::size_t per = b_ + 2, r = i / per, k = i % per;
+      const std::string R = std::to_string(r);
+      const std::size_t root = buf(r * per), join = buf(r * per + per - 1);
+      if (k == 0) {
+        single(op, "fork" + R, pick(workers_));
+        if (r > 0) op.args[0].push_back(arg(buf(r * per - 1), Tag::kInput));  // the previous round's join
+        op.args[0].push_back(arg(root, Tag::kOutput));
+      } else if (k < per - 1) {
+        single(op, "work" + R + "_" + std::to_string(k - 1), (k - 1) % workers_);
+        op.args[0] = {arg(root, Tag::kInput), arg(buf(r * per + k), Tag::kOutput)};
+      } else {
+        single(op, "join" + R, pick(workers_));
+        for (std::size_t part = 1; part < per - 1; ++part)
+          op.args[0].push_back(arg(buf(r * per + part), Tag::kInput));
+        op.args[0].push_back(arg(join, Tag::kOutput));
+      }
+      break;
+    }
+    case Family::kChains: {
+      const std::size_t k = i / a_, c = i % a_;
+      single(op, "c" + std::to_string(c) + "_" + std::to_string(k), (c + k) % workers_);
+      op.args[0].push_back(arg(buf(c), Tag::kInOut));
+      break;
+    }
+    case Family::kTpGroups: {
+      const std::size_t per = 1 + c_, g = i / per, k = i % per;
+      if (k == 0) {
+        std::vector<std::size_t> ws;
+        for (std::size_t m = 0; m < b_; ++m) ws.push_back((g * b_ + m) % workers_);
+        group(op, "g" + std::to_string(g), ws);
+      } else {
+        single(op, "s" + std::to_string(g) + "_" + std::to_string(k - 1), pick(workers_));
+      }
+      break;
+    }
+    case Family::kRandom: {
+      const bool is_group = workers_ >= 2 && static_cast<double>(rng_() >> 11) * 0x1.0p-53 < fraction_;
+      if (is_group) {
+        const std::size_t k = 2 + pick(std::min<std::size_t>(3, workers_ - 1));
+        std::vector<std::size_t> ws;
+        while (ws.size() < k) {
+          const std::size_t w = pick(workers_);
+          if (std::find(ws.begin(), ws.end(), w) == ws.end()) ws.push_back(w);
+        }
+        group(op, "t" + std::to_string(i), ws);
+      } else {
+        single(op, "t" + std::to_string(i), pick(workers_));
+      }
+      if (i > 0)
+        for (std::size_t e = 0; e < b_; ++e) op.args[0].push_back(arg(buf(pick(i)), Tag::kInput));
+      op.args[0].push_back(arg(buf(i), Tag::kOutput));
+      break;
     }
   }
-  b.drain();
+  if (poisson_ || spaced_) {
+    // A stream of its own, so that the same seed gives the same DAG with or without arrivals.
+    arrival_t_ = poisson_ ? arrival_t_ + gap_(arrivals_) : interval_ * static_cast<double>(i);
+    op.at_s = arrival_t_;
+  }
+  ++op_;
+  return true;
+}
+
+void generate_into(const GenerateSpec& spec, Scenario& s, const std::string& file) {
+  GenerateSpec at = spec;
+  at.buffer_base = s.buffers.size();
+  OpGenerator gen(at, s, file);
+  gen.setup(s);
+  s.trace.reserve(gen.op_count());
+  OpSpec op;
+  while (gen.next(op)) s.trace.push_back(std::move(op));
+}
+
+void generate_lazily(const GenerateSpec& spec, Scenario& s, const std::string& file) {
+  GenerateSpec at = spec;
+  at.buffer_base = s.buffers.size();
+  OpGenerator gen(at, s, file);
+  gen.setup(s);
+  s.generate = gen.spec();
+}
+
+void materialize_trace(Scenario& s) {
+  if (!s.generate) return;
+  OpGenerator gen(*s.generate, s, s.file);
+  s.trace.reserve(gen.op_count());
+  OpSpec op;
+  while (gen.next(op)) s.trace.push_back(std::move(op));
+  s.generate.reset();
 }
 
 void write_scenario_json(const Scenario& s, std::ostream& out) {

@@ -7,6 +7,18 @@ namespace dirsched {
 Replay::Replay(const Scenario& scenario, Scheduler& core) : scenario_(&scenario), core_(&core) {
   for (const BufferSpec& b : scenario.buffers)
     buffers_.push_back(core.add_buffer({b.name, b.memory, b.owner}));
+  if (scenario.generate) {
+    gen_.emplace(*scenario.generate, scenario, scenario.file);
+    op_count_ = gen_->op_count();
+    gen_->next(current_);
+  } else {
+    op_count_ = scenario.trace.size();
+  }
+}
+
+void Replay::advance() {
+  ++op_;
+  if (gen_ && op_ < op_count_) gen_->next(current_);
 }
 
 double Replay::earliest_start() const {
@@ -44,6 +56,7 @@ SubmitRequest Replay::request(const OpSpec& op) const {
 bool Replay::submit(const OpSpec& op) {
   SubmitResult res = core_->submit(request(op));
   if (res.accepted()) {
+    if (gen_) return true;
     if (ops_of_task_.size() <= res.task.index()) ops_of_task_.resize(res.task.index() + 1, nullptr);
     ops_of_task_[res.task.index()] = &op;
     return true;
@@ -58,6 +71,12 @@ bool Replay::submit(const OpSpec& op) {
 
 void Replay::unwind_from(std::size_t op_index, std::size_t batch_index) {
   unwound_ = true;
+  if (gen_) {  // generated ops have no batches; op_index is op_ (current_) or op_ + 1
+    if (op_index == op_ && !current_.task.empty()) core_->not_submitted(current_.task);
+    for (OpSpec op; gen_->next(op);)
+      if (!op.task.empty()) core_->not_submitted(op.task);
+    return;
+  }
   for (std::size_t i = op_index; i < scenario_->trace.size(); ++i) {
     const OpSpec& op = scenario_->trace[i];
     if (op.kind == OpKind::kBatch) {
@@ -74,15 +93,15 @@ void Replay::unwind_rest() {
 }
 
 bool Replay::run_next(double now) {
-  const OpSpec& op = scenario_->trace[op_];
+  const OpSpec& op = *next();
   switch (op.kind) {
     case OpKind::kSleep:
       ready_at_ = now + op.sleep_s;
-      ++op_;
+      advance();
       return false;
     case OpKind::kDrain:
       ready_at_ = now;
-      ++op_;
+      advance();
       return false;
     case OpKind::kBatch:
       for (std::size_t j = 0; j < op.ops.size(); ++j)
@@ -98,7 +117,7 @@ bool Replay::run_next(double now) {
       }
   }
   ready_at_ = now;
-  ++op_;
+  advance();
   return true;
 }
 

@@ -566,9 +566,11 @@ struct Loader {
         spec.params[it.key()] = g.num(it.key(), 0);
       }
       g.done();
-      generate_into(spec, s, file);
-      if (top.has("expect"))  // names are unique by construction; expect needs them to check its keys
-        for (const OpSpec& op : s.trace) task_names.insert(op.task);
+      generate_lazily(spec, s, file);  // the ops are made as the replay goes (generate.hpp)
+      if (top.has("expect")) {  // names are unique by construction; expect needs them to check its keys
+        OpGenerator gen(*s.generate, s, file);
+        for (OpSpec op; gen.next(op);) task_names.insert(op.task);
+      }
     } else {
       trace(top);
     }
@@ -581,6 +583,7 @@ struct Loader {
 }  // namespace
 
 std::size_t Scenario::submit_count() const {
+  if (generate) return OpGenerator(*generate, *this, file).submit_count();
   std::size_t n = 0;
   for (const OpSpec& op : trace) n += op.kind == OpKind::kBatch ? op.ops.size() : op.task.empty() ? 0 : 1;
   return n;

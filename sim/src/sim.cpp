@@ -196,16 +196,15 @@ class Driver {
   void settle() { run_instant(*run_.core, carry_out()); }
 
   void start(const Dispatch& d) {
-    const OpSpec& op = replay_->op_of(d.task);
-    const CallableSpec& c = s_.callables[op.callable];
+    const CallableSpec& c = s_.callables[run_.core->callable(d.task).index()];
     Flight f;
     f.task = d.task;
     f.member = d.member;
     f.host = d.target.sub ? static_cast<std::uint32_t>(nl_hosts_.size() + d.target.sub_index)
                           : *run_.core->registry().index_of(d.target.worker);
-    f.fail = op.member_fails(d.member);
+    f.fail = replay_->member_fails(d.task, d.member);
     const double factor = rng_.factor(c.cost.jitter);
-    if (const std::optional<double> own = op.member_duration(d.member))
+    if (const std::optional<double> own = replay_->member_duration(d.task, d.member))
       f.duration = *own * factor;
     else if (c.cost.duration_s)
       f.duration = *c.cost.duration_s * factor;
@@ -391,7 +390,7 @@ class Driver {
     if (now - last_progress_ < std::chrono::milliseconds(250)) return;
     last_progress_ = now;
     std::fprintf(stderr, "\r[dirsched] t=%.6g s  ops %zu/%zu  tasks live %zu  running %zu   ", instant,
-                 replay_->position(), s_.trace.size(), run_.core->non_terminal_tasks(),
+                 replay_->position(), replay_->op_count(), run_.core->non_terminal_tasks(),
                  run_.core->running_members());
     std::fflush(stderr);
     printed_progress_ = true;
@@ -466,6 +465,14 @@ std::unique_ptr<Run> simulate(const Scenario& scenario, const RunOptions& option
   run->recorder = std::make_unique<Recorder>(run->core->registry());
   run->core->reserve(scenario.submit_count());
   run->recorder->reserve(scenario.submit_count());
+  // Finished tasks leave the Recorder (only an expect block looks records up by name after the run),
+  // and tasks.csv, when asked for, is written as they go.
+  run->recorder->set_keep_records(!scenario.expect.is_null());
+  std::unique_ptr<TasksCsvWriter> tasks_csv;
+  if (!options.tasks_path.empty()) {
+    tasks_csv = std::make_unique<TasksCsvWriter>(*run, options.tasks_path);
+    run->recorder->set_on_retire([w = tasks_csv.get()](const TaskRecord& r) { w->write(r); });
+  }
   if (expect_reads_dispatch_order(scenario)) run->result.dispatch_order.reserve(scenario.submit_count());
   const Scheduler* core_view = run->core.get();
   EventLog log(run->events_jsonl, options.events_path, core_view);
@@ -500,6 +507,12 @@ std::unique_ptr<Run> simulate(const Scenario& scenario, const RunOptions& option
   }
   log.flush();
   run->core->set_observer(nullptr);
+  run->recorder->finish();
+  run->recorder->set_on_retire(nullptr);
+  if (tasks_csv) {
+    tasks_csv->close();
+    run->tasks_file = options.tasks_path;
+  }
   run->events_file = options.events_path;
   return run;
 }

@@ -54,6 +54,7 @@ class FakeDriver {
 
   Scheduler& core() { return *core_; }
   const Recorder& recorder() const { return *recorder_; }
+  Recorder& recorder() { return *recorder_; }
   CallableId chip() const { return chip_; }
   CallableId py() const { return py_; }
   CallableId rpc() const { return rpc_; }

@@ -1,6 +1,8 @@
 // The Recorder observer: times, busy time, queue waits and the group starvation measures.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "fake_driver.hpp"
 
 namespace dirsched::testing {
@@ -78,6 +80,48 @@ TEST(RecorderStats, BusyTimeAndQueueWaitsPerWorker) {
   EXPECT_DOUBLE_EQ(waits["worker:3"].p50, 0.0);
   EXPECT_EQ(waits.count("sub"), 1u);
   EXPECT_DOUBLE_EQ(d.recorder().last_transition(), 3.0);
+}
+
+// Retirement: a record leaves once it and every record before it are finished, in record order; a
+// group's record stays for the summary; the counts, the ready waits and the groups read the same
+// whether records are kept or not.
+TEST(RecorderRetire, FinishedTasksLeaveInRecordOrderAndTheLiveCountDropsBackAfterADrain) {
+  for (const bool keep : {false, true}) {
+    SCOPED_TRACE(keep ? "keep_records" : "retire");
+    FakeDriver d(Builder().chip(0).chip(1));
+    std::vector<std::string> retired;
+    d.recorder().set_keep_records(keep);
+    d.recorder().set_on_retire([&](const TaskRecord& r) { retired.push_back(r.name); });
+    d.duration("slow", 3);
+    d.single("slow", 0);   // 0..3
+    d.single("a", 1);      // 0..1
+    d.single("b", 1);      // 1..2
+    d.group("g", {0, 1});  // 3..4
+    d.advance_to(2.5);
+    // a and b are done, but slow, recorded before them, is not: nothing has retired yet.
+    EXPECT_TRUE(retired.empty());
+    EXPECT_EQ(d.recorder().live_records(), 4u);
+    d.run();
+    EXPECT_EQ(retired, (V{"slow", "a", "b", "g"}));
+    EXPECT_EQ(d.recorder().live_records(), 0u);
+    EXPECT_EQ(d.recorder().record_count(), 4u);
+    EXPECT_EQ(d.recorder().tasks().size(), keep ? 4u : 0u);  // the drained records are gone
+    ASSERT_EQ(d.recorder().groups().size(), 1u);
+    EXPECT_EQ(d.recorder().groups()[0]->name, "g");
+    EXPECT_EQ(d.recorder().groups()[0]->overtaken_by, (V{"b"}));
+    EXPECT_EQ(d.recorder().state_counts().at(TaskState::kCompleted), 4u);
+    std::vector<double> singles, groups;
+    d.recorder().ready_waits(4, singles, groups);
+    std::sort(singles.begin(), singles.end());
+    EXPECT_EQ(singles, (std::vector<double>{0, 0, 1}));
+    EXPECT_EQ(groups, (std::vector<double>{3}));
+    // A later submit after the drain: one live record again, then none.
+    d.single("late", 0);
+    EXPECT_EQ(d.recorder().live_records(), 1u);
+    d.run();
+    EXPECT_EQ(d.recorder().live_records(), 0u);
+    EXPECT_EQ(d.recorder().tasks().size(), keep ? 5u : 0u);
+  }
 }
 
 }  // namespace

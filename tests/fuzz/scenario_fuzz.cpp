@@ -39,7 +39,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       const auto running = core.running();
       if (running.empty()) break;
       const auto [task, member] = running.front();
-      const bool fail = replay.op_of(task).member_fails(member);
+      const bool fail = replay.member_fails(task, member);
       std::vector<MemberEnd> ends = {{0, task, member, fail ? Outcome::kFailure : Outcome::kSuccess}};
       complete_instant(core, ends, [](const std::vector<Dispatch>&) {});
     }

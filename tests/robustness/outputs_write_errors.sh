@@ -34,10 +34,12 @@ if mount -t tmpfs -o size=64k tmpfs "$sandbox/full" 2>/dev/null; then
   "$d" gen stream --tasks 2000 --workers 4 >"$sandbox/mid.json"
   # The event log outgrows the disk while it streams.
   refused_untouched "$f" 3 "cannot write $f/x/events.jsonl: No space left on device" "a full disk (event log)" "$d" run "$sandbox/mid.json" --out "$f/x" --outputs events,summary
-  # A run folder to replace, then a disk with no byte left: summary.json cannot be written.
+  # A run folder to replace, then a disk with no byte left: tasks.csv (streamed as tasks retire, so
+  # written first) cannot be written, nor summary.json.
   run_case 0 "" "a small run on the tmpfs" "$d" run "$s" --out "$f/old" --outputs summary,tasks
   dd if=/dev/zero of="$f/filler" bs=4k >/dev/null 2>&1
-  refused_untouched "$f" 3 "cannot write $f/old/summary.json: No space left on device" "a full disk (summary.json)" "$d" run "$s" --out "$f/old" --outputs summary,tasks
+  refused_untouched "$f" 3 "cannot write $f/old/tasks.csv: No space left on device" "a full disk (tasks.csv)" "$d" run "$s" --out "$f/old" --outputs summary,tasks
+  refused_untouched "$f" 3 "cannot write $f/old/summary.json: No space left on device" "a full disk (summary.json)" "$d" run "$s" --out "$f/old" --outputs summary
   refused_untouched "$f" 3 "cannot write $f/new/summary.json: No space left on device" "a full disk (a new folder)" "$d" run "$s" --out "$f/new" --outputs summary
   [[ -z $(find "$f" -size 0 -type f) ]] || { echo "FAIL 0-byte files left:"; find "$f" -size 0; fail=1; }
 else

@@ -214,7 +214,35 @@ namespace {
 Scenario generated(const std::string& family, const std::string& params, std::uint64_t seed = 1) {
   json doc = json::parse(R"({"name":"g","seed":)" + std::to_string(seed) + R"(,"generate":{"family":")" +
                          family + "\"" + (params.empty() ? "" : "," + params) + "}}");
-  return parse_scenario(doc, "g.json", ".");
+  Scenario s = parse_scenario(doc, "g.json", ".");
+  materialize_trace(s);
+  return s;
+}
+
+// The loader keeps a generate block as a spec; the ops the replay pulls one at a time are the ops
+// generate_into() builds whole, for every family (the draws happen in the same order).
+TEST(Generators, TheLoaderKeepsTheSpecAndTheLazyOpsAreTheWholeTrace) {
+  for (const char* family : {"stream", "fork-join", "chains", "tp-groups", "random"}) {
+    json doc = json::parse(std::string(R"({"name":"g","seed":7,"generate":{"family":")") + family +
+                           R"(","workers":5,"interval":0.5}})");
+    Scenario lazy = parse_scenario(doc, "g.json", ".");
+    EXPECT_TRUE(lazy.trace.empty()) << family;
+    ASSERT_TRUE(lazy.generate) << family;
+    Scenario whole;
+    GenerateSpec spec = *lazy.generate;
+    spec.buffer_base = 0;
+    generate_into(spec, whole, "g.json");
+    EXPECT_EQ(lazy.buffers.size(), whole.buffers.size()) << family;
+    EXPECT_EQ(lazy.submit_count(), whole.submit_count()) << family;
+    std::ostringstream a, b;
+    materialize_trace(lazy);
+    EXPECT_FALSE(lazy.generate) << family;
+    whole.name = lazy.name;
+    whole.seed = lazy.seed;
+    write_scenario_json(lazy, a);
+    write_scenario_json(whole, b);
+    EXPECT_EQ(a.str(), b.str()) << family;
+  }
 }
 
 TEST(Generators, StreamPutsTaskIOnWorkerIModW) {

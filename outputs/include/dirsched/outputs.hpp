@@ -49,7 +49,45 @@ struct Run {
   std::unique_ptr<Recorder> recorder;
   std::string events_jsonl;  // events.jsonl, one line per event (empty when streamed to events_file)
   std::string events_file;   // where the log was streamed, if it was
+  std::string tasks_file;    // where tasks.csv was streamed as tasks retired, if it was
   RunResult result;
+};
+
+// tasks.csv, one row per Recorder record in record order. The callable of a task comes from the core
+// (by TaskId), of a rejected or never-submitted op from the scenario's trace.
+class TasksCsv {
+ public:
+  explicit TasksCsv(const Run& run) : run_(run) {}
+  static const char* header();
+  void append_row(const TaskRecord& r, std::string& out);
+
+ private:
+  const std::string& callable_of(const TaskRecord& r);
+  const Run& run_;
+  std::map<std::string, std::string> by_name_;  // built at the first op without a TaskId
+  bool by_name_built_ = false;
+};
+
+// tasks.csv written as the Recorder retires records (Recorder::set_on_retire), through a 1 MiB buffer
+// into `path` (a registered temporary, see output_folder.hpp), so no row waits in memory for the end of
+// the run. close() writes what is left and throws WriteError naming `path` when any write failed.
+class TasksCsvWriter {
+ public:
+  TasksCsvWriter(const Run& run, const std::string& path);
+  ~TasksCsvWriter();
+  TasksCsvWriter(const TasksCsvWriter&) = delete;
+  TasksCsvWriter& operator=(const TasksCsvWriter&) = delete;
+  void write(const TaskRecord& r);
+  void close();
+
+ private:
+  void spill();
+  TasksCsv csv_;
+  std::string path_;
+  std::string buffer_;
+  std::FILE* file_ = nullptr;
+  int err_ = 0;  // errno of the first failed open or write (reported by close())
+  bool closed_ = false;
 };
 
 // events.jsonl as an observer: each event becomes one line, into `out` or, when `path` is not empty,

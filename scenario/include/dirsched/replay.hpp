@@ -7,6 +7,8 @@
 // - A submit the core refuses with kRunFailed (fail-fast) or, under on_reject "abort", any refusal
 //   unwinds the orchestration: every task of the remaining ops is recorded not_submitted.
 // - `drain` may run only when every submitted task is terminal; `sleep` and `at_s` only delay.
+// - A `generate` block (Scenario::generate) is replayed from an OpGenerator: one op exists at a time
+//   and nothing is kept per task (a generated op has the callable's cost and never fails).
 #pragma once
 
 #include <cstdint>
@@ -14,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "dirsched/generate.hpp"
 #include "dirsched/scenario.hpp"
 #include "dirsched/scheduler.hpp"
 
@@ -28,8 +31,9 @@ class Replay {
   void rebind(Scheduler& core) { core_ = &core; }
 
   // The next op, or nullptr when every op ran or the orchestration unwound.
-  const OpSpec* next() const { return done() ? nullptr : &scenario_->trace[op_]; }
-  bool done() const { return unwound_ || op_ >= scenario_->trace.size(); }
+  const OpSpec* next() const { return done() ? nullptr : gen_ ? &current_ : &scenario_->trace[op_]; }
+  bool done() const { return unwound_ || op_ >= op_count_; }
+  std::size_t op_count() const { return op_count_; }
   std::size_t position() const { return op_; }
   bool unwound() const { return unwound_; }
   // The cursor as words appended to `out` (position, unwound): with Scheduler::encode, an explorer's
@@ -47,14 +51,23 @@ class Replay {
   // Records every task of the ops not yet run as not submitted (a replay that cannot go on).
   void unwind_rest();
 
-  // The op that submitted an accepted task.
+  // The op that submitted an accepted task (a trace file only: generated ops are not kept).
   const OpSpec& op_of(TaskId task) const { return *ops_of_task_.at(task.index()); }
+  // What the member of an accepted task does: its own duration (nothing: the callable's cost) and
+  // whether it fails. For a trace file and a generate block alike.
+  std::optional<double> member_duration(TaskId task, std::uint32_t member) const {
+    return gen_ ? std::nullopt : op_of(task).member_duration(member);
+  }
+  bool member_fails(TaskId task, std::uint32_t member) const {
+    return !gen_ && op_of(task).member_fails(member);
+  }
   const std::string& abort_error() const { return abort_error_; }
   SubmitRequest request(const OpSpec& op) const;
 
  private:
   bool submit(const OpSpec& op);
   void unwind_from(std::size_t op_index, std::size_t batch_index);
+  void advance();
 
   const Scenario* scenario_;
   Scheduler* core_;
@@ -63,7 +76,10 @@ class Replay {
   double ready_at_ = 0;
   bool unwound_ = false;
   std::string abort_error_;
-  std::vector<const OpSpec*> ops_of_task_;  // TaskId -> op
+  std::vector<const OpSpec*> ops_of_task_;  // TaskId -> op (a trace file only)
+  std::size_t op_count_ = 0;
+  std::optional<OpGenerator> gen_;  // a generate block: makes op op_ into current_
+  OpSpec current_;
 };
 
 }  // namespace dirsched

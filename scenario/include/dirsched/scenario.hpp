@@ -105,6 +105,8 @@ struct FaultSpec {
   std::string path;
 };
 
+struct GenerateSpec;
+
 struct Scenario {
   std::string file;  // as given
   std::string name;
@@ -123,6 +125,9 @@ struct Scenario {
   std::vector<BufferSpec> buffers;
   bool abort_on_reject = false;
   std::vector<OpSpec> trace;
+  // A `generate` block the loader kept as a spec (dirsched/generate.hpp): `trace` is then empty and
+  // the Replay generates the ops one at a time. Null for a trace file or after materialize_trace().
+  std::shared_ptr<const GenerateSpec> generate;
   std::vector<FaultSpec> faults;
   nlohmann::json expect;  // checked against the run by check_expectations()
   // Sweep variables: name -> candidate values, and the value each took in this load (the first

@@ -38,6 +38,7 @@ struct RunOptions {
   bool check_invariants = false;  // an InvariantChecker on the event stream; a violation stops the run
   bool record_events = true;      // keep the event log (off when events.jsonl is not written)
   std::string events_path;        // stream the event log to this file instead of memory
+  std::string tasks_path;         // write tasks.csv to this file as tasks retire (Run::tasks_file)
 };
 
 // Runs the scenario to the end. Throws ScenarioError for what only the platform can tell (a host
