@@ -90,24 +90,25 @@ std::unique_ptr<Run> run_threads(const Scenario& scenario, const ThreadsOptions&
   run->core->set_observer(&observers);
   Replay replay(scenario, *run->core);
 
-  // Every callable sleeps its member's duration, then reports what the scenario says.
+  // Every callable sleeps its member's duration, then reports what the scenario says: the context
+  // points at kFails or is null. The member's duration and failure come from the replay, which reads
+  // them from the trace or, for a `generate` block (no ops kept), knows there are none.
+  static constexpr bool kFails = true;
   const double scale = options.time_scale;
   CallableTable table;
   for (const CallableSpec& c : scenario.callables)
     table.add(c.name, [scale](const MemberCall& call) {
-      const auto* op = static_cast<const OpSpec*>(call.context);
       if (call.value > 0 && scale > 0)
         std::this_thread::sleep_for(std::chrono::duration<double>(call.value * scale));
-      return !op->member_fails(call.member);
+      return call.context == nullptr;
     });
   JitterRng rng(seed);
   Runtime::Options ro;
   ro.prepare = [&](const Dispatch& d, MemberCall& call) {
-    const OpSpec& op = replay.op_of(d.task);
-    const CallableSpec& c = scenario.callables[op.callable];
+    const CallableSpec& c = scenario.callables[run->core->callable(d.task).index()];
     const double factor = rng.factor(c.cost.jitter);  // one draw per dispatch, as on SimGrid
-    const std::optional<double> own = op.member_duration(d.member);
-    call.context = &op;
+    const std::optional<double> own = replay.member_duration(d.task, d.member);
+    call.context = replay.member_fails(d.task, d.member) ? &kFails : nullptr;
     call.value = (own ? *own : c.cost.duration_s.value_or(0.0)) * factor;
     ++run->result.dispatches;
     if (keep_order) run->result.dispatch_order.push_back(dispatch_label(*run->core, d));
