@@ -14,18 +14,29 @@ struct Params {
   const std::string& file;
   std::set<std::string> used;
 
-  double get(const std::string& key, double fallback, double min = 0) {
+  double get(const std::string& key, double fallback, double min = 0, double max = kMaxTimeS) {
     used.insert(key);
     auto it = spec.params.find(key);
     const double v = it == spec.params.end() ? fallback : it->second;
-    if (!std::isfinite(v) || v < min)
-      throw ScenarioError(file, "generate." + key, "must be a number of at least " + std::to_string(min));
+    if (!std::isfinite(v) || v < min || v > max)
+      throw ScenarioError(file, "generate." + key,
+                          "must be a number from " + nlohmann::json(min).dump() + " to " +
+                              nlohmann::json(max).dump() + ", found " + nlohmann::json(v).dump());
     return v;
   }
-  std::size_t count(const std::string& key, double fallback, double min = 1) {
-    const double v = get(key, fallback, min);
+  // A whole number in [min, max] (checked before the cast: 2e19 must not wrap).
+  std::size_t count(const std::string& key, double fallback, double min = 1,
+                    double max = static_cast<double>(kMaxTasks)) {
+    const double v = get(key, fallback, min, max);
     if (v != std::floor(v)) throw ScenarioError(file, "generate." + key, "must be a whole number");
     return static_cast<std::size_t>(v);
+  }
+  // The number of tasks a family makes, computed in double (no overflow), within kMaxTasks.
+  void total(double tasks) const {
+    if (tasks > static_cast<double>(kMaxTasks))
+      throw ScenarioError(file, "generate",
+                          "the family '" + spec.family + "' would make " + nlohmann::json(tasks).dump() +
+                              " tasks, more than the limit of " + std::to_string(kMaxTasks));
   }
   void done() const {
     for (const auto& [k, v] : spec.params)
@@ -90,13 +101,13 @@ void generate_into(const GenerateSpec& spec, Scenario& s, const std::string& fil
   Params p{spec, file, {}};
   std::mt19937_64 rng(spec.seed);
   auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
-  const std::size_t workers = p.count("workers", 8);
+  const std::size_t workers = p.count("workers", 8, 1, static_cast<double>(kMaxWorkers));
   const double duration = p.get("duration_s", 0.001);
   // Arrivals: every family submits all at t=0 unless a rate (Poisson) or an interval spaces the submits.
   const bool poisson = spec.params.count("arrival_rate") > 0, spaced = spec.params.count("interval") > 0;
   if (poisson && spaced)
     throw ScenarioError(file, "generate.interval", "give arrival_rate or interval, not both");
-  const double rate = poisson ? p.get("arrival_rate", 1) : 0, interval = spaced ? p.get("interval", 0) : 0;
+  const double rate = poisson ? p.get("arrival_rate", 1, 0, 1e300) : 0, interval = spaced ? p.get("interval", 0) : 0;
   if (poisson && rate <= 0) throw ScenarioError(file, "generate.arrival_rate", "must be greater than 0");
   if (!s.next_level.empty() && s.next_level.size() < workers)
     throw ScenarioError(file, "generate.workers",
@@ -108,6 +119,7 @@ void generate_into(const GenerateSpec& spec, Scenario& s, const std::string& fil
     for (std::size_t i = 0; i < n; ++i) b.single("t" + std::to_string(i), i % workers);
   } else if (spec.family == "fork-join") {
     const std::size_t rounds = p.count("rounds", 10), width = p.count("width", static_cast<double>(workers));
+    p.total(static_cast<double>(rounds) * (static_cast<double>(width) + 2));
     std::size_t prev = 0;
     bool has_prev = false;
     for (std::size_t r = 0; r < rounds; ++r) {
@@ -131,6 +143,7 @@ void generate_into(const GenerateSpec& spec, Scenario& s, const std::string& fil
   } else if (spec.family == "chains") {
     const std::size_t chains = p.count("chains", static_cast<double>(workers)),
                       length = p.count("length", 10);
+    p.total(static_cast<double>(chains) * static_cast<double>(length));
     std::vector<std::size_t> bufs;
     for (std::size_t c = 0; c < chains; ++c) bufs.push_back(b.buffer("chain" + std::to_string(c)));
     for (std::size_t k = 0; k < length; ++k)
@@ -141,6 +154,7 @@ void generate_into(const GenerateSpec& spec, Scenario& s, const std::string& fil
   } else if (spec.family == "tp-groups") {
     const std::size_t groups = p.count("groups", 10), size = p.count("size", 2);
     const std::size_t singles = p.count("singles_per_group", 2, 0);
+    p.total(static_cast<double>(groups) * (1 + static_cast<double>(singles)));
     if (size > workers)
       throw ScenarioError(file, "generate.size", "a group cannot be larger than the worker count");
     for (std::size_t g = 0; g < groups; ++g) {
@@ -151,7 +165,7 @@ void generate_into(const GenerateSpec& spec, Scenario& s, const std::string& fil
         b.single("s" + std::to_string(g) + "_" + std::to_string(k), pick(workers));
     }
   } else if (spec.family == "random") {
-    const std::size_t n = p.count("tasks", 100), edges = p.count("edges", 2, 0);
+    const std::size_t n = p.count("tasks", 100), edges = p.count("edges", 2, 0, 1024);
     const double fraction = p.get("group_fraction", 0.1);
     if (fraction > 1) throw ScenarioError(file, "generate.group_fraction", "must be at most 1");
     for (std::size_t i = 0; i < n; ++i) {
