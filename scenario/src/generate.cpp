@@ -20,8 +20,8 @@ struct Params {
     const double v = it == spec.params.end() ? fallback : it->second;
     if (!std::isfinite(v) || v < min || v > max)
       throw ScenarioError(file, "generate." + key,
-                          "must be a number from " + nlohmann::json(min).dump() + " to " +
-                              nlohmann::json(max).dump() + ", found " + nlohmann::json(v).dump());
+                          "must be a number from " + number_text(min) + " to " +
+                              number_text(max) + ", found " + number_text(v));
     return v;
   }
   // A whole number in [min, max] (checked before the cast: 2e19 must not wrap).
@@ -35,7 +35,7 @@ struct Params {
   void total(double tasks) const {
     if (tasks > static_cast<double>(kMaxTasks))
       throw ScenarioError(file, "generate",
-                          "the family '" + spec.family + "' would make " + nlohmann::json(tasks).dump() +
+                          "the family '" + spec.family + "' would make " + number_text(tasks) +
                               " tasks, more than the limit of " + std::to_string(kMaxTasks));
   }
   void done() const {

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <iterator>
@@ -351,6 +352,11 @@ std::string size_text(std::uint64_t bytes) {
 }
 
 }  // namespace
+
+std::string number_text(double v) {
+  if (v == std::floor(v) && std::abs(v) <= 9007199254740992.0) return std::to_string(static_cast<std::int64_t>(v));
+  return json(v).dump();
+}
 
 json parse_json_text(std::string_view text, const std::string& origin) {
   Input in(text);

@@ -80,7 +80,7 @@ class Obj {
   double at_most(double d, double max, const std::string& path, const char* unit, const char* limit) const {
     if (d > max)
       throw ScenarioError(file_, path,
-                          json(d).dump() + " " + unit + " is more than the limit of " + json(max).dump() + " " +
+                          number_text(d) + " " + unit + " is more than the limit of " + number_text(max) + " " +
                               unit + " (" + limit + ")");
     return d;
   }
@@ -237,7 +237,7 @@ struct Loader {
       }
       if (o.has("duration_s") && o.has("flops")) o.fail("give duration_s or flops, not both");
       if (o.has("duration_s")) spec.cost.duration_s = o.time("duration_s", 0);
-      if (o.has("flops")) spec.cost.flops = o.bounded("flops", 0, kMaxFlops, "flops", "1e18 flops per callable");
+      if (o.has("flops")) spec.cost.flops = o.bounded("flops", 0, kMaxFlops, "flops", "per callable");
       if (const json* j = o.get("jitter")) spec.cost.jitter = jitter(*j, o.at("jitter"));
       spec.cost.input_bytes = o.bounded("input_bytes", 0, kMaxBytes, "bytes", kBytesLimit);
       spec.cost.output_bytes = o.bounded("output_bytes", 0, kMaxBytes, "bytes", kBytesLimit);
@@ -477,7 +477,7 @@ struct Loader {
         throw ScenarioError(file, generated ? "generate" : op.path,
                             std::string(generated ? "at " + op.path + ", the generated" : "the") +
                                 " trace's times add up to more than the limit of 2^32 s (latest at_s " +
-                                json(latest_at).dump() + " s, then " + json(serial).dump() +
+                                number_text(latest_at) + " s, then " + number_text(serial) +
                                 " s of sleeps, durations and scheduler costs one after another): a run "
                                 "that long would lose microseconds to rounding");
     }

@@ -62,4 +62,8 @@ struct JsonStream {
 // that the file size limit does not apply (memory does not follow the file).
 nlohmann::json read_json_stream(const std::string& file, const JsonStream& stream);
 
+// A number for a message: whole numbers below 2^53 without a fraction ("4294967296"), others as JSON
+// writes them ("1e+17", "0.25").
+std::string number_text(double v);
+
 }  // namespace dirsched
