@@ -606,7 +606,7 @@ TEST(ExpectOnLoad, WrongTypesInsideExpectAreRefusedWithTheirPath) {
       {R"({"overtakes":{"a":"2"}})", "expect.overtakes.a: expected a count of singles (a non-negative integer), found a string"},
       {R"({"makespan_s":{"max":"1"}})", "expect.makespan_s.max: expected a number, found a string"},
       {R"({"makespan_s":3})", "expect.makespan_s: expected an object, found an integer"},
-      {R"({"outcome":5})", "expect.outcome: expected one of \"COMPLETED\", \"FAILED\", \"STUCK\", \"VIOLATION\""},
+      {R"({"outcome":5})", "expect.outcome: expected \"COMPLETED\", \"FAILED\" or \"STUCK\""},
       {R"({"order":[[1,"a@0"]]})", "expect.order[0][0]: expected a dispatch label \"task@worker\", found an integer"},
       {R"({"colour":1})", "expect.colour: unknown key 'colour'"},
   };
