@@ -20,8 +20,8 @@ struct Params {
     const double v = it == spec.params.end() ? fallback : it->second;
     if (!std::isfinite(v) || v < min || v > max)
       throw ScenarioError(file, "generate." + key,
-                          "must be a number from " + number_text(min) + " to " +
-                              number_text(max) + ", found " + number_text(v));
+                          "must be a number from " + number_text(min) + " to " + number_text(max) +
+                              ", found " + number_text(v));
     return v;
   }
   // A whole number in [min, max] (checked before the cast: 2e19 must not wrap).
@@ -107,7 +107,8 @@ void generate_into(const GenerateSpec& spec, Scenario& s, const std::string& fil
   const bool poisson = spec.params.count("arrival_rate") > 0, spaced = spec.params.count("interval") > 0;
   if (poisson && spaced)
     throw ScenarioError(file, "generate.interval", "give arrival_rate or interval, not both");
-  const double rate = poisson ? p.get("arrival_rate", 1, 0, 1e300) : 0, interval = spaced ? p.get("interval", 0) : 0;
+  const double rate = poisson ? p.get("arrival_rate", 1, 0, 1e300) : 0,
+               interval = spaced ? p.get("interval", 0) : 0;
   if (poisson && rate <= 0) throw ScenarioError(file, "generate.arrival_rate", "must be greater than 0");
   if (!s.next_level.empty() && s.next_level.size() < workers)
     throw ScenarioError(file, "generate.workers",

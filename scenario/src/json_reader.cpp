@@ -49,9 +49,7 @@ class Input {
     text_ = text;
   }
   // A file read in chunks.
-  explicit Input(std::FILE* f) : file_(f), buf_(std::size_t{1} << 20) {
-    pos_ = lim_ = buf_.data();
-  }
+  explicit Input(std::FILE* f) : file_(f), buf_(std::size_t{1} << 20) { pos_ = lim_ = buf_.data(); }
 
   bool at_end() { return pos_ == lim_ && !refill(); }
   char peek() const { return *pos_; }
@@ -301,8 +299,7 @@ json run(Input& in, const std::string& origin, const JsonStream* stream, Locate 
     if (e.id == 406)
       throw ScenarioError(origin, e.path,
                           "number " + e.last_token + " does not fit in a double (at most about 1.8e308)");
-    if (b.complete())
-      throw ScenarioError(origin, "", "unexpected text after the document at " + at_text(lc));
+    if (b.complete()) throw ScenarioError(origin, "", "unexpected text after the document at " + at_text(lc));
     if (e.what.find("UTF-8") != std::string::npos)
       throw ScenarioError(origin, e.path, "invalid UTF-8 at " + at_text(lc));
     if (!b.started() && e.what.find("unexpected end of input") != std::string::npos)
@@ -354,7 +351,8 @@ std::string size_text(std::uint64_t bytes) {
 }  // namespace
 
 std::string number_text(double v) {
-  if (v == std::floor(v) && std::abs(v) <= 9007199254740992.0) return std::to_string(static_cast<std::int64_t>(v));
+  if (v == std::floor(v) && std::abs(v) <= 9007199254740992.0)
+    return std::to_string(static_cast<std::int64_t>(v));
   return json(v).dump();
 }
 
@@ -378,9 +376,11 @@ json read_json_file(const std::string& file) {
       throw ScenarioError(file, "", "the file holds more than the limit of " + limit);
     text.append(buf.data(), n);
   }
-  if (std::ferror(f.get())) throw ScenarioError(file, "", "cannot read the file: " + std::string(std::strerror(errno)));
+  if (std::ferror(f.get()))
+    throw ScenarioError(file, "", "cannot read the file: " + std::string(std::strerror(errno)));
   Input in(text);
-  return run(in, file, nullptr, [&](std::uint64_t offset) { return locate_in(text.data(), text.size(), offset); });
+  return run(in, file, nullptr,
+             [&](std::uint64_t offset) { return locate_in(text.data(), text.size(), offset); });
 }
 
 json read_json_stream(const std::string& file, const JsonStream& stream) {

@@ -80,8 +80,8 @@ class Obj {
   double at_most(double d, double max, const std::string& path, const char* unit, const char* limit) const {
     if (d > max)
       throw ScenarioError(file_, path,
-                          number_text(d) + " " + unit + " is more than the limit of " + number_text(max) + " " +
-                              unit + " (" + limit + ")");
+                          number_text(d) + " " + unit + " is more than the limit of " + number_text(max) +
+                              " " + unit + " (" + limit + ")");
     return d;
   }
   // Call after reading every key this object may hold.
@@ -149,7 +149,8 @@ struct Loader {
   void workers(Obj& top) {
     Obj w(top.need("workers"), "workers", file);
     const json& nl = array_at(w, "next_level");
-    if (nl.size() > kMaxWorkers) w.fail(count_limit(nl.size(), kMaxWorkers, "NEXT_LEVEL workers"), "next_level");
+    if (nl.size() > kMaxWorkers)
+      w.fail(count_limit(nl.size(), kMaxWorkers, "NEXT_LEVEL workers"), "next_level");
     for (std::size_t i = 0; i < nl.size(); ++i) {
       Obj o(nl[i], index_path("workers.next_level", i), file);
       WorkerSpec spec;
@@ -175,7 +176,9 @@ struct Loader {
       if (sub->is_number_integer()) {
         if (!sub->is_number_unsigned() && sub->get<std::int64_t>() < 0) w.fail("must not be negative", "sub");
         const std::uint64_t n = sub->get<std::uint64_t>();
-        if (n > kMaxWorkers) w.fail(sub->dump() + " SUB workers is more than the limit of " + std::to_string(kMaxWorkers), "sub");
+        if (n > kMaxWorkers)
+          w.fail(sub->dump() + " SUB workers is more than the limit of " + std::to_string(kMaxWorkers),
+                 "sub");
         s.sub_hosts.assign(static_cast<std::size_t>(n), "");
       } else if (sub->is_array()) {
         if (sub->size() > kMaxWorkers) w.fail(count_limit(sub->size(), kMaxWorkers, "SUB workers"), "sub");
@@ -439,8 +442,9 @@ struct Loader {
     for (std::size_t i = 0; i < t.size(); ++i) {
       submits += t[i].is_object() && t[i].contains("ops") && t[i]["ops"].is_array() ? t[i]["ops"].size() : 1;
       if (submits > kMaxTasks)
-        throw ScenarioError(file, index_path("trace", i),
-                            "the trace submits more than the limit of " + std::to_string(kMaxTasks) + " tasks");
+        throw ScenarioError(
+            file, index_path("trace", i),
+            "the trace submits more than the limit of " + std::to_string(kMaxTasks) + " tasks");
       s.trace.push_back(op(t[i], index_path("trace", i), false));
       if (s.trace.back().at_s) {
         if (*s.trace.back().at_s < last_at)
@@ -462,9 +466,10 @@ struct Loader {
     auto members = [&](const OpSpec& op) {
       if (op.task.empty()) return;
       const CallableSpec& c = s.callables[op.callable];
-      const double factor = c.cost.jitter.kind == Jitter::Kind::kNone      ? 1
-                            : c.cost.jitter.kind == Jitter::Kind::kUniform ? 1 + c.cost.jitter.rel
-                                                                           : 1 + kNormalJitterSigmas * c.cost.jitter.rel;
+      const double factor = c.cost.jitter.kind == Jitter::Kind::kNone ? 1
+                            : c.cost.jitter.kind == Jitter::Kind::kUniform
+                                ? 1 + c.cost.jitter.rel
+                                : 1 + kNormalJitterSigmas * c.cost.jitter.rel;
       for (std::size_t m = 0; m < op.args.size(); ++m)
         serial += op.member_duration(m).value_or(c.cost.duration_s.value_or(0)) * factor + it + dc;
     };
@@ -524,7 +529,8 @@ struct Loader {
     };
     // A dispatch label: task@worker, task[member]@worker or task@subN, naming a task of the trace.
     auto label = [&](const json& v, const std::string& path) {
-      if (!v.is_string()) fail_at(path, "expected a dispatch label \"task@worker\", found " + Obj::type_of(v));
+      if (!v.is_string())
+        fail_at(path, "expected a dispatch label \"task@worker\", found " + Obj::type_of(v));
       const std::string& text = v.get_ref<const std::string&>();
       const auto at = text.rfind('@');
       if (at == std::string::npos || at == 0 || at + 1 == text.size())
@@ -558,7 +564,8 @@ struct Loader {
       }
     if (const json* pairs = o.get("order")) {
       // A list of pairs ["a@0", "b[1]@2"]: the first dispatch happens before the second.
-      if (!pairs->is_array()) o.fail("expected an array of pairs [\"task@worker\", \"task@worker\"]", "order");
+      if (!pairs->is_array())
+        o.fail("expected an array of pairs [\"task@worker\", \"task@worker\"]", "order");
       for (std::size_t i = 0; i < pairs->size(); ++i) {
         const std::string p = index_path("expect.order", i);
         const json& pair = (*pairs)[i];
@@ -571,10 +578,12 @@ struct Loader {
       // Every state a run can end in; RUNNING cannot (a run ends with nothing running).
       const auto st = v.is_string() ? task_state_from_string(v.get<std::string>()) : std::nullopt;
       if (!st || *st == TaskState::kRunning)
-        fail_at(path, "unknown final state (COMPLETED, FAILED, POISONED, REJECTED, NOT_SUBMITTED, READY, PENDING)");
+        fail_at(path,
+                "unknown final state (COMPLETED, FAILED, POISONED, REJECTED, NOT_SUBMITTED, READY, PENDING)");
     });
     per_task("rejected", [&](const json& v, const std::string& path) {
-      if (!v.is_string() || !error_code_from_string(v.get<std::string>())) fail_at(path, "unknown error code");
+      if (!v.is_string() || !error_code_from_string(v.get<std::string>()))
+        fail_at(path, "unknown error code");
     });
     per_task("overtakes", [&](const json& v, const std::string& path) {
       if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<std::int64_t>() >= 0))

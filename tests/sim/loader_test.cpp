@@ -1,6 +1,5 @@
 // The scenario loader: every malformed input names the JSON path; contract-breaking worker ids load.
 #include <gtest/gtest.h>
-
 #include <stdlib.h>
 
 #include <filesystem>
@@ -365,10 +364,11 @@ TEST(StrictJson, NestingStopsAtTheFirstLevelBeyondSixtyFour) {
   // 100,000 levels in a worker id: refused at level 65 (top object, trace, op, then 62 arrays),
   // without a stack deep enough to overflow.
   const std::string deep = R"({"trace":[{"worker":)" + repeat("[", 100000) + repeat("]", 100000) + "}]}";
-  EXPECT_EQ(read_error(deep), "f.json: trace[0].worker" + repeat("[0]", 61) + ": nested deeper than 64 levels (the limit)");
+  EXPECT_EQ(read_error(deep),
+            "f.json: trace[0].worker" + repeat("[0]", 61) + ": nested deeper than 64 levels (the limit)");
   const std::string objects = repeat(R"({"a":)", 100000) + "1" + repeat("}", 100000);
-  EXPECT_EQ(read_error(objects), "f.json: " + std::string("a") + repeat(".a", 63) +
-                                     ": nested deeper than 64 levels (the limit)");
+  EXPECT_EQ(read_error(objects),
+            "f.json: " + std::string("a") + repeat(".a", 63) + ": nested deeper than 64 levels (the limit)");
 }
 
 TEST(StrictJson, DuplicateKeysAreRefusedWithTheirPath) {
@@ -384,30 +384,38 @@ TEST(StrictJson, NothingMayFollowTheDocument) {
   EXPECT_EQ(read_error("{} {}"), "f.json: unexpected text after the document at line 1, column 4");
   EXPECT_EQ(read_error(std::string("{\"a\":1}\0garbage", 15)),
             "f.json: a NUL byte after the document at line 1, column 8");
-  EXPECT_EQ(read_error(std::string("{\"a\":[1,\0]}", 11)), "f.json: a[1]: a NUL byte in the document at line 1, column 9");
+  EXPECT_EQ(read_error(std::string("{\"a\":[1,\0]}", 11)),
+            "f.json: a[1]: a NUL byte in the document at line 1, column 9");
 }
 
 TEST(StrictJson, InvalidUtf8IsRefusedWithItsPath) {
   EXPECT_EQ(read_error("{\"name\":\"caf\xc3\xa9\"}"), "(loaded)");
   EXPECT_EQ(read_error("{\"name\":\"\xff\"}"), "f.json: name: invalid UTF-8 at line 1, column 10");
-  EXPECT_EQ(read_error("{\"name\":\"\xc0\xaf\"}"), "f.json: name: invalid UTF-8 at line 1, column 10");  // overlong
-  EXPECT_EQ(read_error("{\"a\":[\"\xed\xa0\x80\"]}"), "f.json: a[0]: invalid UTF-8 at line 1, column 9");  // a surrogate
-  EXPECT_NE(read_error(R"({"a":"\ud800"})").find("f.json: a: not valid JSON at line 1, column 13"), std::string::npos);
+  EXPECT_EQ(read_error("{\"name\":\"\xc0\xaf\"}"),
+            "f.json: name: invalid UTF-8 at line 1, column 10");  // overlong
+  EXPECT_EQ(read_error("{\"a\":[\"\xed\xa0\x80\"]}"),
+            "f.json: a[0]: invalid UTF-8 at line 1, column 9");  // a surrogate
+  EXPECT_NE(read_error(R"({"a":"\ud800"})").find("f.json: a: not valid JSON at line 1, column 13"),
+            std::string::npos);
 }
 
 TEST(StrictJson, NumbersADoubleCannotHoldAreRefusedWithTheirPath) {
   EXPECT_EQ(read_error(R"({"trace":[{"op":"sleep","s":1e400}]})"),
             "f.json: trace[0].s: number 1e400 does not fit in a double (at most about 1.8e308)");
-  EXPECT_EQ(read_error(R"([-1e400])"), "f.json: [0]: number -1e400 does not fit in a double (at most about 1.8e308)");
-  EXPECT_EQ(read_error(R"({"x":1e-400})"), "f.json: x: number 1e-400 is too small for a double (it would read as 0)");
-  EXPECT_EQ(read_error(R"([0.0e-400, 0e5, 4.9e-324, 1.7976931348623157e308, 18446744073709551615])"), "(loaded)");
+  EXPECT_EQ(read_error(R"([-1e400])"),
+            "f.json: [0]: number -1e400 does not fit in a double (at most about 1.8e308)");
+  EXPECT_EQ(read_error(R"({"x":1e-400})"),
+            "f.json: x: number 1e-400 is too small for a double (it would read as 0)");
+  EXPECT_EQ(read_error(R"([0.0e-400, 0e5, 4.9e-324, 1.7976931348623157e308, 18446744073709551615])"),
+            "(loaded)");
 }
 
 TEST(StrictJson, EmptyInputAndSyntaxErrorsSayWhere) {
   EXPECT_EQ(read_error(" \n"), "f.json: not valid JSON: there is no value, only whitespace or nothing");
-  EXPECT_EQ(read_error("{\"a\":\n tru}"),
-            "f.json: a: not valid JSON at line 2, column 5: syntax error while parsing value - invalid literal; "
-            "last read: '\"a\":<U+000A> tru}'");
+  EXPECT_EQ(
+      read_error("{\"a\":\n tru}"),
+      "f.json: a: not valid JSON at line 2, column 5: syntax error while parsing value - invalid literal; "
+      "last read: '\"a\":<U+000A> tru}'");
 }
 
 class TempDir {
@@ -441,9 +449,11 @@ TEST(StrictJson, FilesBeyondTheSizeLimitDirectoriesAndMissingFilesAreRefused) {
   TempDir dir;
   const std::string big = dir.file("big.json", "");
   std::filesystem::resize_file(big, kMaxJsonFileBytes + 1);  // sparse: nothing is written
-  EXPECT_EQ(file_error(big), big + ": the file holds 268435457 bytes, more than the limit of 268435456 bytes (256 MiB)");
+  EXPECT_EQ(file_error(big),
+            big + ": the file holds 268435457 bytes, more than the limit of 268435456 bytes (256 MiB)");
   EXPECT_EQ(file_error(dir.path()), dir.path() + ": is a directory, not a JSON file");
-  EXPECT_EQ(file_error(dir.path() + "/none.json"), dir.path() + "/none.json: cannot open the file: No such file or directory");
+  EXPECT_EQ(file_error(dir.path() + "/none.json"),
+            dir.path() + "/none.json: cannot open the file: No such file or directory");
   const std::string two = dir.file("two.json", "{\"a\":1}\n{\"a\":2}\n");
   EXPECT_EQ(file_error(two), two + ": unexpected text after the document at line 2, column 1");
 }
@@ -471,13 +481,16 @@ TEST(StrictJson, StreamingHandsEachElementOverAndKeepsTheRestOfTheDocument) {
   EXPECT_EQ(stream_error(R"({"trace":[{},{"a":1,"a":2}]})"), "e.json: trace[1].a: duplicate key 'a'");
   EXPECT_EQ(stream_error(R"({"trace":[1,)" + repeat("[", 70) + repeat("]", 70) + "]}"),
             "e.json: trace[1]" + repeat("[0]", 62) + ": nested deeper than 64 levels (the limit)");
-  EXPECT_EQ(stream_error("{\"trace\":[1e400]}"), "e.json: trace[0]: number 1e400 does not fit in a double (at most about 1.8e308)");
-  EXPECT_EQ(stream_error(std::string("{\"trace\":[]}\n\0x", 15)), "e.json: a NUL byte after the document at line 2, column 1");
+  EXPECT_EQ(stream_error("{\"trace\":[1e400]}"),
+            "e.json: trace[0]: number 1e400 does not fit in a double (at most about 1.8e308)");
+  EXPECT_EQ(stream_error(std::string("{\"trace\":[]}\n\0x", 15)),
+            "e.json: a NUL byte after the document at line 2, column 1");
   EXPECT_EQ(stream_error("{\"trace\":[],\"trace\":[]}"), "e.json: trace: duplicate key 'trace'");
 }
 
 TEST(ScenarioLimits, TimesBeyondTwoToTheThirtyTwoSecondsAreRefusedWithTheirPath) {
-  const std::string too_long = ": 4294967297 s is more than the limit of 4294967296 s (2^32 s, the bound of every simulated time)";
+  const std::string too_long =
+      ": 4294967297 s is more than the limit of 4294967296 s (2^32 s, the bound of every simulated time)";
   json d = base();
   d["callables"]["k"]["duration_s"] = 0;
   d["trace"][0]["at_s"] = 4294967296.0;  // the bound itself is allowed
@@ -489,10 +502,14 @@ TEST(ScenarioLimits, TimesBeyondTwoToTheThirtyTwoSecondsAreRefusedWithTheirPath)
   EXPECT_EQ(load_error(d), "f.json: trace[0].duration_s" + too_long);
   d = base();
   d["callables"]["k"]["duration_s"] = 1e17;
-  EXPECT_EQ(load_error(d), "f.json: callables.k.duration_s: 1e+17 s is more than the limit of 4294967296 s (2^32 s, the bound of every simulated time)");
+  EXPECT_EQ(load_error(d),
+            "f.json: callables.k.duration_s: 1e+17 s is more than the limit of 4294967296 s (2^32 s, the "
+            "bound of every simulated time)");
   d = base();
   d["trace"].push_back({{"op", "sleep"}, {"s", 1e308}});
-  EXPECT_EQ(load_error(d), "f.json: trace[1].s: 1e+308 s is more than the limit of 4294967296 s (2^32 s, the bound of every simulated time)");
+  EXPECT_EQ(load_error(d),
+            "f.json: trace[1].s: 1e+308 s is more than the limit of 4294967296 s (2^32 s, the bound of every "
+            "simulated time)");
   for (const char* key : {"iteration_cost_s", "dispatch_cost_s", "stall_report_s"}) {
     d = base();
     d["scheduler"] = {{key, 4294967297.0}};
@@ -507,10 +524,11 @@ TEST(ScenarioLimits, SumsOfTimesBeyondTheBoundAreRefusedAtTheOpThatCrossesIt) {
   json d = base();
   d["callables"]["k"]["duration_s"] = 3e9;  // each below 2^32, two of them above
   d["trace"].push_back(json::parse(R"({"op":"submit_next_level","task":"b","callable":"k","worker":0})"));
-  EXPECT_EQ(load_error(d),
-            "f.json: trace[1]: the trace's times add up to more than the limit of 2^32 s (latest at_s 0 s, then "
-            "6000000000 s of sleeps, durations and scheduler costs one after another): a run that long would lose "
-            "microseconds to rounding");
+  EXPECT_EQ(
+      load_error(d),
+      "f.json: trace[1]: the trace's times add up to more than the limit of 2^32 s (latest at_s 0 s, then "
+      "6000000000 s of sleeps, durations and scheduler costs one after another): a run that long would lose "
+      "microseconds to rounding");
   // A late at_s counts with what follows it; a uniform jitter counts at its largest factor.
   d = base();
   d["trace"][0]["at_s"] = 4e9;
@@ -521,10 +539,11 @@ TEST(ScenarioLimits, SumsOfTimesBeyondTheBoundAreRefusedAtTheOpThatCrossesIt) {
   d["callables"]["k"]["jitter"] = {{"kind", "normal"}, {"rel", 0.1}};  // 1 + 38 * 0.1 = 4.8
   EXPECT_NE(load_error(d).find("f.json: trace[0]: the trace's times add up"), std::string::npos);
   // Generated traces too: ten submits 1e9 s apart end at 9e9 s.
-  EXPECT_EQ(load_error(json::parse(R"({"name":"g","generate":{"family":"stream","tasks":10,"interval":1e9}})")),
-            "f.json: generate: at trace[5], the generated trace's times add up to more than the limit of 2^32 s "
-            "(latest at_s 5000000000 s, then 0.006 s of sleeps, durations and scheduler costs one after another): "
-            "a run that long would lose microseconds to rounding");
+  EXPECT_EQ(
+      load_error(json::parse(R"({"name":"g","generate":{"family":"stream","tasks":10,"interval":1e9}})")),
+      "f.json: generate: at trace[5], the generated trace's times add up to more than the limit of 2^32 s "
+      "(latest at_s 5000000000 s, then 0.006 s of sleeps, durations and scheduler costs one after another): "
+      "a run that long would lose microseconds to rounding");
 }
 
 TEST(ScenarioLimits, BytesFlopsAndCountsBeyondTheirLimitsAreRefused) {
@@ -532,23 +551,29 @@ TEST(ScenarioLimits, BytesFlopsAndCountsBeyondTheirLimitsAreRefused) {
   d["buffers"]["x"]["bytes"] = 9007199254740992.0;  // 2^53
   EXPECT_EQ(load_error(d), "(loaded)");
   d["buffers"]["x"]["bytes"] = 1e19;
-  EXPECT_EQ(load_error(d), "f.json: buffers.x.bytes: 1e+19 bytes is more than the limit of 9007199254740992 bytes "
-                           "(2^53, the largest byte count a double holds exactly)");
+  EXPECT_EQ(load_error(d),
+            "f.json: buffers.x.bytes: 1e+19 bytes is more than the limit of 9007199254740992 bytes "
+            "(2^53, the largest byte count a double holds exactly)");
   d = base();
   d["callables"]["k"]["output_bytes"] = 1e19;
   EXPECT_NE(load_error(d).find("f.json: callables.k.output_bytes: 1e+19 bytes"), std::string::npos);
   d = base();
   d["callables"]["k"] = {{"namespace", "LOCAL_CHIP"}, {"flops", 1e19}};
-  EXPECT_EQ(load_error(d), "f.json: callables.k.flops: 1e+19 flops is more than the limit of 1e+18 flops (per callable)");
+  EXPECT_EQ(load_error(d),
+            "f.json: callables.k.flops: 1e+19 flops is more than the limit of 1e+18 flops (per callable)");
   d = base();
   d["workers"]["sub"] = 1000000000;
   EXPECT_EQ(load_error(d), "f.json: workers.sub: 1000000000 SUB workers is more than the limit of 65536");
   d["workers"]["sub"] = json::parse("18446744073709551615");
-  EXPECT_EQ(load_error(d), "f.json: workers.sub: 18446744073709551615 SUB workers is more than the limit of 65536");
+  EXPECT_EQ(load_error(d),
+            "f.json: workers.sub: 18446744073709551615 SUB workers is more than the limit of 65536");
   d["workers"]["sub"] = 65536;
   EXPECT_EQ(load_error(d), "(loaded)");
   d = base();
-  d["trace"][0] = {{"op", "submit_next_level_group"}, {"task", "g"}, {"callable", "k"}, {"workers", {0}},
+  d["trace"][0] = {{"op", "submit_next_level_group"},
+                   {"task", "g"},
+                   {"callable", "k"},
+                   {"workers", {0}},
                    {"args_list", json::array()}};
   for (int i = 0; i < 65537; ++i) d["trace"][0]["args_list"].push_back(json::array());
   EXPECT_EQ(load_error(d), "f.json: trace[0].args_list: 65537 members is more than the limit of 65536");
@@ -584,30 +609,42 @@ TEST(ScenarioLimits, GenerateOptionsBeyondTheirRangesAreRefusedBeforeAnyTaskIsMa
             "f.json: generate.tasks: must be a number from 1 to 100000000, found 2e+19");
   EXPECT_EQ(gen(R"("family":"stream","workers":65537)"),
             "f.json: generate.workers: must be a number from 1 to 65536, found 65537");
-  EXPECT_EQ(gen(R"("family":"chains","chains":100000,"length":100000)"),
-            "f.json: generate: the family 'chains' would make 10000000000 tasks, more than the limit of 100000000");
+  EXPECT_EQ(
+      gen(R"("family":"chains","chains":100000,"length":100000)"),
+      "f.json: generate: the family 'chains' would make 10000000000 tasks, more than the limit of 100000000");
   EXPECT_EQ(gen(R"("family":"stream","duration_s":1e17)"),
             "f.json: generate.duration_s: must be a number from 0 to 4294967296, found 1e+17");
 }
 
 TEST(ExpectOnLoad, WrongTypesInsideExpectAreRefusedWithTheirPath) {
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {R"({"dispatch_order":"a@0"})", "expect.dispatch_order: expected an array of \"task@worker\", found a string"},
-      {R"({"dispatch_order":[1]})", "expect.dispatch_order[0]: expected a dispatch label \"task@worker\", found an integer"},
-      {R"({"dispatch_order":["a"]})", "expect.dispatch_order[0]: expected a dispatch label task@worker, found 'a'"},
+      {R"({"dispatch_order":"a@0"})",
+       "expect.dispatch_order: expected an array of \"task@worker\", found a string"},
+      {R"({"dispatch_order":[1]})",
+       "expect.dispatch_order[0]: expected a dispatch label \"task@worker\", found an integer"},
+      {R"({"dispatch_order":["a"]})",
+       "expect.dispatch_order[0]: expected a dispatch label task@worker, found 'a'"},
       {R"({"dispatch_order":["zz@0"]})", "expect.dispatch_order[0]: names no task of the trace: 'zz'"},
-      {R"({"dispatch_order_per_worker":[]})", "expect.dispatch_order_per_worker: expected an object, found an array"},
-      {R"({"dispatch_order_per_worker":{"0":"a"}})", "expect.dispatch_order_per_worker.0: expected an array of tasks, found a string"},
-      {R"({"dispatch_order_per_worker":{"0":[{}]}})", "expect.dispatch_order_per_worker.0[0]: expected a task (a string), found an object"},
-      {R"({"final_state":{"a":1}})", "expect.final_state.a: unknown final state (COMPLETED, FAILED, POISONED, REJECTED, NOT_SUBMITTED, READY, PENDING)"},
+      {R"({"dispatch_order_per_worker":[]})",
+       "expect.dispatch_order_per_worker: expected an object, found an array"},
+      {R"({"dispatch_order_per_worker":{"0":"a"}})",
+       "expect.dispatch_order_per_worker.0: expected an array of tasks, found a string"},
+      {R"({"dispatch_order_per_worker":{"0":[{}]}})",
+       "expect.dispatch_order_per_worker.0[0]: expected a task (a string), found an object"},
+      {R"({"final_state":{"a":1}})",
+       "expect.final_state.a: unknown final state (COMPLETED, FAILED, POISONED, REJECTED, NOT_SUBMITTED, "
+       "READY, PENDING)"},
       {R"({"rejected":{"a":[]}})", "expect.rejected.a: unknown error code"},
       {R"({"rejected":"a"})", "expect.rejected: expected an object, found a string"},
-      {R"({"overtakes":{"a":-1}})", "expect.overtakes.a: expected a count of singles (a non-negative integer), found an integer"},
-      {R"({"overtakes":{"a":"2"}})", "expect.overtakes.a: expected a count of singles (a non-negative integer), found a string"},
+      {R"({"overtakes":{"a":-1}})",
+       "expect.overtakes.a: expected a count of singles (a non-negative integer), found an integer"},
+      {R"({"overtakes":{"a":"2"}})",
+       "expect.overtakes.a: expected a count of singles (a non-negative integer), found a string"},
       {R"({"makespan_s":{"max":"1"}})", "expect.makespan_s.max: expected a number, found a string"},
       {R"({"makespan_s":3})", "expect.makespan_s: expected an object, found an integer"},
       {R"({"outcome":5})", "expect.outcome: expected \"COMPLETED\", \"FAILED\" or \"STUCK\""},
-      {R"({"order":[[1,"a@0"]]})", "expect.order[0][0]: expected a dispatch label \"task@worker\", found an integer"},
+      {R"({"order":[[1,"a@0"]]})",
+       "expect.order[0][0]: expected a dispatch label \"task@worker\", found an integer"},
       {R"({"colour":1})", "expect.colour: unknown key 'colour'"},
   };
   for (const auto& [expect, message] : cases) {
@@ -616,7 +653,8 @@ TEST(ExpectOnLoad, WrongTypesInsideExpectAreRefusedWithTheirPath) {
     EXPECT_EQ(load_error(d), "f.json: " + message) << expect;
   }
   json d = base();
-  d["expect"] = json::parse(R"({"dispatch_order":["a@0"],"dispatch_order_per_worker":{"0":["a"]},"overtakes":{"a":0},
+  d["expect"] =
+      json::parse(R"({"dispatch_order":["a@0"],"dispatch_order_per_worker":{"0":["a"]},"overtakes":{"a":0},
                                 "outcome":"COMPLETED","makespan_s":{"approx":1,"rel":0.1}})");
   EXPECT_EQ(load_error(d), "(loaded)");
 }

@@ -31,12 +31,12 @@ namespace dirsched {
 // still resolves 1 us at the end of the run (its step at 2^32 is 2^-20 s), so no duration is lost to
 // rounding. The loader checks each value and a serial upper bound of the makespan (time_budget in
 // scenario.cpp); a file that breaks either is refused.
-inline constexpr double kMaxTimeS = 4294967296.0;         // 2^32 s
-inline constexpr double kMaxBytes = 9007199254740992.0;   // 2^53: every byte count a double holds exactly
-inline constexpr double kMaxFlops = 1e18;                 // one callable's flops
-inline constexpr std::size_t kMaxWorkers = 65536;         // NEXT_LEVEL workers, and SUB workers
-inline constexpr std::size_t kMaxMembers = 65536;         // members of one group
-inline constexpr std::size_t kMaxTasks = 100000000;       // submits of one trace (generated or not)
+inline constexpr double kMaxTimeS = 4294967296.0;        // 2^32 s
+inline constexpr double kMaxBytes = 9007199254740992.0;  // 2^53: every byte count a double holds exactly
+inline constexpr double kMaxFlops = 1e18;                // one callable's flops
+inline constexpr std::size_t kMaxWorkers = 65536;        // NEXT_LEVEL workers, and SUB workers
+inline constexpr std::size_t kMaxMembers = 65536;        // members of one group
+inline constexpr std::size_t kMaxTasks = 100000000;      // submits of one trace (generated or not)
 // The largest factor a jitter can draw: uniform 1 + rel; normal 1 + 38 rel (the simulator's
 // Box-Muller draw never exceeds 37.2 standard deviations).
 inline constexpr double kNormalJitterSigmas = 38;
