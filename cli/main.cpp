@@ -1,7 +1,8 @@
 // dirsched: the command line over the scenario loader, the SimGrid driver and the outputs.
 //
 // Exit status: 0 success; 1 a `check` whose expectations fall short; 2 bad input (a malformed
-// scenario, a missing file, a bad option), reported as one line on stderr, with nothing written.
+// scenario, a missing file, a bad option or one out of its range, a limit passed, a platform or --cfg
+// SimGrid would abort on, a deadlock), reported as one line on stderr, with nothing written.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,10 +16,13 @@
 
 #include "dirsched/explore.hpp"
 #include "dirsched/generate.hpp"
+#include "dirsched/probe.hpp"
 #include "dirsched/scenario.hpp"
 #include "dirsched/sim.hpp"
 #include "dirsched/sweep.hpp"
+#include "dirsched/threads_engine.hpp"
 #include "dirsched/viz.hpp"
+#include "options.hpp"
 
 namespace {
 
@@ -53,11 +57,17 @@ std::string read_file(const std::filesystem::path& p) {
   return ss.str();
 }
 
-// Replays one scenario into `out`: simulate, draw, write (everything moved in place at the end).
-// Returns 1 when an invariant broke, else 0.
+// `run --engine threads [--time-scale X]`: the scenario on real threads (runtime/) instead of SimGrid.
+struct ThreadsEngine {
+  bool on = false;
+  double time_scale = 1;
+};
+
+// Replays one scenario into `out`: simulate (or run on threads), draw, write (everything moved in
+// place at the end). Returns 1 when an invariant broke, else 0.
 int run_to_folder(const Scenario& scenario, RunOptions options, const std::string& out,
                   std::vector<std::string> selected_data, const std::vector<std::string>& selected_pictures,
-                  bool quiet) {
+                  bool quiet, const ThreadsEngine& threads = {}) {
   bool draw = (selected_data.empty() && selected_pictures.empty()) || !selected_pictures.empty();
   const bool all = selected_data.empty() && selected_pictures.empty();
   if (!all && selected_data.empty()) selected_data = {"none"};  // pictures only: no data file
@@ -68,7 +78,17 @@ int run_to_folder(const Scenario& scenario, RunOptions options, const std::strin
   if (options.record_events) options.events_path = out + ".events.tmp-dirsched";
   std::unique_ptr<Run> run;
   try {
-    run = simulate(scenario, options);
+    if (threads.on) {
+      ThreadsOptions t;
+      t.time_scale = threads.time_scale;
+      t.seed = options.seed;
+      t.check_invariants = options.check_invariants;
+      t.record_events = options.record_events;
+      t.events_path = options.events_path;
+      run = run_threads(scenario, t);
+    } else {
+      run = simulate(scenario, options);
+    }
   } catch (...) {
     std::filesystem::remove(options.events_path);
     throw;
@@ -149,6 +169,51 @@ VarAssignment parse_vars(const std::vector<std::string>& vars) {
   return out;
 }
 
+// The largest --max-variants and --sample: a sweep runs each variant in a process of its own.
+constexpr std::size_t kMaxMaxVariants = 1000000;
+
+// The range of each `gen` option (whole numbers, or real numbers for the times and the fraction).
+struct GenRange {
+  const char* option;
+  bool whole;
+  double min, max;
+};
+constexpr std::uint64_t kMaxGenTasks = 10000000;  // tasks a generated scenario may hold
+constexpr double kMaxGenSeconds = 4294967296.0;    // 2^32 s, the loader's bound of every simulated time
+constexpr GenRange kGenRanges[] = {
+    {"tasks", true, 1, kMaxGenTasks},  {"workers", true, 1, 65536},           {"rounds", true, 1, kMaxGenTasks},
+    {"width", true, 1, kMaxGenTasks},  {"chains", true, 1, kMaxGenTasks},     {"length", true, 1, kMaxGenTasks},
+    {"groups", true, 1, kMaxGenTasks}, {"size", true, 1, 65536},              {"singles-per-group", true, 0, kMaxGenTasks},
+    {"edges", true, 0, 1000},          {"duration-s", false, 0, kMaxGenSeconds},         {"group-fraction", false, 0, 1},
+    {"arrival-rate", false, 1e-9, 1e9}, {"interval", false, 0, kMaxGenSeconds}};
+
+// Why the family's options would generate more than kMaxGenTasks tasks ("" when they do not).
+std::string gen_too_large(const std::string& family, const std::map<std::string, double>& p) {
+  auto get = [&p](const char* key, double fallback) {
+    auto it = p.find(key);
+    return it == p.end() ? fallback : it->second;
+  };
+  const double workers = get("workers", 8);
+  double tasks = 0;  // every factor is a whole number at most 1e7: the product is exact below 2^53
+  std::string how;
+  if (family == "fork-join") {
+    const double rounds = get("rounds", 10), width = get("width", workers);
+    tasks = rounds * (width + 2), how = "rounds x (width + 2)";
+  } else if (family == "chains") {
+    tasks = get("chains", workers) * get("length", 10), how = "chains x length";
+  } else if (family == "tp-groups") {
+    tasks = get("groups", 10) * (1 + get("singles_per_group", 2)), how = "groups x (1 + singles-per-group)";
+  } else if (family == "random" && get("tasks", 100) * get("edges", 2) > 10.0 * kMaxGenTasks) {
+    char b[64];
+    std::snprintf(b, sizeof b, "%.0f", get("tasks", 100) * get("edges", 2));
+    return std::string("tasks x edges = ") + b + " edges, more than the limit of " + std::to_string(10 * kMaxGenTasks);
+  }
+  if (tasks <= static_cast<double>(kMaxGenTasks)) return "";
+  char b[64];
+  std::snprintf(b, sizeof b, "%.0f", tasks);
+  return how + " = " + b + " tasks, more than the limit of " + std::to_string(kMaxGenTasks);
+}
+
 // `--policy NAME` given on the command line: checked before anything runs, applied after loading.
 using PolicyFlag = std::optional<std::string>;
 Scenario with_policy(Scenario scenario, const PolicyFlag& policy) {
@@ -158,17 +223,21 @@ Scenario with_policy(Scenario scenario, const PolicyFlag& policy) {
 
 int cmd_run(const std::string& file, const std::string& out, std::optional<std::uint64_t> seed,
             const std::string& outputs, const std::vector<std::string>& cfg, bool check_invariants,
-            const std::vector<std::string>& vars, const PolicyFlag& policy) {
+            const std::vector<std::string>& vars, const PolicyFlag& policy, const ThreadsEngine& threads) {
   std::vector<std::string> data, pictures;
   if (!parse_outputs(outputs, data, pictures)) return 2;
   const VarAssignment assignment = parse_vars(vars);
   Scenario scenario = with_policy(load_scenario(file, assignment), policy);
+  if (threads.on) {
+    if (!cfg.empty()) throw std::runtime_error("--cfg configures SimGrid: it does not apply to --engine threads");
+    check_threads_engine(scenario);  // before anything is written
+  }
   RunOptions options;
   options.seed = seed;
   options.simgrid_args = simgrid_args(cfg);
   options.progress = isatty(STDERR_FILENO);
   options.check_invariants = check_invariants;
-  return run_to_folder(scenario, options, out, data, pictures, false);
+  return run_to_folder(scenario, options, out, data, pictures, false, threads);
 }
 
 std::string shell_quote(const std::string& s) {
@@ -178,7 +247,7 @@ std::string shell_quote(const std::string& s) {
 }
 
 int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
-              std::optional<std::size_t> sample, std::uint64_t seed, bool plan,
+              std::optional<std::size_t> sample, std::uint64_t seed, std::size_t max_variants, bool plan,
               const std::vector<std::string>& cfg, const PolicyFlag& policy) {
   namespace fs = std::filesystem;
   const Scenario base = load_scenario(file);
@@ -187,7 +256,7 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
     return 2;
   }
   const std::vector<Variant> variants =
-      sample ? sample_variants(base, *sample, seed) : enumerate_variants(base);
+      sample ? sample_variants(base, *sample, seed, max_variants) : enumerate_variants(base, max_variants);
   // Validate every variant before running any: a value may make the file malformed (a "$X" typo).
   for (const Variant& v : variants) load_scenario(file, v.values);
   if (plan) {
@@ -406,6 +475,17 @@ int main(int argc, char** argv) {
   std::vector<std::string> run_vars;
   run->add_option("--var", run_vars,
                   "NAME=VALUE (JSON) for a sweep variable; others take their first candidate");
+  // Strict numbers (cli/options.hpp): checked on the text, before CLI11 converts it (it wraps -1).
+  const CLI::Validator any_seed = cli::whole_number(0, UINT64_MAX);
+  run->get_option("--seed")->check(any_seed);
+  std::string run_engine = "sim";
+  run->add_option("--engine", run_engine, "sim (SimGrid, the default) or threads (real threads, wall-clock time)")
+      ->check(CLI::IsMember({"sim", "threads"}));
+  ThreadsEngine threads;
+  CLI::Option* time_scale =
+      run->add_option("--time-scale", threads.time_scale,
+                      "--engine threads: wall seconds per scenario second (default 1; 0 runs members at once)")
+          ->check(CLI::Range(0.0, 1e6));
 
   CLI::App* sweep = app.add_subcommand("sweep", "Run every variant of a scenario's vars and rank them");
   std::string sweep_file, sweep_out, collect_dir;
@@ -415,9 +495,14 @@ int main(int argc, char** argv) {
   bool sweep_plan = false;
   sweep->add_option("scenario", sweep_file, "Scenario JSON file with a vars block");
   sweep->add_option("--out", sweep_out, "Folder for variant-NNNN run folders, sweep.csv and sweep.svg");
-  sweep->add_option("-j,--jobs", sweep_jobs, "Variants run at once (processes)");
-  sweep->add_option("--sample", sweep_sample, "Run a seeded random sample of K variants");
-  sweep->add_option("--seed", sweep_seed, "Seed of --sample");
+  std::size_t sweep_max_variants = kDefaultMaxVariants;
+  sweep->add_option("-j,--jobs", sweep_jobs, "Variants run at once (processes)")->check(cli::whole_number(1, 256));
+  sweep->add_option("--sample", sweep_sample, "Run a seeded random sample of K variants")
+      ->check(cli::whole_number(1, kMaxMaxVariants));
+  sweep->add_option("--seed", sweep_seed, "Seed of --sample")->check(any_seed);
+  sweep->add_option("--max-variants", sweep_max_variants,
+                    "Refuse a sweep of more variants than this (default 10000)")
+      ->check(cli::whole_number(1, kMaxMaxVariants));
   sweep->add_flag("--plan", sweep_plan,
                   "Print one self-contained command per variant instead of running them");
   sweep->add_option("--collect", collect_dir,
@@ -431,7 +516,8 @@ int main(int argc, char** argv) {
   compare->add_option("run_a", compare_a, "A run folder")->required();
   compare->add_option("run_b", compare_b, "Another run folder")->required();
   std::size_t compare_limit = 20;
-  compare->add_option("--limit", compare_limit, "Show at most this many divergences per list (default 20)");
+  compare->add_option("--limit", compare_limit, "Show at most this many divergences per list (default 20)")
+      ->check(cli::whole_number(0, 1000000000));
 
   CLI::App* check = app.add_subcommand("check", "Run scenarios and evaluate their expect blocks");
   std::vector<std::string> check_files;
@@ -452,7 +538,14 @@ int main(int argc, char** argv) {
   std::string explore_file;
   ExploreOptions explore_options;
   exp->add_option("scenario", explore_file, "Scenario JSON file")->required();
-  exp->add_option("--max-states", explore_options.max_states, "Stop after this many distinct states");
+  // Node numbers are 32-bit (0xffffffff marks an empty slot of the visited set).
+  exp->add_option("--max-states", explore_options.max_states, "Stop after this many distinct states")
+      ->check(cli::whole_number(1, 4000000000));
+  exp->add_option_function<std::string>(
+         "--max-memory",
+         [&explore_options](const std::string& v) { explore_options.max_memory = *cli::parse_size(v); },
+         "Stop once the heap in use passes this size, e.g. 512M or 2G (default 2G)")
+      ->check(cli::byte_size(std::uint64_t{1} << 20, std::uint64_t{1} << 40));
   exp->add_flag("--failures", explore_options.failures, "Let any member also fail");
   exp->add_option("--policy", policy, policy_help);
   std::vector<std::string> explore_vars;
@@ -466,15 +559,15 @@ int main(int argc, char** argv) {
   std::uint64_t gen_seed = 0;
   std::map<std::string, double> gen_params;
   gen->add_option("family", gen_family, "stream, fork-join, chains, tp-groups or random")->required();
-  gen->add_option("--seed", gen_seed, "Seed of the generator's draws");
-  for (const char* opt :
-       {"tasks", "workers", "duration-s", "rounds", "width", "chains", "length", "groups", "size",
-        "singles-per-group", "edges", "group-fraction", "arrival-rate", "interval"}) {
-    std::string key(opt);
+  gen->add_option("--seed", gen_seed, "Seed of the generator's draws")->check(any_seed);
+  for (const GenRange& r : kGenRanges) {
+    std::string key(r.option);
     std::replace(key.begin(), key.end(), '-', '_');
     gen->add_option_function<double>(
-        std::string("--") + opt, [&gen_params, key](double v) { gen_params[key] = v; },
-        "see the README's list of families");
+           std::string("--") + r.option, [&gen_params, key](double v) { gen_params[key] = v; },
+           "see the README's list of families")
+        ->check(r.whole ? cli::whole_number(static_cast<std::uint64_t>(r.min), static_cast<std::uint64_t>(r.max))
+                        : cli::real_number(r.min, r.max));
   }
 
   try {
@@ -488,16 +581,31 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
+    if (std::find(cfg.begin(), cfg.end(), "help") != cfg.end()) {  // --cfg=help: SimGrid's options
+      print_simgrid_help();
+      return 0;
+    }
     if (policy) parse_policy(*policy, "--policy");  // a typo stops here, before anything runs
-    if (*run) return cmd_run(run_file, out_dir, seed, outputs, cfg, check_invariants, run_vars, policy);
+    if (*run) {
+      threads.on = run_engine == "threads";
+      if (!(threads.time_scale >= 0)) {  // CLI::Range lets NaN through
+        std::cerr << "dirsched run: --time-scale: expected a number in [0, 1e6]\n";
+        return 2;
+      }
+      if (time_scale->count() && !threads.on) {
+        std::cerr << "dirsched run: --time-scale applies to --engine threads only\n";
+        return 2;
+      }
+      return cmd_run(run_file, out_dir, seed, outputs, cfg, check_invariants, run_vars, policy, threads);
+    }
     if (*sweep) {
       if (!collect_dir.empty()) return cmd_collect(collect_dir);
       if (sweep_file.empty() || (sweep_out.empty())) {
         std::cerr << "dirsched sweep: give SCENARIO and --out DIR, or --collect DIR\n";
         return 2;
       }
-      const int rc =
-          cmd_sweep(sweep_file, sweep_out, sweep_jobs, sweep_sample, sweep_seed, sweep_plan, cfg, policy);
+      const int rc = cmd_sweep(sweep_file, sweep_out, sweep_jobs, sweep_sample, sweep_seed, sweep_max_variants,
+                               sweep_plan, cfg, policy);
       return rc != 0 || sweep_plan ? rc : cmd_collect(sweep_out);
     }
     if (*compare) {
@@ -509,6 +617,10 @@ int main(int argc, char** argv) {
     if (*check) return cmd_check(check_files, cfg, parse_vars(check_vars), policy);
     if (*render) return cmd_render(render_dir);
     if (*gen) {
+      if (const std::string why = gen_too_large(gen_family, gen_params); !why.empty()) {
+        std::cerr << "dirsched: gen " << gen_family << ": " << why << "\n";
+        return 2;
+      }
       Scenario s;
       s.name = gen_family;
       s.description = "Generated by dirsched gen " + gen_family + " (seed " + std::to_string(gen_seed) + ")";

@@ -9,6 +9,14 @@
 #include <string_view>
 #include <unordered_map>
 
+#include <pthread.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+extern "C" std::size_t __sanitizer_get_current_allocated_bytes();
+#else
+#include <malloc.h>
+#endif
+
 #include "dirsched/invariants.hpp"
 #include "dirsched/replay.hpp"
 
@@ -188,6 +196,39 @@ struct Choice {
 };
 
 constexpr std::uint16_t kNoChoice = 0xffff;
+// At 64 nodes between checks the bound is overshot by at most 64 states' copies.
+constexpr std::size_t kMemoryCheckEvery = 64;
+
+// What the stack keeps free below the deepest visit(): the end-of-path work (a terminal state, a
+// witness) and the sanitizers' larger frames.
+constexpr std::size_t kStackReserve = std::size_t{2} << 20;
+
+// The lowest address visit() may reach: the bottom of this thread's stack plus kStackReserve (the
+// stack grows down). 0 when the thread cannot tell (then only the other bounds apply).
+std::uintptr_t stack_floor() {
+  pthread_attr_t attr;
+  if (pthread_getattr_np(pthread_self(), &attr) != 0) return 0;
+  void* low = nullptr;
+  std::size_t size = 0;
+  const int rc = pthread_attr_getstack(&attr, &low, &size);
+  pthread_attr_destroy(&attr);
+  if (rc != 0) return 0;
+  const std::uintptr_t here = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
+  const std::uintptr_t floor = reinterpret_cast<std::uintptr_t>(low) + kStackReserve;
+  // A stack smaller than the reserve still explores a few levels, down to half of what is left.
+  return floor < here ? floor : reinterpret_cast<std::uintptr_t>(low) + (here - reinterpret_cast<std::uintptr_t>(low)) / 2;
+}
+
+// The bytes the allocator has handed out and not taken back (the sanitizers' allocator under ASan).
+// For one binary and one input the sequence of allocations is the same, so the stop is too.
+std::size_t heap_in_use() {
+#if defined(__SANITIZE_ADDRESS__)
+  return __sanitizer_get_current_allocated_bytes();
+#else
+  const struct mallinfo2 m = mallinfo2();
+  return m.uordblks + m.hblkhd;
+#endif
+}
 
 class Explorer {
  public:
@@ -197,6 +238,7 @@ class Explorer {
   }
 
   ojson run() {
+    stack_floor_ = stack_floor();
     const std::size_t r = visit(root());
     ojson out;
     out["scenario"] = s_.name;
@@ -204,9 +246,15 @@ class Explorer {
     out["states"] = nodes_;
     out["transitions"] = transitions_;
     out["stopped_early"] = stopped_;
-    if (stopped_)
+    if (out_of_stack_)
+      out["note"] = "stopped at depth " + std::to_string(stack_stop_depth_) +
+                    ": a deeper path would overflow the stack (ulimit -s); results cover only the states visited";
+    else if (stopped_ && !out_of_memory_)
       out["note"] =
           "stopped after max_states=" + std::to_string(o_.max_states) + " states: results cover only those";
+    else if (stopped_)
+      out["note"] = "stopped at max_memory=" + std::to_string(o_.max_memory) + " bytes (the heap in use) after " +
+                    std::to_string(memory_stop_at_) + " states: results cover only those";
     out["por"] = o_.por;
     out["bytes_per_state"] = nodes_ ? (bytes_held() + nodes_ / 2) / nodes_ : 0;
     out["terminal_outcomes"] = outcomes_.size();
@@ -422,11 +470,9 @@ class Explorer {
       const std::vector<Choice> cs = choices(st);
       const Choice& c = cs[k];
       steps.push_back(step_name(st, c));
-      State next;
       std::vector<int> delta;
       std::optional<Violation> v;
-      apply(st, c, next, delta, v);
-      st = std::move(next);
+      apply(st, c, st, delta, v);  // in place: a copy per step is what a large scenario cannot afford
     }
     return steps;
   }
@@ -441,11 +487,9 @@ class Explorer {
       if (k == kNoChoice) break;
       const std::vector<Choice> cs = choices(st);
       steps.push_back(step_name(st, cs[k]));
-      State next;
       std::vector<int> delta;
       std::optional<Violation> v;
-      apply(st, cs[k], next, delta, v);
-      st = std::move(next);
+      apply(st, cs[k], st, delta, v);  // in place, as in path_steps()
       node = visited_.find(key(st));
     }
     return steps;
@@ -513,12 +557,23 @@ class Explorer {
     if (const TaskId stalling = st.core->stalling_group(); stalling.valid())
       can_stall_.insert(std::string(st.core->name(stalling)));
     if (nodes_ > o_.max_states) stopped_ = true;
+    // The states held on the depth-first path, not the visited set, are what grow with a large
+    // scenario (each holds a copy of the core): the heap is checked every kMemoryCheckEvery nodes.
+    if (!stopped_ && nodes_ % kMemoryCheckEvery == 0 && heap_in_use() > o_.max_memory)
+      stopped_ = out_of_memory_ = true, memory_stop_at_ = nodes_;
+    // visit() recurses once per step of the path: a path of tens of thousands of steps (a long trace)
+    // would overflow the stack, so the search stops while kStackReserve is left.
+    if (!stopped_ && reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0)) < stack_floor_)
+      stopped_ = out_of_stack_ = true, stack_stop_depth_ = path_.size();
     std::vector<Choice> cs;
     if (!stopped_) cs = choices(st);
     if (cs.empty() && !stopped_) terminal(st);
     const std::size_t tasks_here = st.core->task_count();
     std::vector<int> delta;
     for (std::size_t k = 0; k < cs.size(); ++k) {
+      // Past a bound nothing more is explored: the siblings left on the path would each cost a copy
+      // of the state (the very thing a memory bound is there to stop).
+      if (stopped_) break;
       State next;
       std::optional<Violation> violation;
       path_.push_back(static_cast<std::uint16_t>(k));
@@ -571,6 +626,11 @@ class Explorer {
   std::vector<std::uint32_t> scratch_;
   std::size_t transitions_ = 0;
   bool stopped_ = false;
+  bool out_of_memory_ = false;  // stopped by max_memory (else by max_states)
+  bool out_of_stack_ = false;   // stopped by the depth the thread's stack allows
+  std::size_t stack_stop_depth_ = 0;
+  std::uintptr_t stack_floor_ = 0;  // visit() stops expanding below this address
+  std::size_t memory_stop_at_ = 0;
   std::set<std::string> outcomes_;
   std::set<std::string> can_stall_;  // groups whose stall condition holds in some visited state
   ojson violations_ = ojson::array();

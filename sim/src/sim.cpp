@@ -16,7 +16,9 @@
 #include <simgrid/s4u.hpp>
 #include <unordered_map>
 
+#include "dirsched/jitter.hpp"
 #include "dirsched/platform.hpp"
+#include "dirsched/probe.hpp"
 #include "dirsched/replay.hpp"
 
 namespace sg4 = simgrid::s4u;
@@ -28,32 +30,11 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 // Two times closer than this are one instant (SimGrid's own timing precision is 1e-9 s by default).
 constexpr double kSameInstant = 1e-9;
+// The loader keeps every time a scenario gives at most 2^32 s (136 years), where a double still
+// resolves 1 us; a platform can still make a transfer or a computation longer: the run stops there.
+constexpr double kMaxClockS = 4294967296.0;
 
-// Draws from one seeded generator, in dispatch order, so that a seed gives one run.
-class Rng {
- public:
-  explicit Rng(std::uint64_t seed) : gen_(seed) {}
-  double uniform01() { return static_cast<double>(gen_() >> 11) * 0x1.0p-53; }
-  double normal() {  // Box-Muller, one value per call for a simple, portable sequence
-    double u1 = uniform01(), u2 = uniform01();
-    if (u1 < 1e-300) u1 = 1e-300;
-    return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
-  }
-  double factor(const Jitter& j) {
-    switch (j.kind) {
-      case Jitter::Kind::kNone:
-        return 1.0;
-      case Jitter::Kind::kUniform:
-        return 1.0 + j.rel * (2.0 * uniform01() - 1.0);
-      case Jitter::Kind::kNormal:
-        return std::max(0.0, 1.0 + j.rel * normal());
-    }
-    return 1.0;
-  }
-
- private:
-  std::mt19937_64 gen_;
-};
+using Rng = JitterRng;  // scenario/include/dirsched/jitter.hpp: the same draws on every engine
 
 class Driver {
  public:
@@ -81,10 +62,33 @@ class Driver {
       if (!f.link.empty() && !sg4::Link::by_name_or_null(f.link))
         throw ScenarioError(s_.file, f.path + ".link", "no link '" + f.link + "' in the platform");
     }
+    // SimGrid takes a transfer's size as a 64-bit count: a larger one cannot be sent (the cast would
+    // be undefined; SimGrid then reports a deadlock).
+    for (const CallableSpec& c : s_.callables)
+      for (const auto& [what, bytes] : {std::pair{"input_bytes", c.cost.input_bytes}, {"output_bytes", c.cost.output_bytes}})
+        if (!(bytes < 0x1p64))
+          throw ScenarioError(s_.file, "callables." + c.name + "." + what,
+                              human_number(bytes) + " bytes: more than SimGrid can send (2^64-1)");
     faults_ = s_.faults;
     std::stable_sort(faults_.begin(), faults_.end(),
                      [](const FaultSpec& a, const FaultSpec& b) { return a.off_at_s < b.off_at_s; });
     for (sg4::Host* h : nl_hosts_) run_.result.host_of_worker.push_back(h->get_name());
+  }
+
+  // False when SimGrid ended the run before the scheduler actor did (a deadlock: activities that can
+  // never complete), or the simulated clock overflowed.
+  bool finished() const { return finished_; }
+  bool clock_overflow() const { return clock_overflow_; }  // the clock passed kMaxClockS
+  std::size_t activities_left() const { return acts_.size() + timers_.size(); }
+  double last_instant() const { return last_instant_; }
+  // Cancels what is still in flight after such an end, so that nothing complains on destruction.
+  void abandon() {
+    for (sg4::ActivityPtr& a : acts_) {
+      try {
+        a->cancel();
+      } catch (const std::exception&) {
+      }
+    }
   }
 
   void setup_core() { replay_ = std::make_unique<Replay>(s_, *run_.core); }
@@ -110,6 +114,10 @@ class Driver {
         }
       }
       double instant = sg4::Engine::get_clock();
+      if (!(instant <= kMaxClockS)) {  // a cost the platform makes too long (a slow link or host)
+        clock_overflow_ = true;
+        return;
+      }
       // Snap to the nominal time of a timer, fault or op due within the same instant, so that a
       // 1 ms duration reads 0.001 in the outputs rather than SimGrid's rounded clock.
       for (double nominal : {t_timer, t_fault, t_op})
@@ -206,12 +214,7 @@ class Driver {
     f.in_bytes = c.cost.input_bytes;
     f.out_bytes = c.cost.output_bytes;
     ++run_.result.dispatches;
-    if (keep_dispatch_order_)
-      run_.result.dispatch_order.push_back(
-          std::string(run_.core->name(d.task)) +
-          (is_group(run_.core->kind(d.task)) ? "[" + std::to_string(d.member) + "]" : "") + "@" +
-          (d.target.sub ? "sub" + std::to_string(d.target.sub_index)
-                        : std::to_string(d.target.worker.value())));
+    if (keep_dispatch_order_) run_.result.dispatch_order.push_back(dispatch_label(*run_.core, d));
     if (off_hosts_.count(host_of(f))) {
       due_.push_back(
           {d.seq, d.task, d.member, Outcome::kFailure});  // a dispatch to an off host fails at once
@@ -395,36 +398,10 @@ class Driver {
   }
 
   void finish() {
+    finished_ = true;
     if (printed_progress_) std::fprintf(stderr, "\n");
-    RunResult& r = run_.result;
-    const Scheduler& core = *run_.core;
-    // Ops never reached because the replay waited forever (a drain over stuck tasks).
-    replay_->unwind_rest();
-    r.stuck = core.stuck();
-    if (checker_ && !r.violation) {
-      try {
-        checker_->finish(r.stuck);
-      } catch (const InvariantViolation& v) {
-        r.violation = v.violation;
-      }
-    }
-    if (r.violation) {
-      r.outcome = "VIOLATION";
-      r.error = "invariant " + r.violation->rule + " violated at event seq " +
-                std::to_string(r.violation->seq) + ": " + r.violation->detail;
-    } else if (core.run_error()) {
-      r.outcome = "FAILED";
-      r.error = core.run_error()->message;
-    } else if (!replay_->abort_error().empty()) {
-      r.outcome = "FAILED";
-      r.error = replay_->abort_error();
-    } else if (!r.stuck.empty()) {
-      r.outcome = "STUCK";
-    } else {
-      r.outcome = "COMPLETED";
-    }
-    r.makespan_s = run_.recorder->last_transition();
-    r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start_).count();
+    finish_result(run_, *replay_, checker_);
+    run_.result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start_).count();
   }
 
   // The dispatch order ("task@worker" per dispatch) is kept only for an expect block that checks it:
@@ -438,6 +415,8 @@ class Driver {
   InvariantChecker* checker_;
   bool keep_dispatch_order_;
   bool printed_progress_ = false;
+  bool finished_ = false;
+  bool clock_overflow_ = false;
   double last_instant_ = 0;
   std::chrono::steady_clock::time_point wall_start_, last_progress_;
 
@@ -460,6 +439,8 @@ class Driver {
 }  // namespace
 
 std::unique_ptr<Run> simulate(const Scenario& scenario, const RunOptions& options) {
+  // SimGrid aborts on a bad option or platform: a child process meets those first.
+  probe_simgrid(scenario, options.simgrid_args);
   auto run = std::make_unique<Run>(scenario);
   const std::uint64_t seed = options.seed.value_or(scenario.seed);
   run->result.seed = seed;
@@ -470,10 +451,16 @@ std::unique_ptr<Run> simulate(const Scenario& scenario, const RunOptions& option
   for (std::string& a : args) argv.push_back(a.data());
   int argc = static_cast<int>(argv.size());
   sg4::Engine engine(&argc, argv.data());
-  if (scenario.platform.empty())
-    build_default_platform(scenario);
-  else
-    engine.load_platform(scenario.platform);
+  try {
+    if (scenario.platform.empty())
+      build_default_platform(scenario);
+    else
+      engine.load_platform(scenario.platform);
+  } catch (const std::exception& e) {
+    throw ScenarioError(scenario.file, "platform",
+                        (scenario.platform.empty() ? "the default platform" : scenario.platform) + ": " +
+                            std::string(e.what()).substr(0, std::string(e.what()).find('\n')));
+  }
 
   run->core = make_scheduler(scenario);
   run->recorder = std::make_unique<Recorder>(run->core->registry());
@@ -499,6 +486,18 @@ std::unique_ptr<Run> simulate(const Scenario& scenario, const RunOptions& option
   sg4::Host* host = sg4::Host::by_name(scenario.scheduler_host);
   sg4::Actor::create("scheduler", host, [&driver]() { driver.main_loop(); });
   engine.run();
+  if (!driver.finished()) {
+    const std::string left = std::to_string(driver.activities_left()) + " transfer(s), computation(s) or timer(s)";
+    std::string why = driver.clock_overflow()
+                          ? "the simulated clock passed 2^32 s after t=" + human_number(driver.last_instant()) +
+                                " s (a transfer or computation the platform makes too long)"
+                          : "SimGrid reported a deadlock at t=" + human_number(driver.last_instant()) + " s: " +
+                                left + " can never complete (a transfer or computation too long for SimGrid)";
+    driver.abandon();
+    run->core->set_observer(nullptr);
+    throw ScenarioError(scenario.file, scenario.platform.empty() ? "" : "platform",
+                        (scenario.platform.empty() ? "" : scenario.platform + ": ") + why);
+  }
   log.flush();
   run->core->set_observer(nullptr);
   run->events_file = options.events_path;

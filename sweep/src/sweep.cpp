@@ -101,11 +101,50 @@ std::string csv_field(const std::string& s) {
 
 }  // namespace
 
-std::size_t variant_count(const Scenario& s) {
+std::optional<std::size_t> variant_count(const Scenario& s) {
   std::size_t n = 1;
-  for (const auto& [name, candidates] : s.vars) n *= candidates.size();
+  for (const auto& [name, candidates] : s.vars)
+    if (__builtin_mul_overflow(n, candidates.size(), &n)) return std::nullopt;
   return n;
 }
+
+std::string variant_count_text(const Scenario& s) {
+  // Decimal digits, least significant first: the product of the candidate counts at any size. With m
+  // candidates the carry stays below m, so d * m + carry < 10 m fits (m is an array's size in memory).
+  std::vector<int> digits = {1};
+  for (const auto& [name, candidates] : s.vars) {
+    std::uint64_t carry = 0;
+    for (int& d : digits) {
+      const std::uint64_t x = static_cast<std::uint64_t>(d) * candidates.size() + carry;
+      d = static_cast<int>(x % 10);
+      carry = x / 10;
+    }
+    for (; carry; carry /= 10) digits.push_back(static_cast<int>(carry % 10));
+  }
+  while (digits.size() > 1 && digits.back() == 0) digits.pop_back();
+  std::string o;
+  for (auto it = digits.rbegin(); it != digits.rend(); ++it) o += static_cast<char>('0' + *it);
+  return o;
+}
+
+namespace {
+
+// Refuses, before any variant is built, a sweep of more than max_variants runs.
+void check_limit(const Scenario& s, std::optional<std::size_t> runs, std::size_t max_variants) {
+  const std::string vars = std::to_string(s.vars.size()) + (s.vars.size() == 1 ? " variable" : " variables");
+  if (!runs)
+    throw ScenarioError(s.file, "vars",
+                        vars + " give " + variant_count_text(s) +
+                            " variants, more than a sweep can number (2^64-1)");
+  if (*runs > max_variants)
+    throw ScenarioError(s.file, "vars",
+                        vars + " give " + variant_count_text(s) + " variants" +
+                            (*runs == variant_count(s) ? "" : " (" + std::to_string(*runs) + " sampled)") +
+                            ", more than --max-variants " + std::to_string(max_variants) +
+                            " (raise it, or run a sample with --sample K)");
+}
+
+}  // namespace
 
 Variant variant_at(const Scenario& s, std::size_t index) {
   Variant v;
@@ -119,18 +158,24 @@ Variant variant_at(const Scenario& s, std::size_t index) {
   return v;
 }
 
-std::vector<Variant> enumerate_variants(const Scenario& s) {
+std::vector<Variant> enumerate_variants(const Scenario& s, std::size_t max_variants) {
+  const std::optional<std::size_t> n = variant_count(s);
+  check_limit(s, n, max_variants);
   std::vector<Variant> out;
-  for (std::size_t i = 0; i < variant_count(s); ++i) out.push_back(variant_at(s, i));
+  out.reserve(*n);
+  for (std::size_t i = 0; i < *n; ++i) out.push_back(variant_at(s, i));
   return out;
 }
 
-std::vector<Variant> sample_variants(const Scenario& s, std::size_t k, std::uint64_t seed) {
-  const std::size_t n = variant_count(s);
-  if (k >= n) return enumerate_variants(s);
+std::vector<Variant> sample_variants(const Scenario& s, std::size_t k, std::uint64_t seed,
+                                     std::size_t max_variants) {
+  const std::optional<std::size_t> n = variant_count(s);
+  if (!n) check_limit(s, n, max_variants);
+  if (k >= *n) return enumerate_variants(s, max_variants);
+  check_limit(s, k, max_variants);
   std::mt19937_64 rng(seed);
   std::set<std::size_t> picked;
-  while (picked.size() < k) picked.insert(static_cast<std::size_t>(rng() % n));
+  while (picked.size() < k) picked.insert(static_cast<std::size_t>(rng() % *n));
   std::vector<Variant> out;
   for (std::size_t i : picked) out.push_back(variant_at(s, i));
   return out;

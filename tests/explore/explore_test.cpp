@@ -274,5 +274,32 @@ TEST(ExplorePolicies, BlockedHeadWithNothingQueuedStallsOnlyUnderSeed) {
                    .get<bool>());
 }
 
+// A scenario whose every state holds a large core: 2000 independent singles on two chips. Under a
+// small memory bound the exploration stops early with what it has, as under max_states.
+TEST(Explore, StopsAtMaxMemoryWithAPartialResultAndSaysSo) {
+  std::string trace = "[";
+  for (int i = 0; i < 2000; ++i)
+    trace += std::string(i ? "," : "") + R"({"op":"submit_next_level","task":"t)" + std::to_string(i) +
+             R"(","callable":"k","worker":)" + std::to_string(i % 2) + "}";
+  trace += R"(,{"op":"drain"}])";
+  const Scenario s = load(trace);
+  ExploreOptions o;
+  o.por = false;  // every ordering: the depth-first path grows to thousands of states
+  o.max_states = 1000000;
+  o.max_memory = std::size_t{48} << 20;
+  auto r = explore(s, o);
+  EXPECT_TRUE(r["stopped_early"].get<bool>());
+  EXPECT_NE(r["note"].get<std::string>().find("stopped at max_memory=50331648 bytes"), std::string::npos)
+      << r["note"];
+  EXPECT_LT(r["states"].get<std::size_t>(), 1000000u);
+  EXPECT_GT(r["states"].get<std::size_t>(), 0u);
+  EXPECT_TRUE(r["violations"].empty());
+  // The same search under an ample bound and a small max_states stops for max_states instead.
+  o.max_memory = std::size_t{8} << 30;
+  o.max_states = 10;
+  auto small = explore(s, o);
+  EXPECT_NE(small["note"].get<std::string>().find("stopped after max_states=10"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace dirsched

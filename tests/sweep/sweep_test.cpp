@@ -173,5 +173,59 @@ TEST(Compare, SaysSameForIdenticalRunsAndListsEveryDivergenceOtherwise) {
   std::filesystem::remove_all(tmp);
 }
 
+// Variant counting: a product of candidate counts, without overflow, refused past the limit before
+// any variant is built.
+Scenario with_vars(std::size_t variables, std::size_t candidates) {
+  Scenario s;
+  s.file = "many.json";
+  for (std::size_t i = 0; i < variables; ++i) {
+    json c = json::array();
+    for (std::size_t k = 0; k < candidates; ++k) c.push_back(k);
+    char name[8];
+    std::snprintf(name, sizeof name, "v%02zu", i);
+    s.vars[name] = std::vector<json>(c.begin(), c.end());
+  }
+  return s;
+}
+
+TEST(VariantCount, IsTheExactProductWhenItFits) {
+  EXPECT_EQ(variant_count(with_vars(3, 4)), std::optional<std::size_t>(64));
+  EXPECT_EQ(variant_count(with_vars(63, 2)), std::optional<std::size_t>(std::size_t{1} << 63));
+  EXPECT_EQ(variant_count_text(with_vars(10, 10)), "10000000000");
+}
+
+TEST(VariantCount, SixtyFourVariablesOfTwoDoNotWrapToZero) {
+  EXPECT_EQ(variant_count(with_vars(64, 2)), std::nullopt);
+  EXPECT_EQ(variant_count_text(with_vars(64, 2)), "18446744073709551616");
+  EXPECT_EQ(variant_count_text(with_vars(30, 1000)), "1" + std::string(90, '0'));
+}
+
+TEST(VariantCount, PastTheLimitNothingIsBuiltAndTheCountIsInTheMessage) {
+  try {
+    (void)enumerate_variants(with_vars(10, 10));
+    FAIL() << "10^10 variants were enumerated";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "many.json: vars: 10 variables give 10000000000 variants, more than --max-variants 10000 (raise "
+              "it, or run a sample with --sample K)");
+  }
+  EXPECT_THROW((void)enumerate_variants(with_vars(64, 2), SIZE_MAX), ScenarioError);
+  EXPECT_THROW((void)sample_variants(with_vars(64, 2), 3, 1), ScenarioError);
+  EXPECT_THROW((void)sample_variants(with_vars(10, 10), 10001, 1), ScenarioError);
+  EXPECT_EQ(enumerate_variants(with_vars(2, 3), 9).size(), 9u);
+  EXPECT_THROW((void)enumerate_variants(with_vars(2, 3), 8), ScenarioError);
+}
+
+TEST(VariantCount, ASampleOfAHugeProductStaysDistinctAndInRange) {
+  const std::vector<Variant> v = sample_variants(with_vars(10, 10), 5, 7);
+  ASSERT_EQ(v.size(), 5u);
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    EXPECT_LT(v[i].index, 10000000000u);
+    if (i) {
+      EXPECT_LT(v[i - 1].index, v[i].index);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace dirsched

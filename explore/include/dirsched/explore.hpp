@@ -43,8 +43,10 @@
 // completions is not reported (por = false checks every ordering). `states` counts explored states.
 //
 // What it does not prove: completions that coincide in time are explored one at a time, not as one
-// simultaneous batch; durations, transfer costs and faults are not modelled; past max_states the
-// result covers only the states visited (`stopped_early`).
+// simultaneous batch; durations, transfer costs and faults are not modelled; past max_states, or once
+// the heap in use passes max_memory (checked every 64 new states), or once the depth-first path is as
+// deep as the thread's stack allows (2 MiB kept free; about 13,000 steps in 8 MiB), the result covers
+// only the states visited (`stopped_early`, and a note saying which bound stopped it).
 #pragma once
 
 #include <cstddef>
@@ -56,6 +58,8 @@ namespace dirsched {
 
 struct ExploreOptions {
   std::size_t max_states = 1000000;
+  // Stop (stopped_early, the partial result) once the heap in use passes this many bytes.
+  std::size_t max_memory = std::size_t{2} << 30;
   bool failures = false;
   bool por = true;
 };

@@ -19,6 +19,7 @@
 
 #include "dirsched/invariants.hpp"
 #include "dirsched/recorder.hpp"
+#include "dirsched/replay.hpp"
 #include "dirsched/scenario.hpp"
 #include "dirsched/scheduler.hpp"
 
@@ -71,6 +72,13 @@ class EventLog : public Observer {
   std::FILE* file_ = nullptr;
   std::uint64_t seq_ = 0;
 };
+
+// The end of a run, the same for every engine: the ops never reached are recorded not submitted
+// (replay.unwind_rest()), the stuck list and the checker's final check are taken, and the outcome,
+// error and makespan are set from the core, the replay and the recorder. wall_s is the engine's.
+void finish_result(Run& run, Replay& replay, InvariantChecker* checker);
+// "task@worker", "task[m]@worker", "task@subN": one entry of RunResult::dispatch_order.
+std::string dispatch_label(const Scheduler& core, const Dispatch& d);
 
 // Output files. `outputs` selects among "events", "summary", "tasks", "metrics" (empty: all);
 // `extra` are more files (the pictures) written alongside. Everything goes to a temporary folder

@@ -142,8 +142,9 @@ struct Scenario {
 };
 
 // The core's options from a scenario (its keys under `scheduler`), and a Scheduler built with them.
-// The single place every driver takes them from: the SimGrid driver, the threads runtime, the
-// explorer and the fuzz target all build their core with make_scheduler(). A new core option is one
+// The single place every driver takes them from: the SimGrid driver, the explorer and the fuzz
+// target build their core with make_scheduler(); the threads engine with scheduler_options(), its
+// stall_report_s scaled to wall seconds (runtime/src/threads_engine.cpp). A new core option is one
 // key in the loader's `scheduler` block, one Scenario field and one line in scheduler_options()
 // (scenario/src/scheduler_options.cpp).
 Scheduler::Options scheduler_options(const Scenario& scenario);

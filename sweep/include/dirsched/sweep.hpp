@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,11 +23,20 @@ struct Variant {
   VarAssignment values;
 };
 
-std::size_t variant_count(const Scenario& s);
+// The number of variants, the product of the candidate counts, computed without overflow: nullopt
+// when it does not fit in std::size_t. variant_count_text() is the exact product in decimal, any size.
+std::optional<std::size_t> variant_count(const Scenario& s);
+std::string variant_count_text(const Scenario& s);
 Variant variant_at(const Scenario& s, std::size_t index);
-std::vector<Variant> enumerate_variants(const Scenario& s);
-// K distinct variants drawn with the seed, in index order (all of them when K >= the count).
-std::vector<Variant> sample_variants(const Scenario& s, std::size_t k, std::uint64_t seed);
+// The default of --max-variants: a sweep runs each variant in a process of its own.
+constexpr std::size_t kDefaultMaxVariants = 10000;
+// Every variant. Throws ScenarioError (path `vars`, the count in the message) before building any
+// when there are more than max_variants.
+std::vector<Variant> enumerate_variants(const Scenario& s, std::size_t max_variants = kDefaultMaxVariants);
+// K distinct variants drawn with the seed, in index order (all of them when K >= the count). Throws
+// as enumerate_variants when more than max_variants would run, or the count does not fit in 64 bits.
+std::vector<Variant> sample_variants(const Scenario& s, std::size_t k, std::uint64_t seed,
+                                     std::size_t max_variants = kDefaultMaxVariants);
 std::string variant_dir(const Variant& v);  // "variant-0007"
 
 // One row of sweep.csv, from a variant's summary.json.

@@ -1,0 +1,44 @@
+// How every engine ends a run: one RunResult from the core, the replay, the recorder and the checker.
+#include "dirsched/outputs.hpp"
+
+namespace dirsched {
+
+void finish_result(Run& run, Replay& replay, InvariantChecker* checker) {
+  RunResult& r = run.result;
+  const Scheduler& core = *run.core;
+  // Ops never reached because the replay waited forever (a drain over stuck tasks).
+  replay.unwind_rest();
+  r.stuck = core.stuck();
+  if (checker && !r.violation) {
+    try {
+      checker->finish(r.stuck);
+    } catch (const InvariantViolation& v) {
+      r.violation = v.violation;
+    }
+  }
+  if (r.violation) {
+    r.outcome = "VIOLATION";
+    r.error = "invariant " + r.violation->rule + " violated at event seq " +
+              std::to_string(r.violation->seq) + ": " + r.violation->detail;
+  } else if (core.run_error()) {
+    r.outcome = "FAILED";
+    r.error = core.run_error()->message;
+  } else if (!replay.abort_error().empty()) {
+    r.outcome = "FAILED";
+    r.error = replay.abort_error();
+  } else if (!r.stuck.empty()) {
+    r.outcome = "STUCK";
+  } else {
+    r.outcome = "COMPLETED";
+  }
+  r.makespan_s = run.recorder->last_transition();
+}
+
+std::string dispatch_label(const Scheduler& core, const Dispatch& d) {
+  return std::string(core.name(d.task)) +
+         (is_group(core.kind(d.task)) ? "[" + std::to_string(d.member) + "]" : "") + "@" +
+         (d.target.sub ? "sub" + std::to_string(d.target.sub_index)
+                       : std::to_string(d.target.worker.value()));
+}
+
+}  // namespace dirsched

@@ -1,0 +1,131 @@
+#include "dirsched/threads_engine.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <thread>
+
+#include "dirsched/jitter.hpp"
+#include "dirsched/replay.hpp"
+#include "dirsched/runtime.hpp"
+
+namespace dirsched {
+
+namespace {
+
+constexpr double kNever = std::numeric_limits<double>::infinity();
+
+// The scenario's trace on the scheduler thread. Replay keeps scenario seconds; the runtime's clock is
+// wall seconds, `scale` times as many.
+class ScenarioOrchestrator : public Orchestrator {
+ public:
+  ScenarioOrchestrator(Replay& replay, double scale) : replay_(replay), scale_(scale) {}
+
+  double next_time(const Scheduler&) const override {
+    if (!replay_.next() || !replay_.next_enabled()) return kNever;
+    const double start = replay_.earliest_start();
+    // An op that may start when the last one returned runs in the same instant (as on SimGrid), not
+    // a rounding error later.
+    if (start <= last_replay_now_) return last_now_;
+    return start * scale_;
+  }
+  bool run_next(Scheduler&, double now) override {
+    last_now_ = now;
+    last_replay_now_ = scale_ > 0 ? now / scale_ : replay_.earliest_start();
+    return replay_.run_next(last_replay_now_);
+  }
+
+ private:
+  Replay& replay_;
+  double scale_;
+  double last_now_ = 0, last_replay_now_ = 0;
+};
+
+}  // namespace
+
+void check_threads_engine(const Scenario& s) {
+  auto refuse = [&](const std::string& path, const std::string& what) {
+    throw ScenarioError(
+        s.file, path,
+        what + " needs the simulated platform: the threads engine cannot run it (use --engine sim)");
+  };
+  for (const FaultSpec& f : s.faults) refuse(f.path, f.host.empty() ? "a link fault" : "a host fault");
+  for (const CallableSpec& c : s.callables) {
+    const std::string path = "callables." + c.name;
+    if (c.cost.flops) refuse(path + ".flops", "a cost in flops");
+    if (c.cost.input_bytes > 0) refuse(path + ".input_bytes", "a transfer cost");
+    if (c.cost.output_bytes > 0) refuse(path + ".output_bytes", "a transfer cost");
+  }
+  if (s.iteration_cost_s > 0) refuse("scheduler.iteration_cost_s", "a simulated scheduler cost");
+  if (s.dispatch_cost_s > 0) refuse("scheduler.dispatch_cost_s", "a simulated scheduler cost");
+}
+
+std::unique_ptr<Run> run_threads(const Scenario& scenario, const ThreadsOptions& options) {
+  check_threads_engine(scenario);
+  auto run = std::make_unique<Run>(scenario);
+  const std::uint64_t seed = options.seed.value_or(scenario.seed);
+  run->result.seed = seed;
+  for (const WorkerSpec& w : scenario.next_level) run->result.host_of_worker.push_back(w.host);
+
+  // The core's options from the one factory; its one duration, the stall report's, is in wall
+  // seconds here like every other time.
+  Scheduler::Options core_options = scheduler_options(scenario);
+  if (options.time_scale > 0) core_options.stall_report_s *= options.time_scale;
+  run->core = std::make_unique<Scheduler>(scenario.registry(), core_options);
+  run->recorder = std::make_unique<Recorder>(run->core->registry());
+  run->core->reserve(scenario.submit_count());
+  run->recorder->reserve(scenario.submit_count());
+  const bool keep_order = expect_reads_dispatch_order(scenario);
+  const Scheduler* core_view = run->core.get();
+  EventLog log(run->events_jsonl, options.events_path, core_view);
+  ObserverList observers;
+  if (options.record_events) observers.add(&log);
+  observers.add(run->recorder.get());
+  std::unique_ptr<InvariantChecker> checker;
+  if (options.check_invariants) {
+    checker = std::make_unique<InvariantChecker>(run->core->registry(), scenario.policy);
+    checker->set_dump([&run] { return run->core->dump(); });
+    observers.add(checker.get());
+  }
+  run->core->set_observer(&observers);
+  Replay replay(scenario, *run->core);
+
+  // Every callable sleeps its member's duration, then reports what the scenario says.
+  const double scale = options.time_scale;
+  CallableTable table;
+  for (const CallableSpec& c : scenario.callables)
+    table.add(c.name, [scale](const MemberCall& call) {
+      const auto* op = static_cast<const OpSpec*>(call.context);
+      if (call.value > 0 && scale > 0)
+        std::this_thread::sleep_for(std::chrono::duration<double>(call.value * scale));
+      return !op->member_fails(call.member);
+    });
+  JitterRng rng(seed);
+  Runtime::Options ro;
+  ro.prepare = [&](const Dispatch& d, MemberCall& call) {
+    const OpSpec& op = replay.op_of(d.task);
+    const CallableSpec& c = scenario.callables[op.callable];
+    const double factor = rng.factor(c.cost.jitter);  // one draw per dispatch, as on SimGrid
+    const std::optional<double> own = op.member_duration(d.member);
+    call.context = &op;
+    call.value = (own ? *own : c.cost.duration_s.value_or(0.0)) * factor;
+    ++run->result.dispatches;
+    if (keep_order) run->result.dispatch_order.push_back(dispatch_label(*run->core, d));
+  };
+  Runtime runtime(*run->core, std::move(table), std::move(ro));
+  ScenarioOrchestrator orchestrator(replay, scale);
+  const auto wall_start = std::chrono::steady_clock::now();
+  try {
+    runtime.run(orchestrator);
+  } catch (const InvariantViolation& v) {
+    run->result.violation = v.violation;  // the run stops here, as on SimGrid
+  }
+  finish_result(*run, replay, checker.get());
+  run->result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  log.flush();
+  run->core->set_observer(nullptr);
+  run->events_file = options.events_path;
+  return run;
+}
+
+}  // namespace dirsched

@@ -1,0 +1,261 @@
+#include "dirsched/probe.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <set>
+#include <simgrid/s4u.hpp>
+#include <stdexcept>
+#include <xbt/config.hpp>
+
+#include "dirsched/platform.hpp"
+
+namespace sg4 = simgrid::s4u;
+
+namespace dirsched {
+
+namespace {
+
+// The child's report to the parent: one line per step ("step ..." before it starts, "error ..." for a
+// complaint SimGrid made as an exception), on the child's stderr, beside SimGrid's own log lines.
+constexpr const char* kStep = "@@dirsched-step ";
+constexpr const char* kError = "@@dirsched-error ";
+
+void say(const char* tag, const std::string& text) {
+  std::string line = tag;
+  for (char c : text) line += c == '\n' ? ' ' : c;
+  line += '\n';
+  std::fputs(line.c_str(), stderr);
+  std::fflush(stderr);
+}
+
+std::string number(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%g", v);
+  return b;
+}
+
+std::string first_line(const std::string& s) {
+  return s.substr(0, s.find('\n'));
+}
+
+std::vector<char*> argv_of(std::vector<std::string>& args) {
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  return argv;
+}
+
+bool moves_bytes(const Scenario& s) {
+  for (const CallableSpec& c : s.callables)
+    if (c.cost.input_bytes > 0 || c.cost.output_bytes > 0) return true;
+  return false;
+}
+
+bool has_flops(const Scenario& s) {
+  for (const CallableSpec& c : s.callables)
+    if (c.cost.flops && *c.cost.flops > 0) return true;
+  return false;
+}
+
+// Runs in the child: every step SimGrid might abort on, in the order a run takes them. Returns the
+// exit status (0 fine, 3 after an "error" line).
+int probe_child(const Scenario& s, const std::vector<std::string>& cfg) {
+  try {
+    std::vector<std::string> args = {"dirsched", "--log=root.thres:critical", "--log=no_loc"};
+    std::vector<char*> argv = argv_of(args);
+    int argc = static_cast<int>(args.size());
+    say(kStep, "engine");
+    sg4::Engine engine(&argc, argv.data());
+    for (std::size_t i = 0; i < cfg.size(); ++i) {
+      say(kStep, "cfg " + std::to_string(i));
+      const std::string text = cfg[i].substr(std::strlen("--cfg="));
+      const auto colon = text.find(':');
+      if (colon == std::string::npos || colon == 0) {
+        say(kError, "expected NAME:VALUE (dirsched run --cfg=help lists the names)");
+        return 3;
+      }
+      const std::string name = text.substr(0, colon);
+      try {
+        (void)simgrid::config::is_default(name.c_str());
+      } catch (const std::exception&) {
+        say(kError, "SimGrid has no option '" + name + "' (dirsched run --cfg=help lists them)");
+        return 3;
+      }
+      try {
+        sg4::Engine::set_config(text);
+      } catch (const std::exception& e) {
+        say(kError, first_line(e.what()));
+        return 3;
+      }
+    }
+    say(kStep, "platform");
+    if (s.platform.empty())
+      build_default_platform(s);
+    else
+      engine.load_platform(s.platform);
+    // Hosts the scenario names that the platform lacks are reported by the run, with their JSON path.
+    sg4::Host* scheduler = sg4::Host::by_name_or_null(s.scheduler_host);
+    if (!scheduler) return 0;
+    std::set<std::string> hosts;
+    for (const WorkerSpec& w : s.next_level) hosts.insert(w.host);
+    for (const std::string& h : s.sub_hosts) hosts.insert(h);
+    const bool bytes = moves_bytes(s), flops = has_flops(s);
+    for (const std::string& name : hosts) {
+      sg4::Host* h = sg4::Host::by_name_or_null(name);
+      if (!h) continue;
+      if (flops && !(h->get_speed() > 0)) {
+        say(kError, "host '" + name + "' has speed " + number(h->get_speed()) +
+                        " flop/s: a flops cost on it would never finish");
+        return 3;
+      }
+      if (!bytes) continue;
+      // Input bytes go from the scheduler's host to the worker's, output bytes back.
+      for (const auto& [from, to] : {std::pair{scheduler, h}, std::pair{h, scheduler}}) {
+        const std::string route = "the route from '" + from->get_name() + "' to '" + to->get_name() + "'";
+        say(kStep, "route " + route);
+        std::vector<sg4::Link*> links;
+        double latency = 0;
+        from->route_to(to, links, &latency);
+        if (links.empty() && from != to) {
+          say(kError, "no route from '" + from->get_name() + "' to '" + to->get_name() +
+                          "' (a transfer needs one)");
+          return 3;
+        }
+        for (const sg4::Link* l : links)
+          if (!(l->get_bandwidth() > 0) || !std::isfinite(l->get_bandwidth())) {
+            say(kError, "link '" + l->get_name() + "' on " + route + " has bandwidth " +
+                            number(l->get_bandwidth()) + ": a transfer over it would never finish");
+            return 3;
+          }
+        if (!(latency >= 0) || !std::isfinite(latency)) {
+          say(kError, route + " has latency " + number(latency));
+          return 3;
+        }
+      }
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    say(kError, first_line(e.what()));
+    return 3;
+  }
+}
+
+// "[0.000000] [root/CRITICAL] text" -> "text"; other lines unchanged.
+std::string strip_log_prefix(std::string line) {
+  for (int i = 0; i < 2 && !line.empty() && line[0] == '['; ++i) {
+    const auto close = line.find("] ");
+    if (close == std::string::npos) break;
+    line = line.substr(close + 2);
+  }
+  return line;
+}
+
+}  // namespace
+
+void probe_simgrid(const Scenario& s, const std::vector<std::string>& simgrid_args) {
+  std::vector<std::string> cfg;
+  for (const std::string& a : simgrid_args)
+    if (a.rfind("--cfg=", 0) == 0) cfg.push_back(a);
+  // The platform this code builds always has its routes: without --cfg nothing can go wrong there.
+  if (s.platform.empty() && cfg.empty()) return;
+  const std::string platform = s.platform.empty() ? "the default platform" : s.platform;
+  if (!s.platform.empty()) {
+    std::error_code ec;
+    const auto st = std::filesystem::status(s.platform, ec);
+    if (std::filesystem::is_directory(st))
+      throw ScenarioError(s.file, "platform", s.platform + " is a directory, not a platform file");
+    if (!std::filesystem::is_regular_file(st))
+      throw ScenarioError(s.file, "platform", s.platform + ": not a readable platform file");
+  }
+
+  int fds[2];
+  if (pipe(fds) != 0) throw std::runtime_error("cannot check the platform: pipe failed");
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("cannot check the platform: fork failed");
+  if (pid == 0) {
+    close(fds[0]);
+    dup2(fds[1], STDERR_FILENO);
+    dup2(fds[1], STDOUT_FILENO);
+    close(fds[1]);
+    _exit(probe_child(s, cfg));
+  }
+  close(fds[1]);
+  std::string out;
+  char buf[4096];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    if (out.size() < (1u << 20)) out.append(buf, static_cast<std::size_t>(n));
+  }
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return;
+
+  // Which step it was in, SimGrid's error line and its complaint (the first log line it printed).
+  std::string step, error, complaint;
+  std::vector<std::string> lines;
+  for (std::size_t at = 0; at < out.size();) {
+    const auto end = out.find('\n', at);
+    lines.push_back(out.substr(at, end == std::string::npos ? std::string::npos : end - at));
+    at = end == std::string::npos ? out.size() : end + 1;
+  }
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string& l = lines[i];
+    if (l.rfind(kStep, 0) == 0) {
+      step = l.substr(std::strlen(kStep));
+    } else if (l.rfind(kError, 0) == 0) {
+      error = l.substr(std::strlen(kError));
+    } else if (complaint.empty() && l.find("/CRITICAL]") != std::string::npos) {
+      complaint = strip_log_prefix(l);
+      // A complaint may start on the next line, and end with a list ("Possible values:" then "- 'X': ...").
+      for (std::size_t j = i + 1; complaint.empty() && j < lines.size(); ++j) complaint = lines[j], i = j;
+      if (!complaint.empty() && complaint.back() == ':') {
+        std::string values;
+        for (std::size_t j = i + 1; j < lines.size(); ++j) {
+          const auto q = lines[j].find("- '");
+          if (q == std::string::npos) continue;
+          const auto q2 = lines[j].find('\'', q + 3);
+          if (q2 == std::string::npos) continue;
+          values += (values.empty() ? " " : ", ") + lines[j].substr(q + 3, q2 - q - 3);
+        }
+        complaint += values;
+      }
+    }
+  }
+  std::string why = !error.empty() ? error : !complaint.empty() ? complaint : "";
+  if (why.empty()) {
+    why = WIFSIGNALED(status) ? std::string("SimGrid crashed (") + strsignal(WTERMSIG(status)) + ")"
+                              : "SimGrid stopped with status " + std::to_string(WEXITSTATUS(status));
+  }
+  if (step.rfind("cfg ", 0) == 0) {
+    const std::size_t i = std::stoul(step.substr(4));
+    throw std::runtime_error(cfg.at(i) + ": " + why);
+  }
+  std::string with;
+  for (const std::string& c : cfg) with += (with.empty() ? " (with " : " ") + c;
+  if (!with.empty()) with += ")";
+  if (step.rfind("route ", 0) == 0 && error.empty())  // SimGrid 3.32 crashes on a missing route of a Full zone
+    why = "no route from " + step.substr(std::strlen("route the route from ")) + " (a transfer needs one)";
+  throw ScenarioError(s.file, "platform", platform + with + ": " + why);
+}
+
+void print_simgrid_help() {
+  std::vector<std::string> args = {"dirsched", "--log=root.thres:critical"};
+  std::vector<char*> argv = argv_of(args);
+  int argc = static_cast<int>(args.size());
+  sg4::Engine engine(&argc, argv.data());
+  simgrid::config::help();
+  std::fflush(stdout);
+}
+
+}  // namespace dirsched

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Limits of issue 12, refused before any work with the count or the range in the message (exit 2):
+# strict whole numbers (--seed, --max-states, -j, --sample, --limit, --max-variants, the gen counts),
+# gen's real numbers and its total, sweep variants counted without overflow (--max-variants), and the
+# explorer's --max-memory stopping with a partial result. Usage: limits_options.sh DIRSCHED ROOT
+source "$(dirname "$0")/limits_common.sh"
+ok=$root/scenarios/quick-tour.json
+
+# --- whole numbers: a sign, an exponent, past 2^64-1 or out of the range are refused
+expect seed-negative 2 "--seed: '-1' is not a whole number from 0 to 18446744073709551615" \
+  "$dirsched" run "$ok" --out "$tmp/never" --seed -1
+expect seed-20-digits 2 "--seed: '18446744073709551616' is not a whole number" \
+  "$dirsched" run "$ok" --out "$tmp/never" --seed 18446744073709551616
+expect seed-exponent 2 "--seed: '1e3' is not a whole number" "$dirsched" gen stream --seed 1e3
+expect sweep-seed-negative 2 "--seed: '-1' is not a whole number" "$dirsched" sweep "$ok" --out "$tmp/never" --seed -1
+expect max-states-negative 2 "--max-states: '-5' is not a whole number from 1 to 4000000000" \
+  "$dirsched" explore "$ok" --max-states -5
+expect max-states-zero 2 "--max-states: '0' is not a whole number from 1" "$dirsched" explore "$ok" --max-states 0
+expect jobs-zero 2 "--jobs: '0' is not a whole number from 1 to 256" "$dirsched" sweep "$ok" --out "$tmp/never" -j 0
+expect sample-negative 2 "--sample: '-3' is not a whole number" "$dirsched" sweep "$ok" --out "$tmp/never" --sample -3
+expect compare-limit-negative 2 "--limit: '-1' is not a whole number" "$dirsched" compare a b --limit -1
+expect max-variants-zero 2 "--max-variants: '0' is not a whole number from 1 to 1000000" \
+  "$dirsched" sweep "$ok" --out "$tmp/never" --max-variants 0
+
+# --- gen: strict counts with ranges, real numbers finite and in range, the total bounded
+expect gen-tasks-2e19 2 "--tasks: '2e19' is not a whole number from 1 to 10000000" "$dirsched" gen stream --tasks 2e19
+expect gen-tasks-past-limit 2 "--tasks: '10000001' is not a whole number from 1 to 10000000" \
+  "$dirsched" gen stream --tasks 10000001
+expect gen-workers-zero 2 "--workers: '0' is not a whole number from 1 to 65536" "$dirsched" gen stream --workers 0
+expect gen-width-fraction 2 "--width: '2.5' is not a whole number" "$dirsched" gen fork-join --width 2.5
+expect gen-duration-1e400 2 "--duration-s: '1e400' is not a number from 0 to 4294967296" \
+  "$dirsched" gen stream --duration-s 1e400
+expect gen-duration-nan 2 "--duration-s: 'nan' is not a number" "$dirsched" gen stream --duration-s nan
+expect gen-fraction-above-1 2 "--group-fraction: '1.5' is not a number from 0 to 1" "$dirsched" gen random --group-fraction 1.5
+expect gen-rate-zero 2 "--arrival-rate: '0' is not a number from 1.0000000000000001e-09" "$dirsched" gen stream --arrival-rate 0
+expect gen-total-tasks 2 "gen fork-join: rounds x (width + 2) = 100000020000000 tasks, more than the limit of 10000000" \
+  "$dirsched" gen fork-join --rounds 10000000 --width 10000000
+expect gen-total-edges 2 "gen random: tasks x edges = 10000000000 edges, more than the limit of 100000000" \
+  "$dirsched" gen random --tasks 10000000 --edges 1000
+# At the bounds the values are accepted (stdout only, nothing written).
+expect gen-seed-2p64m1 0 "" "$dirsched" gen stream --tasks 3 --seed 18446744073709551615
+grep -q '"seed": 18446744073709551615' "$tmp/out" || { echo "FAIL gen-seed-2p64m1: seed not kept"; fail=1; }
+
+# --- sweep variants: counted without overflow, refused before any work, the count in the message
+vars() {  # n variables of k candidates each
+  local n=$1 k=$2 s="" i j c
+  for ((i = 0; i < n; i++)); do
+    c=""
+    for ((j = 0; j < k; j++)); do c+="${c:+,}$j"; done
+    s+="${s:+,}\"v$(printf %02d "$i")\":[$c]"
+  done
+  printf '{"name":"many","workers":{"next_level":[{"id":0,"kind":"local_chip"}]},"callables":{"k":{"namespace":"LOCAL_CHIP","duration_s":1}},"vars":{%s},"trace":[{"op":"submit_next_level","task":"a","callable":"k","worker":0}]}' "$s"
+}
+vars 10 10 >"$in/ten-by-ten.json"
+vars 64 2 >"$in/sixty-four-by-two.json"
+vars 2 3 >"$in/three-by-three.json"
+start=$(date +%s)
+expect sweep-10-vars-10-candidates 2 "vars: 10 variables give 10000000000 variants, more than --max-variants 10000" \
+  "$dirsched" sweep "$in/ten-by-ten.json" --out "$tmp/never"
+[ $(($(date +%s) - start)) -le 5 ] || { echo "FAIL sweep-10-vars-10-candidates: not refused quickly"; fail=1; }
+expect sweep-64-vars-2-candidates 2 "vars: 64 variables give 18446744073709551616 variants, more than a sweep can number" \
+  "$dirsched" sweep "$in/sixty-four-by-two.json" --out "$tmp/never"
+expect sweep-64-vars-sampled 2 "more than a sweep can number" \
+  "$dirsched" sweep "$in/sixty-four-by-two.json" --out "$tmp/never" --sample 2
+expect sweep-plan-over-max 2 "vars: 2 variables give 6 variants, more than --max-variants 5" \
+  "$dirsched" sweep "$root/tests/sim/sweep-rejected-variant.json" --plan --out "$tmp/never" --max-variants 5
+expect sweep-sample-over-max 2 "10000000000 variants (20000 sampled), more than --max-variants 10000" \
+  "$dirsched" sweep "$in/ten-by-ten.json" --out "$tmp/never" --sample 20000
+# Within the limit (3 x 3 = 9, at the limit): a plan of 9 commands; a sample of a huge product is fine.
+expect sweep-plan-within 0 "9 commands" "$dirsched" sweep "$in/three-by-three.json" --plan --out "$tmp/never" --max-variants 9
+expect sweep-sample-of-huge 0 "3 commands" "$dirsched" sweep "$in/ten-by-ten.json" --plan --out "$tmp/never" --sample 3
+
+# --- explore --max-memory: a size, and a stop with the partial result
+expect max-memory-bad-unit 2 "--max-memory: '2X' is not a size from 1 MiB to 1 TiB" "$dirsched" explore "$ok" --max-memory 2X
+expect max-memory-too-small 2 "--max-memory: '1000' is not a size" "$dirsched" explore "$ok" --max-memory 1000
+expect max-memory-past-2p64 2 "--max-memory: '99999999999999999999G' is not a size" \
+  "$dirsched" explore "$ok" --max-memory 99999999999999999999G
+(cd "$sandbox" && "$dirsched" gen random --tasks 3000 --workers 8 --seed 1) >"$in/random-3000.json"
+expect explore-memory-bound 0 "" "$dirsched" explore "$in/random-3000.json" --max-states 100000 --max-memory 64M
+python3 - "$tmp/out" <<'PY' || fail=1
+import json, sys
+r = json.load(open(sys.argv[1]))
+ok = r["stopped_early"] is True and "stopped at max_memory=67108864 bytes" in r.get("note", "") and r["states"] < 100000
+print("ok   explore-memory-bound: partial result" if ok else "FAIL explore-memory-bound: %s" % {k: r.get(k) for k in ("states", "stopped_early", "note")})
+sys.exit(0 if ok else 1)
+PY
+# The same exploration under a bound it does not reach is not cut short by memory.
+expect explore-memory-ample 0 "" "$dirsched" explore "$in/random-3000.json" --max-states 50 --max-memory 1G
+grep -q 'stopped after max_states=50' "$tmp/out" || { echo "FAIL explore-memory-ample: not stopped by max_states"; fail=1; }
+# A path deeper than the stack allows (a 30,000-task stream: 60,000 steps) stops early, not with SIGSEGV.
+(cd "$sandbox" && "$dirsched" gen stream --tasks 30000 --workers 2) >"$in/stream-30000.json"
+expect explore-deep-path 0 "" "$dirsched" explore "$in/stream-30000.json" --max-states 4000000000
+grep -q 'a deeper path would overflow the stack' "$tmp/out" && grep -q '"stopped_early": true' "$tmp/out" ||
+  { echo "FAIL explore-deep-path: not stopped at the stack's depth"; fail=1; }
+finish
