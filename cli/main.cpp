@@ -181,10 +181,10 @@ VarAssignment parse_vars(const std::vector<std::string>& vars) {
   for (const std::string& v : vars) {
     const auto eq = v.find('=');
     if (eq == std::string::npos || eq == 0) throw std::runtime_error("--var " + v + ": expected NAME=VALUE");
-    try {
-      out[v.substr(0, eq)] = nlohmann::json::parse(v.substr(eq + 1));
-    } catch (const nlohmann::json::exception&) {
-      throw std::runtime_error("--var " + v + ": the value is not JSON (quote strings: name='\"x\"')");
+    try {  // the loader's strict reader: a 100,000-deep value must not reach a recursive dump
+      out[v.substr(0, eq)] = parse_json_text(v.substr(eq + 1), "--var " + v.substr(0, eq));
+    } catch (const ScenarioError& e) {
+      throw std::runtime_error(std::string(e.what()) + " (quote strings: name='\"x\"')");
     }
   }
   return out;
@@ -390,7 +390,7 @@ int cmd_render(const std::string& dir_arg) {
   }
   nlohmann::json summary = nlohmann::json::object();
   const fs::path summary_path = fs::path(dir) / "summary.json";
-  if (fs::exists(summary_path)) summary = read_json_file(summary_path.string());
+  if (fs::exists(summary_path)) summary = read_output_json(summary_path.string());
   std::string note;
   std::map<std::string, std::string> files;
   try {

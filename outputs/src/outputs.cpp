@@ -70,7 +70,7 @@ std::string csv_field(const std::string& s) {
 
 }  // namespace
 
-nlohmann::json read_json_file(const std::string& path) {
+nlohmann::json read_output_json(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot read " + path);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -14,18 +14,29 @@ struct Params {
   const std::string& file;
   std::set<std::string> used;
 
-  double get(const std::string& key, double fallback, double min = 0) {
+  double get(const std::string& key, double fallback, double min = 0, double max = kMaxTimeS) {
     used.insert(key);
     auto it = spec.params.find(key);
     const double v = it == spec.params.end() ? fallback : it->second;
-    if (!std::isfinite(v) || v < min)
-      throw ScenarioError(file, "generate." + key, "must be a number of at least " + std::to_string(min));
+    if (!std::isfinite(v) || v < min || v > max)
+      throw ScenarioError(file, "generate." + key,
+                          "must be a number from " + number_text(min) + " to " + number_text(max) +
+                              ", found " + number_text(v));
     return v;
   }
-  std::size_t count(const std::string& key, double fallback, double min = 1) {
-    const double v = get(key, fallback, min);
+  // A whole number in [min, max] (checked before the cast: 2e19 must not wrap).
+  std::size_t count(const std::string& key, double fallback, double min = 1,
+                    double max = static_cast<double>(kMaxTasks)) {
+    const double v = get(key, fallback, min, max);
     if (v != std::floor(v)) throw ScenarioError(file, "generate." + key, "must be a whole number");
     return static_cast<std::size_t>(v);
+  }
+  // The number of tasks a family makes, computed in double (no overflow), within kMaxTasks.
+  void total(double tasks) const {
+    if (tasks > static_cast<double>(kMaxTasks))
+      throw ScenarioError(file, "generate",
+                          "the family '" + spec.family + "' would make " + number_text(tasks) +
+                              " tasks, more than the limit of " + std::to_string(kMaxTasks));
   }
   void done() const {
     for (const auto& [k, v] : spec.params)
@@ -48,14 +59,14 @@ OpGenerator::OpGenerator(const GenerateSpec& spec, const Scenario& s, const std:
       rng_(spec.seed),
       arrivals_(spec.seed ^ 0x9e3779b97f4a7c15ULL) {
   Params p{spec, file, {}};
-  workers_ = p.count("workers", 8);
+  workers_ = p.count("workers", 8, 1, static_cast<double>(kMaxWorkers));
   duration_ = p.get("duration_s", 0.001);
   // Arrivals: every family submits all at t=0 unless a rate (Poisson) or an interval spaces the submits.
   poisson_ = spec.params.count("arrival_rate") > 0;
   spaced_ = spec.params.count("interval") > 0;
   if (poisson_ && spaced_)
     throw ScenarioError(file, "generate.interval", "give arrival_rate or interval, not both");
-  rate_ = poisson_ ? p.get("arrival_rate", 1) : 0;
+  rate_ = poisson_ ? p.get("arrival_rate", 1, 0, 1e300) : 0;
   interval_ = spaced_ ? p.get("interval", 0) : 0;
   if (poisson_ && rate_ <= 0) throw ScenarioError(file, "generate.arrival_rate", "must be greater than 0");
   gap_ = std::exponential_distribution<double>(poisson_ ? rate_ : 1.0);
@@ -71,24 +82,27 @@ OpGenerator::OpGenerator(const GenerateSpec& spec, const Scenario& s, const std:
     family_ = Family::kForkJoin;
     a_ = p.count("rounds", 10);
     b_ = p.count("width", static_cast<double>(workers_));
+    p.total(static_cast<double>(a_) * (static_cast<double>(b_) + 2));
     submits_ = a_ * (b_ + 2);
   } else if (spec.family == "chains") {
     family_ = Family::kChains;
     a_ = p.count("chains", static_cast<double>(workers_));
     b_ = p.count("length", 10);
+    p.total(static_cast<double>(a_) * static_cast<double>(b_));
     submits_ = a_ * b_;
   } else if (spec.family == "tp-groups") {
     family_ = Family::kTpGroups;
     a_ = p.count("groups", 10);
     b_ = p.count("size", 2);
     c_ = p.count("singles_per_group", 2, 0);
+    p.total(static_cast<double>(a_) * (1 + static_cast<double>(c_)));
     if (b_ > workers_)
       throw ScenarioError(file, "generate.size", "a group cannot be larger than the worker count");
     submits_ = a_ * (1 + c_);
   } else if (spec.family == "random") {
     family_ = Family::kRandom;
     a_ = p.count("tasks", 100);
-    b_ = p.count("edges", 2, 0);
+    b_ = p.count("edges", 2, 0, 1024);
     fraction_ = p.get("group_fraction", 0.1);
     if (fraction_ > 1) throw ScenarioError(file, "generate.group_fraction", "must be at most 1");
     submits_ = a_;

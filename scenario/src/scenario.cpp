@@ -2,11 +2,9 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include "dirsched/generate.hpp"
 
@@ -66,6 +64,26 @@ class Obj {
     if (non_negative && d < 0) throw ScenarioError(file_, path, "must not be negative");
     return d;
   }
+  // A simulated time (seconds): finite, non-negative, at most kMaxTimeS.
+  double time(const std::string& key, double fallback) {
+    const json* v = get(key);
+    return v ? time_value(*v, at(key)) : fallback;
+  }
+  double time_value(const json& v, const std::string& path) const {
+    return at_most(number(v, path), kMaxTimeS, path, "s", "2^32 s, the bound of every simulated time");
+  }
+  // A number at most `max`; `unit` and `limit` word the message.
+  double bounded(const std::string& key, double fallback, double max, const char* unit, const char* limit) {
+    const json* v = get(key);
+    return v ? at_most(number(*v, at(key)), max, at(key), unit, limit) : fallback;
+  }
+  double at_most(double d, double max, const std::string& path, const char* unit, const char* limit) const {
+    if (d > max)
+      throw ScenarioError(file_, path,
+                          number_text(d) + " " + unit + " is more than the limit of " + number_text(max) +
+                              " " + unit + " (" + limit + ")");
+    return d;
+  }
   // Call after reading every key this object may hold.
   void done() const {
     for (auto it = j_.begin(); it != j_.end(); ++it)
@@ -79,6 +97,12 @@ class Obj {
   const std::string& file_;
   std::set<std::string> seen_;
 };
+
+constexpr const char* kBytesLimit = "2^53, the largest byte count a double holds exactly";
+
+std::string count_limit(std::size_t n, std::size_t max, const std::string& what) {
+  return std::to_string(n) + " " + what + " is more than the limit of " + std::to_string(max);
+}
 
 std::string index_path(const std::string& base, std::size_t i) {
   return base + "[" + std::to_string(i) + "]";
@@ -125,6 +149,8 @@ struct Loader {
   void workers(Obj& top) {
     Obj w(top.need("workers"), "workers", file);
     const json& nl = array_at(w, "next_level");
+    if (nl.size() > kMaxWorkers)
+      w.fail(count_limit(nl.size(), kMaxWorkers, "NEXT_LEVEL workers"), "next_level");
     for (std::size_t i = 0; i < nl.size(); ++i) {
       Obj o(nl[i], index_path("workers.next_level", i), file);
       WorkerSpec spec;
@@ -148,9 +174,14 @@ struct Loader {
     }
     if (const json* sub = w.get("sub")) {
       if (sub->is_number_integer()) {
-        if (sub->get<std::int64_t>() < 0) w.fail("must not be negative", "sub");
-        s.sub_hosts.assign(static_cast<std::size_t>(sub->get<std::int64_t>()), "");
+        if (!sub->is_number_unsigned() && sub->get<std::int64_t>() < 0) w.fail("must not be negative", "sub");
+        const std::uint64_t n = sub->get<std::uint64_t>();
+        if (n > kMaxWorkers)
+          w.fail(sub->dump() + " SUB workers is more than the limit of " + std::to_string(kMaxWorkers),
+                 "sub");
+        s.sub_hosts.assign(static_cast<std::size_t>(n), "");
       } else if (sub->is_array()) {
+        if (sub->size() > kMaxWorkers) w.fail(count_limit(sub->size(), kMaxWorkers, "SUB workers"), "sub");
         for (std::size_t i = 0; i < sub->size(); ++i) {
           Obj o((*sub)[i], index_path("workers.sub", i), file);
           s.sub_hosts.push_back(o.str("host"));
@@ -208,11 +239,11 @@ struct Loader {
         }
       }
       if (o.has("duration_s") && o.has("flops")) o.fail("give duration_s or flops, not both");
-      if (o.has("duration_s")) spec.cost.duration_s = o.num("duration_s", 0);
-      if (o.has("flops")) spec.cost.flops = o.num("flops", 0);
+      if (o.has("duration_s")) spec.cost.duration_s = o.time("duration_s", 0);
+      if (o.has("flops")) spec.cost.flops = o.bounded("flops", 0, kMaxFlops, "flops", "per callable");
       if (const json* j = o.get("jitter")) spec.cost.jitter = jitter(*j, o.at("jitter"));
-      spec.cost.input_bytes = o.num("input_bytes", 0);
-      spec.cost.output_bytes = o.num("output_bytes", 0);
+      spec.cost.input_bytes = o.bounded("input_bytes", 0, kMaxBytes, "bytes", kBytesLimit);
+      spec.cost.output_bytes = o.bounded("output_bytes", 0, kMaxBytes, "bytes", kBytesLimit);
       o.done();
       callable_index[spec.name] = s.callables.size();
       s.callables.push_back(std::move(spec));
@@ -227,7 +258,7 @@ struct Loader {
       Obj o(it.value(), "buffers." + it.key(), file);
       BufferSpec spec;
       spec.name = it.key();
-      spec.bytes = o.num("bytes", 0);
+      spec.bytes = o.bounded("bytes", 0, kMaxBytes, "bytes", kBytesLimit);
       const std::string mem = o.str("memory", std::string("host"));
       auto m = memory_from_string(mem);
       if (!m) o.fail("unknown memory '" + mem + "' (host, child, remote)", "memory");
@@ -336,12 +367,12 @@ struct Loader {
     op.kind = k->second;
     if (o.has("at_s")) {
       if (in_batch) o.fail("ops inside a batch run at the batch's instant: at_s is not allowed", "at_s");
-      op.at_s = o.num("at_s", 0);
+      op.at_s = o.time("at_s", 0);
     }
     switch (op.kind) {
       case OpKind::kSleep:
         if (in_batch) o.fail("a batch holds submits only", "op");
-        op.sleep_s = o.num("s", 0);
+        op.sleep_s = o.time("s", 0);
         if (!o.has("s")) o.fail("missing required key 's'");
         break;
       case OpKind::kDrain:
@@ -363,6 +394,7 @@ struct Loader {
 
   void submit(Obj& o, OpSpec& op) {
     op.task = o.str("task");
+    if (op.task.empty()) o.fail("a task name must not be empty", "task");
     if (!task_names.insert(op.task).second) o.fail("duplicate task name '" + op.task + "'", "task");
     const std::string callable = o.str("callable");
     auto c = callable_index.find(callable);
@@ -371,6 +403,7 @@ struct Loader {
     const bool group = op.kind == OpKind::kSubmitGroup || op.kind == OpKind::kSubmitSubGroup;
     if (group) {
       const json& list = array_at(o, "args_list");
+      if (list.size() > kMaxMembers) o.fail(count_limit(list.size(), kMaxMembers, "members"), "args_list");
       for (std::size_t i = 0; i < list.size(); ++i)
         op.args.push_back(arg_list(list[i], index_path(o.at("args_list"), i)));
       if (o.has("args")) o.fail("a group takes args_list, not args", "args");
@@ -385,6 +418,7 @@ struct Loader {
       const json& resolved = var_or(*raw, o.at("workers"));
       const json* ws = &resolved;
       if (ws->is_array()) {
+        if (ws->size() > kMaxMembers) o.fail(count_limit(ws->size(), kMaxMembers, "workers"), "workers");
         op.workers.emplace();
         for (const json& x : *ws) op.workers->push_back(worker_arg(x));
       }
@@ -394,7 +428,7 @@ struct Loader {
     const std::string file_name = file;
     op.duration_s = per_member<std::optional<double>>(
         o, "duration_s", members, std::nullopt,
-        [&](const json& v, const std::string& p) { return std::optional<double>(o.number(v, p)); });
+        [&](const json& v, const std::string& p) { return std::optional<double>(o.time_value(v, p)); });
     op.fail = per_member<bool>(o, "fail", members, false, [&](const json& v, const std::string& p) {
       if (!v.is_boolean()) throw ScenarioError(file_name, p, "expected a boolean, found " + Obj::type_of(v));
       return v.get<bool>();
@@ -404,7 +438,13 @@ struct Loader {
   void trace(Obj& top) {
     const json& t = array_at(top, "trace");
     double last_at = 0;
+    std::size_t submits = 0;
     for (std::size_t i = 0; i < t.size(); ++i) {
+      submits += t[i].is_object() && t[i].contains("ops") && t[i]["ops"].is_array() ? t[i]["ops"].size() : 1;
+      if (submits > kMaxTasks)
+        throw ScenarioError(
+            file, index_path("trace", i),
+            "the trace submits more than the limit of " + std::to_string(kMaxTasks) + " tasks");
       s.trace.push_back(op(t[i], index_path("trace", i), false));
       if (s.trace.back().at_s) {
         if (*s.trace.back().at_s < last_at)
@@ -412,6 +452,46 @@ struct Loader {
                               "at_s is earlier than a previous op's at_s");
         last_at = *s.trace.back().at_s;
       }
+    }
+  }
+
+  // A serial upper bound of the makespan, op by op: the latest at_s so far, plus every sleep, plus
+  // every member run one after another at its largest jittered duration, plus a scheduler iteration
+  // per op and an iteration and a dispatch cost per member. Every time the run can reach is below it,
+  // so keeping it within kMaxTimeS keeps 1 us resolved to the end. Costs in flops or bytes depend on
+  // the platform's speeds, which the loader does not read: each is bounded on its own instead.
+  void time_budget(bool generated, std::set<std::string>* names = nullptr) {
+    const double it = s.iteration_cost_s, dc = s.dispatch_cost_s;
+    double latest_at = 0, serial = 0;
+    auto members = [&](const OpSpec& op) {
+      if (op.task.empty()) return;
+      const CallableSpec& c = s.callables[op.callable];
+      const double factor = c.cost.jitter.kind == Jitter::Kind::kNone ? 1
+                            : c.cost.jitter.kind == Jitter::Kind::kUniform
+                                ? 1 + c.cost.jitter.rel
+                                : 1 + kNormalJitterSigmas * c.cost.jitter.rel;
+      for (std::size_t m = 0; m < op.args.size(); ++m)
+        serial += op.member_duration(m).value_or(c.cost.duration_s.value_or(0)) * factor + it + dc;
+    };
+    auto visit = [&](const OpSpec& op) {
+      if (names) names->insert(op.task);
+      if (op.at_s) latest_at = std::max(latest_at, *op.at_s);
+      serial += it + op.sleep_s;
+      members(op);
+      for (const OpSpec& inner : op.ops) members(inner);
+      if (latest_at + serial > kMaxTimeS)
+        throw ScenarioError(file, generated ? "generate" : op.path,
+                            std::string(generated ? "at " + op.path + ", the generated" : "the") +
+                                " trace's times add up to more than the limit of 2^32 s (latest at_s " +
+                                number_text(latest_at) + " s, then " + number_text(serial) +
+                                " s of sleeps, durations and scheduler costs one after another): a run "
+                                "that long would lose microseconds to rounding");
+    };
+    if (generated) {
+      OpGenerator gen(*s.generate, s, file);
+      for (OpSpec op; gen.next(op);) visit(op);
+    } else {
+      for (const OpSpec& op : s.trace) visit(op);
     }
   }
 
@@ -427,13 +507,15 @@ struct Loader {
       if (o.has("host")) spec.host = o.str("host");
       if (o.has("link")) spec.link = o.str("link");
       if (!o.has("off_at_s")) o.fail("missing required key 'off_at_s'");
-      spec.off_at_s = o.num("off_at_s", 0);
+      spec.off_at_s = o.time("off_at_s", 0);
       if (spec.host == s.scheduler_host) o.fail("the scheduler's host cannot be turned off", "host");
       o.done();
       s.faults.push_back(spec);
     }
   }
 
+  // Every key check_expectations (outputs/src/outputs.cpp) reads, with the type it reads it as, so
+  // that a wrong type is a load error with its path and never an exception in `check`.
   void expect(Obj& top) {
     const json* e = top.get("expect");
     if (!e) return;
@@ -443,58 +525,87 @@ struct Loader {
                                  "makespan_s",     "outcome",
                                  "overtakes",      "order"};
     for (const char* k : keys) o.get(k);
-    o.done();
-    auto tasks_known = [&](const char* key) {
-      if (const json* m = e->contains(key) ? &(*e)[key] : nullptr) {
-        if (!m->is_object()) o.fail("expected an object", key);
-        for (auto it = m->begin(); it != m->end(); ++it)
-          if (!task_names.count(it.key()))
-            o.fail("names no task of the trace: '" + it.key() + "'", std::string(key) + "." + it.key());
+    o.done();  // unknown keys first, as everywhere
+    auto fail_at = [&](const std::string& path, const std::string& what) -> void {
+      throw ScenarioError(file, path, what);
+    };
+    auto object_at = [&](const char* key) -> const json* {
+      const json* m = o.get(key);
+      if (m && !m->is_object()) o.fail("expected an object, found " + Obj::type_of(*m), key);
+      return m;
+    };
+    // A dispatch label: task@worker, task[member]@worker or task@subN, naming a task of the trace.
+    auto label = [&](const json& v, const std::string& path) {
+      if (!v.is_string())
+        fail_at(path, "expected a dispatch label \"task@worker\", found " + Obj::type_of(v));
+      const std::string& text = v.get_ref<const std::string&>();
+      const auto at = text.rfind('@');
+      if (at == std::string::npos || at == 0 || at + 1 == text.size())
+        fail_at(path, "expected a dispatch label task@worker, found '" + text + "'");
+      const std::string task = text.substr(0, std::min(text.find('['), at));
+      if (!task_names.count(task)) fail_at(path, "names no task of the trace: '" + task + "'");
+    };
+    auto labels = [&](const json& v, const std::string& path) {
+      if (!v.is_array()) fail_at(path, "expected an array of \"task@worker\", found " + Obj::type_of(v));
+      for (std::size_t i = 0; i < v.size(); ++i) label(v[i], index_path(path, i));
+    };
+    // An object whose keys are task names and whose values `check` reads with `value`.
+    auto per_task = [&](const char* key, const auto& value) {
+      const json* m = object_at(key);
+      if (!m) return;
+      for (auto it = m->begin(); it != m->end(); ++it) {
+        const std::string path = "expect." + std::string(key) + "." + it.key();
+        if (!task_names.count(it.key())) fail_at(path, "names no task of the trace: '" + it.key() + "'");
+        value(it.value(), path);
       }
     };
-    tasks_known("final_state");
-    tasks_known("rejected");
-    tasks_known("overtakes");
-    if (e->contains("final_state"))
-      for (auto it = (*e)["final_state"].begin(); it != (*e)["final_state"].end(); ++it) {
-        // Every state a run can end in; RUNNING cannot (a run ends with nothing running).
-        const auto st = it->is_string() ? task_state_from_string(it->get<std::string>()) : std::nullopt;
-        if (!st || *st == TaskState::kRunning)
-          o.fail("unknown final state (COMPLETED, FAILED, POISONED, REJECTED, NOT_SUBMITTED, READY, PENDING)",
-                 "final_state." + it.key());
+    if (const json* d = o.get("dispatch_order")) labels(*d, "expect.dispatch_order");
+    if (const json* per = object_at("dispatch_order_per_worker"))
+      for (auto it = per->begin(); it != per->end(); ++it) {
+        // Keys are workers as dispatch labels name them ("0", "sub1"); entries "task" or "task@worker".
+        const std::string path = "expect.dispatch_order_per_worker." + it.key();
+        if (!it->is_array()) fail_at(path, "expected an array of tasks, found " + Obj::type_of(*it));
+        for (std::size_t i = 0; i < it->size(); ++i)
+          if (!(*it)[i].is_string())
+            fail_at(index_path(path, i), "expected a task (a string), found " + Obj::type_of((*it)[i]));
       }
-    if (e->contains("order")) {
+    if (const json* pairs = o.get("order")) {
       // A list of pairs ["a@0", "b[1]@2"]: the first dispatch happens before the second.
-      const json& pairs = (*e)["order"];
-      if (!pairs.is_array()) o.fail("expected an array of pairs [\"task@worker\", \"task@worker\"]", "order");
-      for (std::size_t i = 0; i < pairs.size(); ++i) {
+      if (!pairs->is_array())
+        o.fail("expected an array of pairs [\"task@worker\", \"task@worker\"]", "order");
+      for (std::size_t i = 0; i < pairs->size(); ++i) {
         const std::string p = index_path("expect.order", i);
-        if (!pairs[i].is_array() || pairs[i].size() != 2 || !pairs[i][0].is_string() ||
-            !pairs[i][1].is_string())
-          throw ScenarioError(file, p,
-                              "expected a pair of dispatch labels [\"task@worker\", \"task@worker\"]");
-        for (std::size_t k = 0; k < 2; ++k) {
-          const std::string label = pairs[i][k].get<std::string>();
-          const auto at = label.rfind('@');
-          const std::string task = label.substr(0, std::min(label.find('['), at));
-          if (at == std::string::npos || at + 1 == label.size())
-            throw ScenarioError(file, index_path(p, k),
-                                "expected a dispatch label task@worker, found '" + label + "'");
-          if (!task_names.count(task))
-            throw ScenarioError(file, index_path(p, k), "names no task of the trace: '" + task + "'");
-        }
+        const json& pair = (*pairs)[i];
+        if (!pair.is_array() || pair.size() != 2)
+          fail_at(p, "expected a pair of dispatch labels [\"task@worker\", \"task@worker\"]");
+        for (std::size_t k = 0; k < 2; ++k) label(pair[k], index_path(p, k));
       }
     }
-    if (e->contains("rejected"))
-      for (auto it = (*e)["rejected"].begin(); it != (*e)["rejected"].end(); ++it)
-        if (!it->is_string() || !error_code_from_string(it->get<std::string>()))
-          o.fail("unknown error code", "rejected." + it.key());
-    if (e->contains("dispatch_order") && !(*e)["dispatch_order"].is_array())
-      o.fail("expected an array of \"task@worker\"", "dispatch_order");
-    if (e->contains("makespan_s")) {
-      Obj m((*e)["makespan_s"], "expect.makespan_s", file);
-      m.num("max", 0), m.num("min", 0), m.num("approx", 0), m.num("rel", 0);
-      m.done();
+    per_task("final_state", [&](const json& v, const std::string& path) {
+      // Every state a run can end in; RUNNING cannot (a run ends with nothing running).
+      const auto st = v.is_string() ? task_state_from_string(v.get<std::string>()) : std::nullopt;
+      if (!st || *st == TaskState::kRunning)
+        fail_at(path,
+                "unknown final state (COMPLETED, FAILED, POISONED, REJECTED, NOT_SUBMITTED, READY, PENDING)");
+    });
+    per_task("rejected", [&](const json& v, const std::string& path) {
+      if (!v.is_string() || !error_code_from_string(v.get<std::string>()))
+        fail_at(path, "unknown error code");
+    });
+    per_task("overtakes", [&](const json& v, const std::string& path) {
+      if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<std::int64_t>() >= 0))
+        fail_at(path, "expected a count of singles (a non-negative integer), found " + Obj::type_of(v));
+    });
+    if (const json* m = o.get("makespan_s")) {
+      Obj ms(*m, "expect.makespan_s", file);
+      ms.num("max", 0), ms.num("min", 0), ms.num("approx", 0), ms.num("rel", 0);
+      ms.done();
+    }
+    if (const json* out = o.get("outcome")) {
+      // A run with a broken invariant fails `check` before its expectations are read: no VIOLATION.
+      static const std::set<std::string> outcomes = {"COMPLETED", "FAILED", "STUCK"};
+      if (!out->is_string() || !outcomes.count(out->get<std::string>()))
+        o.fail("expected \"COMPLETED\", \"FAILED\" or \"STUCK\"", "outcome");
     }
     s.expect = *e;
   }
@@ -502,8 +613,8 @@ struct Loader {
   void scheduler(const json& sch) {
     Obj o(sch, "scheduler", file);
     s.scheduler_host = o.str("host", std::string("host0"));
-    s.iteration_cost_s = o.num("iteration_cost_s", 0);
-    s.dispatch_cost_s = o.num("dispatch_cost_s", 0);
+    s.iteration_cost_s = o.time("iteration_cost_s", 0);
+    s.dispatch_cost_s = o.time("dispatch_cost_s", 0);
     if (const json* p = o.get("policy")) {
       const json& v = var_or(*p, o.at("policy"));
       if (!v.is_string())
@@ -512,7 +623,7 @@ struct Loader {
       if (!policy) o.fail("unknown policy '" + v.get<std::string>() + "' (seed, head_reservation)", "policy");
       s.policy = *policy;
     }
-    s.stall_report_s = o.num("stall_report_s", 5);
+    s.stall_report_s = o.time("stall_report_s", 5);
     if (!(s.stall_report_s > 0)) o.fail("must be positive", "stall_report_s");
     if (const json* f = o.get("fail_fast")) {
       if (!f->is_boolean()) o.fail("expected a boolean, found " + Obj::type_of(*f), "fail_fast");
@@ -567,12 +678,12 @@ struct Loader {
       }
       g.done();
       generate_lazily(spec, s, file);  // the ops are made as the replay goes (generate.hpp)
-      if (top.has("expect")) {  // names are unique by construction; expect needs them to check its keys
-        OpGenerator gen(*s.generate, s, file);
-        for (OpSpec op; gen.next(op);) task_names.insert(op.task);
-      }
+      // One pass over the generated ops at load: the time budget and, for expect, the task names
+      // (unique by construction; expect needs them to check its keys). Nothing is kept per op.
+      time_budget(true, top.has("expect") ? &task_names : nullptr);
     } else {
       trace(top);
+      time_budget(false);
     }
     faults(top);
     expect(top);
@@ -610,16 +721,7 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& file, cons
 }
 
 Scenario load_scenario(const std::string& file, const VarAssignment& assignment) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw ScenarioError(file, "", "cannot open the file");
-  std::stringstream text;
-  text << in.rdbuf();
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    throw ScenarioError(file, "", std::string("not valid JSON: ") + e.what());
-  }
+  const nlohmann::json doc = read_json_file(file);  // the strict reader: depth, duplicates, numbers, ...
   const std::string base = std::filesystem::path(file).parent_path().string();
   return parse_scenario(doc, file, base.empty() ? "." : base, assignment);
 }

@@ -464,7 +464,7 @@ std::string sweep_marker_json(const SweepMarker& m) {
 
 SweepMarker read_sweep_marker(const std::string& dir) {
   const std::string path = (fs::path(dir) / marker_name(FolderKind::kSweep)).string();
-  const json j = read_json_file(path);
+  const json j = read_output_json(path);
   auto bad = [&](const std::string& what) { return std::runtime_error(path + ": " + what); };
   if (!j.is_object() || j.value("dirsched", json()) != "sweep") throw bad("not a sweep marker (\"dirsched\": \"sweep\")");
   SweepMarker m;
@@ -561,7 +561,7 @@ std::vector<SweepRow> collect(const std::string& dir, std::vector<std::string>* 
     if (!fs::exists(f / "summary.json") || !fs::exists(f / "variant.json"))
       throw std::runtime_error(f.string() + ": missing summary.json or variant.json (did that variant run?)");
     const std::string vpath = (f / "variant.json").string();
-    const json v = read_json_file(vpath);
+    const json v = read_output_json(vpath);
     if (!v.is_object() || !v.contains("variant") || !v["variant"].is_number_unsigned())
       throw std::runtime_error(vpath + ": variant: expected the variant index");
     if (!v.contains("vars") || !v["vars"].is_object()) throw std::runtime_error(vpath + ": vars: expected an object");
@@ -579,7 +579,7 @@ std::vector<SweepRow> collect(const std::string& dir, std::vector<std::string>* 
       names.insert(it.key());
     }
     const std::string spath = (f / "summary.json").string();
-    const json summary = read_json_file(spath);
+    const json summary = read_output_json(spath);
     try {
       rows.push_back(row_from_summary(var, summary));
     } catch (const json::exception& e) {
@@ -607,7 +607,7 @@ struct RunFacts {
 };
 
 json read_json(const fs::path& p) {
-  return read_json_file(p.string());
+  return read_output_json(p.string());
 }
 
 RunFacts load_run(const std::string& dir) {

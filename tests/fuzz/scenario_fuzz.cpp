@@ -10,17 +10,19 @@
 #include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "dirsched/invariants.hpp"
+#include "dirsched/json_reader.hpp"
 #include "dirsched/replay.hpp"
 #include "dirsched/scenario.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace dirsched;
-  nlohmann::json doc = nlohmann::json::parse(data, data + size, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) return 0;
   Scenario scenario;
-  try {
+  try {  // the CLI's path: the strict reader, then the loader
+    const nlohmann::json doc =
+        parse_json_text(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.json");
     scenario = parse_scenario(doc, "fuzz.json", "/nonexistent-dir");
   } catch (const ScenarioError&) {
     return 0;

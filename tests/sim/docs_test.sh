@@ -6,7 +6,7 @@ root=$1
 doc=$root/docs/scenario-format.md
 src=$root/scenario/src/scenario.cpp
 [[ -f "$doc" ]] || { echo "FAIL $doc is missing"; exit 1; }
-keys=$( { grep -oE '(\.(get|str|num|need|has)\(|array_at\([a-z]+, |per_member<[^>]*>\(o, )"[a-z_]+"' "$src"
+keys=$( { grep -oE '(\.(get|str|num|need|has|time|bounded)\(|array_at\([a-z]+, |per_member<[^>]*>\(o, )"[a-z_]+"' "$src"
           sed -n '/static const char\* keys\[\]/,/};/p' "$src"; } | grep -oE '"[a-z_]+"' | tr -d '"' | sort -u)
 fail=0
 for k in $keys; do

@@ -153,7 +153,7 @@ std::string outcome_line(const Run& run);
 
 // Reads and parses a JSON file a run wrote (summary.json, variant.json, a marker). Throws
 // std::runtime_error "PATH: line L, column C: REASON" for malformed JSON and "cannot read PATH".
-nlohmann::json read_json_file(const std::string& path);
+nlohmann::json read_output_json(const std::string& path);
 
 // A JSON string literal for `s`, quotes included.
 std::string json_string(std::string_view s);

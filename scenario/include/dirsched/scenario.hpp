@@ -20,20 +20,26 @@
 #include <vector>
 
 #include "dirsched/ids.hpp"
+#include "dirsched/json_reader.hpp"  // ScenarioError
 #include "dirsched/registry.hpp"
 #include "dirsched/scheduler.hpp"
 
 namespace dirsched {
 
-class ScenarioError : public std::runtime_error {
- public:
-  ScenarioError(const std::string& file, const std::string& path, const std::string& what)
-      : std::runtime_error(file + ": " + (path.empty() ? "" : path + ": ") + what), path_(path) {}
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+// Limits of a scenario (README "Limits", docs/scenario-format.md). Every simulated time a file gives,
+// and every sum of them a run can form, stays at most kMaxTimeS = 2^32 s (136 years): a double then
+// still resolves 1 us at the end of the run (its step at 2^32 is 2^-20 s), so no duration is lost to
+// rounding. The loader checks each value and a serial upper bound of the makespan (time_budget in
+// scenario.cpp); a file that breaks either is refused.
+inline constexpr double kMaxTimeS = 4294967296.0;        // 2^32 s
+inline constexpr double kMaxBytes = 9007199254740992.0;  // 2^53: every byte count a double holds exactly
+inline constexpr double kMaxFlops = 1e18;                // one callable's flops
+inline constexpr std::size_t kMaxWorkers = 65536;        // NEXT_LEVEL workers, and SUB workers
+inline constexpr std::size_t kMaxMembers = 65536;        // members of one group
+inline constexpr std::size_t kMaxTasks = 100000000;      // submits of one trace (generated or not)
+// The largest factor a jitter can draw: uniform 1 + rel; normal 1 + 38 rel (the simulator's
+// Box-Muller draw never exceeds 37.2 standard deviations).
+inline constexpr double kNormalJitterSigmas = 38;
 
 struct Jitter {
   enum class Kind { kNone, kUniform, kNormal } kind = Kind::kNone;
