@@ -532,6 +532,7 @@ class ArrayReader {
         in_.refill(start);
       } catch (const Bail&) {
         op = strict(start);
+        ++strict_;
         break;
       }
     }
@@ -539,6 +540,7 @@ class ArrayReader {
     return true;
   }
   std::uint64_t end_offset() const { return end_; }
+  std::size_t strict_count() const { return strict_; }
 
  private:
   bool finish() {
@@ -574,7 +576,7 @@ class ArrayReader {
   const detail::OpReader& reader_;
   const std::string& file_;
   std::string path_;
-  std::size_t index_ = 0;
+  std::size_t index_ = 0, strict_ = 0;
   std::uint64_t end_ = 0;
   bool done_ = false;
 };
@@ -749,7 +751,7 @@ std::shared_ptr<TraceFile> check_trace_file(const Scenario& header, const TraceS
   if (!id || *id != scan.identity) return nullptr;
   auto reader = std::make_shared<const OpReader>(header);
   std::vector<std::uint64_t> hashes;
-  std::size_t ops = 0, submits = 0, counted = 0;
+  std::size_t ops = 0, submits = 0, counted = 0, strict = 0;
   double last_at = 0;
   TimeBudget budget(header, false);
   auto name = [&](const OpSpec& op) {
@@ -774,13 +776,14 @@ std::shared_ptr<TraceFile> check_trace_file(const Scenario& header, const TraceS
         if (!name(inner)) return nullptr;
     }
     if (array.end_offset() != scan.end) return nullptr;
+    strict = array.strict_count();
   } catch (const Bail&) {
     return nullptr;
   }
   std::sort(hashes.begin(), hashes.end());
   if (std::adjacent_find(hashes.begin(), hashes.end()) != hashes.end()) return nullptr;
   auto trace = std::make_shared<TraceFile>(header.file, scan.begin, scan.end, scan.identity, std::move(reader));
-  trace->set_counts(ops, submits);
+  trace->set_counts(ops, submits, strict);
   return trace;
 }
 

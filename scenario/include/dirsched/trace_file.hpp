@@ -66,7 +66,11 @@ class TraceFile {
   const detail::OpReader& reader() const { return *reader_; }
   std::size_t op_count() const { return ops_; }
   std::size_t submit_count() const { return submits_; }
-  void set_counts(std::size_t ops, std::size_t submits) { ops_ = ops, submits_ = submits; }
+  // Ops (batches count once) the check read with the strict reader rather than the fast one.
+  std::size_t strict_op_count() const { return strict_; }
+  void set_counts(std::size_t ops, std::size_t submits, std::size_t strict) {
+    ops_ = ops, submits_ = submits, strict_ = strict;
+  }
 
   // The callable of a task the replay did not submit (a rejection, or an op never reached), which
   // tasks.csv names and the core does not know: the Replay notes each one here as it goes (few, and
@@ -81,7 +85,7 @@ class TraceFile {
   std::uint64_t begin_ = 0, end_ = 0;
   FileIdentity identity_;
   std::shared_ptr<const detail::OpReader> reader_;
-  std::size_t ops_ = 0, submits_ = 0;
+  std::size_t ops_ = 0, submits_ = 0, strict_ = 0;
   mutable std::map<std::string, std::size_t, std::less<>> unsubmitted_;
   mutable std::string submitting_;
   mutable std::size_t submitting_callable_ = 0;
