@@ -779,14 +779,17 @@ Scenario load_scenario(const std::string& file, const VarAssignment& assignment,
   if (read == TraceRead::kStreamed && !(env && std::string(env) == "full")) {
     // The streamed load (trace_file.hpp) decides nothing on its own: a file it does not take on, or
     // any fault in it, goes to the full read below, which words the error.
-    try {
-      if (const std::optional<detail::TraceScan> scan = detail::scan_trace_file(file)) {
-        Loader l{file, base, assignment, &*scan, {}, {}, {}};
-        l.run(scan->header);
-        return std::move(l.s);
+    // First as a file that ends with its trace (one scan fewer), then reading every top-level key.
+    for (const bool trace_last : {true, false}) {
+      try {
+        if (const std::optional<detail::TraceScan> scan = detail::scan_trace_file(file, trace_last)) {
+          Loader l{file, base, assignment, &*scan, {}, {}, {}};
+          l.run(scan->header);
+          return std::move(l.s);
+        }
+      } catch (const ScenarioError&) {
+      } catch (const NotStreamed&) {
       }
-    } catch (const ScenarioError&) {
-    } catch (const NotStreamed&) {
     }
   }
   const nlohmann::json doc = read_json_file(file);  // the strict reader: depth, duplicates, numbers, ...

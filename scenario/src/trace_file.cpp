@@ -49,6 +49,12 @@ constexpr const char* kChanged = "the file changed after it was checked: run it 
 ScenarioError changed(const std::string& file) { return ScenarioError(file, "", kChanged); }
 
 bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+// `k` is the word `w` (a compare of a constant length, which the compiler inlines).
+template <std::size_t N>
+bool is(std::string_view k, const char (&w)[N]) {
+  return k.size() == N - 1 && std::memcmp(k.data(), w, N - 1) == 0;
+}
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 // A window of a file read in chunks from a byte offset.
@@ -307,15 +313,15 @@ class FastOp {
     do {
       const std::string_view key = plain_string();
       expect(':');
-      if (key == "scalar" && !scalar) {
+      if (is(key, "scalar") && !scalar) {
         scalar = true;
         scalar_value();
-      } else if (key == "buffer" && !buffer) {
+      } else if (is(key, "buffer") && !buffer) {
         buffer = true;
         const auto b = reader_.buffer(plain_string());
         if (!b) throw Bail{};
         a.buffer = *b;
-      } else if (key == "tag" && !tag) {
+      } else if (is(key, "tag") && !tag) {
         tag = true;
         const auto t = tag_from_string(plain_string());
         if (!t) throw Bail{};
@@ -363,33 +369,33 @@ class FastOp {
       const std::string_view key = plain_string();
       expect(':');
       unsigned bit = 0;
-      if (key == "op") {
+      if (is(key, "op")) {
         bit = kOp;
         kind = plain_string();
-      } else if (key == "task") {
+      } else if (is(key, "task")) {
         bit = kTask;
         task = plain_string();
-      } else if (key == "callable") {
+      } else if (is(key, "callable")) {
         bit = kCallable;
         callable = plain_string();
-      } else if (key == "worker") {
+      } else if (is(key, "worker")) {
         bit = kWorker;
         op.worker = WorkerArg(WorkerId(worker_id()));
-      } else if (key == "args") {
+      } else if (is(key, "args")) {
         bit = kArgs;
         op.args.resize(1);
         arg_list(op.args[0]);
-      } else if (key == "at_s") {
+      } else if (is(key, "at_s")) {
         bit = kAtS;
         at_s = time();
-      } else if (key == "workers") {
+      } else if (is(key, "workers")) {
         bit = kWorkers;
         expect('[');
         op.workers.emplace();
         if (!empty_then(']')) do
             op.workers->push_back(WorkerArg(WorkerId(worker_id())));
           while (next_or(']'));
-      } else if (key == "args_list") {
+      } else if (is(key, "args_list")) {
         bit = kArgsList;
         expect('[');
         op.args.clear();
@@ -397,7 +403,7 @@ class FastOp {
             op.args.emplace_back();
             arg_list(op.args.back());
           } while (next_or(']'));
-      } else if (key == "duration_s") {
+      } else if (is(key, "duration_s")) {
         bit = kDuration;
         ws();
         if (peek() == '[') {
@@ -410,7 +416,7 @@ class FastOp {
         } else {
           duration = time();
         }
-      } else if (key == "fail") {
+      } else if (is(key, "fail")) {
         bit = kFail;
         ws();
         if (peek() == '[') {
@@ -423,10 +429,10 @@ class FastOp {
         } else {
           fail = boolean();
         }
-      } else if (key == "s") {
+      } else if (is(key, "s")) {
         bit = kS;
         sleep_s = time();
-      } else if (key == "ops" && !in_batch) {
+      } else if (is(key, "ops") && !in_batch) {
         bit = kOps;
         expect('[');
         if (!empty_then(']')) do {
@@ -446,7 +452,9 @@ class FastOp {
                                                                 {"sleep", OpKind::kSleep},
                                                                 {"drain", OpKind::kDrain}};
     if (!(seen & kOp)) throw Bail{};
-    const auto* k = std::find_if(std::begin(kinds), std::end(kinds), [&](const auto& e) { return e.first == kind; });
+    const auto* k = std::find_if(std::begin(kinds), std::end(kinds), [&](const auto& e) {
+      return e.first.size() == kind.size() && std::memcmp(e.first.data(), kind.data(), kind.size()) == 0;
+    });
     if (k == std::end(kinds)) throw Bail{};
     op.kind = k->second;
     if (seen & kAtS) {
@@ -653,7 +661,26 @@ void materialize_trace_file(Scenario& s) {
 
 namespace detail {
 
-std::optional<TraceScan> scan_trace_file(const std::string& file) {
+// Where a file that ends with its `trace` array ends it: just past the ']' of a tail `] }` (whitespace
+// aside), or nothing.
+std::optional<std::uint64_t> trace_end_at_tail(std::FILE* f, std::uint64_t size) {
+  const std::uint64_t tail = std::min<std::uint64_t>(size, 4096);
+  std::vector<char> buf(static_cast<std::size_t>(tail));
+  if (std::fseek(f, static_cast<long>(size - tail), SEEK_SET) != 0 ||
+      std::fread(buf.data(), 1, buf.size(), f) != buf.size())
+    return std::nullopt;
+  std::size_t i = buf.size();
+  auto skip_ws = [&] {
+    while (i > 0 && is_ws(buf[i - 1])) --i;
+  };
+  skip_ws();
+  if (i == 0 || buf[--i] != '}') return std::nullopt;
+  skip_ws();
+  if (i == 0 || buf[i - 1] != ']') return std::nullopt;
+  return size - tail + i;
+}
+
+std::optional<TraceScan> scan_trace_file(const std::string& file, bool trace_last) {
   struct stat st {};
   if (::stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
       static_cast<std::uint64_t>(st.st_size) > kMaxJsonFileBytes)
@@ -664,6 +691,8 @@ std::optional<TraceScan> scan_trace_file(const std::string& file) {
   const std::optional<FileIdentity> id = identity_of(f.get());
   if (!id) return std::nullopt;
   scan.identity = *id;
+  std::optional<std::uint64_t> last_end;
+  if (trace_last && !(last_end = trace_end_at_tail(f.get(), id->size))) return std::nullopt;
   try {
     Window in(f.get(), 0);
     auto peek = [&]() -> char {
@@ -705,6 +734,10 @@ std::optional<TraceScan> scan_trace_file(const std::string& file) {
           trace = true;
           scan.begin = in.offset_of(in.pos);
           header += "\"trace\":[]";
+          if (last_end) {  // the rest is the array and the object's end: the check confirms it
+            scan.end = *last_end;
+            break;
+          }
         } else {
           header += "\"" + key + "\":";
         }
@@ -728,7 +761,7 @@ std::optional<TraceScan> scan_trace_file(const std::string& file) {
       ++in.pos;
     }
     // Only whitespace after the document.
-    while (true) {
+    while (!last_end) {
       while (in.pos < in.lim && is_ws(*in.pos)) ++in.pos;
       if (in.pos < in.lim) return std::nullopt;
       const char* keep = in.pos;

@@ -144,6 +144,13 @@ TEST(StreamedLoad, ReadsATraceWrittenBeforeItsHeader) {
       R"({"op":"drain"}],"buffers":{"x":{"bytes":1}},"callables":{"k":{"namespace":"LOCAL_CHIP","duration_s":1}},)"
       R"("workers":{"next_level":[{"id":0,"kind":"local_chip"}]},"name":"n","expect":{"final_state":{"a":"COMPLETED"}}})");
   expect_same_load(f);
+  // Its tail reads like a trace's end (`]}`), but a key follows the trace: the check finds the array
+  // ending early and the load scans every key.
+  expect_same_load(dir.file(
+      "tail.json",
+      R"({"workers":{"next_level":[{"id":0,"kind":"local_chip"}]},"callables":{"k":{"namespace":"LOCAL_CHIP","duration_s":1}},)"
+      R"("trace":[{"op":"submit_next_level","task":"a","callable":"k","worker":0}],"name":"late",)"
+      R"("faults":[{"host":"chip0","off_at_s":100}]})"));
 }
 
 // A file each way: the streamed load must refuse it with the full read's own message.

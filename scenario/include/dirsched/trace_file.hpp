@@ -124,7 +124,11 @@ struct TraceScan {
   std::uint64_t begin = 0, end = 0;
   FileIdentity identity;
 };
-std::optional<TraceScan> scan_trace_file(const std::string& file);
+// `trace_last`: the file is taken to end with its trace array (as `dirsched gen` writes it), checked
+// by its tail, and the scan stops at the array: the header is the keys before it, and
+// check_trace_file() confirms the array ends where the tail said (a header key missing then is no
+// fault of the file: the caller scans again with `trace_last` false, which reads every key).
+std::optional<TraceScan> scan_trace_file(const std::string& file, bool trace_last);
 // Checks every op of the scanned array against `header` (a Scenario loaded from scan.header): names,
 // limits, time budget. `names` (for an expect block) receives every task name. Returns the TraceFile,
 // or nothing when the full read must decide.
