@@ -641,8 +641,9 @@ class Explorer {
 }  // namespace
 
 ojson explore(const Scenario& scenario, const ExploreOptions& options) {
-  if (!scenario.generate) return Explorer(scenario, options).run();
-  // The explorer reads the trace as a whole (its facts look ahead): a generate block is built first.
+  if (!scenario.generate && !scenario.trace_file) return Explorer(scenario, options).run();
+  // The explorer reads the trace as a whole (its facts look ahead): a generate block or a streamed
+  // trace file is built first.
   Scenario whole = scenario;
   materialize_trace(whole);
   return Explorer(whole, options).run();

@@ -253,6 +253,7 @@ const std::string& TasksCsv::callable_of(const TaskRecord& r) {
   const Scenario& sc = run_.scenario;
   if (r.task.valid()) return sc.callables[run_.core->callable(r.task).index()].name;
   if (sc.generate) return sc.callables[0].name;  // every generated op runs callable 0
+  if (sc.trace_file) return sc.callables[sc.trace_file->unsubmitted_callable(r.name).value_or(0)].name;
   if (!by_name_built_) {
     for (const OpSpec& op : sc.trace) {
       if (!op.task.empty()) by_name_[op.task] = sc.callables[op.callable].name;

@@ -122,6 +122,10 @@ std::unique_ptr<Run> run_threads(const Scenario& scenario, const ThreadsOptions&
     run->result.violation = v.violation;  // the run stops here, as on SimGrid
   }
   finish_result(*run, replay, checker.get());
+  if (!replay.trace_error().empty()) {  // a streamed trace file changed under the run
+    run->core->set_observer(nullptr);
+    throw ScenarioError(scenario.file, "", replay.trace_error());
+  }
   run->result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   log.flush();
   run->core->set_observer(nullptr);

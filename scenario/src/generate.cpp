@@ -6,6 +6,8 @@
 #include <random>
 #include <set>
 
+#include "dirsched/trace_file.hpp"
+
 namespace dirsched {
 namespace {
 
@@ -265,6 +267,7 @@ void generate_lazily(const GenerateSpec& spec, Scenario& s, const std::string& f
 }
 
 void materialize_trace(Scenario& s) {
+  if (s.trace_file) return materialize_trace_file(s);
   if (!s.generate) return;
   OpGenerator gen(*s.generate, s, s.file);
   s.trace.reserve(gen.op_count());

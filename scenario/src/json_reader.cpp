@@ -118,7 +118,8 @@ struct Fault {
 // nlohmann's SAX events in, a DOM out, with the reader's rules checked at each event.
 class Builder {
  public:
-  explicit Builder(const JsonStream* stream) : stream_(stream) {}
+  explicit Builder(const JsonStream* stream, std::size_t base_depth = 0)
+      : stream_(stream), base_depth_(base_depth) {}
 
   bool null() { return scalar(json(nullptr)); }
   bool boolean(bool v) { return scalar(json(v)); }
@@ -243,7 +244,7 @@ class Builder {
   }
   bool open(json&& empty) {
     started_ = true;
-    if (stack_.size() >= kMaxJsonDepth)
+    if (stack_.size() + base_depth_ >= kMaxJsonDepth)
       return fail(path(), "nested deeper than " + std::to_string(kMaxJsonDepth) + " levels (the limit)");
     const bool streamed = stream_ && empty.is_array() && stack_.size() == 1 && stack_[0].value->is_object() &&
                           stack_[0].key == stream_->key;
@@ -261,6 +262,7 @@ class Builder {
   }
 
   const JsonStream* stream_;
+  std::size_t base_depth_;  // containers around the value read (parse_json_element)
   json root_;
   json element_;  // the streamed element being read
   std::vector<Frame> stack_;
@@ -280,8 +282,8 @@ std::string explanation(const std::string& what) {
 // Runs the parser over `in` and turns every way it can fail into one ScenarioError. `locate` gives
 // the line and column of a byte offset.
 template <typename Locate>
-json run(Input& in, const std::string& origin, const JsonStream* stream, Locate locate) {
-  Builder b(stream);
+json run(Input& in, const std::string& origin, const JsonStream* stream, Locate locate, std::size_t base_depth = 0) {
+  Builder b(stream, base_depth);
   const bool ok = json::sax_parse(InputIter{&in}, InputIter{}, &b, json::input_format_t::json,
                                   /*strict=*/true, /*ignore_comments=*/false);
   if (in.read_failed()) throw ScenarioError(origin, "", "cannot read the file (a read error)");
@@ -360,6 +362,13 @@ json parse_json_text(std::string_view text, const std::string& origin) {
   Input in(text);
   return run(in, origin, nullptr,
              [&](std::uint64_t offset) { return locate_in(text.data(), text.size(), offset); });
+}
+
+json parse_json_element(std::string_view text, const std::string& origin, std::size_t depth) {
+  Input in(text);
+  return run(
+      in, origin, nullptr, [&](std::uint64_t offset) { return locate_in(text.data(), text.size(), offset); },
+      depth);
 }
 
 json read_json_file(const std::string& file) {

@@ -11,14 +11,64 @@ Replay::Replay(const Scenario& scenario, Scheduler& core) : scenario_(&scenario)
     gen_.emplace(*scenario.generate, scenario, scenario.file);
     op_count_ = gen_->op_count();
     gen_->next(current_);
+  } else if (scenario.trace_file) {
+    stream_.emplace(*scenario.trace_file);
+    op_count_ = scenario.trace_file->op_count();
+    if (op_count_ > 0 && !pull(current_)) op_count_ = 0;
   } else {
     op_count_ = scenario.trace.size();
   }
 }
 
+bool Replay::pull(OpSpec& op) {
+  if (gen_) return gen_->next(op);
+  if (stream_->next(op)) return true;
+  if (trace_error_.empty()) trace_error_ = stream_->error();
+  unwound_ = true;  // the file changed: the run stops here and ends with trace_error_
+  return false;
+}
+
 void Replay::advance() {
   ++op_;
-  if (gen_ && op_ < op_count_) gen_->next(current_);
+  if (pulled() && op_ < op_count_) pull(current_);
+}
+
+std::optional<double> Replay::member_duration(TaskId task, std::uint32_t member) const {
+  if (gen_) return std::nullopt;
+  if (stream_) {
+    auto it = overrides_.find(task.index());
+    if (it == overrides_.end() || member >= it->second.duration_s.size()) return std::nullopt;
+    return it->second.duration_s[member];
+  }
+  return op_of(task).member_duration(member);
+}
+
+bool Replay::member_fails(TaskId task, std::uint32_t member) const {
+  if (gen_) return false;
+  if (stream_) {
+    auto it = overrides_.find(task.index());
+    return it != overrides_.end() && member < it->second.fail.size() && it->second.fail[member];
+  }
+  return op_of(task).member_fails(member);
+}
+
+// Keeps a streamed task's overrides while it may still run. The table is swept of terminal tasks each
+// time it doubles, so it holds at most about twice the live tasks that override.
+void Replay::hold_overrides(TaskId task, const OpSpec& op) {
+  const bool any = std::any_of(op.duration_s.begin(), op.duration_s.end(), [](const auto& d) { return d.has_value(); }) ||
+                   std::find(op.fail.begin(), op.fail.end(), true) != op.fail.end();
+  if (!any) return;
+  if (overrides_.size() >= 2 * overrides_swept_ + 64) {
+    for (auto it = overrides_.begin(); it != overrides_.end();)
+      it = is_terminal(core_->state(TaskId(it->first))) ? overrides_.erase(it) : std::next(it);
+    overrides_swept_ = overrides_.size();
+  }
+  overrides_[task.index()] = Overrides{op.duration_s, op.fail};
+}
+
+void Replay::not_submitted(const OpSpec& op) {
+  if (stream_) scenario_->trace_file->note_unsubmitted(op.task, op.callable);
+  core_->not_submitted(op.task);
 }
 
 double Replay::earliest_start() const {
@@ -54,13 +104,19 @@ SubmitRequest Replay::request(const OpSpec& op) const {
 
 // False when the orchestration unwinds at this submit.
 bool Replay::submit(const OpSpec& op) {
+  if (stream_) scenario_->trace_file->note_submitting(op.task, op.callable);
   SubmitResult res = core_->submit(request(op));
   if (res.accepted()) {
     if (gen_) return true;
+    if (stream_) {
+      hold_overrides(res.task, op);
+      return true;
+    }
     if (ops_of_task_.size() <= res.task.index()) ops_of_task_.resize(res.task.index() + 1, nullptr);
     ops_of_task_[res.task.index()] = &op;
     return true;
   }
+  if (stream_) scenario_->trace_file->note_unsubmitted(op.task, op.callable);
   if (res.rejection->code == ErrorCode::kRunFailed) return false;  // the core recorded it not_submitted
   if (scenario_->abort_on_reject) {
     abort_error_ = res.rejection->message + " (" + std::string(to_string(res.rejection->code)) + ")";
@@ -71,19 +127,29 @@ bool Replay::submit(const OpSpec& op) {
 
 void Replay::unwind_from(std::size_t op_index, std::size_t batch_index) {
   unwound_ = true;
-  if (gen_) {  // generated ops have no batches; op_index is op_ (current_) or op_ + 1
-    if (op_index == op_ && !current_.task.empty()) core_->not_submitted(current_.task);
-    for (OpSpec op; gen_->next(op);)
-      if (!op.task.empty()) core_->not_submitted(op.task);
+  if (pulled()) {  // op_index is op_ (current_) or op_ + 1; only streamed ops have batches
+    auto rest = [&](const OpSpec& op, std::size_t from) {
+      if (op.kind == OpKind::kBatch) {
+        for (std::size_t j = from; j < op.ops.size(); ++j) not_submitted(op.ops[j]);
+      } else if (!op.task.empty()) {
+        not_submitted(op);
+      }
+    };
+    if (op_index == op_ && op_ < op_count_) rest(current_, batch_index);
+    for (std::size_t i = op_ + 1; i < op_count_; ++i) {
+      OpSpec op;
+      if (!pull(op)) break;
+      rest(op, 0);
+    }
     return;
   }
   for (std::size_t i = op_index; i < scenario_->trace.size(); ++i) {
     const OpSpec& op = scenario_->trace[i];
     if (op.kind == OpKind::kBatch) {
       for (std::size_t j = (i == op_index ? batch_index : 0); j < op.ops.size(); ++j)
-        core_->not_submitted(op.ops[j].task);
+        not_submitted(op.ops[j]);
     } else if (!op.task.empty()) {
-      core_->not_submitted(op.task);
+      not_submitted(op);
     }
   }
 }

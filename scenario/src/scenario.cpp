@@ -1,15 +1,18 @@
 #include "dirsched/scenario.hpp"
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <limits>
 #include <map>
 #include <set>
 
 #include "dirsched/generate.hpp"
+#include "dirsched/trace_file.hpp"
+#include "op_reader.hpp"
 
 namespace dirsched {
-namespace {
+namespace detail {
 
 using nlohmann::json;
 
@@ -98,6 +101,15 @@ class Obj {
   std::set<std::string> seen_;
 };
 
+}  // namespace detail
+
+namespace {
+
+using detail::Obj;
+using detail::OpReader;
+using detail::TimeBudget;
+using nlohmann::json;
+
 constexpr const char* kBytesLimit = "2^53, the largest byte count a double holds exactly";
 
 std::string count_limit(std::size_t n, std::size_t max, const std::string& what) {
@@ -137,13 +149,216 @@ WorkerArg worker_arg(const json& v) {
   return WorkerArg::not_integer(v.dump());
 }
 
+// A value or a per-member list of values.
+template <typename T, typename Read>
+std::vector<T> per_member(Obj& o, const std::string& key, std::size_t members, T fallback, Read read) {
+  std::vector<T> out(members, fallback);
+  const json* v = o.get(key);
+  if (!v) return out;
+  if (v->is_array()) {
+    if (v->size() != members)
+      o.fail("a per-member list needs " + std::to_string(members) + " entries, found " +
+                 std::to_string(v->size()),
+             key);
+    for (std::size_t i = 0; i < members; ++i) out[i] = read((*v)[i], index_path(o.at(key), i));
+  } else {
+    std::fill(out.begin(), out.end(), read(*v, o.at(key)));
+  }
+  return out;
+}
+
+
+// The value a "$NAME" stands for in this variant, or `v` itself.
+const json& resolve_var(const std::map<std::string, json>& assigned, const std::string& file, const json& v,
+                        const std::string& path) {
+  if (!v.is_string()) return v;
+  const std::string& text = v.get_ref<const std::string&>();
+  if (text.empty() || text[0] != '$') return v;
+  auto it = assigned.find(text.substr(1));
+  if (it == assigned.end()) throw ScenarioError(file, path, "unknown variable '" + text + "' (see vars)");
+  return it->second;
+}
+
+}  // namespace
+
+namespace detail {
+
+std::vector<ArgSpec> OpReader::arg_list(const json& v, const std::string& path) const {
+  if (!v.is_array()) throw ScenarioError(file_, path, "expected an array of args, found " + Obj::type_of(v));
+  std::vector<ArgSpec> out;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    Obj o(v[i], index_path(path, i), file_);
+    ArgSpec a;
+    if (o.has("scalar")) {
+      o.get("scalar");
+    } else {
+      const std::string b = o.str("buffer");
+      auto it = buffer_index_.find(b);
+      if (it == buffer_index_.end()) o.fail("unknown buffer '" + b + "'", "buffer");
+      a.buffer = it->second;
+      const std::string tag = o.str("tag");
+      auto t = tag_from_string(tag);
+      if (!t) o.fail("unknown tag '" + tag + "' (INPUT, OUTPUT, INOUT, OUTPUT_EXISTING, NO_DEP)", "tag");
+      a.tag = *t;
+    }
+    o.done();
+    out.push_back(a);
+  }
+  return out;
+}
+
+OpReader::OpReader(const Scenario& header) : file_(header.file), assigned_(header.assigned) {
+  for (std::size_t i = 0; i < header.callables.size(); ++i) callable_index_[header.callables[i].name] = i;
+  for (std::size_t i = 0; i < header.buffers.size(); ++i) buffer_index_[header.buffers[i].name] = i;
+}
+
+std::optional<std::size_t> OpReader::callable(std::string_view name) const {
+  auto it = callable_index_.find(name);
+  return it == callable_index_.end() ? std::nullopt : std::optional<std::size_t>(it->second);
+}
+
+std::optional<std::size_t> OpReader::buffer(std::string_view name) const {
+  auto it = buffer_index_.find(name);
+  return it == buffer_index_.end() ? std::nullopt : std::optional<std::size_t>(it->second);
+}
+
+const json& OpReader::var_or(const json& v, const std::string& path) const {
+  return resolve_var(assigned_, file_, v, path);
+}
+
+OpSpec OpReader::op(const json& v, const std::string& path, bool in_batch, std::set<std::string>* names) const {
+  Obj o(v, path, file_);
+  OpSpec op;
+  op.path = path;
+  const std::string kind = o.str("op");
+  static const std::map<std::string, OpKind> kinds = {{"submit_next_level", OpKind::kSubmitNextLevel},
+                                                      {"submit_next_level_group", OpKind::kSubmitGroup},
+                                                      {"submit_sub", OpKind::kSubmitSub},
+                                                      {"submit_sub_group", OpKind::kSubmitSubGroup},
+                                                      {"batch", OpKind::kBatch},
+                                                      {"sleep", OpKind::kSleep},
+                                                      {"drain", OpKind::kDrain}};
+  auto k = kinds.find(kind);
+  if (k == kinds.end())
+    o.fail("unknown op '" + kind +
+               "' (submit_next_level, submit_next_level_group, submit_sub, "
+               "submit_sub_group, batch, sleep, drain)",
+           "op");
+  op.kind = k->second;
+  if (o.has("at_s")) {
+    if (in_batch) o.fail("ops inside a batch run at the batch's instant: at_s is not allowed", "at_s");
+    op.at_s = o.time("at_s", 0);
+  }
+  switch (op.kind) {
+    case OpKind::kSleep:
+      if (in_batch) o.fail("a batch holds submits only", "op");
+      op.sleep_s = o.time("s", 0);
+      if (!o.has("s")) o.fail("missing required key 's'");
+      break;
+    case OpKind::kDrain:
+      if (in_batch) o.fail("a batch holds submits only", "op");
+      break;
+    case OpKind::kBatch: {
+      if (in_batch) o.fail("a batch holds submits only", "op");
+      const json& ops = array_at(o, "ops");
+      for (std::size_t i = 0; i < ops.size(); ++i)
+        op.ops.push_back(this->op(ops[i], index_path(o.at("ops"), i), true, names));
+      break;
+    }
+    default:
+      submit(o, op, names);
+  }
+  o.done();
+  return op;
+}
+
+void OpReader::submit(Obj& o, OpSpec& op, std::set<std::string>* names) const {
+  op.task = o.str("task");
+  if (op.task.empty()) o.fail("a task name must not be empty", "task");
+  if (names && !names->insert(op.task).second) o.fail("duplicate task name '" + op.task + "'", "task");
+  const std::string callable = o.str("callable");
+  auto c = callable_index_.find(callable);
+  if (c == callable_index_.end()) o.fail("unknown callable '" + callable + "'", "callable");
+  op.callable = c->second;
+  const bool group = op.kind == OpKind::kSubmitGroup || op.kind == OpKind::kSubmitSubGroup;
+  if (group) {
+    const json& list = array_at(o, "args_list");
+    if (list.size() > kMaxMembers) o.fail(count_limit(list.size(), kMaxMembers, "members"), "args_list");
+    for (std::size_t i = 0; i < list.size(); ++i)
+      op.args.push_back(arg_list(list[i], index_path(o.at("args_list"), i)));
+    if (o.has("args")) o.fail("a group takes args_list, not args", "args");
+  } else {
+    const json* args = o.get("args");
+    op.args.push_back(args ? arg_list(*args, o.at("args")) : std::vector<ArgSpec>{});
+    if (o.has("args_list")) o.fail("a single takes args, not args_list", "args_list");
+  }
+  // Worker ids are validated by the core, not here: see the header. "$NAME" is a sweep variable.
+  if (const json* w = o.get("worker")) op.worker = worker_arg(var_or(*w, o.at("worker")));
+  if (const json* raw = o.get("workers")) {
+    const json& resolved = var_or(*raw, o.at("workers"));
+    const json* ws = &resolved;
+    if (ws->is_array()) {
+      if (ws->size() > kMaxMembers) o.fail(count_limit(ws->size(), kMaxMembers, "workers"), "workers");
+      op.workers.emplace();
+      for (const json& x : *ws) op.workers->push_back(worker_arg(x));
+    }
+    // A workers value that is not a list is a group "without a workers list": missing_worker.
+  }
+  const std::size_t members = op.args.size();
+  const std::string file_name = file_;
+  op.duration_s = per_member<std::optional<double>>(
+      o, "duration_s", members, std::nullopt,
+      [&](const json& v, const std::string& p) { return std::optional<double>(o.time_value(v, p)); });
+  op.fail = per_member<bool>(o, "fail", members, false, [&](const json& v, const std::string& p) {
+    if (!v.is_boolean()) throw ScenarioError(file_name, p, "expected a boolean, found " + Obj::type_of(v));
+    return v.get<bool>();
+  });
+}
+
+
+// A serial upper bound of the makespan, op by op: the latest at_s so far, plus every sleep, plus every
+// member run one after another at its largest jittered duration, plus a scheduler iteration per op and
+// an iteration and a dispatch cost per member. Every time the run can reach is below it, so keeping it
+// within kMaxTimeS keeps 1 us resolved to the end. Costs in flops or bytes depend on the platform's
+// speeds, which the loader does not read: each is bounded on its own instead.
+void TimeBudget::members(const OpSpec& op) {
+  if (op.task.empty()) return;
+  const CallableSpec& c = s_.callables[op.callable];
+  const double factor = c.cost.jitter.kind == Jitter::Kind::kNone      ? 1
+                        : c.cost.jitter.kind == Jitter::Kind::kUniform ? 1 + c.cost.jitter.rel
+                                                                       : 1 + kNormalJitterSigmas * c.cost.jitter.rel;
+  for (std::size_t m = 0; m < op.args.size(); ++m)
+    serial_ += op.member_duration(m).value_or(c.cost.duration_s.value_or(0)) * factor + s_.iteration_cost_s +
+               s_.dispatch_cost_s;
+}
+
+void TimeBudget::visit(const OpSpec& op) {
+  if (op.at_s) latest_at_ = std::max(latest_at_, *op.at_s);
+  serial_ += s_.iteration_cost_s + op.sleep_s;
+  members(op);
+  for (const OpSpec& inner : op.ops) members(inner);
+  if (latest_at_ + serial_ > kMaxTimeS)
+    throw ScenarioError(s_.file, generated_ ? "generate" : op.path,
+                        std::string(generated_ ? "at " + op.path + ", the generated" : "the") +
+                            " trace's times add up to more than the limit of 2^32 s (latest at_s " +
+                            number_text(latest_at_) + " s, then " + number_text(serial_) +
+                            " s of sleeps, durations and scheduler costs one after another): a run "
+                            "that long would lose microseconds to rounding");
+}
+
+}  // namespace detail
+
+namespace {
+
+struct NotStreamed {};  // the streamed load passes the file on to the full read
+
 struct Loader {
   const std::string& file;
   std::string base_dir;
   const VarAssignment& assignment;
+  const detail::TraceScan* streamed = nullptr;  // the streamed load's scan, or null for a full read
   Scenario s;
   Registry registry;  // the workers as the core will see them: its checks are the loader's checks
-  std::map<std::string, std::size_t> callable_index, buffer_index;
   std::set<std::string> task_names;
 
   void workers(Obj& top) {
@@ -245,7 +460,6 @@ struct Loader {
       spec.cost.input_bytes = o.bounded("input_bytes", 0, kMaxBytes, "bytes", kBytesLimit);
       spec.cost.output_bytes = o.bounded("output_bytes", 0, kMaxBytes, "bytes", kBytesLimit);
       o.done();
-      callable_index[spec.name] = s.callables.size();
       s.callables.push_back(std::move(spec));
     }
   }
@@ -271,43 +485,8 @@ struct Loader {
         o.fail(e.what(), owner ? "owner" : "");
       }
       o.done();
-      buffer_index[spec.name] = s.buffers.size();
       s.buffers.push_back(std::move(spec));
     }
-  }
-
-  std::vector<ArgSpec> arg_list(const json& v, const std::string& path) {
-    if (!v.is_array()) throw ScenarioError(file, path, "expected an array of args, found " + Obj::type_of(v));
-    std::vector<ArgSpec> out;
-    for (std::size_t i = 0; i < v.size(); ++i) {
-      Obj o(v[i], index_path(path, i), file);
-      ArgSpec a;
-      if (o.has("scalar")) {
-        o.get("scalar");
-      } else {
-        const std::string b = o.str("buffer");
-        auto it = buffer_index.find(b);
-        if (it == buffer_index.end()) o.fail("unknown buffer '" + b + "'", "buffer");
-        a.buffer = it->second;
-        const std::string tag = o.str("tag");
-        auto t = tag_from_string(tag);
-        if (!t) o.fail("unknown tag '" + tag + "' (INPUT, OUTPUT, INOUT, OUTPUT_EXISTING, NO_DEP)", "tag");
-        a.tag = *t;
-      }
-      o.done();
-      out.push_back(a);
-    }
-    return out;
-  }
-
-  // The value a "$NAME" stands for in this variant, or `v` itself.
-  const json& var_or(const json& v, const std::string& path) {
-    if (!v.is_string()) return v;
-    const std::string& text = v.get_ref<const std::string&>();
-    if (text.empty() || text[0] != '$') return v;
-    auto it = s.assigned.find(text.substr(1));
-    if (it == s.assigned.end()) throw ScenarioError(file, path, "unknown variable '" + text + "' (see vars)");
-    return it->second;
   }
 
   void vars(Obj& top) {
@@ -328,124 +507,18 @@ struct Loader {
     }
   }
 
-  // A value or a per-member list of values.
-  template <typename T, typename Read>
-  std::vector<T> per_member(Obj& o, const std::string& key, std::size_t members, T fallback, Read read) {
-    std::vector<T> out(members, fallback);
-    const json* v = o.get(key);
-    if (!v) return out;
-    if (v->is_array()) {
-      if (v->size() != members)
-        o.fail("a per-member list needs " + std::to_string(members) + " entries, found " +
-                   std::to_string(v->size()),
-               key);
-      for (std::size_t i = 0; i < members; ++i) out[i] = read((*v)[i], index_path(o.at(key), i));
-    } else {
-      std::fill(out.begin(), out.end(), read(*v, o.at(key)));
-    }
-    return out;
-  }
-
-  OpSpec op(const json& v, const std::string& path, bool in_batch) {
-    Obj o(v, path, file);
-    OpSpec op;
-    op.path = path;
-    const std::string kind = o.str("op");
-    static const std::map<std::string, OpKind> kinds = {{"submit_next_level", OpKind::kSubmitNextLevel},
-                                                        {"submit_next_level_group", OpKind::kSubmitGroup},
-                                                        {"submit_sub", OpKind::kSubmitSub},
-                                                        {"submit_sub_group", OpKind::kSubmitSubGroup},
-                                                        {"batch", OpKind::kBatch},
-                                                        {"sleep", OpKind::kSleep},
-                                                        {"drain", OpKind::kDrain}};
-    auto k = kinds.find(kind);
-    if (k == kinds.end())
-      o.fail("unknown op '" + kind +
-                 "' (submit_next_level, submit_next_level_group, submit_sub, "
-                 "submit_sub_group, batch, sleep, drain)",
-             "op");
-    op.kind = k->second;
-    if (o.has("at_s")) {
-      if (in_batch) o.fail("ops inside a batch run at the batch's instant: at_s is not allowed", "at_s");
-      op.at_s = o.time("at_s", 0);
-    }
-    switch (op.kind) {
-      case OpKind::kSleep:
-        if (in_batch) o.fail("a batch holds submits only", "op");
-        op.sleep_s = o.time("s", 0);
-        if (!o.has("s")) o.fail("missing required key 's'");
-        break;
-      case OpKind::kDrain:
-        if (in_batch) o.fail("a batch holds submits only", "op");
-        break;
-      case OpKind::kBatch: {
-        if (in_batch) o.fail("a batch holds submits only", "op");
-        const json& ops = array_at(o, "ops");
-        for (std::size_t i = 0; i < ops.size(); ++i)
-          op.ops.push_back(this->op(ops[i], index_path(o.at("ops"), i), true));
-        break;
-      }
-      default:
-        submit(o, op);
-    }
-    o.done();
-    return op;
-  }
-
-  void submit(Obj& o, OpSpec& op) {
-    op.task = o.str("task");
-    if (op.task.empty()) o.fail("a task name must not be empty", "task");
-    if (!task_names.insert(op.task).second) o.fail("duplicate task name '" + op.task + "'", "task");
-    const std::string callable = o.str("callable");
-    auto c = callable_index.find(callable);
-    if (c == callable_index.end()) o.fail("unknown callable '" + callable + "'", "callable");
-    op.callable = c->second;
-    const bool group = op.kind == OpKind::kSubmitGroup || op.kind == OpKind::kSubmitSubGroup;
-    if (group) {
-      const json& list = array_at(o, "args_list");
-      if (list.size() > kMaxMembers) o.fail(count_limit(list.size(), kMaxMembers, "members"), "args_list");
-      for (std::size_t i = 0; i < list.size(); ++i)
-        op.args.push_back(arg_list(list[i], index_path(o.at("args_list"), i)));
-      if (o.has("args")) o.fail("a group takes args_list, not args", "args");
-    } else {
-      const json* args = o.get("args");
-      op.args.push_back(args ? arg_list(*args, o.at("args")) : std::vector<ArgSpec>{});
-      if (o.has("args_list")) o.fail("a single takes args, not args_list", "args_list");
-    }
-    // Worker ids are validated by the core, not here: see the header. "$NAME" is a sweep variable.
-    if (const json* w = o.get("worker")) op.worker = worker_arg(var_or(*w, o.at("worker")));
-    if (const json* raw = o.get("workers")) {
-      const json& resolved = var_or(*raw, o.at("workers"));
-      const json* ws = &resolved;
-      if (ws->is_array()) {
-        if (ws->size() > kMaxMembers) o.fail(count_limit(ws->size(), kMaxMembers, "workers"), "workers");
-        op.workers.emplace();
-        for (const json& x : *ws) op.workers->push_back(worker_arg(x));
-      }
-      // A workers value that is not a list is a group "without a workers list": missing_worker.
-    }
-    const std::size_t members = op.args.size();
-    const std::string file_name = file;
-    op.duration_s = per_member<std::optional<double>>(
-        o, "duration_s", members, std::nullopt,
-        [&](const json& v, const std::string& p) { return std::optional<double>(o.time_value(v, p)); });
-    op.fail = per_member<bool>(o, "fail", members, false, [&](const json& v, const std::string& p) {
-      if (!v.is_boolean()) throw ScenarioError(file_name, p, "expected a boolean, found " + Obj::type_of(v));
-      return v.get<bool>();
-    });
-  }
-
   void trace(Obj& top) {
     const json& t = array_at(top, "trace");
     double last_at = 0;
     std::size_t submits = 0;
+    const OpReader reader(s);
     for (std::size_t i = 0; i < t.size(); ++i) {
       submits += t[i].is_object() && t[i].contains("ops") && t[i]["ops"].is_array() ? t[i]["ops"].size() : 1;
       if (submits > kMaxTasks)
         throw ScenarioError(
             file, index_path("trace", i),
             "the trace submits more than the limit of " + std::to_string(kMaxTasks) + " tasks");
-      s.trace.push_back(op(t[i], index_path("trace", i), false));
+      s.trace.push_back(reader.op(t[i], index_path("trace", i), false, &task_names));
       if (s.trace.back().at_s) {
         if (*s.trace.back().at_s < last_at)
           throw ScenarioError(file, index_path("trace", i) + ".at_s",
@@ -455,43 +528,17 @@ struct Loader {
     }
   }
 
-  // A serial upper bound of the makespan, op by op: the latest at_s so far, plus every sleep, plus
-  // every member run one after another at its largest jittered duration, plus a scheduler iteration
-  // per op and an iteration and a dispatch cost per member. Every time the run can reach is below it,
-  // so keeping it within kMaxTimeS keeps 1 us resolved to the end. Costs in flops or bytes depend on
-  // the platform's speeds, which the loader does not read: each is bounded on its own instead.
+  // The time budget (TimeBudget) over every op: the generated ones, made one at a time, or the trace's.
   void time_budget(bool generated, std::set<std::string>* names = nullptr) {
-    const double it = s.iteration_cost_s, dc = s.dispatch_cost_s;
-    double latest_at = 0, serial = 0;
-    auto members = [&](const OpSpec& op) {
-      if (op.task.empty()) return;
-      const CallableSpec& c = s.callables[op.callable];
-      const double factor = c.cost.jitter.kind == Jitter::Kind::kNone ? 1
-                            : c.cost.jitter.kind == Jitter::Kind::kUniform
-                                ? 1 + c.cost.jitter.rel
-                                : 1 + kNormalJitterSigmas * c.cost.jitter.rel;
-      for (std::size_t m = 0; m < op.args.size(); ++m)
-        serial += op.member_duration(m).value_or(c.cost.duration_s.value_or(0)) * factor + it + dc;
-    };
-    auto visit = [&](const OpSpec& op) {
-      if (names) names->insert(op.task);
-      if (op.at_s) latest_at = std::max(latest_at, *op.at_s);
-      serial += it + op.sleep_s;
-      members(op);
-      for (const OpSpec& inner : op.ops) members(inner);
-      if (latest_at + serial > kMaxTimeS)
-        throw ScenarioError(file, generated ? "generate" : op.path,
-                            std::string(generated ? "at " + op.path + ", the generated" : "the") +
-                                " trace's times add up to more than the limit of 2^32 s (latest at_s " +
-                                number_text(latest_at) + " s, then " + number_text(serial) +
-                                " s of sleeps, durations and scheduler costs one after another): a run "
-                                "that long would lose microseconds to rounding");
-    };
+    TimeBudget budget(s, generated);
     if (generated) {
       OpGenerator gen(*s.generate, s, file);
-      for (OpSpec op; gen.next(op);) visit(op);
+      for (OpSpec op; gen.next(op);) {
+        if (names) names->insert(op.task);
+        budget.visit(op);
+      }
     } else {
-      for (const OpSpec& op : s.trace) visit(op);
+      for (const OpSpec& op : s.trace) budget.visit(op);
     }
   }
 
@@ -616,7 +663,7 @@ struct Loader {
     s.iteration_cost_s = o.time("iteration_cost_s", 0);
     s.dispatch_cost_s = o.time("dispatch_cost_s", 0);
     if (const json* p = o.get("policy")) {
-      const json& v = var_or(*p, o.at("policy"));
+      const json& v = resolve_var(s.assigned, file, *p, o.at("policy"));
       if (!v.is_string())
         o.fail("expected \"seed\" or \"head_reservation\", found " + Obj::type_of(v), "policy");
       auto policy = policy_from_string(v.get<std::string>());
@@ -681,6 +728,10 @@ struct Loader {
       // One pass over the generated ops at load: the time budget and, for expect, the task names
       // (unique by construction; expect needs them to check its keys). Nothing is kept per op.
       time_budget(true, top.has("expect") ? &task_names : nullptr);
+    } else if (streamed) {
+      top.get("trace");  // the header's placeholder: the ops are in the file
+      s.trace_file = detail::check_trace_file(s, *streamed, top.has("expect") ? &task_names : nullptr);
+      if (!s.trace_file) throw NotStreamed{};
     } else {
       trace(top);
       time_budget(false);
@@ -695,6 +746,7 @@ struct Loader {
 
 std::size_t Scenario::submit_count() const {
   if (generate) return OpGenerator(*generate, *this, file).submit_count();
+  if (trace_file) return trace_file->submit_count();
   std::size_t n = 0;
   for (const OpSpec& op : trace) n += op.kind == OpKind::kBatch ? op.ops.size() : op.task.empty() ? 0 : 1;
   return n;
@@ -715,15 +767,33 @@ Policy parse_policy(const std::string& name, const std::string& where) {
 
 Scenario parse_scenario(const nlohmann::json& doc, const std::string& file, const std::string& base_dir,
                         const VarAssignment& assignment) {
-  Loader l{file, base_dir, assignment, {}, {}, {}, {}, {}};
+  Loader l{file, base_dir, assignment, nullptr, {}, {}, {}};
   l.run(doc);
   return std::move(l.s);
 }
 
-Scenario load_scenario(const std::string& file, const VarAssignment& assignment) {
+Scenario load_scenario(const std::string& file, const VarAssignment& assignment, TraceRead read) {
+  std::string base = std::filesystem::path(file).parent_path().string();
+  if (base.empty()) base = ".";
+  const char* env = std::getenv("DIRSCHED_TRACE_READ");
+  if (read == TraceRead::kStreamed && !(env && std::string(env) == "full")) {
+    // The streamed load (trace_file.hpp) decides nothing on its own: a file it does not take on, or
+    // any fault in it, goes to the full read below, which words the error.
+    // First as a file that ends with its trace (one scan fewer), then reading every top-level key.
+    for (const bool trace_last : {true, false}) {
+      try {
+        if (const std::optional<detail::TraceScan> scan = detail::scan_trace_file(file, trace_last)) {
+          Loader l{file, base, assignment, &*scan, {}, {}, {}};
+          l.run(scan->header);
+          return std::move(l.s);
+        }
+      } catch (const ScenarioError&) {
+      } catch (const NotStreamed&) {
+      }
+    }
+  }
   const nlohmann::json doc = read_json_file(file);  // the strict reader: depth, duplicates, numbers, ...
-  const std::string base = std::filesystem::path(file).parent_path().string();
-  return parse_scenario(doc, file, base.empty() ? "." : base, assignment);
+  return parse_scenario(doc, file, base, assignment);
 }
 
 }  // namespace dirsched

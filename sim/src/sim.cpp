@@ -92,6 +92,7 @@ class Driver {
   }
 
   void setup_core() { replay_ = std::make_unique<Replay>(s_, *run_.core); }
+  const std::string& trace_error() const { return replay_->trace_error(); }
 
   void main_loop() {
     wall_start_ = std::chrono::steady_clock::now();
@@ -504,6 +505,10 @@ std::unique_ptr<Run> simulate(const Scenario& scenario, const RunOptions& option
     run->core->set_observer(nullptr);
     throw ScenarioError(scenario.file, scenario.platform.empty() ? "" : "platform",
                         (scenario.platform.empty() ? "" : scenario.platform + ": ") + why);
+  }
+  if (!driver.trace_error().empty()) {  // a streamed trace file changed under the run
+    run->core->set_observer(nullptr);
+    throw ScenarioError(scenario.file, "", driver.trace_error());
   }
   log.flush();
   run->core->set_observer(nullptr);

@@ -80,7 +80,8 @@ void generate_into(const GenerateSpec& spec, Scenario& s, const std::string& fil
 // The same checks and the same workers, callables and buffers, but only the spec is kept
 // (s.generate): the trace stays empty and a Replay generates the ops as it goes.
 void generate_lazily(const GenerateSpec& spec, Scenario& s, const std::string& file);
-// Builds s.trace from s.generate (and clears it); nothing for a scenario without one.
+// Builds s.trace from s.generate or s.trace_file (and clears it); nothing for a scenario without
+// either. A trace file that changed since it was checked is a ScenarioError.
 void materialize_trace(Scenario& s);
 
 // Writes a scenario as JSON text, streaming (a million ops need no JSON tree in memory).

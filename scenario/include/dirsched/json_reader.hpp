@@ -49,6 +49,10 @@ nlohmann::json read_json_file(const std::string& file);
 // Text already in memory (a command-line value): `origin` names it in errors (e.g. "--var p").
 nlohmann::json parse_json_text(std::string_view text, const std::string& origin);
 
+// A value that sits `depth` arrays/objects deep in a document (an element of a top-level array: 2),
+// read with the same rules as if the document were read whole: its nesting counts from `depth`.
+nlohmann::json parse_json_element(std::string_view text, const std::string& origin, std::size_t depth);
+
 struct JsonStream {
   std::string key;  // a top-level key; when its value is an array, its elements are streamed
   // Called once when `key`'s array opens, with the top-level keys read so far.

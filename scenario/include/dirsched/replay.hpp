@@ -9,9 +9,13 @@
 // - `drain` may run only when every submitted task is terminal; `sleep` and `at_s` only delay.
 // - A `generate` block (Scenario::generate) is replayed from an OpGenerator: one op exists at a time
 //   and nothing is kept per task (a generated op has the callable's cost and never fails).
+// - A streamed trace file (Scenario::trace_file) is replayed from a TraceReader: one op exists at a
+//   time; what the driver asks of a task later (member durations and failures) is kept only for a task
+//   whose op sets them, and only while it is not terminal (dropped in sweeps as the table doubles).
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +23,7 @@
 #include "dirsched/generate.hpp"
 #include "dirsched/scenario.hpp"
 #include "dirsched/scheduler.hpp"
+#include "dirsched/trace_file.hpp"
 
 namespace dirsched {
 
@@ -31,7 +36,7 @@ class Replay {
   void rebind(Scheduler& core) { core_ = &core; }
 
   // The next op, or nullptr when every op ran or the orchestration unwound.
-  const OpSpec* next() const { return done() ? nullptr : gen_ ? &current_ : &scenario_->trace[op_]; }
+  const OpSpec* next() const { return done() ? nullptr : pulled() ? &current_ : &scenario_->trace[op_]; }
   bool done() const { return unwound_ || op_ >= op_count_; }
   std::size_t op_count() const { return op_count_; }
   std::size_t position() const { return op_; }
@@ -51,23 +56,35 @@ class Replay {
   // Records every task of the ops not yet run as not submitted (a replay that cannot go on).
   void unwind_rest();
 
-  // The op that submitted an accepted task (a trace file only: generated ops are not kept).
+  // The op that submitted an accepted task (a trace held whole only: generated and streamed ops are
+  // not kept; std::out_of_range then).
   const OpSpec& op_of(TaskId task) const { return *ops_of_task_.at(task.index()); }
-  // What the member of an accepted task does: its own duration (nothing: the callable's cost) and
-  // whether it fails. For a trace file and a generate block alike.
-  std::optional<double> member_duration(TaskId task, std::uint32_t member) const {
-    return gen_ ? std::nullopt : op_of(task).member_duration(member);
-  }
-  bool member_fails(TaskId task, std::uint32_t member) const {
-    return !gen_ && op_of(task).member_fails(member);
-  }
+  // What the member of an accepted, non-terminal task does: its own duration (nothing: the callable's
+  // cost) and whether it fails. For a trace held whole, a streamed one and a generate block alike.
+  std::optional<double> member_duration(TaskId task, std::uint32_t member) const;
+  bool member_fails(TaskId task, std::uint32_t member) const;
   const std::string& abort_error() const { return abort_error_; }
+  // Empty, or why a streamed trace stopped before its end (the file changed after the load checked
+  // it): the engine then ends with ScenarioError(file, "", trace_error()) instead of writing outputs.
+  const std::string& trace_error() const { return trace_error_; }
+  // Streamed ops whose members override duration or failure, held now (for tests and the bench).
+  std::size_t held_overrides() const { return overrides_.size(); }
   SubmitRequest request(const OpSpec& op) const;
 
  private:
   bool submit(const OpSpec& op);
   void unwind_from(std::size_t op_index, std::size_t batch_index);
   void advance();
+  bool pulled() const { return gen_ || stream_; }
+  bool pull(OpSpec& op);  // the next op from the generator or the stream
+  void not_submitted(const OpSpec& op);
+  void hold_overrides(TaskId task, const OpSpec& op);
+
+  // A streamed task's own member durations and failures (only a task whose op sets either).
+  struct Overrides {
+    std::vector<std::optional<double>> duration_s;
+    std::vector<bool> fail;
+  };
 
   const Scenario* scenario_;
   Scheduler* core_;
@@ -78,8 +95,12 @@ class Replay {
   std::string abort_error_;
   std::vector<const OpSpec*> ops_of_task_;  // TaskId -> op (a trace file only)
   std::size_t op_count_ = 0;
-  std::optional<OpGenerator> gen_;  // a generate block: makes op op_ into current_
+  std::optional<OpGenerator> gen_;      // a generate block: makes op op_ into current_
+  std::optional<TraceReader> stream_;  // a streamed trace file: reads op op_ into current_
   OpSpec current_;
+  std::map<std::uint32_t, Overrides> overrides_;  // TaskId index -> its op's overrides (streamed)
+  std::size_t overrides_swept_ = 0;                // overrides_.size() after the last sweep
+  std::string trace_error_;
 };
 
 }  // namespace dirsched

@@ -112,6 +112,7 @@ struct FaultSpec {
 };
 
 struct GenerateSpec;
+class TraceFile;
 
 struct Scenario {
   std::string file;  // as given
@@ -134,6 +135,10 @@ struct Scenario {
   // A `generate` block the loader kept as a spec (dirsched/generate.hpp): `trace` is then empty and
   // the Replay generates the ops one at a time. Null for a trace file or after materialize_trace().
   std::shared_ptr<const GenerateSpec> generate;
+  // A trace file read as the replay goes (dirsched/trace_file.hpp): `trace` is then empty and the
+  // Replay reads the ops from the file one at a time. Null for a full read (parse_scenario, or a file
+  // the streamed load passed on) or after materialize_trace().
+  std::shared_ptr<const TraceFile> trace_file;
   std::vector<FaultSpec> faults;
   nlohmann::json expect;  // checked against the run by check_expectations()
   // Sweep variables: name -> candidate values, and the value each took in this load (the first
@@ -159,8 +164,13 @@ Policy parse_policy(const std::string& name, const std::string& where);
 
 // `assignment` picks a value for some sweep variables (name -> value); the others take their first
 // candidate. A value need not be a candidate (sweep --plan passes values on the command line).
+// load_scenario() streams the trace (Scenario::trace_file; the file is checked whole first, and read
+// whole instead wherever the streamed load is not sure: dirsched/trace_file.hpp) unless `read` is
+// kFull or the environment has DIRSCHED_TRACE_READ=full; the two give the same runs, outputs and errors.
 using VarAssignment = std::map<std::string, nlohmann::json>;
-Scenario load_scenario(const std::string& file, const VarAssignment& assignment = {});
+enum class TraceRead { kStreamed, kFull };
+Scenario load_scenario(const std::string& file, const VarAssignment& assignment = {},
+                       TraceRead read = TraceRead::kStreamed);
 Scenario parse_scenario(const nlohmann::json& doc, const std::string& file, const std::string& base_dir,
                         const VarAssignment& assignment = {});
 

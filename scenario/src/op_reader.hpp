@@ -1,0 +1,58 @@
+// The loader's reading of one trace op, shared by the full read (scenario.cpp) and the streamed read
+// (trace_file.cpp), so that both check an op in exactly one way. Internal to the scenario target.
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+
+#include "dirsched/scenario.hpp"
+
+namespace dirsched::detail {
+
+class Obj;  // scenario.cpp: one JSON object being read
+
+// What an op is checked against: the callables, buffers and sweep-variable values of a loaded header
+// (the rest of the file but the trace), and the file that errors name.
+class OpReader {
+ public:
+  explicit OpReader(const Scenario& header);
+  // One op at `path` ("trace[3]", "trace[3].ops[1]"): every key known, every value of its type, every
+  // callable and buffer named exists, per-member lists have the member count. `names` holds the task
+  // names so far: a duplicate is refused (null: the caller checks uniqueness itself). ScenarioError
+  // with the file and the path otherwise.
+  OpSpec op(const nlohmann::json& v, const std::string& path, bool in_batch, std::set<std::string>* names) const;
+  std::optional<std::size_t> callable(std::string_view name) const;
+  std::optional<std::size_t> buffer(std::string_view name) const;
+  const std::string& file() const { return file_; }
+  // The value a "$NAME" stands for in this variant, or `v` itself.
+  const nlohmann::json& var_or(const nlohmann::json& v, const std::string& path) const;
+
+ private:
+  void submit(Obj& o, OpSpec& op, std::set<std::string>* names) const;
+  std::vector<ArgSpec> arg_list(const nlohmann::json& v, const std::string& path) const;
+
+  std::string file_;
+  std::map<std::string, std::size_t, std::less<>> callable_index_, buffer_index_;
+  std::map<std::string, nlohmann::json> assigned_;
+};
+
+// The loader's serial upper bound of the makespan (see time_budget in scenario.cpp), op by op: visit()
+// throws ScenarioError at the op where the bound passes kMaxTimeS. `generated` words the message for a
+// generate block.
+class TimeBudget {
+ public:
+  TimeBudget(const Scenario& s, bool generated) : s_(s), generated_(generated) {}
+  void visit(const OpSpec& op);
+
+ private:
+  void members(const OpSpec& op);
+  const Scenario& s_;
+  bool generated_;
+  double latest_at_ = 0, serial_ = 0;
+};
+
+}  // namespace dirsched::detail

@@ -1,0 +1,825 @@
+// The streamed load of a trace file (dirsched/trace_file.hpp): the top-level scan, the check of every
+// op, and the replay's second reading of the ops.
+//
+// Ops are read from a 1 MiB window of the file. An op is read in place by FastOp while it lies whole
+// in the window (NeedMore: the window slides to the op's first byte and takes more of the file, and the
+// op is read again). FastOp takes only what it can check completely itself; on anything else (Bail) the
+// op's bytes are found by ValueScan and read by the strict reader and detail::OpReader instead.
+#include "dirsched/trace_file.hpp"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <set>
+#include <stdexcept>
+#include <vector>
+
+#include "dirsched/json_reader.hpp"
+#include "op_reader.hpp"
+
+namespace dirsched {
+namespace {
+
+struct NeedMore {};  // the op goes on past the window
+struct Bail {};      // not a shape FastOp takes (or not valid JSON): the strict reader decides
+
+struct FileCloser {
+  void operator()(std::FILE* f) const { std::fclose(f); }
+};
+using File = std::unique_ptr<std::FILE, FileCloser>;
+
+std::optional<FileIdentity> identity_of(std::FILE* f) {
+  struct stat st {};
+  if (::fstat(fileno(f), &st) != 0) return std::nullopt;
+  FileIdentity id;
+  id.device = static_cast<std::uint64_t>(st.st_dev);
+  id.inode = static_cast<std::uint64_t>(st.st_ino);
+  id.size = static_cast<std::uint64_t>(st.st_size);
+  id.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  return id;
+}
+
+constexpr const char* kChanged = "the file changed after it was checked: run it again";
+
+ScenarioError changed(const std::string& file) { return ScenarioError(file, "", kChanged); }
+
+bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+// `k` is the word `w` (a compare of a constant length, which the compiler inlines).
+template <std::size_t N>
+bool is(std::string_view k, const char (&w)[N]) {
+  return k.size() == N - 1 && std::memcmp(k.data(), w, N - 1) == 0;
+}
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// A window of a file read in chunks from a byte offset.
+class Window {
+ public:
+  Window(std::FILE* f, std::uint64_t offset) : f_(f), buf_(std::size_t{1} << 20), base_(offset) {
+    if (std::fseek(f, static_cast<long>(offset), SEEK_SET) != 0) throw Bail{};
+    pos = lim = buf_.data();
+  }
+  const char* pos;
+  const char* lim;
+  bool eof() const { return eof_; }
+  // Keeps [keep, lim) at the window's start and reads more after it (the window grows for a value
+  // longer than itself). Returns the new address of `keep`; pos moves with it. False at the file's end.
+  bool refill(const char*& keep) {
+    const std::size_t kept = static_cast<std::size_t>(lim - keep);
+    const std::size_t pos_at = static_cast<std::size_t>(pos - keep);
+    base_ += static_cast<std::uint64_t>(keep - buf_.data());
+    std::memmove(buf_.data(), keep, kept);
+    if (kept == buf_.size()) buf_.resize(buf_.size() * 2);
+    const std::size_t n = std::fread(buf_.data() + kept, 1, buf_.size() - kept, f_);
+    keep = buf_.data();
+    pos = keep + pos_at;
+    lim = buf_.data() + kept + n;
+    if (n == 0) eof_ = true;
+    return n > 0;
+  }
+  std::uint64_t offset_of(const char* p) const { return base_ + static_cast<std::uint64_t>(p - buf_.data()); }
+
+ private:
+  std::FILE* f_;
+  std::vector<char> buf_;
+  std::uint64_t base_;  // the file offset of buf_[0]
+  bool eof_ = false;
+};
+
+// Where a JSON value ends, by brackets and strings alone (no check: the strict reader, or FastOp,
+// checks it). Resumable across windows.
+struct ValueScan {
+  std::size_t depth = 0;
+  bool started = false, in_string = false, escaped = false, scalar = false;
+  // Advances over [p, end): where the value ends, or nullptr when it goes on past `end`.
+  const char* feed(const char* p, const char* end) {
+    while (p < end) {
+      const char c = *p;
+      if (!started) {
+        started = true;
+        if (c == '{' || c == '[')
+          depth = 1;
+        else if (c == '"')
+          in_string = true;
+        else
+          scalar = true;
+        ++p;
+        continue;
+      }
+      if (in_string) {
+        if (escaped)
+          escaped = false;
+        else if (c == '\\')
+          escaped = true;
+        else if (c == '"') {
+          in_string = false;
+          if (depth == 0) return p + 1;
+        }
+        ++p;
+        continue;
+      }
+      if (scalar) {
+        if (c == ',' || c == ']' || c == '}' || is_ws(c)) return p;
+        ++p;
+        continue;
+      }
+      if (c == '"')
+        in_string = true;
+      else if (c == '{' || c == '[')
+        ++depth;
+      else if ((c == '}' || c == ']') && --depth == 0)
+        return p + 1;
+      ++p;
+    }
+    return nullptr;
+  }
+};
+
+// One op read in place, for the plain shapes only: every check detail::OpReader makes, made here too,
+// and anything it is not sure of is a Bail (never an accepted op the full read would refuse, never a
+// different one: tests/scenario/stream_test.cpp compares both on every shipped and generated file).
+class FastOp {
+ public:
+  FastOp(const detail::OpReader& reader, const char* p, const char* end, bool eof)
+      : reader_(reader), p_(p), end_(end), eof_(eof) {}
+  const char* read(OpSpec& op, const std::string& path, bool in_batch) {
+    op_value(op, path, in_batch);
+    return p_;
+  }
+
+ private:
+  enum Key : unsigned {
+    kOp = 1u << 0,
+    kAtS = 1u << 1,
+    kTask = 1u << 2,
+    kCallable = 1u << 3,
+    kWorker = 1u << 4,
+    kWorkers = 1u << 5,
+    kArgs = 1u << 6,
+    kArgsList = 1u << 7,
+    kDuration = 1u << 8,
+    kFail = 1u << 9,
+    kS = 1u << 10,
+    kOps = 1u << 11,
+  };
+
+  [[noreturn]] void more() const {
+    if (eof_) throw Bail{};
+    throw NeedMore{};
+  }
+  char peek() const {
+    if (p_ == end_) more();
+    return *p_;
+  }
+  void ws() {
+    while (is_ws(peek())) ++p_;
+  }
+  void expect(char c) {
+    ws();
+    if (peek() != c) throw Bail{};
+    ++p_;
+  }
+  // After a value in a container: true for ',', false for `close`.
+  bool next_or(char close) {
+    ws();
+    const char c = peek();
+    ++p_;
+    if (c == ',') return true;
+    if (c == close) return false;
+    throw Bail{};
+  }
+  // True when the container (already opened) is empty.
+  bool empty_then(char close) {
+    ws();
+    if (peek() != close) return false;
+    ++p_;
+    return true;
+  }
+  // A string of printable ASCII without escapes.
+  std::string_view plain_string() {
+    expect('"');
+    const char* b = p_;
+    while (true) {
+      const unsigned char c = static_cast<unsigned char>(peek());
+      if (c == '"') break;
+      if (c < 0x20 || c >= 0x7f || c == '\\') throw Bail{};
+      ++p_;
+    }
+    const std::string_view s(b, static_cast<std::size_t>(p_ - b));
+    ++p_;
+    return s;
+  }
+  // A JSON number's text; `integer` when it has neither fraction nor exponent.
+  std::string_view number_text(bool& integer) {
+    ws();
+    const char* b = p_;
+    if (peek() == '-') ++p_;
+    if (peek() == '0') {
+      ++p_;
+    } else {
+      if (!is_digit(peek())) throw Bail{};
+      while (is_digit(peek())) ++p_;
+    }
+    integer = true;
+    if (peek() == '.') {
+      ++p_;
+      if (!is_digit(peek())) throw Bail{};
+      while (is_digit(peek())) ++p_;
+      integer = false;
+    }
+    if (peek() == 'e' || peek() == 'E') {
+      ++p_;
+      if (peek() == '+' || peek() == '-') ++p_;
+      if (!is_digit(peek())) throw Bail{};
+      while (is_digit(peek())) ++p_;
+      integer = false;
+    }
+    return {b, static_cast<std::size_t>(p_ - b)};
+  }
+  // An integer of at most 18 digits (any of them fits an int64, as the strict reader keeps it).
+  static std::int64_t small_integer(std::string_view t) {
+    const bool negative = t[0] == '-';
+    if (t.size() - (negative ? 1 : 0) > 18) throw Bail{};
+    std::int64_t v = 0;
+    for (std::size_t i = negative ? 1 : 0; i < t.size(); ++i) v = v * 10 + (t[i] - '0');
+    return negative ? -v : v;
+  }
+  // A number as the strict reader's double: integers through their int64 value, others correctly
+  // rounded (nlohmann's strtod and from_chars agree); out of a double's range is the strict reader's.
+  double number() {
+    bool integer = false;
+    const std::string_view t = number_text(integer);
+    if (integer) return static_cast<double>(small_integer(t));
+    double d = 0;
+    const auto r = std::from_chars(t.data(), t.data() + t.size(), d);
+    if (r.ec != std::errc() || r.ptr != t.data() + t.size() || !std::isfinite(d)) throw Bail{};
+    if (d == 0)
+      for (char c : t) {
+        if (c == 'e' || c == 'E') break;
+        if (c >= '1' && c <= '9') throw Bail{};  // 1e-400: the strict reader refuses it
+      }
+    return d;
+  }
+  // A simulated time: non-negative, at most kMaxTimeS.
+  double time() {
+    const double d = number();
+    if (d < 0 || d > kMaxTimeS) throw Bail{};
+    return d;
+  }
+  bool boolean() {
+    ws();
+    const char c = peek();
+    const char* word = c == 't' ? "true" : c == 'f' ? "false" : nullptr;
+    if (!word) throw Bail{};
+    for (const char* w = word; *w; ++w) {
+      if (peek() != *w) throw Bail{};
+      ++p_;
+    }
+    return c == 't';
+  }
+  // A scalar arg's value: a literal, a number or a plain string (nothing the loader reads).
+  void scalar_value() {
+    ws();
+    const char c = peek();
+    if (c == '"') {
+      plain_string();
+    } else if (c == 't' || c == 'f') {
+      boolean();
+    } else if (c == 'n') {
+      for (const char* w = "null"; *w; ++w) {
+        if (peek() != *w) throw Bail{};
+        ++p_;
+      }
+    } else {
+      number();
+    }
+  }
+  std::int64_t worker_id() {
+    bool integer = false;
+    const std::string_view t = number_text(integer);
+    if (!integer) throw Bail{};  // 1.0 and friends: a rejection, worded by the strict path
+    return small_integer(t);
+  }
+  void arg(ArgSpec& a) {
+    expect('{');
+    if (empty_then('}')) throw Bail{};
+    bool scalar = false, buffer = false, tag = false;
+    a = ArgSpec{};
+    do {
+      const std::string_view key = plain_string();
+      expect(':');
+      if (is(key, "scalar") && !scalar) {
+        scalar = true;
+        scalar_value();
+      } else if (is(key, "buffer") && !buffer) {
+        buffer = true;
+        const auto b = reader_.buffer(plain_string());
+        if (!b) throw Bail{};
+        a.buffer = *b;
+      } else if (is(key, "tag") && !tag) {
+        tag = true;
+        const auto t = tag_from_string(plain_string());
+        if (!t) throw Bail{};
+        a.tag = *t;
+      } else {
+        throw Bail{};
+      }
+    } while (next_or('}'));
+    if (scalar ? (buffer || tag) : !(buffer && tag)) throw Bail{};
+    if (scalar) a = ArgSpec{};
+  }
+  void arg_list(std::vector<ArgSpec>& out) {
+    expect('[');
+    out.clear();
+    if (empty_then(']')) return;
+    do {
+      out.emplace_back();
+      arg(out.back());
+    } while (next_or(']'));
+  }
+
+  void op_value(OpSpec& op, const std::string& path, bool in_batch) {
+    op.kind = OpKind::kDrain;
+    op.path = path;
+    op.at_s.reset();
+    op.task.clear();
+    op.callable = 0;
+    op.worker.reset();
+    op.workers.reset();
+    op.args.clear();
+    op.duration_s.clear();
+    op.fail.clear();
+    op.sleep_s = 0;
+    op.ops.clear();
+    unsigned seen = 0;
+    std::string_view kind, task, callable;
+    double at_s = 0, sleep_s = 0, duration = 0;
+    bool fail = false;
+    std::vector<double>& durations = durations_;
+    std::vector<bool>& fails = fails_;
+    bool duration_list = false, fail_list = false;
+    expect('{');
+    if (empty_then('}')) throw Bail{};
+    do {
+      const std::string_view key = plain_string();
+      expect(':');
+      unsigned bit = 0;
+      if (is(key, "op")) {
+        bit = kOp;
+        kind = plain_string();
+      } else if (is(key, "task")) {
+        bit = kTask;
+        task = plain_string();
+      } else if (is(key, "callable")) {
+        bit = kCallable;
+        callable = plain_string();
+      } else if (is(key, "worker")) {
+        bit = kWorker;
+        op.worker = WorkerArg(WorkerId(worker_id()));
+      } else if (is(key, "args")) {
+        bit = kArgs;
+        op.args.resize(1);
+        arg_list(op.args[0]);
+      } else if (is(key, "at_s")) {
+        bit = kAtS;
+        at_s = time();
+      } else if (is(key, "workers")) {
+        bit = kWorkers;
+        expect('[');
+        op.workers.emplace();
+        if (!empty_then(']')) do
+            op.workers->push_back(WorkerArg(WorkerId(worker_id())));
+          while (next_or(']'));
+      } else if (is(key, "args_list")) {
+        bit = kArgsList;
+        expect('[');
+        op.args.clear();
+        if (!empty_then(']')) do {
+            op.args.emplace_back();
+            arg_list(op.args.back());
+          } while (next_or(']'));
+      } else if (is(key, "duration_s")) {
+        bit = kDuration;
+        ws();
+        if (peek() == '[') {
+          duration_list = true;
+          ++p_;
+          durations.clear();
+          if (!empty_then(']')) do
+              durations.push_back(time());
+            while (next_or(']'));
+        } else {
+          duration = time();
+        }
+      } else if (is(key, "fail")) {
+        bit = kFail;
+        ws();
+        if (peek() == '[') {
+          fail_list = true;
+          ++p_;
+          fails.clear();
+          if (!empty_then(']')) do
+              fails.push_back(boolean());
+            while (next_or(']'));
+        } else {
+          fail = boolean();
+        }
+      } else if (is(key, "s")) {
+        bit = kS;
+        sleep_s = time();
+      } else if (is(key, "ops") && !in_batch) {
+        bit = kOps;
+        expect('[');
+        if (!empty_then(']')) do {
+            op.ops.emplace_back();
+            op_value(op.ops.back(), path + ".ops[" + std::to_string(op.ops.size() - 1) + "]", true);
+          } while (next_or(']'));
+      }
+      if (!bit || (seen & bit)) throw Bail{};  // an unknown or a duplicate key
+      seen |= bit;
+    } while (next_or('}'));
+
+    static const std::pair<std::string_view, OpKind> kinds[] = {{"submit_next_level", OpKind::kSubmitNextLevel},
+                                                                {"submit_next_level_group", OpKind::kSubmitGroup},
+                                                                {"submit_sub", OpKind::kSubmitSub},
+                                                                {"submit_sub_group", OpKind::kSubmitSubGroup},
+                                                                {"batch", OpKind::kBatch},
+                                                                {"sleep", OpKind::kSleep},
+                                                                {"drain", OpKind::kDrain}};
+    if (!(seen & kOp)) throw Bail{};
+    const auto* k = std::find_if(std::begin(kinds), std::end(kinds), [&](const auto& e) {
+      return e.first.size() == kind.size() && std::memcmp(e.first.data(), kind.data(), kind.size()) == 0;
+    });
+    if (k == std::end(kinds)) throw Bail{};
+    op.kind = k->second;
+    if (seen & kAtS) {
+      if (in_batch) throw Bail{};
+      op.at_s = at_s;
+    }
+    constexpr unsigned kSubmit = kOp | kAtS | kTask | kCallable | kWorker | kWorkers | kDuration | kFail;
+    switch (op.kind) {
+      case OpKind::kSleep:
+        if (in_batch || (seen & ~(kOp | kAtS | kS)) || !(seen & kS)) throw Bail{};
+        op.sleep_s = sleep_s;
+        return;
+      case OpKind::kDrain:
+        if (in_batch || (seen & ~(kOp | kAtS))) throw Bail{};
+        return;
+      case OpKind::kBatch:
+        if (in_batch || (seen & ~(kOp | kAtS | kOps)) || !(seen & kOps)) throw Bail{};
+        return;
+      default:
+        break;
+    }
+    const bool group = op.kind == OpKind::kSubmitGroup || op.kind == OpKind::kSubmitSubGroup;
+    if ((seen & ~(kSubmit | (group ? kArgsList : kArgs))) || !(seen & kTask) || !(seen & kCallable) ||
+        task.empty())
+      throw Bail{};
+    if (group && !(seen & kArgsList)) throw Bail{};
+    if (!group && !(seen & kArgs)) op.args.resize(1);
+    if (op.args.size() > kMaxMembers || (op.workers && op.workers->size() > kMaxMembers)) throw Bail{};
+    const auto c = reader_.callable(callable);
+    if (!c) throw Bail{};
+    op.callable = *c;
+    op.task.assign(task.data(), task.size());
+    const std::size_t members = op.args.size();
+    if (duration_list) {
+      if (durations.size() != members) throw Bail{};
+      op.duration_s.assign(durations.begin(), durations.end());
+    } else {
+      op.duration_s.assign(members, (seen & kDuration) ? std::optional<double>(duration) : std::nullopt);
+    }
+    if (fail_list) {
+      if (fails.size() != members) throw Bail{};
+      op.fail.assign(fails.begin(), fails.end());
+    } else {
+      op.fail.assign(members, fail);
+    }
+  }
+
+  const detail::OpReader& reader_;
+  const char* p_;
+  const char* end_;
+  bool eof_;
+  std::vector<double> durations_;
+  std::vector<bool> fails_;
+};
+
+// The elements of the `trace` array, from its '[' to its ']', each one an op.
+class ArrayReader {
+ public:
+  ArrayReader(std::FILE* f, std::uint64_t begin, const detail::OpReader& reader, const std::string& file)
+      : in_(f, begin), reader_(reader), file_(file) {
+    ws();
+    if (*in_.pos != '[') throw Bail{};
+    ++in_.pos;
+  }
+  // The next op; false after the ']'. Bail on a malformed array; ScenarioError from a bad op.
+  bool next(OpSpec& op) {
+    if (done_) return false;
+    ws();
+    if (index_ == 0 && *in_.pos == ']') return finish();
+    if (index_ > 0) {
+      if (*in_.pos == ']') return finish();
+      if (*in_.pos != ',') throw Bail{};
+      ++in_.pos;
+      ws();
+    }
+    path_ = "trace[" + std::to_string(index_) + "]";
+    const char* start = in_.pos;
+    while (true) {
+      try {
+        in_.pos = FastOp(reader_, start, in_.lim, in_.eof()).read(op, path_, false);
+        break;
+      } catch (const NeedMore&) {
+        in_.refill(start);
+      } catch (const Bail&) {
+        op = strict(start);
+        ++strict_;
+        break;
+      }
+    }
+    ++index_;
+    return true;
+  }
+  std::uint64_t end_offset() const { return end_; }
+  std::size_t strict_count() const { return strict_; }
+
+ private:
+  bool finish() {
+    ++in_.pos;
+    end_ = in_.offset_of(in_.pos);
+    done_ = true;
+    return false;
+  }
+  void ws() {
+    while (true) {
+      while (in_.pos < in_.lim && is_ws(*in_.pos)) ++in_.pos;
+      if (in_.pos < in_.lim) return;
+      const char* keep = in_.pos;
+      if (!in_.refill(keep)) throw Bail{};
+    }
+  }
+  // The op at `start` read by the strict reader and checked by detail::OpReader.
+  OpSpec strict(const char* start) {
+    ValueScan scan;
+    const char* end = scan.feed(start, in_.lim);
+    while (!end) {
+      const std::size_t done = static_cast<std::size_t>(in_.lim - start);
+      if (!in_.refill(start)) throw Bail{};
+      end = scan.feed(start + done, in_.lim);
+    }
+    in_.pos = end;
+    const nlohmann::json v =
+        parse_json_element(std::string_view(start, static_cast<std::size_t>(end - start)), file_, 2);
+    return reader_.op(v, path_, false, nullptr);
+  }
+
+  Window in_;
+  const detail::OpReader& reader_;
+  const std::string& file_;
+  std::string path_;
+  std::size_t index_ = 0, strict_ = 0;
+  std::uint64_t end_ = 0;
+  bool done_ = false;
+};
+
+}  // namespace
+
+void TraceFile::note_unsubmitted(std::string_view task, std::size_t callable) const {
+  unsubmitted_.emplace(std::string(task), callable);
+}
+
+void TraceFile::note_submitting(std::string_view task, std::size_t callable) const {
+  submitting_.assign(task.data(), task.size());
+  submitting_callable_ = callable;
+}
+
+std::optional<std::size_t> TraceFile::unsubmitted_callable(std::string_view task) const {
+  if (task == submitting_) return submitting_callable_;
+  auto it = unsubmitted_.find(task);
+  return it == unsubmitted_.end() ? std::nullopt : std::optional<std::size_t>(it->second);
+}
+
+struct TraceReader::Impl {
+  const TraceFile& trace;
+  File f;
+  std::optional<ArrayReader> array;
+  std::size_t ops = 0;
+};
+
+TraceReader::TraceReader(const TraceFile& trace) : impl_(new Impl{trace, nullptr, std::nullopt, 0}) {
+  impl_->f.reset(std::fopen(trace.file().c_str(), "rb"));
+  const std::optional<FileIdentity> id = impl_->f ? identity_of(impl_->f.get()) : std::nullopt;
+  try {
+    if (!id || *id != trace.identity()) throw Bail{};
+    impl_->array.emplace(impl_->f.get(), trace.begin(), trace.reader(), trace.file());
+  } catch (const Bail&) {
+    error_ = kChanged;
+  }
+}
+
+TraceReader::~TraceReader() = default;
+
+TraceReader::TraceReader(const TraceReader&) {
+  throw std::logic_error("a streamed trace cannot be copied mid-replay: call materialize_trace() first");
+}
+
+bool TraceReader::next(OpSpec& op) {
+  if (!error_.empty() || !impl_->array) return false;
+  const TraceFile& t = impl_->trace;
+  try {
+    if (impl_->array->next(op)) {
+      if (++impl_->ops > t.op_count()) throw Bail{};
+      return true;
+    }
+    const std::optional<FileIdentity> id = identity_of(impl_->f.get());
+    if (impl_->ops != t.op_count() || impl_->array->end_offset() != t.end() || !id || *id != t.identity())
+      throw Bail{};
+  } catch (const Bail&) {
+    error_ = kChanged;
+  } catch (const ScenarioError&) {
+    error_ = kChanged;
+  }
+  impl_->array.reset();
+  return false;
+}
+
+void materialize_trace_file(Scenario& s) {
+  if (!s.trace_file) return;
+  TraceReader reader(*s.trace_file);
+  s.trace.reserve(s.trace_file->op_count());
+  for (OpSpec op; reader.next(op);) s.trace.push_back(op);
+  if (!reader.error().empty()) throw changed(s.trace_file->file());
+  s.trace_file.reset();
+}
+
+namespace detail {
+
+// Where a file that ends with its `trace` array ends it: just past the ']' of a tail `] }` (whitespace
+// aside), or nothing.
+std::optional<std::uint64_t> trace_end_at_tail(std::FILE* f, std::uint64_t size) {
+  const std::uint64_t tail = std::min<std::uint64_t>(size, 4096);
+  std::vector<char> buf(static_cast<std::size_t>(tail));
+  if (std::fseek(f, static_cast<long>(size - tail), SEEK_SET) != 0 ||
+      std::fread(buf.data(), 1, buf.size(), f) != buf.size())
+    return std::nullopt;
+  std::size_t i = buf.size();
+  auto skip_ws = [&] {
+    while (i > 0 && is_ws(buf[i - 1])) --i;
+  };
+  skip_ws();
+  if (i == 0 || buf[--i] != '}') return std::nullopt;
+  skip_ws();
+  if (i == 0 || buf[i - 1] != ']') return std::nullopt;
+  return size - tail + i;
+}
+
+std::optional<TraceScan> scan_trace_file(const std::string& file, bool trace_last) {
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
+      static_cast<std::uint64_t>(st.st_size) > kMaxJsonFileBytes)
+    return std::nullopt;
+  File f(std::fopen(file.c_str(), "rb"));
+  if (!f) return std::nullopt;
+  TraceScan scan;
+  const std::optional<FileIdentity> id = identity_of(f.get());
+  if (!id) return std::nullopt;
+  scan.identity = *id;
+  std::optional<std::uint64_t> last_end;
+  if (trace_last && !(last_end = trace_end_at_tail(f.get(), id->size))) return std::nullopt;
+  try {
+    Window in(f.get(), 0);
+    auto peek = [&]() -> char {
+      if (in.pos == in.lim) {
+        const char* keep = in.pos;
+        if (!in.refill(keep)) throw Bail{};
+      }
+      return *in.pos;
+    };
+    auto ws = [&] {
+      while (is_ws(peek())) ++in.pos;
+    };
+    std::string header = "{";
+    bool trace = false;
+    ws();
+    if (peek() != '{') return std::nullopt;  // a byte-order mark, or not an object
+    ++in.pos;
+    ws();
+    if (peek() != '}') {
+      do {
+        ws();
+        if (peek() != '"') return std::nullopt;
+        ++in.pos;
+        std::string key;
+        for (char c; (c = peek()) != '"'; ++in.pos) {
+          if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f || c == '\\')
+            return std::nullopt;
+          key += c;
+        }
+        ++in.pos;
+        ws();
+        if (peek() != ':') return std::nullopt;
+        ++in.pos;
+        ws();
+        if (header.size() > 1) header += ',';
+        const bool is_trace = key == "trace";
+        if (is_trace) {
+          if (trace || peek() != '[') return std::nullopt;
+          trace = true;
+          scan.begin = in.offset_of(in.pos);
+          header += "\"trace\":[]";
+          if (last_end) {  // the rest is the array and the object's end: the check confirms it
+            scan.end = *last_end;
+            break;
+          }
+        } else {
+          header += "\"" + key + "\":";
+        }
+        ValueScan value;
+        while (true) {
+          peek();
+          const char* from = in.pos;
+          const char* end = value.feed(from, in.lim);
+          if (!is_trace) header.append(from, static_cast<std::size_t>((end ? end : in.lim) - from));
+          in.pos = end ? end : in.lim;
+          if (end) break;
+        }
+        if (is_trace) scan.end = in.offset_of(in.pos);
+        ws();
+        const char c = peek();
+        ++in.pos;
+        if (c == '}') break;
+        if (c != ',') return std::nullopt;
+      } while (true);
+    } else {
+      ++in.pos;
+    }
+    // Only whitespace after the document.
+    while (!last_end) {
+      while (in.pos < in.lim && is_ws(*in.pos)) ++in.pos;
+      if (in.pos < in.lim) return std::nullopt;
+      const char* keep = in.pos;
+      if (!in.refill(keep)) break;
+    }
+    if (!trace) return std::nullopt;
+    header += "}";
+    scan.header = parse_json_text(header, file);
+  } catch (const Bail&) {
+    return std::nullopt;
+  }
+  return scan;
+}
+
+std::shared_ptr<TraceFile> check_trace_file(const Scenario& header, const TraceScan& scan,
+                                            std::set<std::string>* names) {
+  File f(std::fopen(header.file.c_str(), "rb"));
+  if (!f) return nullptr;
+  const std::optional<FileIdentity> id = identity_of(f.get());
+  if (!id || *id != scan.identity) return nullptr;
+  auto reader = std::make_shared<const OpReader>(header);
+  std::vector<std::uint64_t> hashes;
+  std::size_t ops = 0, submits = 0, counted = 0, strict = 0;
+  double last_at = 0;
+  TimeBudget budget(header, false);
+  auto name = [&](const OpSpec& op) {
+    if (op.task.empty()) return true;
+    ++submits;
+    if (names) return names->insert(op.task).second;
+    hashes.push_back(std::hash<std::string_view>()(op.task));
+    return true;
+  };
+  try {
+    ArrayReader array(f.get(), scan.begin, *reader, header.file);
+    for (OpSpec op; array.next(op); ++ops) {
+      counted += op.kind == OpKind::kBatch ? op.ops.size() : 1;
+      if (counted > kMaxTasks) return nullptr;
+      if (op.at_s) {
+        if (*op.at_s < last_at) return nullptr;
+        last_at = *op.at_s;
+      }
+      budget.visit(op);
+      if (!name(op)) return nullptr;
+      for (const OpSpec& inner : op.ops)
+        if (!name(inner)) return nullptr;
+    }
+    if (array.end_offset() != scan.end) return nullptr;
+    strict = array.strict_count();
+  } catch (const Bail&) {
+    return nullptr;
+  }
+  std::sort(hashes.begin(), hashes.end());
+  if (std::adjacent_find(hashes.begin(), hashes.end()) != hashes.end()) return nullptr;
+  auto trace = std::make_shared<TraceFile>(header.file, scan.begin, scan.end, scan.identity, std::move(reader));
+  trace->set_counts(ops, submits, strict);
+  return trace;
+}
+
+}  // namespace detail
+
+}  // namespace dirsched

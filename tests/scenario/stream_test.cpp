@@ -1,0 +1,315 @@
+// The streamed load of trace files (dirsched/trace_file.hpp) against the full read: the same ops, the
+// same header, the same errors, the file changing under a replay, and per-task data held only while
+// a task is live. tests/scenario/stream_outputs_test.sh compares whole runs' outputs.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "dirsched/generate.hpp"
+#include "dirsched/replay.hpp"
+#include "dirsched/scenario.hpp"
+#include "dirsched/trace_file.hpp"
+
+namespace dirsched {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TempDir {
+ public:
+  TempDir() {
+    path_ = fs::temp_directory_path() / ("dirsched-stream-test-" + std::to_string(::getpid()));
+    fs::create_directories(path_);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  std::string file(const std::string& name, const std::string& text) const {
+    const std::string f = (path_ / name).string();
+    std::ofstream(f, std::ios::binary) << text;
+    return f;
+  }
+
+ private:
+  fs::path path_;
+};
+
+std::string worker_text(const std::optional<WorkerArg>& w) {
+  if (!w) return "-";
+  return std::to_string(w->is_integer()) + std::to_string(w->in_range()) + std::to_string(w->is_negative()) +
+         ":" + w->text();
+}
+
+// Every field of an op, nested ops too, as text: two ops are the same op when these are equal.
+std::string describe(const OpSpec& op) {
+  std::ostringstream o;
+  o << static_cast<int>(op.kind) << " " << op.path << " at=" << (op.at_s ? std::to_string(*op.at_s) : "-")
+    << " task=" << op.task << " c=" << op.callable << " w=" << worker_text(op.worker) << " ws=";
+  if (op.workers)
+    for (const WorkerArg& w : *op.workers) o << worker_text(w) << ",";
+  else
+    o << "-";
+  o << " args=";
+  for (const auto& member : op.args) {
+    o << "[";
+    for (const ArgSpec& a : member) o << (a.buffer ? std::to_string(*a.buffer) : "s") << "/" << static_cast<int>(a.tag) << " ";
+    o << "]";
+  }
+  o << " d=";
+  for (const auto& d : op.duration_s) o << (d ? std::to_string(*d) : "-") << ",";
+  o << " f=";
+  for (bool f : op.fail) o << f << ",";
+  o << " sleep=" << op.sleep_s << " ops={";
+  for (const OpSpec& inner : op.ops) o << describe(inner) << ";";
+  o << "}";
+  return o.str();
+}
+
+// Loads `file` both ways and compares everything the run reads. `strict`: how many ops the fast reader
+// must pass on to the strict one (-1: any number).
+void expect_same_load(const std::string& file, const VarAssignment& vars = {}, int strict = -1) {
+  SCOPED_TRACE(file);
+  Scenario full = load_scenario(file, vars, TraceRead::kFull);
+  Scenario streamed = load_scenario(file, vars);
+  if (full.generate) return;  // a generate block: neither reads a trace
+  ASSERT_TRUE(streamed.trace_file) << "the streamed load passed the file on to the full read";
+  EXPECT_TRUE(streamed.trace.empty());
+  if (strict >= 0) {
+    EXPECT_EQ(streamed.trace_file->strict_op_count(), static_cast<std::size_t>(strict));
+  }
+  EXPECT_EQ(streamed.submit_count(), full.submit_count());
+  EXPECT_EQ(streamed.trace_file->op_count(), full.trace.size());
+  EXPECT_EQ(streamed.name, full.name);
+  EXPECT_EQ(streamed.callables.size(), full.callables.size());
+  EXPECT_EQ(streamed.buffers.size(), full.buffers.size());
+  EXPECT_EQ(streamed.next_level.size(), full.next_level.size());
+  EXPECT_EQ(streamed.faults.size(), full.faults.size());
+  EXPECT_EQ(streamed.expect, full.expect);
+  EXPECT_EQ(streamed.assigned, full.assigned);
+  materialize_trace(streamed);
+  EXPECT_FALSE(streamed.trace_file);
+  ASSERT_EQ(streamed.trace.size(), full.trace.size());
+  for (std::size_t i = 0; i < full.trace.size(); ++i) EXPECT_EQ(describe(streamed.trace[i]), describe(full.trace[i]));
+}
+
+std::vector<std::string> json_files(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".json") out.push_back(e.path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(StreamedLoad, GivesTheShippedScenariosTheOpsOfTheFullRead) {
+  const auto files = json_files(DIRSCHED_SOURCE_DIR "/scenarios");
+  ASSERT_GT(files.size(), 30u);
+  for (const std::string& f : files) expect_same_load(f);
+  for (const std::string& f : json_files(DIRSCHED_SOURCE_DIR "/tests/scenario/inputs")) {
+    expect_same_load(f);
+    expect_same_load(f, {{"w", nlohmann::json("x")}});  // a sweep variable's other value
+  }
+  // The fast reader passes on exactly the unusual ops: the batch (a worker `true`), an escaped name
+  // with a "$w", an escaped name with worker 1.0, a worker id of 20 digits.
+  expect_same_load(DIRSCHED_SOURCE_DIR "/tests/scenario/inputs/trace-first-mix.json", {}, 4);
+}
+
+TEST(StreamedLoad, GivesGeneratedTracesTheOpsOfTheFullRead) {
+  TempDir dir;
+  const std::vector<std::pair<std::string, std::map<std::string, double>>> specs = {
+      {"stream", {{"tasks", 300}, {"workers", 7}, {"duration_s", 0.001}, {"interval", 0.0001}}},
+      {"fork-join", {{"rounds", 4}, {"width", 5}, {"workers", 3}, {"duration_s", 0.002}}},
+      {"chains", {{"chains", 4}, {"length", 9}, {"workers", 3}, {"duration_s", 0.001}, {"arrival_rate", 5000}}},
+      {"tp-groups", {{"groups", 12}, {"size", 4}, {"singles_per_group", 3}, {"workers", 8}, {"duration_s", 0.001}}},
+      {"random", {{"tasks", 200}, {"edges", 3}, {"group_fraction", 0.3}, {"workers", 6}, {"duration_s", 0.001}}},
+  };
+  for (const auto& [family, params] : specs) {
+    Scenario s;
+    s.name = family;
+    GenerateSpec spec{family, params, 3, 0};
+    generate_into(spec, s, family);
+    std::ostringstream text;
+    write_scenario_json(s, text);
+    expect_same_load(dir.file(family + ".json", text.str()), {}, 0);  // every op read by the fast reader
+  }
+}
+
+TEST(StreamedLoad, ReadsATraceWrittenBeforeItsHeader) {
+  TempDir dir;
+  const std::string f = dir.file(
+      "order.json",
+      R"({"trace":[{"op":"submit_next_level","task":"a","callable":"k","worker":0,"args":[{"buffer":"x","tag":"OUTPUT"}]},)"
+      R"({"op":"drain"}],"buffers":{"x":{"bytes":1}},"callables":{"k":{"namespace":"LOCAL_CHIP","duration_s":1}},)"
+      R"("workers":{"next_level":[{"id":0,"kind":"local_chip"}]},"name":"n","expect":{"final_state":{"a":"COMPLETED"}}})");
+  expect_same_load(f);
+  // Its tail reads like a trace's end (`]}`), but a key follows the trace: the check finds the array
+  // ending early and the load scans every key.
+  expect_same_load(dir.file(
+      "tail.json",
+      R"({"workers":{"next_level":[{"id":0,"kind":"local_chip"}]},"callables":{"k":{"namespace":"LOCAL_CHIP","duration_s":1}},)"
+      R"("trace":[{"op":"submit_next_level","task":"a","callable":"k","worker":0}],"name":"late",)"
+      R"("faults":[{"host":"chip0","off_at_s":100}]})"));
+}
+
+// A file each way: the streamed load must refuse it with the full read's own message.
+TEST(StreamedLoad, RefusesBadFilesWithTheFullReadsMessage) {
+  TempDir dir;
+  const std::string head =
+      R"("name":"h","workers":{"next_level":[{"id":0,"kind":"local_chip"}]},"callables":{"k":{"namespace":"LOCAL_CHIP","duration_s":1}},"buffers":{"x":{"bytes":0}})";
+  const std::string a = R"({"op":"submit_next_level","task":"a","callable":"k","worker":0})";
+  const std::vector<std::string> bad = {
+      "{" + head + R"(,"trace":[)" + a + "," + a + "]}",                                      // duplicate name
+      "{" + head + R"(,"trace":[)" + a + R"(,{"op":"batch","ops":[)" + a + "]}]}",           // ... in a batch
+      "{" + head + R"(,"trace":[)" + a + ",]}",                                               // trailing comma
+      "{" + head + R"(,"trace":[)" + a + " " + a + "]}",                                      // missing comma
+      "{" + head + R"(,"trace":[{"op":"submit_next_level","task":"a","callable":"q","worker":0}]})",  // callable
+      "{" + head + R"(,"trace":[{"op":"submit_next_level","task":"a","callable":"k","worker":0,"args":[{"buffer":"y","tag":"INPUT"}]}]})",
+      "{" + head + R"(,"trace":[{"op":"submit_next_level","task":"a","callable":"k","worker":0,"args":[{"buffer":"x","tag":"IN"}]}]})",
+      "{" + head + R"(,"trace":[{"op":"submit_next_level","task":"a","callable":"k","worker":0,"args":[{"buffer":"x"}]}]})",
+      "{" + head + R"(,"trace":[{"op":"submit_next_level","task":"a","callable":"k","worker":0,"args":[{"scalar":1,"tag":"INPUT"}]}]})",
+      "{" + head + R"(,"trace":[{"op":"submit_next_level","task":"a","callable":"k","worker":0,"tsk":1}]})",  // unknown key
+      "{" + head + R"(,"trace":[{"op":"submit_next_level","task":"a","task":"b","callable":"k","worker":0}]})",
+      "{" + head + R"(,"trace":[{"op":"submit_next_level","callable":"k","worker":0}]})",                     // no task
+      "{" + head + R"(,"trace":[{"op":"submit_next_level","task":"","callable":"k","worker":0}]})",
+      "{" + head + R"(,"trace":[{"op":"submit_next_level_group","task":"g","callable":"k","workers":[0],"args":[]}]})",
+      "{" + head + R"(,"trace":[{"op":"submit_next_level","task":"a","callable":"k","worker":0,"args_list":[[]]}]})",
+      "{" + head + R"(,"trace":[{"op":"submit_next_level_group","task":"g","callable":"k","workers":[0],"args_list":[[]],"duration_s":[1,2]}]})",
+      "{" + head + R"(,"trace":[{"op":"submit_next_level_group","task":"g","callable":"k","workers":[0],"args_list":[[]],"fail":[1]}]})",
+      "{" + head + R"(,"trace":[{"op":"submit_next_level","task":"a","callable":"k","worker":0,"duration_s":-1}]})",
+      "{" + head + R"(,"trace":[{"op":"submit_next_level","task":"a","callable":"k","worker":0,"duration_s":1e400}]})",
+      "{" + head + R"(,"trace":[{"op":"submit_next_level","task":"a","callable":"k","worker":0,"duration_s":1e-400}]})",
+      "{" + head + R"(,"trace":[{"op":"submit_next_level","task":"a","callable":"k","worker":0,"duration_s":5e9}]})",
+      "{" + head + R"(,"trace":[{"op":"submit_next_level","task":"a","callable":"k","worker":01}]})",
+      "{" + head + R"(,"trace":[{"op":"submit_next_level","task":"a","callable":"k","worker":"$nope"}]})",
+      "{" + head + R"(,"trace":[{"op":"sleep"}]})",
+      "{" + head + R"(,"trace":[{"op":"sleep","s":1,"task":"a"}]})",
+      "{" + head + R"(,"trace":[{"op":"drain","at_s":2},{"op":"drain","at_s":1}]})",                      // at_s order
+      "{" + head + R"(,"trace":[{"op":"batch","ops":[{"op":"drain"}]}]})",
+      "{" + head + R"(,"trace":[{"op":"batch","ops":[{"op":"submit_next_level","task":"a","callable":"k","worker":0,"at_s":1}]}]})",
+      "{" + head + R"(,"trace":[{"op":"teleport"}]})",
+      "{" + head + R"(,"trace":[{"op":"sleep","s":3e9},{"op":"sleep","s":3e9}]})",                         // time budget
+      "{" + head + R"(,"trace":[)" + a + R"(],"expect":{"final_state":{"zz":"COMPLETED"}}})",            // expect names
+      "{" + head + R"(,"trace":[)" + a + R"(,"x"]})",
+      "{" + head + R"(,"trace":[)" + a + R"(]} trailing)",
+      "{" + head + R"(,"trace":[)" + a + "]",                                                            // unclosed
+      "{" + head + R"(,"trace":[)" + a + R"(],"trace":[]})",                                             // two traces
+      "{" + head + R"(,"trace":{}})",
+      "{" + head + "}",
+      "{" + head + R"(,"trace":[{"op":"submit_next_level","task":"caf)" + std::string("\xe9") + R"(","callable":"k","worker":0}]})",
+      "{" + head + R"(,"trace":[{"op":"submit_next_level","task":"a","callable":"k","worker":0}),
+      "{" + head + R"(,"trace":[{"op":"submit_next_level","task":"a","callable":"k","worker":0,"fail":"yes"}]})",
+      "{" + head + R"(,"trace":[)" + a + R"(],"faults":[{"host":"host0","off_at_s":1}]})",
+      "{" + head + R"(,"trace":[)" + a + R"(],"nonsense":1})",
+      std::string("{") + head + ",\"trace\":[" + a + "]}\n" + std::string(1, '\0') + "x",
+  };
+  for (std::size_t i = 0; i < bad.size(); ++i) {
+    const std::string f = dir.file("bad" + std::to_string(i) + ".json", bad[i]);
+    std::string full, streamed;
+    try {
+      load_scenario(f, {}, TraceRead::kFull);
+    } catch (const ScenarioError& e) {
+      full = e.what();
+    }
+    try {
+      load_scenario(f);
+    } catch (const ScenarioError& e) {
+      streamed = e.what();
+    }
+    EXPECT_FALSE(full.empty()) << "case " << i << " is not a bad file: " << bad[i];
+    EXPECT_EQ(streamed, full) << "case " << i;
+  }
+}
+
+TEST(StreamedLoad, AgreesWithTheFullReadOnTheFuzzCorpus) {
+  for (const std::string& f : json_files(DIRSCHED_SOURCE_DIR "/tests/fuzz/corpus")) {
+    std::string full = "loaded", streamed = "loaded";
+    try {
+      load_scenario(f, {}, TraceRead::kFull);
+    } catch (const ScenarioError& e) {
+      full = e.what();
+    }
+    try {
+      load_scenario(f);
+    } catch (const ScenarioError& e) {
+      streamed = e.what();
+    }
+    EXPECT_EQ(streamed, full) << f;
+  }
+}
+
+// A chain of tasks on one worker, each with its own duration, replayed on the core alone with every
+// member ending right after its dispatch: the table of overrides stays about the live window.
+TEST(StreamedReplay, HoldsMemberOverridesOnlyWhileTheTaskIsLive) {
+  TempDir dir;
+  std::string trace;
+  const int n = 5000;
+  for (int i = 0; i < n; ++i)
+    trace += std::string(i ? "," : "") + R"({"op":"submit_next_level","task":"t)" + std::to_string(i) +
+             R"(","callable":"k","worker":0,"duration_s":)" + std::to_string(i % 7) + R"(,"fail":)" +
+             (i % 5 == 4 ? "true" : "false") + "}";
+  const std::string f = dir.file(
+      "live.json", R"({"name":"live","scheduler":{"fail_fast":false},"workers":{"next_level":[{"id":0,"kind":"local_chip"}]},)"
+                   R"("callables":{"k":{"namespace":"LOCAL_CHIP","duration_s":1}},"trace":[)" +
+                       trace + "]}");
+  const Scenario s = load_scenario(f);
+  ASSERT_TRUE(s.trace_file);
+  auto core = make_scheduler(s);
+  Replay replay(s, *core);
+  std::size_t most = 0, checked = 0;
+  while (!replay.done()) {
+    ASSERT_TRUE(replay.next_enabled());
+    if (replay.run_next(0)) run_instant(*core, [](const std::vector<Dispatch>&) {});
+    most = std::max(most, replay.held_overrides());
+    const auto running = core->running();
+    for (const auto& [task, member] : running) {
+      const int i = std::stoi(std::string(core->name(task)).substr(1));
+      EXPECT_EQ(replay.member_duration(task, member), std::optional<double>(i % 7));
+      EXPECT_EQ(replay.member_fails(task, member), i % 5 == 4);
+      ++checked;
+      std::vector<MemberEnd> ends = {{0, task, member, Outcome::kSuccess}};
+      complete_instant(*core, ends, [](const std::vector<Dispatch>&) {});
+    }
+  }
+  EXPECT_EQ(checked, static_cast<std::size_t>(n));
+  EXPECT_LE(most, 200u) << "the overrides of finished tasks were kept";
+}
+
+TEST(StreamedReplay, StopsWhenTheFileChangesAfterTheCheck) {
+  TempDir dir;
+  const std::string text =
+      R"({"name":"c","workers":{"next_level":[{"id":0,"kind":"local_chip"}]},"callables":{"k":{"namespace":"LOCAL_CHIP","duration_s":1}},)"
+      R"("trace":[{"op":"submit_next_level","task":"a","callable":"k","worker":0},{"op":"drain"}]})";
+  const std::string f = dir.file("c.json", text);
+  Scenario s = load_scenario(f);
+  ASSERT_TRUE(s.trace_file);
+  {
+    auto core = make_scheduler(s);
+    Replay replay(s, *core);  // the file as checked: it runs
+    EXPECT_TRUE(replay.trace_error().empty());
+    EXPECT_EQ(replay.op_count(), 2u);
+  }
+  std::string longer = text;
+  longer.insert(longer.find("{\"op\":\"drain\"}"), R"({"op":"submit_next_level","task":"a","callable":"k","worker":0},)");
+  fs::remove(f);
+  dir.file("c.json", longer);  // a duplicate name now: the check would refuse it
+  auto core = make_scheduler(s);
+  Replay replay(s, *core);
+  EXPECT_EQ(replay.trace_error(), "the file changed after it was checked: run it again");
+  EXPECT_TRUE(replay.done());
+  Scenario whole = s;
+  EXPECT_THROW(materialize_trace(whole), ScenarioError);
+}
+
+TEST(StreamedLoad, FullReadOnRequest) {
+  const std::string f = DIRSCHED_SOURCE_DIR "/scenarios/quick-tour.json";
+  EXPECT_TRUE(load_scenario(f).trace_file);
+  EXPECT_FALSE(load_scenario(f, {}, TraceRead::kFull).trace_file);
+  ::setenv("DIRSCHED_TRACE_READ", "full", 1);
+  EXPECT_FALSE(load_scenario(f).trace_file);
+  ::unsetenv("DIRSCHED_TRACE_READ");
+}
+
+}  // namespace
+}  // namespace dirsched
