@@ -2,74 +2,233 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <limits>
 #include <stdexcept>
 
+#include "dirsched/scheduler.hpp"
+
 namespace dirsched {
+namespace {
 
-Recorder::Recorder(const Registry& registry)
-    : registry_(registry),
-      nl_busy_(registry.next_level_count(), 0.0),
-      sub_busy_(registry.sub_workers(), 0.0),
-      nl_is_busy_(registry.next_level_count(), false),
-      nl_waits_(registry.next_level_count()) {}
+constexpr std::uint32_t kNoRecord = std::numeric_limits<std::uint32_t>::max();
 
-const TaskRecord* Recorder::find(std::string_view name) const {
-  if (by_name_.size() != tasks_.size() || by_name_first_ != first_) {
-    by_name_first_ = first_;
-    // (Re)build the name index: record numbers sorted by name, the first record of a name first.
-    by_name_.resize(tasks_.size());
-    for (std::size_t i = 0; i < tasks_.size(); ++i) by_name_[i] = i;
-    std::stable_sort(by_name_.begin(), by_name_.end(),
-                     [&](std::size_t a, std::size_t b) { return tasks_[a].name < tasks_[b].name; });
-  }
-  auto it = std::lower_bound(by_name_.begin(), by_name_.end(), name,
-                             [&](std::size_t r, std::string_view n) { return tasks_[r].name < n; });
-  return it == by_name_.end() || tasks_[*it].name != name ? nullptr : &tasks_[*it];
+}  // namespace
+
+Recorder::Recorder(const Scheduler& core)
+    : core_(core),
+      registry_(core.registry()),
+      nl_busy_(registry_.next_level_count(), 0.0),
+      sub_busy_(registry_.sub_workers(), 0.0),
+      nl_is_busy_(registry_.next_level_count(), false),
+      nl_waits_(registry_.next_level_count()) {}
+
+Recorder::~Recorder() = default;
+
+std::string_view Recorder::name_of(const Live& r) const {
+  if (r.flags & kNamed) return core_.name(TaskId(r.name));
+  const char* at = side_names_.data() + (r.name - side_base_);
+  std::uint32_t size = 0;
+  std::memcpy(&size, at, sizeof size);
+  return {at + sizeof size, size};
 }
 
-TaskRecord& Recorder::record(std::size_t n) {
+Recorder::Live& Recorder::record(std::size_t n) {
   // Retired records get no more events (they are terminal, and so is everything before them).
   if (n < first_) throw std::logic_error("recorder: an event for a retired task");
-  return tasks_[n - first_];
+  return live_[n - first_];
 }
 
-TaskRecord& Recorder::record_for(const Event& e) {
-  if (e.task.valid() && e.task.index() < by_task_.size()) return record(by_task_[e.task.index()]);
-  // First sight of this name: a submit, a reject or a not_submitted.
-  tasks_.emplace_back();
-  TaskRecord& r = tasks_.back();
-  r.name = std::string(e.name);
+Recorder::Extra& Recorder::extra(std::size_t n) {
+  Live& r = record(n);
+  r.flags |= kHasExtra;
+  return extras_[n];
+}
+
+const Recorder::Extra* Recorder::extra_if(std::size_t n) const {
+  if (!(record(n).flags & kHasExtra)) return nullptr;
+  return &extras_.at(n);
+}
+
+std::uint32_t Recorder::intern_message(const std::string& message) {
+  // A fail-fast run gives every later op the same message: keep it once.
+  if (messages_.empty() || messages_.back() != message) messages_.push_back(message);
+  return static_cast<std::uint32_t>(message_base_ + messages_.size() - 1);
+}
+
+Recorder::Live& Recorder::new_record(const Event& e) {
+  const std::size_t n = record_count();
+  live_.emplace_back();
+  Live& r = live_.back();
   r.kind = e.task_kind;
-  r.task = e.task;
   if (e.task.valid()) {
-    if (by_task_.size() <= e.task.index()) by_task_.resize(e.task.index() + 1, 0);
-    by_task_[e.task.index()] = static_cast<std::uint32_t>(record_count() - 1);
+    r.flags = kNamed;
+    r.name = e.task.index();
+    // TaskIds are issued densely; one this Recorder never saw submitted maps to no record.
+    if (e.task.index() < by_task_base_ + by_task_.size())
+      throw std::logic_error("recorder: a second submit of one task");
+    while (by_task_base_ + by_task_.size() < e.task.index()) by_task_.push_back(kNoRecord);
+    by_task_.push_back(static_cast<std::uint32_t>(n));
+  } else {
+    const std::size_t at = side_base_ + side_names_.size();
+    if (at > std::numeric_limits<std::uint32_t>::max() || e.name.size() > std::numeric_limits<std::uint32_t>::max())
+      throw std::length_error("recorder: more than 4 GiB of names of rejected or not-submitted ops");
+    r.name = static_cast<std::uint32_t>(at);
+    const auto size = static_cast<std::uint32_t>(e.name.size());
+    side_names_.append(reinterpret_cast<const char*>(&size), sizeof size);
+    side_names_.append(e.name);
   }
   return r;
 }
 
-namespace {
-bool terminal(TaskState s) {
-  return s == TaskState::kCompleted || s == TaskState::kFailed || s == TaskState::kPoisoned ||
-         s == TaskState::kRejected || s == TaskState::kNotSubmitted;
+void Recorder::build(std::size_t n, TaskRecord& out) const {
+  const Live& r = record(n);
+  out.name.assign(name_of(r));
+  out.kind = r.kind;
+  out.state = r.state;
+  out.submit = r.submit;
+  out.ready = r.ready;
+  out.start = r.start;
+  out.end = r.flags & kEnded ? r.end : -1;
+  out.code = r.state == TaskState::kRejected ? std::optional<ErrorCode>(r.code) : std::nullopt;
+  if (r.flags & kHasMessage)
+    out.message = messages_[r.where - message_base_];
+  else
+    out.message.clear();
+  out.task = r.flags & kNamed ? TaskId(r.name) : TaskId();
+  out.workers.clear();
+  out.members.clear();
+  out.cause.clear();
+  out.producers.clear();
+  out.idle_target_s = 0;
+  out.overtaken_by.clear();
+  if (r.flags & kInline) {
+    const bool sub = is_sub(r.kind);
+    if (!sub) out.workers.push_back(registry_.worker_at(r.where).id);
+    MemberRun m;
+    if (r.start >= 0) {
+      m.target.sub = sub;
+      if (sub)
+        m.target.sub_index = r.where;
+      else
+        m.target.worker = registry_.worker_at(r.where).id;
+      m.start = r.start;
+    }
+    if (r.flags & kMemberEnded) m.end = r.end;
+    if (r.flags & kMemberFailed) m.outcome = Outcome::kFailure;
+    out.members.push_back(m);
+  }
+  if (const Extra* x = extra_if(n)) {
+    if (!(r.flags & kInline)) {
+      out.workers = x->workers;
+      out.members = x->members;
+    }
+    out.idle_target_s = x->idle_target_s;
+    for (TaskId t : x->overtaken_by) out.overtaken_by.emplace_back(core_.name(t));
+    if (x->cause.valid()) out.cause.assign(core_.name(x->cause));
+    for (TaskId t : x->producers) out.producers.emplace_back(core_.name(t));
+  }
 }
-}  // namespace
 
-void Recorder::retire_one() {
-  const TaskRecord& r = tasks_[retired_ - first_];
-  ++retired_states_[r.state];
-  if (r.ready >= 0 && r.start < 0 && r.kind == TaskKind::kSingle) unstarted_single_.push_back(r.ready);
-  if (r.ready >= 0 && r.start < 0 && r.kind == TaskKind::kGroup) unstarted_group_.push_back(r.ready);
-  if (on_retire_) on_retire_(r);
-  ++retired_;
-  if (keep_) return;
-  if (r.kind == TaskKind::kGroup) retired_groups_.push_back(std::move(tasks_.front()));
-  tasks_.pop_front();
+Recorder::Extra& Recorder::spill(std::size_t n, Live& r) {
+  // A record whose single member does not fit the inline form moves it to its side record.
+  TaskRecord full;
+  build(n, full);
+  Extra& x = extra(n);
+  x.workers = std::move(full.workers);
+  x.members = std::move(full.members);
+  r.flags &= static_cast<std::uint8_t>(~(kInline | kMemberEnded | kMemberFailed));
+  return x;
+}
+
+std::vector<TaskRecord> Recorder::tasks() const {
+  std::vector<TaskRecord> out(live_.size());
+  for (std::size_t i = 0; i < live_.size(); ++i) build(first_ + i, out[i]);
+  return out;
+}
+
+void Recorder::for_each_task(const std::function<void(const TaskRecord&)>& f) const {
+  TaskRecord r;
+  for (std::size_t i = 0; i < live_.size(); ++i) {
+    build(first_ + i, r);
+    f(r);
+  }
+}
+
+std::optional<TaskRecord> Recorder::find(std::string_view name) const {
+  if (by_name_.size() != live_.size() || by_name_first_ != first_) {
+    by_name_first_ = first_;
+    // (Re)build the name index: positions sorted by name, the first record of a name first.
+    by_name_.resize(live_.size());
+    for (std::size_t i = 0; i < live_.size(); ++i) by_name_[i] = i;
+    std::stable_sort(by_name_.begin(), by_name_.end(),
+                     [&](std::size_t a, std::size_t b) { return name_of(live_[a]) < name_of(live_[b]); });
+  }
+  auto it = std::lower_bound(by_name_.begin(), by_name_.end(), name,
+                             [&](std::size_t i, std::string_view n) { return name_of(live_[i]) < n; });
+  if (it == by_name_.end() || name_of(live_[*it]) != name) return std::nullopt;
+  TaskRecord out;
+  build(first_ + *it, out);
+  return out;
+}
+
+void Recorder::drop_front() {
+  // The oldest record leaves: its TaskId mapping, its name (if in the side arena), its messages and
+  // side record go with it.
+  const Live& r = live_.front();
+  if (r.flags & kNamed) {
+    while (!by_task_.empty() && by_task_base_ <= r.name) {
+      by_task_.pop_front();
+      ++by_task_base_;
+    }
+  } else {
+    std::uint32_t size = 0;
+    std::memcpy(&size, side_names_.data() + (r.name - side_base_), sizeof size);
+    side_dead_ = r.name - side_base_ + sizeof size + size;
+    if (side_dead_ > 4096 && side_dead_ * 2 > side_names_.size()) {
+      side_names_.erase(0, side_dead_);
+      side_base_ += side_dead_;
+      side_dead_ = 0;
+    }
+  }
+  if (r.flags & kHasMessage)
+    while (message_base_ < r.where) {
+      messages_.pop_front();
+      ++message_base_;
+    }
+  if (r.flags & kHasExtra) {
+    // A group that never launched (retired by finish()) is still listed as waiting: unlist it.
+    if (waiting_.erase(first_))
+      for (auto& [worker, list] : waiting_on_)
+        list.erase(std::remove_if(list.begin(), list.end(), [&](const WaitingRef& w) { return w.record == first_; }),
+                   list.end());
+    extras_.erase(first_);
+  }
+  live_.pop_front();
   ++first_;
 }
 
+void Recorder::retire_one() {
+  const std::size_t n = retired_;
+  const Live& r = record(n);
+  ++retired_states_[r.state];
+  if (r.ready >= 0 && r.start < 0 && r.kind == TaskKind::kSingle) unstarted_single_.push_back(r.ready);
+  if (r.ready >= 0 && r.start < 0 && r.kind == TaskKind::kGroup) unstarted_group_.push_back(r.ready);
+  if (on_retire_) {
+    build(n, scratch_);
+    on_retire_(scratch_);
+  }
+  ++retired_;
+  if (keep_) return;
+  if (r.kind == TaskKind::kGroup) {
+    retired_groups_.emplace_back();
+    build(n, retired_groups_.back());
+  }
+  drop_front();
+}
+
 void Recorder::retire_terminal() {
-  while (retired_ < record_count() && terminal(tasks_[retired_ - first_].state)) retire_one();
+  while (retired_ < record_count() && is_terminal(record(retired_).state)) retire_one();
 }
 
 void Recorder::finish() {
@@ -78,15 +237,17 @@ void Recorder::finish() {
 
 std::map<TaskState, std::size_t> Recorder::state_counts() const {
   std::map<TaskState, std::size_t> out = retired_states_;
-  for (std::size_t n = retired_; n < record_count(); ++n) ++out[tasks_[n - first_].state];
+  for (std::size_t n = retired_; n < record_count(); ++n) ++out[record(n).state];
   return out;
 }
 
-std::vector<const TaskRecord*> Recorder::groups() const {
-  std::vector<const TaskRecord*> out;
-  for (const TaskRecord& g : retired_groups_) out.push_back(&g);
-  for (const TaskRecord& t : tasks_)
-    if (t.kind == TaskKind::kGroup) out.push_back(&t);
+std::vector<TaskRecord> Recorder::groups() const {
+  std::vector<TaskRecord> out = retired_groups_;
+  for (std::size_t i = 0; i < live_.size(); ++i)
+    if (live_[i].kind == TaskKind::kGroup) {
+      out.emplace_back();
+      build(first_ + i, out.back());
+    }
   return out;
 }
 
@@ -99,7 +260,7 @@ void Recorder::ready_waits(double makespan, std::vector<double>& singles, std::v
   for (double ready : unstarted_single_) singles.push_back(makespan - ready);
   for (double ready : unstarted_group_) groups.push_back(makespan - ready);
   for (std::size_t n = retired_; n < record_count(); ++n) {
-    const TaskRecord& t = tasks_[n - first_];
+    const Live& t = record(n);
     if (t.ready < 0 || t.start >= 0) continue;
     if (t.kind == TaskKind::kSingle) singles.push_back(makespan - t.ready);
     if (t.kind == TaskKind::kGroup) groups.push_back(makespan - t.ready);
@@ -110,9 +271,9 @@ void Recorder::worker_changed(std::uint32_t index, bool busy, double t) {
   nl_is_busy_[index] = busy;
   auto it = waiting_on_.find(index);
   if (it == waiting_on_.end()) return;
-  for (std::size_t rec : it->second) {
-    Waiting& w = waiting_.at(rec);
-    if (w.idle_targets > 0) record(rec).idle_target_s += t - w.since;
+  for (const WaitingRef& ref : it->second) {
+    Waiting& w = waiting_.at(ref.record);
+    if (w.idle_targets > 0) ref.extra->idle_target_s += t - w.since;
     w.since = t;
     w.idle_targets = busy ? w.idle_targets - 1 : w.idle_targets + 1;
   }
@@ -120,37 +281,64 @@ void Recorder::worker_changed(std::uint32_t index, bool busy, double t) {
 
 void Recorder::on_event(const Event& e) {
   ++events_;
-  TaskRecord& r = record_for(e);
-  const std::size_t rec = e.task.valid() ? by_task_[e.task.index()] : record_count() - 1;
+  // A submit, a reject or a not_submitted makes a record; every other event finds its task's.
+  const bool first_sight =
+      e.kind == EventKind::kSubmit || e.kind == EventKind::kReject || e.kind == EventKind::kNotSubmitted;
+  std::size_t rec;
+  if (first_sight) {
+    rec = record_count();
+    new_record(e);
+  } else {
+    const std::uint32_t index = e.task.valid() ? e.task.index() : kNoRecord;
+    if (index < by_task_base_) throw std::logic_error("recorder: an event for a retired task");
+    if (index - by_task_base_ >= by_task_.size() || by_task_[index - by_task_base_] == kNoRecord)
+      throw std::logic_error("recorder: an event for a task it never saw submitted");
+    rec = by_task_[index - by_task_base_];
+  }
+  Live& r = record(rec);
   switch (e.kind) {
-    case EventKind::kSubmit:
+    case EventKind::kSubmit: {
       r.submit = e.t;
       r.state = TaskState::kPending;
-      if (e.workers) r.workers = *e.workers;
-      r.members.resize(e.member_count);
+      const std::size_t targets = e.workers ? e.workers->size() : 0;
+      const bool sub = is_sub(r.kind);
+      if (e.member_count == 1 && (r.kind == TaskKind::kSingle || r.kind == TaskKind::kSub) &&
+          targets == (sub ? 0u : 1u)) {
+        r.flags |= kInline;
+        if (!sub) r.where = *registry_.index_of((*e.workers)[0]);
+      } else {
+        Extra& x = extra(rec);
+        if (e.workers) x.workers = *e.workers;
+        x.members.resize(e.member_count);
+      }
       break;
+    }
     case EventKind::kReject:
       r.state = TaskState::kRejected;
       r.submit = e.t;
       r.code = e.rejection->code;
-      r.message = e.rejection->message;
+      r.where = intern_message(e.rejection->message);
+      r.flags |= kHasMessage;
       break;
     case EventKind::kNotSubmitted:
       r.state = TaskState::kNotSubmitted;
-      if (e.rejection) r.message = e.rejection->message;
+      if (e.rejection) {
+        r.where = intern_message(e.rejection->message);
+        r.flags |= kHasMessage;
+      }
       break;
     case EventKind::kPending:
-      if (keep_)
-        for (TaskId p : *e.producers) r.producers.push_back(record(by_task_[p.index()]).name);
+      if (keep_) extra(rec).producers = *e.producers;
       break;
     case EventKind::kReady: {
       r.state = TaskState::kReady;
       r.ready = e.t;
       if (r.kind == TaskKind::kGroup) {
-        Waiting w{rec, 0, e.t};
-        for (WorkerId id : r.workers) {
+        Extra& x = extra(rec);
+        Waiting w{rec, &x, 0, e.t};
+        for (WorkerId id : x.workers) {
           const std::uint32_t index = *registry_.index_of(id);
-          waiting_on_[index].push_back(rec);
+          waiting_on_[index].push_back({rec, &x});
           if (!nl_is_busy_[index]) ++w.idle_targets;
         }
         waiting_.emplace(rec, w);
@@ -159,70 +347,87 @@ void Recorder::on_event(const Event& e) {
     }
     case EventKind::kGroupLaunched: {
       Waiting& w = waiting_.at(rec);
-      if (w.idle_targets > 0) r.idle_target_s += e.t - w.since;
+      Extra& x = *w.extra;
+      if (w.idle_targets > 0) x.idle_target_s += e.t - w.since;
       waiting_.erase(rec);
-      for (WorkerId id : r.workers) {
+      for (WorkerId id : x.workers) {
         auto& list = waiting_on_[*registry_.index_of(id)];
-        list.erase(std::find(list.begin(), list.end(), rec));
+        list.erase(std::find_if(list.begin(), list.end(), [&](const WaitingRef& ref) { return ref.record == rec; }));
       }
       break;
     }
     case EventKind::kDispatch: {
+      const std::uint32_t index = e.target.sub ? 0 : *registry_.index_of(e.target.worker);
       if (r.state != TaskState::kRunning) {
         r.state = TaskState::kRunning;
         r.start = e.t;
         // The queue it waited in: "sub", "group" or its worker's FIFO ("worker:ID").
         (e.target.sub                 ? sub_waits_
          : r.kind == TaskKind::kGroup ? group_waits_
-                                      : nl_waits_[*registry_.index_of(e.target.worker)])
+                                      : nl_waits_[index])
             .push_back(e.t - r.ready);
       }
-      r.members[e.member].target = e.target;
-      r.members[e.member].start = e.t;
+      // The inline form holds one member dispatched once, on the worker it was submitted to.
+      if ((r.flags & kInline) && (e.member != 0 || e.target.sub != is_sub(r.kind) ||
+                                  (!e.target.sub && index != r.where) || r.start != e.t))
+        spill(rec, r);
+      if (r.flags & kInline) {
+        if (e.target.sub) r.where = e.target.sub_index;
+      } else {
+        MemberRun& m = extra(rec).members.at(e.member);
+        m.target = e.target;
+        m.start = e.t;
+      }
       if (!e.target.sub) {
-        const std::uint32_t index = *registry_.index_of(e.target.worker);
         if (r.kind == TaskKind::kSingle) {
           auto it = waiting_on_.find(index);
           if (it != waiting_on_.end())
-            for (std::size_t g : it->second) record(g).overtaken_by.push_back(r.name);
+            for (const WaitingRef& g : it->second) g.extra->overtaken_by.push_back(e.task);
         }
         worker_changed(index, true, e.t);
       }
       break;
     }
     case EventKind::kMemberEnd: {
-      MemberRun& m = r.members.at(e.member);
-      m.end = e.t;
-      m.outcome = e.outcome;
+      if ((r.flags & kInline) && (e.member != 0 || (r.flags & kMemberEnded))) spill(rec, r);
+      double start;
+      if (r.flags & kInline) {
+        r.flags |= kMemberEnded;
+        if (e.outcome == Outcome::kFailure) r.flags |= kMemberFailed;
+        r.end = e.t;
+        start = r.start;
+      } else {
+        MemberRun& m = extra(rec).members.at(e.member);
+        m.end = e.t;
+        m.outcome = e.outcome;
+        start = m.start;
+      }
       if (e.target.sub) {
-        sub_busy_[e.target.sub_index] += m.end - m.start;
+        sub_busy_[e.target.sub_index] += e.t - start;
       } else {
         const std::uint32_t index = *registry_.index_of(e.target.worker);
-        nl_busy_[index] += m.end - m.start;
+        nl_busy_[index] += e.t - start;
         worker_changed(index, false, e.t);
       }
       break;
     }
     case EventKind::kComplete:
-      r.state = TaskState::kCompleted;
-      r.end = e.t;
-      last_transition_ = std::max(last_transition_, e.t);
-      break;
     case EventKind::kFail:
-      r.state = TaskState::kFailed;
-      r.end = e.t;
-      last_transition_ = std::max(last_transition_, e.t);
-      break;
     case EventKind::kPoison:
-      r.state = TaskState::kPoisoned;
+      // A single's member end is kept in `end`: it moves out if the task ends at another instant.
+      if ((r.flags & kInline) && (r.flags & kMemberEnded) && r.end != e.t) spill(rec, r);
+      r.state = e.kind == EventKind::kComplete ? TaskState::kCompleted
+                : e.kind == EventKind::kFail   ? TaskState::kFailed
+                                               : TaskState::kPoisoned;
       r.end = e.t;
-      if (keep_) r.cause = record(by_task_[e.cause.index()]).name;
+      r.flags |= kEnded;
+      if (e.kind == EventKind::kPoison && keep_) extra(rec).cause = e.cause;
       last_transition_ = std::max(last_transition_, e.t);
       break;
     case EventKind::kGroupStall:
     case EventKind::kReservationStall: {
       StallRecord st;
-      st.task = r.name;
+      st.task = std::string(e.name);
       st.kind = e.kind;
       st.t = e.t;
       st.waited_s = e.waited_s;

@@ -191,8 +191,7 @@ std::string summary_json(const Run& run, const std::vector<std::string>& notes) 
   s["queue_waits"] = waits;
 
   ojson groups = ojson::array();
-  for (const TaskRecord* g : rec.groups()) {
-    const TaskRecord& t = *g;
+  for (const TaskRecord& t : rec.groups()) {
     if (t.ready < 0) continue;
     ojson ws = ojson::array();
     for (WorkerId w : t.workers) ws.push_back(w.value());
@@ -282,7 +281,7 @@ void TasksCsv::append_row(const TaskRecord& r, std::string& out) {
 std::string tasks_csv(const Run& run) {
   std::string out = TasksCsv::header();
   TasksCsv csv(run);
-  for (const TaskRecord& r : run.recorder->tasks()) csv.append_row(r, out);
+  run.recorder->for_each_task([&](const TaskRecord& r) { csv.append_row(r, out); });
   return out;
 }
 
@@ -451,14 +450,14 @@ std::optional<std::string> check_expectations(const Run& run) {
     }
   if (e.contains("final_state"))
     for (auto it = e["final_state"].begin(); it != e["final_state"].end(); ++it) {
-      const TaskRecord* r = run.recorder->find(it.key());
+      const std::optional<TaskRecord> r = run.recorder->find(it.key());
       const std::string got = r ? std::string(to_string(r->state)) : "NOT_SUBMITTED";
       if (got != it.value().get<std::string>())
         return "final_state." + it.key() + ": expected " + it.value().get<std::string>() + ", got " + got;
     }
   if (e.contains("rejected"))
     for (auto it = e["rejected"].begin(); it != e["rejected"].end(); ++it) {
-      const TaskRecord* r = run.recorder->find(it.key());
+      const std::optional<TaskRecord> r = run.recorder->find(it.key());
       const std::string got = r && r->code ? std::string(to_string(*r->code)) : "(not rejected)";
       if (got != it.value().get<std::string>())
         return "rejected." + it.key() + ": expected " + it.value().get<std::string>() + ", got " + got;
@@ -484,7 +483,7 @@ std::optional<std::string> check_expectations(const Run& run) {
     return "outcome: expected " + e["outcome"].get<std::string>() + ", got " + run.result.outcome;
   if (e.contains("overtakes"))
     for (auto it = e["overtakes"].begin(); it != e["overtakes"].end(); ++it) {
-      const TaskRecord* r = run.recorder->find(it.key());
+      const std::optional<TaskRecord> r = run.recorder->find(it.key());
       const std::size_t got = r ? r->overtaken_by.size() : 0;
       if (got != it.value().get<std::size_t>())
         return "overtakes." + it.key() + ": expected " + std::to_string(it.value().get<std::size_t>()) +

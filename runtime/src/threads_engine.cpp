@@ -72,9 +72,8 @@ std::unique_ptr<Run> run_threads(const Scenario& scenario, const ThreadsOptions&
   Scheduler::Options core_options = scheduler_options(scenario);
   if (options.time_scale > 0) core_options.stall_report_s *= options.time_scale;
   run->core = std::make_unique<Scheduler>(scenario.registry(), core_options);
-  run->recorder = std::make_unique<Recorder>(run->core->registry());
+  run->recorder = std::make_unique<Recorder>(*run->core);
   run->core->reserve(scenario.submit_count());
-  run->recorder->reserve(scenario.submit_count());
   const bool keep_order = expect_reads_dispatch_order(scenario);
   const Scheduler* core_view = run->core.get();
   EventLog log(run->events_jsonl, options.events_path, core_view);

@@ -463,9 +463,8 @@ std::unique_ptr<Run> simulate(const Scenario& scenario, const RunOptions& option
   }
 
   run->core = make_scheduler(scenario);
-  run->recorder = std::make_unique<Recorder>(run->core->registry());
+  run->recorder = std::make_unique<Recorder>(*run->core);
   run->core->reserve(scenario.submit_count());
-  run->recorder->reserve(scenario.submit_count());
   // Finished tasks leave the Recorder (only an expect block looks records up by name after the run),
   // and tasks.csv, when asked for, is written as they go.
   run->recorder->set_keep_records(!scenario.expect.is_null());

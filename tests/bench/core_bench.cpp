@@ -4,14 +4,17 @@
 // - Stream/W: 16384 independent singles, task i on worker i mod W, all submitted, then drained.
 // - GroupMix/W: a mix of singles and 4-member groups on W workers.
 // - Chains/W: W chains of 64 singles each, every link an INOUT on the chain's own buffer.
+// - RecorderPerLiveTask: the Recorder's bytes for the same live tasks (the core's subtracted).
 // Counters: bytes_per_live_task (heap bytes held per submitted, unfinished task).
 #include <benchmark/benchmark.h>
 
 #include <atomic>
 #include <cstdlib>
+#include <memory>
 #include <new>
 #include <vector>
 
+#include "dirsched/recorder.hpp"
 #include "dirsched/scheduler.hpp"
 
 static std::atomic<long long> g_live_bytes{0};
@@ -135,6 +138,38 @@ void MemoryPerLiveTask(benchmark::State& state) {
   state.counters["bytes_per_live_task"] = per_task;
 }
 BENCHMARK(MemoryPerLiveTask)->Iterations(3)->Unit(benchmark::kMillisecond);
+
+// Heap bytes held after the MemoryPerLiveTask workload, with or without a Recorder observing it
+// (records not kept past retirement, as in a run without an expect block; none retires here).
+long long live_bytes_after_pending(const Platform& p, int tasks, bool record) {
+  const long long before = g_live_bytes;
+  Scheduler s(p.registry);
+  std::unique_ptr<Recorder> recorder;
+  if (record) {
+    recorder = std::make_unique<Recorder>(s);
+    recorder->set_keep_records(false);
+    s.set_observer(recorder.get());
+  }
+  BufferId x = s.add_buffer({"x", Memory::kHost, std::nullopt});
+  s.submit_next_level("head", p.chip, {Arg{x, Tag::kOutput}}, WorkerId(0));
+  for (int i = 0; i < tasks; ++i)
+    s.submit_next_level("task" + std::to_string(i), p.chip, {Arg{x, Tag::kInput}}, WorkerId(i % 64));
+  if (recorder && recorder->live_records() != static_cast<std::size_t>(tasks) + 1) std::abort();
+  return g_live_bytes - before;
+}
+
+void RecorderPerLiveTask(benchmark::State& state) {
+  constexpr int kTasks = 100000;
+  Platform p(64);
+  double per_task = 0;
+  for (auto _ : state) {
+    const long long core = live_bytes_after_pending(p, kTasks, false);
+    const long long both = live_bytes_after_pending(p, kTasks, true);
+    per_task = static_cast<double>(both - core) / kTasks;
+  }
+  state.counters["bytes_per_live_task"] = per_task;
+}
+BENCHMARK(RecorderPerLiveTask)->Iterations(3)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

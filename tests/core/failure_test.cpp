@@ -162,7 +162,7 @@ TEST(GroupFailure, SiblingsOfAFailedMemberRunToTheEnd) {
   d.durations("g", {5, 1});
   d.group("g", {0, 1});
   d.run();
-  const TaskRecord* g = d.recorder().find("g");
+  const std::optional<TaskRecord> g = d.recorder().find("g");
   EXPECT_DOUBLE_EQ(g->members[0].end, 5.0);
   EXPECT_EQ(g->members[0].outcome, Outcome::kSuccess);
   EXPECT_EQ(g->members[1].outcome, Outcome::kFailure);

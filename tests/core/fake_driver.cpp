@@ -62,7 +62,7 @@ FakeDriver::FakeDriver(Builder builder, Scheduler::Options options) : options_(o
 }
 
 void FakeDriver::observe() {
-  recorder_ = std::make_unique<Recorder>(core_->registry());
+  recorder_ = std::make_unique<Recorder>(*core_);
   checker_ = std::make_unique<InvariantChecker>(core_->registry(), options_.policy);
   checker_->set_dump([this] { return core_->dump(); });
   observers_ = ObserverList();
@@ -217,7 +217,7 @@ void FakeDriver::run() {
 }
 
 TaskState FakeDriver::state(const std::string& name) const {
-  const TaskRecord* r = recorder_->find(name);
+  const std::optional<TaskRecord> r = recorder_->find(name);
   return r ? r->state : TaskState::kNotSubmitted;
 }
 

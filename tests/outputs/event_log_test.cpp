@@ -46,7 +46,7 @@ const char* kScenario = R"({
 struct VirtualRun {
   explicit VirtualRun(const Scenario& s) : run(s) {
     run.core = make_scheduler(s);
-    run.recorder = std::make_unique<Recorder>(run.core->registry());
+    run.recorder = std::make_unique<Recorder>(*run.core);
     view = run.core.get();
     log = std::make_unique<EventLog>(run.events_jsonl, "", view);
     observers.add(log.get());
@@ -109,7 +109,7 @@ TEST(EventLogToViz, EveryFieldThePictureParserReadsComesBackAsTheRecorderSawIt) 
   const nlohmann::json summary = nlohmann::json::parse(summary_json(vr.run));
   const viz::RunView view = viz::parse_run(vr.run.events_jsonl, &summary);
 
-  const auto& records = vr.run.recorder->tasks();
+  const std::vector<TaskRecord> records = vr.run.recorder->tasks();
   ASSERT_EQ(view.tasks.size(), records.size());
   std::map<std::string, std::string> seen_states;
   std::size_t deps = 0;

@@ -9,6 +9,17 @@
 // These are kept incrementally: a waiting group is touched only when one of its own targets changes
 // between busy and idle, so the cost does not grow with unrelated workers.
 //
+// What a record holds. Every record is one fixed-size Live entry (48 bytes, nothing on the heap): its
+// four times, kind, state, a few flags, its name as a reference (the TaskId, whose name the core
+// keeps; a rejected or not-submitted op, which the core never held, has its name in a small side
+// arena) and, for a single, its one NEXT_LEVEL target and its one member's dispatch target inline
+// (the member's start and end are the task's: a single's member starts at its dispatch and ends at
+// the instant the task completes or fails). Everything rare lives in side tables keyed by record
+// number, made only for the records that need them: a group's targets, member runs, idle_target_s
+// and overtakes; a rejection's or a not-submitted op's message (interned: a fail-fast run gives every
+// later op the same one); with keep_records, the producers and the poison cause. A TaskRecord with
+// every field is built on demand from that (find(), tasks(), groups(), on_retire).
+//
 // Retirement: a record is retired once it and every record before it are terminal (no later event
 // can touch it). Retiring counts its final state, passes it to on_retire (tasks.csv is written so, in
 // record order, as the run goes) and, unless keep_records, drops it: only a group's record stays (the
@@ -37,6 +48,8 @@ struct MemberRun {
   Outcome outcome = Outcome::kSuccess;
 };
 
+// A record as the outputs read it. The Recorder does not hold these: it builds one on demand (find(),
+// tasks(), groups(), on_retire) from its compact record and side tables (see the header comment).
 struct TaskRecord {
   std::string name;
   TaskKind kind = TaskKind::kSingle;
@@ -69,33 +82,42 @@ struct WaitStats {
   double p50 = 0, p95 = 0, max = 0, mean = 0;
 };
 
+class Scheduler;
+
 class Recorder : public Observer {
  public:
-  explicit Recorder(const Registry& registry);
+  // Names of submitted tasks are read from `core` (by TaskId) whenever a record is built, so `core`
+  // must outlive the Recorder's queries.
+  explicit Recorder(const Scheduler& core);
+  ~Recorder() override;
+  Recorder(const Recorder&) = delete;
+  Recorder& operator=(const Recorder&) = delete;
   void on_event(const Event& e) override;
-  void reserve(std::size_t tasks) { by_task_.reserve(tasks); }
   // Keep every record for the whole run (the default: find(), tasks() and tests read them). Off, a
   // retired record is dropped (see above). Set before the first event.
   void set_keep_records(bool keep) { keep_ = keep; }
-  // Called with each record as it retires, in record order.
+  // Called with each record as it retires, in record order. The record passed is reused: copy what
+  // outlives the call.
   void set_on_retire(std::function<void(const TaskRecord&)> sink) { on_retire_ = std::move(sink); }
   // Retires every record not yet retired (the end of the run).
   void finish();
 
-  // The records held: every record with keep_records, else those not yet retired.
-  const std::deque<TaskRecord>& tasks() const { return tasks_; }
+  // The records held, built on demand: every record with keep_records, else those not yet retired.
+  std::vector<TaskRecord> tasks() const;
+  // The same records one at a time, in record order, through one reused TaskRecord (no copy of them all).
+  void for_each_task(const std::function<void(const TaskRecord&)>& f) const;
   // Records ever made, and those not yet retired.
-  std::size_t record_count() const { return first_ + tasks_.size(); }
+  std::size_t record_count() const { return first_ + live_.size(); }
   std::size_t live_records() const { return record_count() - retired_; }
   // Records by final (or, not yet retired, current) state.
   std::map<TaskState, std::size_t> state_counts() const;
   // Every group record, in record order.
-  std::vector<const TaskRecord*> groups() const;
+  std::vector<TaskRecord> groups() const;
   // READY-to-start waits of NEXT_LEVEL singles and groups (a task that never started waited until
   // `makespan`), in no particular order.
   void ready_waits(double makespan, std::vector<double>& singles, std::vector<double>& groups) const;
-  // By name, among the records held (all of them with keep_records).
-  const TaskRecord* find(std::string_view name) const;
+  // By name, among the records held (all of them with keep_records); the first record of that name.
+  std::optional<TaskRecord> find(std::string_view name) const;
   // Busy seconds per NEXT_LEVEL worker (registration order) and per SUB worker.
   const std::vector<double>& next_level_busy() const { return nl_busy_; }
   const std::vector<double>& sub_busy() const { return sub_busy_; }
@@ -107,35 +129,94 @@ class Recorder : public Observer {
   std::uint64_t event_count() const { return events_; }
 
  private:
+  // The record every task has while it is held (see the header comment): 48 bytes, no heap.
+  struct Live {
+    double submit = -1, ready = -1, start = -1;
+    double end = -1;  // with kEnded; a single's member end before its task ends (kMemberEnded only)
+    // kNamed: the TaskId; otherwise the offset of the name in the side arena (from the run's start).
+    std::uint32_t name = 0;
+    // kInline NEXT_LEVEL single: its worker's registration index; kInline SUB single: the SUB worker
+    // it runs on, once dispatched; kHasMessage (no TaskId): the number of its message.
+    std::uint32_t where = 0;
+    TaskKind kind = TaskKind::kSingle;
+    TaskState state = TaskState::kPending;
+    ErrorCode code = ErrorCode::kMissingWorker;  // REJECTED
+    std::uint8_t flags = 0;
+  };
+  static_assert(sizeof(Live) == 48, "the per-task record stays compact");
+  // Live::flags.
+  static constexpr std::uint8_t kNamed = 1;         // a submitted task: name is its TaskId
+  static constexpr std::uint8_t kInline = 2;        // one member, its worker and run in the Live entry
+  static constexpr std::uint8_t kMemberEnded = 4;   // kInline: the member has ended (at `end`)
+  static constexpr std::uint8_t kMemberFailed = 8;  // kInline: and failed
+  static constexpr std::uint8_t kEnded = 16;        // the task ended (completed, failed, poisoned) at `end`
+  static constexpr std::uint8_t kHasExtra = 32;     // it has a side record in extras_
+  static constexpr std::uint8_t kHasMessage = 64;   // a rejection or not-submitted message (`where`)
+  // The rare parts of a record, made only for the records that have them.
+  struct Extra {
+    std::vector<WorkerId> workers;   // not kInline: the NEXT_LEVEL targets
+    std::vector<MemberRun> members;  // not kInline
+    double idle_target_s = 0;        // groups
+    std::vector<TaskId> overtaken_by;
+    TaskId cause;                    // keep_records only
+    std::vector<TaskId> producers;   // keep_records only
+  };
   struct Waiting {
     std::size_t record;
+    Extra* extra;  // the group's side record (std::map nodes do not move)
     std::uint32_t idle_targets;
     double since;  // last time idle_targets changed
   };
-  TaskRecord& record_for(const Event& e);
-  TaskRecord& record(std::size_t n);
+  struct WaitingRef {
+    std::size_t record;
+    Extra* extra;
+  };
+  Live& new_record(const Event& e);
+  Live& record(std::size_t n);
+  const Live& record(std::size_t n) const { return const_cast<Recorder*>(this)->record(n); }
+  Extra& extra(std::size_t n);
+  const Extra* extra_if(std::size_t n) const;
+  std::string_view name_of(const Live& r) const;
+  void build(std::size_t n, TaskRecord& out) const;
+  Extra& spill(std::size_t n, Live& r);
+  void drop_front();
+  std::uint32_t intern_message(const std::string& message);
   void worker_changed(std::uint32_t index, bool busy, double t);
   void retire_one();
   void retire_terminal();
 
+  const Scheduler& core_;
   const Registry& registry_;
   bool keep_ = true;
   std::function<void(const TaskRecord&)> on_retire_;
-  std::deque<TaskRecord> tasks_;        // records first_ on
-  std::size_t first_ = 0;               // record number of tasks_.front()
-  std::size_t retired_ = 0;             // records before this one are retired
-  std::vector<std::uint32_t> by_task_;  // TaskId -> record number
+  TaskRecord scratch_;             // what on_retire_ is given
+  std::deque<Live> live_;          // records first_ on
+  std::size_t first_ = 0;          // record number of live_.front()
+  std::size_t retired_ = 0;        // records before this one are retired
+  std::deque<std::uint32_t> by_task_;  // TaskId (from by_task_base_) -> record number
+  std::uint32_t by_task_base_ = 0;     // TaskId of by_task_.front()
+  std::map<std::size_t, Extra> extras_;  // record number -> its side record (rare records only)
+  // Names of the records without a TaskId, each a 4-byte length then its bytes. Live::name is the
+  // offset from the start of the run; side_names_ starts at offset side_base_ (the names of dropped
+  // records are cut off the front once they are more than half of it).
+  std::string side_names_;
+  std::size_t side_base_ = 0;
+  std::size_t side_dead_ = 0;  // bytes at the front of side_names_ that belong to dropped records
+  // Rejection and not-submitted messages, interned against the last one (message_base_ is the number
+  // of the first one still held).
+  std::deque<std::string> messages_;
+  std::uint32_t message_base_ = 0;
   std::map<TaskState, std::size_t> retired_states_;
   std::vector<TaskRecord> retired_groups_;                  // without keep_records
   std::vector<double> unstarted_single_, unstarted_group_;  // retired READY tasks that never started
   // Built by the first find() (and again after new records), not per event: a run that never looks a
   // name up pays nothing for it. Not safe against concurrent find() calls.
-  mutable std::vector<std::size_t> by_name_;  // positions in tasks_
+  mutable std::vector<std::size_t> by_name_;  // positions in live_
   mutable std::size_t by_name_first_ = 0;     // first_ when by_name_ was built
   std::vector<double> nl_busy_, sub_busy_;
   std::vector<bool> nl_is_busy_;
-  std::map<std::uint32_t, std::vector<std::size_t>> waiting_on_;  // worker index -> waiting records
-  std::map<std::size_t, Waiting> waiting_;                        // record -> state
+  std::map<std::uint32_t, std::vector<WaitingRef>> waiting_on_;  // worker index -> waiting groups
+  std::map<std::size_t, Waiting> waiting_;                       // record -> state
   // READY-to-dispatch waits per queue: each NEXT_LEVEL worker's FIFO (registration order), groups, SUB.
   std::vector<std::vector<double>> nl_waits_;
   std::vector<double> group_waits_, sub_waits_;
