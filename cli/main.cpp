@@ -403,6 +403,17 @@ int cmd_render(const std::string& dir_arg) {
     std::cerr << "dirsched: " << summary_path.string() << ": a field has the wrong type (" << e.what() << ")\n";
     return 2;
   }
+  // Never over a file the user put there; the marker lists the pictures before they are drawn (a stop
+  // between the two leaves a listed file missing, never an unlisted one).
+  const std::vector<std::string> foreign = foreign_entries(dir);
+  std::vector<std::string> names;
+  for (const auto& entry : files) {
+    names.push_back(entry.first);
+    if (std::binary_search(foreign.begin(), foreign.end(), entry.first))
+      throw OutputRefused("render " + dir + ": " + entry.first +
+                          " is a file dirsched did not write (not in its .dirsched-run); move it out first");
+  }
+  add_to_run_marker(dir, names);
   for (const auto& [name, text] : files) write_file_atomic(fs::path(dir) / name, text);
   std::cout << "drew " << files.size() << " files in " << dir << "/"
             << (note.empty() ? "" : " (" + note + ")") << "\n";

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
@@ -17,6 +18,8 @@
 #include <random>
 #include <set>
 #include <thread>
+
+#include "dirsched/json_reader.hpp"
 
 #ifndef RENAME_EXCHANGE
 #define RENAME_EXCHANGE (1 << 1)
@@ -127,6 +130,94 @@ bool has_marker(const fs::path& dir, FolderKind kind) {
   return lstat((dir / marker_name(kind)).c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
+const std::vector<std::string>& run_file_names() {
+  static const std::vector<std::string> names = {
+      "dag.dot",      "dag.svg",   "events.jsonl", "metrics.json", "report.html",
+      "summary.json", "tasks.csv", "timeline.svg", "trace.json",   "variant.json"};
+  return names;
+}
+
+std::string run_marker_json(const std::string& scenario, const std::string& version,
+                            std::vector<std::string> files) {
+  files.erase(std::remove(files.begin(), files.end(), marker_name(FolderKind::kRun)), files.end());
+  std::sort(files.begin(), files.end());
+  files.erase(std::unique(files.begin(), files.end()), files.end());
+  const nlohmann::ordered_json j{
+      {"dirsched", "run"}, {"scenario", scenario}, {"dirsched_version", version}, {"files", files}};
+  return j.dump() + "\n";
+}
+
+namespace {
+
+// The marker of run folder `dir`, read strictly; OutputRefused when it is not dirsched's.
+nlohmann::json read_run_marker(const fs::path& dir) {
+  const std::string path = (dir / marker_name(FolderKind::kRun)).string();
+  nlohmann::json j;
+  try {
+    j = read_json_file(path);
+  } catch (const ScenarioError& e) {
+    throw OutputRefused(std::string(e.what()) + " (not a marker dirsched wrote); remove the folder yourself");
+  }
+  auto bad = [&](const std::string& what) {
+    return OutputRefused(path + ": " + what + " (not a marker dirsched wrote); remove the folder yourself");
+  };
+  if (!j.is_object() || j.value("dirsched", nlohmann::json()) != "run")
+    throw bad("expected {\"dirsched\": \"run\", ...}");
+  if (j.contains("files")) {
+    if (!j["files"].is_array()) throw bad("files: expected an array of file names");
+    for (std::size_t i = 0; i < j["files"].size(); ++i)
+      if (!j["files"][i].is_string()) throw bad("files[" + std::to_string(i) + "]: expected a file name");
+  }
+  return j;
+}
+
+}  // namespace
+
+std::vector<std::string> foreign_entries(const fs::path& dir) {
+  const nlohmann::json marker = read_run_marker(dir);
+  std::set<std::string> own;
+  if (marker.contains("files"))
+    for (const auto& f : marker["files"]) own.insert(f.get<std::string>());
+  else
+    own.insert(run_file_names().begin(), run_file_names().end());
+  std::vector<std::string> foreign;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name == marker_name(FolderKind::kRun) || temp_owner(name) != 0) continue;
+    struct stat st {};
+    const bool file = lstat(it->path().c_str(), &st) == 0 && S_ISREG(st.st_mode);
+    if (!file || !own.count(name)) foreign.push_back(file ? name : name + "/");
+  }
+  if (ec) throw OutputRefused(dir.string() + ": cannot list the folder (" + ec.message() + ")");
+  std::sort(foreign.begin(), foreign.end());
+  return foreign;
+}
+
+void refuse_foreign_entries(const fs::path& dir, const std::string& label, const std::string& instead) {
+  const std::vector<std::string> foreign = foreign_entries(dir);
+  if (foreign.empty()) return;
+  std::string names;
+  for (std::size_t i = 0; i < foreign.size() && i < 3; ++i) names += (i ? ", " : "") + foreign[i];
+  if (foreign.size() > 3) names += ", ...";
+  const bool one = foreign.size() == 1;
+  throw OutputRefused(label + ": holds " + std::to_string(foreign.size()) + (one ? " entry" : " entries") +
+                      " dirsched did not write (" + names + "); replacing the folder would delete " +
+                      (one ? "it: move it" : "them: move them") + " out, or " + instead);
+}
+
+void add_to_run_marker(const fs::path& dir, const std::vector<std::string>& files) {
+  const nlohmann::json marker = read_run_marker(dir);
+  if (!marker.contains("files")) return;  // an older marker: its names are trusted as they are
+  std::vector<std::string> all = files;
+  for (const auto& f : marker["files"]) all.push_back(f.get<std::string>());
+  auto text = [&](const char* key) {
+    return marker.contains(key) && marker[key].is_string() ? marker[key].get<std::string>() : std::string();
+  };
+  write_file_atomic(dir / marker_name(FolderKind::kRun),
+                    run_marker_json(text("scenario"), text("dirsched_version"), all));
+}
+
 fs::path check_output_folder(const std::string& out, FolderKind kind, const std::string& what) {
   const std::string label = what + " " + out;
   if (out.empty()) throw OutputRefused(what + ": an empty path");
@@ -152,6 +243,7 @@ fs::path check_output_folder(const std::string& out, FolderKind kind, const std:
     if (!has_marker(p, kind))
       throw OutputRefused(label + ": exists and is not a " + what_folder(kind) + " (no " + marker_name(kind) +
                           " in it); give a new path, or remove it yourself");
+    if (kind == FolderKind::kRun) refuse_foreign_entries(p, label, "give a new path");
     return p;
   }
   // A new path: its first existing parent must be a folder.
@@ -295,6 +387,9 @@ void replace_folder(TempPath& tmp, const fs::path& dest, FolderKind kind) {
   if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode) || !has_marker(dest, kind))
     throw OutputRefused(dest.string() + ": is not a " + what_folder(kind) +
                         " (something else appeared there during the run); the new outputs were not moved in");
+  if (kind == FolderKind::kRun)
+    refuse_foreign_entries(dest, dest.string(),
+                           "give a new path (added during the run: the new outputs were not moved in)");
   if (syscall(SYS_renameat2, AT_FDCWD, tmp.path().c_str(), AT_FDCWD, dest.c_str(), RENAME_EXCHANGE) == 0) {
     // The temporary name now holds the old folder: remove it (a signal meanwhile removes it too).
     lock.unlock();

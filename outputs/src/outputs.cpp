@@ -381,12 +381,11 @@ void write_outputs(const Run& run, const std::string& dir, const std::vector<std
   }
   if (wanted("metrics")) put("metrics.json", metrics_json(run));
   for (const auto& [file, text] : extra) put(file, text);
-  // The marker last: a folder that has it is complete.
-  put(marker_name(FolderKind::kRun), ojson{{"dirsched", "run"},
-                                           {"scenario", run.scenario.name},
-                                           {"dirsched_version", dirsched_version()}}
-                                         .dump() +
-                                         "\n");
+  // The marker last: a folder that has it is complete. It lists every file in it, so that a later
+  // replace can tell them from files the user added.
+  std::vector<std::string> written;
+  for (const auto& e : fs::directory_iterator(tmp.path())) written.push_back(e.path().filename().string());
+  put(marker_name(FolderKind::kRun), run_marker_json(run.scenario.name, dirsched_version(), written));
   replace_folder(tmp, target, FolderKind::kRun);
 }
 

@@ -59,6 +59,13 @@ refused_untouched "$w" 2 "$w/sw/variant-0001.tmp-dirsched-999999-0badf00d: a tem
 run_case 0 "" "the sweep again" "$d" sweep "$s" --out "$w/sw" -j 2
 no_temps "$w" "a sweep again"
 cmp -s "$sandbox/good.csv" "$w/sw/sweep.csv" || { echo "FAIL sweep.csv differs after a second sweep"; fail=1; }
+# A file the user added in a variant folder: a sweep that would remove or replace it refuses, and
+# changes nothing (no other variant removed first).
+echo "the user's notes" >"$w/sw/variant-0003/notes.txt"
+refused_untouched "$w" 2 "$w/sw/variant-0003: holds 1 entry dirsched did not write \(notes\.txt\).* or give another --out" \
+  "a sample over a variant holding the user's file" "$d" sweep "$s" --out "$w/sw" --sample 2 --seed 1
+refused_untouched "$w" 2 "$w/sw/variant-0003: holds 1 entry dirsched did not write" "the same sweep over it" "$d" sweep "$s" --out "$w/sw"
+rm "$w/sw/variant-0003/notes.txt"
 # A sample of the same scenario replaces the full sweep: the variants it does not run go.
 run_case 0 "" "a sample" "$d" sweep "$s" --out "$w/sw" --sample 2 --seed 1
 [[ $(ls -d "$w/sw"/variant-* | wc -l) -eq 2 && $(wc -l <"$w/sw/sweep.csv") -eq 3 ]] || { echo "FAIL a sample keeps only its variants"; ls "$w/sw"; fail=1; }

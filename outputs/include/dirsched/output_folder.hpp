@@ -7,6 +7,14 @@
 // without the marker, the current folder or one of its parents, `/`, the home folder) is refused with
 // OutputRefused (exit 2) before anything is touched. `DIR/` is the same path as `DIR`.
 //
+// What dirsched owns inside a run folder: the marker lists every file the run wrote (`"files"`, and
+// `render` adds the pictures it draws there before it draws them). A run folder is replaced only when
+// every entry in it is a regular file the marker lists (or a temporary of ours, or the marker itself):
+// a file the user added (notes.txt beside summary.json), a folder or a link makes the replace refuse
+// (OutputRefused naming the folder and the first such entries), before and again at the exchange. A
+// marker without the list (written by a dirsched before the list existed) is trusted for the names a
+// run can write (run_file_names()); a marker that is not dirsched's JSON is refused.
+//
 // How it writes: every file and folder is first written under a temporary name beside its destination
 // (`NAME.tmp-dirsched-PID-RANDOM`), checked (every write, flush and close), then renamed in place. A
 // run folder replaces the old one with one atomic exchange (Linux renameat2 RENAME_EXCHANGE), so the
@@ -60,6 +68,23 @@ class WriteError : public std::runtime_error {
 enum class FolderKind { kRun, kSweep };
 const char* marker_name(FolderKind kind);  // ".dirsched-run", ".dirsched-sweep"
 bool has_marker(const std::filesystem::path& dir, FolderKind kind);
+
+// The names a run folder's files can have (besides the marker): the data files, variant.json and the
+// pictures. Trusted in a folder whose marker has no "files" list.
+const std::vector<std::string>& run_file_names();
+// The text of a run folder's marker, listing `files` (its own name left out).
+std::string run_marker_json(const std::string& scenario, const std::string& version,
+                            std::vector<std::string> files);
+// The entries of run folder `dir` that dirsched did not write (see the header), sorted; OutputRefused
+// when its marker is not dirsched's.
+std::vector<std::string> foreign_entries(const std::filesystem::path& dir);
+// Throws OutputRefused ("LABEL: holds N entries dirsched did not write (a, b, c); replacing the folder
+// would delete them: move them out, or INSTEAD") when `dir` has foreign entries.
+void refuse_foreign_entries(const std::filesystem::path& dir, const std::string& label,
+                            const std::string& instead);
+// Adds `files` to the list of run folder `dir`'s marker (rewritten atomically); a marker without a list
+// is left as it is.
+void add_to_run_marker(const std::filesystem::path& dir, const std::vector<std::string>& files);
 
 // Checks `out` against the rule (see the header) and returns it without trailing slashes. `what`
 // names the option in messages ("--out"). Touches nothing; throws OutputRefused.
