@@ -274,8 +274,9 @@ NewParents::NewParents(const fs::path& dest) {
     if (up == up.root_path()) break;
   }
   for (const fs::path& p : created_) {
-    if (mkdir(p.c_str(), 0755) == 0 || errno == EEXIST) continue;
-    const int err = errno;
+    // A new folder's entry reaches the disk too, or a crash could lose the folders above the output.
+    int err = mkdir(p.c_str(), 0755) == 0 ? sync_path(p.parent_path()) : errno == EEXIST ? 0 : errno;
+    if (err == 0) continue;
     undo();  // the ones made so far: no destructor runs after a constructor throws
     throw_write_error(p, err);
   }
@@ -356,11 +357,21 @@ void write_file(const fs::path& path, std::string_view text) {
     }
     done += static_cast<std::size_t>(n);
   }
+  // On the disk before it is renamed into place: a crash after success never leaves it empty.
+  if (err == 0 && fsync(fd) != 0 && errno != EINVAL) err = errno;
   if (close(fd) != 0 && err == 0) err = errno;
   if (err != 0) {
     unlink(path.c_str());
     throw_write_error(path, err);
   }
+}
+
+int sync_path(const fs::path& p) {
+  const int fd = open(p.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return errno;
+  int err = fsync(fd) != 0 && errno != EINVAL ? errno : 0;  // EINVAL: a file system that cannot sync
+  if (close(fd) != 0 && err == 0) err = errno;
+  return err;
 }
 
 void rename_path(const fs::path& from, const fs::path& to) {
@@ -374,13 +385,24 @@ void write_file_atomic(const fs::path& dest, std::string_view text) {
   std::lock_guard<std::recursive_mutex> lock(registry().m);
   rename_path(tmp.path(), dest);
   tmp.release();
+  // The rename itself on the disk before success is reported (the old file, if any, is gone already).
+  if (const int e = sync_path(dest.has_parent_path() ? dest.parent_path() : fs::path(".")))
+    throw_write_error(dest, e);
 }
 
 void replace_folder(TempPath& tmp, const fs::path& dest, FolderKind kind) {
   std::unique_lock<std::recursive_mutex> lock(registry().m);
+  // The new folder's entries reach the disk before the folder becomes visible (its files were synced
+  // as they were written); the parent's new entry right after, before success is reported.
+  if (const int e = sync_path(tmp.path())) throw_write_error(dest, e);
+  const fs::path parent = dest.has_parent_path() ? dest.parent_path() : fs::path(".");
   struct stat st {};
   if (lstat(dest.c_str(), &st) != 0) {
     rename_path(tmp.path(), dest);
+    if (const int e = sync_path(parent)) {
+      std::rename(dest.c_str(), tmp.path().c_str());  // not claimed: taken back, and removed with `tmp`
+      throw_write_error(dest, e);
+    }
     tmp.release();
     return;
   }
@@ -390,7 +412,18 @@ void replace_folder(TempPath& tmp, const fs::path& dest, FolderKind kind) {
   if (kind == FolderKind::kRun)
     refuse_foreign_entries(dest, dest.string(),
                            "give a new path (added during the run: the new outputs were not moved in)");
-  if (syscall(SYS_renameat2, AT_FDCWD, tmp.path().c_str(), AT_FDCWD, dest.c_str(), RENAME_EXCHANGE) == 0) {
+  auto exchange = [&] {
+    return syscall(SYS_renameat2, AT_FDCWD, tmp.path().c_str(), AT_FDCWD, dest.c_str(), RENAME_EXCHANGE) == 0;
+  };
+  if (exchange()) {
+    if (const int e = sync_path(parent)) {
+      // Not durable: exchange back, so that the path holds the old folder and `tmp` the new one.
+      if (!exchange()) {
+        tmp.release();  // `tmp` holds the old folder now: never remove it
+        std::fprintf(stderr, "dirsched: warning: the replaced folder is left at %s\n", tmp.path().c_str());
+      }
+      throw_write_error(dest, e);
+    }
     // The temporary name now holds the old folder: remove it (a signal meanwhile removes it too).
     lock.unlock();
     std::error_code ec;
@@ -407,8 +440,9 @@ void replace_folder(TempPath& tmp, const fs::path& dest, FolderKind kind) {
   // Both renames happen under the lock, so no signal can stop the process between them.
   TempPath old(temp_path_beside(dest, "old"));
   rename_path(dest, old.path());
-  if (std::rename(tmp.path().c_str(), dest.c_str()) != 0) {
-    const int e = errno;
+  int e = std::rename(tmp.path().c_str(), dest.c_str()) != 0 ? errno : 0;
+  if (e == 0 && (e = sync_path(parent)) != 0) std::rename(dest.c_str(), tmp.path().c_str());
+  if (e != 0) {
     std::rename(old.path().c_str(), dest.c_str());
     old.release();
     throw_write_error(dest, e);

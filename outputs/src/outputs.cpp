@@ -350,6 +350,7 @@ void write_outputs(const Run& run, const std::string& dir, const std::vector<std
       throw WriteError((target / file).string(), e.reason());
     }
   };
+  std::vector<std::string> streamed;  // the files renamed in, closed but not synced by their writers
   if (wanted("events")) {
     std::error_code ec;
     if (run.events_file.empty())
@@ -357,6 +358,7 @@ void write_outputs(const Run& run, const std::string& dir, const std::vector<std
     else if (fs::exists(run.events_file, ec))
       try {
         rename_path(run.events_file, tmp.path() / "events.jsonl");
+        streamed.push_back("events.jsonl");
       } catch (const WriteError& e) {
         throw WriteError((target / "events.jsonl").string(), e.reason());
       }
@@ -370,6 +372,7 @@ void write_outputs(const Run& run, const std::string& dir, const std::vector<std
   if (wanted("tasks") && !run.tasks_file.empty()) {
     try {  // streamed as tasks retired
       rename_path(run.tasks_file, tmp.path() / "tasks.csv");
+      streamed.push_back("tasks.csv");
     } catch (const WriteError& e) {
       throw WriteError((target / "tasks.csv").string(), e.reason());
     }
@@ -381,6 +384,9 @@ void write_outputs(const Run& run, const std::string& dir, const std::vector<std
   }
   if (wanted("metrics")) put("metrics.json", metrics_json(run));
   for (const auto& [file, text] : extra) put(file, text);
+  // The streamed files were closed, not synced: they reach the disk before the folder moves in.
+  for (const std::string& name : streamed)
+    if (const int e = sync_path(tmp.path() / name)) throw_write_error(target / name, e);
   // The marker last: a folder that has it is complete. It lists every file in it, so that a later
   // replace can tell them from files the user added.
   std::vector<std::string> written;

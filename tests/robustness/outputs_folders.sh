@@ -108,5 +108,47 @@ if command -v strace >/dev/null; then
   # Nothing of the old folder goes before the exchange.
   sed -n '/RENAME_EXCHANGE/q;p' "$sandbox/trace" | grep -E "unlink.*\"$w/new/run/|rmdir\(\"$w/new/run\"" &&
     { echo "FAIL the old run was deleted before the exchange"; fail=1; }
+  # Durable before success: every file of the new folder synced, then the folder, then the exchange,
+  # then the parent (strace -y names each fsync's file); render syncs each picture, renames, syncs.
+  ASAN_OPTIONS="${ASAN_OPTIONS:-}:log_path=$sandbox/asan-log" \
+    strace -f -y -e trace=fsync,renameat2,rename -o "$sandbox/sync" "$d" run "$s" --out "$w/new/run" >/dev/null 2>&1
+  ASAN_OPTIONS="${ASAN_OPTIONS:-}:log_path=$sandbox/asan-log" \
+    strace -f -y -e trace=fsync,renameat2,rename -o "$sandbox/sync-render" "$d" render "$w/new/run" >/dev/null 2>&1
+  python3 - "$sandbox/sync" "$sandbox/sync-render" "$w/new/run" <<'PY' || fail=1
+import os, re, sys
+trace, render, run = sys.argv[1], sys.argv[2], sys.argv[3]
+lines = [l for l in open(trace) if "= 0" in l]
+x = [i for i, l in enumerate(lines) if "RENAME_EXCHANGE" in l]
+if len(x) != 1: print("FAIL durability: no single exchange in", lines); sys.exit(1)
+x = x[0]
+tmp = re.search(r'"([^"]*\.tmp-dirsched-[0-9]+-[0-9a-f]+)"', lines[x]).group(1)
+synced = lambda path: [i for i, l in enumerate(lines) if re.search(r"fsync\([0-9]+<%s>\)" % re.escape(path), l)]
+tmp_abs = os.path.join(os.path.dirname(run), tmp)
+folder = synced(tmp_abs)
+problems = []
+if not folder or folder[-1] > x: problems.append("the new folder is not synced before the exchange")
+for name in sorted(os.listdir(run)):
+    s = synced(os.path.join(tmp_abs, name))
+    if not s or (folder and s[-1] > folder[-1]): problems.append(name + " is not synced before its folder")
+parent = synced(os.path.dirname(run))
+if not parent or parent[-1] < x: problems.append("the parent folder is not synced after the exchange")
+rlines = [l for l in open(render) if "= 0" in l]
+pictures = [l for l in rlines if re.search(r'rename\("[^"]*tmp-dirsched[^"]*", "%s/report.html"\)' % re.escape(run), l)]
+if len(pictures) != 1: problems.append("render: no rename of report.html")
+else:
+    at = rlines.index(pictures[0])
+    src = re.search(r'rename\("([^"]*)"', pictures[0]).group(1)
+    if not any(re.search(r"fsync\([0-9]+<%s>" % re.escape(src), l) for l in rlines[:at]): problems.append("render: report.html not synced before its rename")
+    if not any(re.search(r"fsync\([0-9]+<%s>\)" % re.escape(run), l) for l in rlines[at:]): problems.append("render: the folder not synced after the rename")
+if problems: print("FAIL durability:", "; ".join(problems)); print("".join(lines)); sys.exit(1)
+PY
+  # A failed fsync is a write error (exit 3): the first one (a file of the new folder), and the last one
+  # (the parent after the exchange, which is then undone); each time the old folder stays as it was.
+  nsync=$(grep -c '^[0-9]* fsync(' "$sandbox/sync")
+  for when in 1 "$nsync"; do
+    refused_untouched "$w" 3 "cannot write $w/new/run[^:]*: Input/output error" "fsync number $when of $nsync fails" \
+      env ASAN_OPTIONS="${ASAN_OPTIONS:-}:log_path=$sandbox/asan-log" strace -f -o /dev/null -e trace=fsync -e inject=fsync:error=EIO:when=$when "$d" run "$s" --out "$w/new/run"
+    no_temps "$w" "fsync number $when fails"
+  done
 fi
 finish "outputs folders"

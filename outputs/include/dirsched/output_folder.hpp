@@ -20,6 +20,8 @@
 // run folder replaces the old one with one atomic exchange (Linux renameat2 RENAME_EXCHANGE), so the
 // path always holds the old folder or the new one, whole; the old one is removed afterwards. A write
 // that fails throws WriteError (exit 3) naming the path; nothing is claimed and no temporary is left.
+// Durability: every file is fsynced before its rename, a new folder before it is moved in, and the
+// folder holding the renamed entry after it, so a crash after success cannot lose or empty an output.
 //
 // Temporaries are registered here while they exist and removed on every exit path: TempPath removes
 // its path when it goes out of scope (exceptions included), and install_interrupt_cleanup() starts a
@@ -134,16 +136,21 @@ void create_temp_dir(const TempPath& dir);
 std::FILE* open_temp_file(const std::string& path, int* err);
 
 // Writes `text` to `path` (a new file in a temporary folder, or a temporary file), checking every
-// write and the close; WriteError on any failure (the partial file is removed).
+// write, the fsync and the close; WriteError on any failure (the partial file is removed).
 void write_file(const std::filesystem::path& path, std::string_view text);
-// Writes `text` to `dest` through a temporary file beside it, renamed over `dest` at the end.
+// fsync of a file or folder (opened read-only): 0, or the errno of the failure. A file system that
+// cannot sync (EINVAL) counts as success.
+int sync_path(const std::filesystem::path& p);
+// Writes `text` to `dest` through a temporary file beside it (synced), renamed over `dest` at the end,
+// then syncs the folder holding it.
 void write_file_atomic(const std::filesystem::path& dest, std::string_view text);
 // Renames, WriteError naming `to` on failure.
 void rename_path(const std::filesystem::path& from, const std::filesystem::path& to);
 
 // Moves the complete folder `tmp` to `dest`, which is absent or a folder of `kind` (checked again
-// here, under the lock: OutputRefused otherwise). An existing `dest` is exchanged atomically and the
-// old folder removed; where the file system cannot exchange, the old folder is renamed aside first
+// here, under the lock: OutputRefused otherwise). Durable: `tmp` is synced before the move (its files
+// must be synced already) and the parent folder after it; when that last sync fails the move is undone
+// (WriteError, `dest` as it was). An existing `dest` is exchanged atomically and the old folder removed; where the file system cannot exchange, the old folder is renamed aside first
 // and removed after (a stop between the renames cannot happen: signals wait for the lock).
 void replace_folder(TempPath& tmp, const std::filesystem::path& dest, FolderKind kind);
 
