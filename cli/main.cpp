@@ -394,7 +394,9 @@ int cmd_render(const std::string& dir_arg) {
   std::string note;
   std::map<std::string, std::string> files;
   try {
-    const viz::RunView view = viz::parse_run(read_file(events), summary.empty() ? nullptr : &summary);
+    const std::string text = read_file(events);
+    check_output_jsonl(text, events.string());  // as strict as the loader: viz reads what passes
+    const viz::RunView view = viz::parse_run(text, summary.empty() ? nullptr : &summary);
     files = viz::render_all(view, summary, {}, &note);
   } catch (const viz::VizError& e) {
     std::cerr << "dirsched: " << dir << "/" << e.what() << "\n";

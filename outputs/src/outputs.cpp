@@ -5,6 +5,7 @@
 // second) vary from run to run and go to metrics.json instead.
 #include "dirsched/outputs.hpp"
 
+#include "dirsched/json_reader.hpp"
 #include "dirsched/output_folder.hpp"
 
 #include <sys/resource.h>
@@ -71,27 +72,32 @@ std::string csv_field(const std::string& s) {
 }  // namespace
 
 nlohmann::json read_output_json(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw std::runtime_error("cannot read " + path);
+  // The loader's strict reader: a hostile summary.json or marker is refused as a scenario would be.
   try {
-    return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    // Line and column of the byte where parsing stopped (e.byte counts from 1).
-    const std::size_t at = std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
-    std::size_t line = 1, column = 1;
-    for (std::size_t i = 0; i < at; ++i) {
-      if (text[i] == '\n')
-        ++line, column = 1;
-      else
-        ++column;
-    }
-    std::string reason = e.what();
-    const auto colon = reason.find(": ", reason.find("parse error"));
-    if (colon != std::string::npos) reason = reason.substr(colon + 2);
-    throw std::runtime_error(path + ": line " + std::to_string(line) + ", column " + std::to_string(column) +
-                             ": not JSON (" + reason + ")");
+    return read_json_file(path);
+  } catch (const ScenarioError& e) {
+    throw std::runtime_error(e.what());
+  }
+}
+
+nlohmann::json parse_output_line(std::string_view line, const std::string& path, std::size_t line_no) {
+  try {
+    return parse_json_text(line, path + " line " + std::to_string(line_no));
+  } catch (const ScenarioError& e) {
+    // The reader counts within the line: "at line 1, column C" is "at column C" of this line.
+    std::string what = e.what();
+    if (const auto at = what.find("at line 1, column "); at != std::string::npos) what.erase(at + 3, 8);
+    throw std::runtime_error(what);
+  }
+}
+
+void check_output_jsonl(std::string_view text, const std::string& path) {
+  std::size_t line_no = 0;
+  for (std::size_t start = 0; start < text.size();) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    ++line_no;
+    if (end > start) parse_output_line(text.substr(start, end - start), path, line_no);
+    start = end + 1;
   }
 }
 

@@ -663,7 +663,7 @@ RunFacts load_run(const std::string& dir) {
     ++line_no;
     if (line.empty()) continue;
     try {
-      const json e = json::parse(line);
+      const json e = parse_output_line(line, (folder / "events.jsonl").string(), line_no);
       const std::string event = e.at("event").get<std::string>();
       const std::string task = e.at("task").get<std::string>();
       if (event == "submit") kind[task] = e.value("kind", "single");
