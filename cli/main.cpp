@@ -193,20 +193,31 @@ VarAssignment parse_vars(const std::vector<std::string>& vars) {
 // The largest --max-variants and --sample: a sweep runs each variant in a process of its own.
 constexpr std::size_t kMaxMaxVariants = 1000000;
 
-// The range of each `gen` option (whole numbers, or real numbers for the times and the fraction).
+// The range of each `gen` option (whole numbers, or real numbers for the times and the fraction), and
+// which families read it (the README's table of families).
 struct GenRange {
   const char* option;
   bool whole;
   double min, max;
+  const char* help;
 };
 constexpr std::uint64_t kMaxGenTasks = 10000000;  // tasks a generated scenario may hold
 constexpr double kMaxGenSeconds = 4294967296.0;    // 2^32 s, the loader's bound of every simulated time
 constexpr GenRange kGenRanges[] = {
-    {"tasks", true, 1, kMaxGenTasks},  {"workers", true, 1, 65536},           {"rounds", true, 1, kMaxGenTasks},
-    {"width", true, 1, kMaxGenTasks},  {"chains", true, 1, kMaxGenTasks},     {"length", true, 1, kMaxGenTasks},
-    {"groups", true, 1, kMaxGenTasks}, {"size", true, 1, 65536},              {"singles-per-group", true, 0, kMaxGenTasks},
-    {"edges", true, 0, 1000},          {"duration-s", false, 0, kMaxGenSeconds},         {"group-fraction", false, 0, 1},
-    {"arrival-rate", false, 1e-9, 1e9}, {"interval", false, 0, kMaxGenSeconds}};
+    {"tasks", true, 1, kMaxGenTasks, "stream, random: tasks (default 1000, random 100)"},
+    {"workers", true, 1, 65536, "every family: NEXT_LEVEL chips (default 8)"},
+    {"rounds", true, 1, kMaxGenTasks, "fork-join: rounds, chained (default 10)"},
+    {"width", true, 1, kMaxGenTasks, "fork-join: parallel readers per round (default: workers)"},
+    {"chains", true, 1, kMaxGenTasks, "chains: chains (default: workers)"},
+    {"length", true, 1, kMaxGenTasks, "chains: links per chain (default 10)"},
+    {"groups", true, 1, kMaxGenTasks, "tp-groups: groups (default 10)"},
+    {"size", true, 1, 65536, "tp-groups: members per group, on consecutive chips (default 2)"},
+    {"singles-per-group", true, 0, kMaxGenTasks, "tp-groups: random singles after each group (default 2)"},
+    {"edges", true, 0, 1000, "random: dependencies per task (default 2)"},
+    {"duration-s", false, 0, kMaxGenSeconds, "every family: seconds each member runs (default 0.001)"},
+    {"group-fraction", false, 0, 1, "random: share of tasks that are groups (default 0.1)"},
+    {"arrival-rate", false, 1e-9, 1e9, "every family: seeded Poisson arrivals, submits per second"},
+    {"interval", false, 0, kMaxGenSeconds, "every family: seconds between submits"}};
 
 // Why the family's options would generate more than kMaxGenTasks tasks ("" when they do not).
 std::string gen_too_large(const std::string& family, const std::map<std::string, double>& p) {
@@ -394,7 +405,9 @@ int cmd_render(const std::string& dir_arg) {
   std::string note;
   std::map<std::string, std::string> files;
   try {
-    const viz::RunView view = viz::parse_run(read_file(events), summary.empty() ? nullptr : &summary);
+    const std::string text = read_file(events);
+    check_output_jsonl(text, events.string());  // as strict as the loader: viz reads what passes
+    const viz::RunView view = viz::parse_run(text, summary.empty() ? nullptr : &summary);
     files = viz::render_all(view, summary, {}, &note);
   } catch (const viz::VizError& e) {
     std::cerr << "dirsched: " << dir << "/" << e.what() << "\n";
@@ -403,6 +416,17 @@ int cmd_render(const std::string& dir_arg) {
     std::cerr << "dirsched: " << summary_path.string() << ": a field has the wrong type (" << e.what() << ")\n";
     return 2;
   }
+  // Never over a file the user put there; the marker lists the pictures before they are drawn (a stop
+  // between the two leaves a listed file missing, never an unlisted one).
+  const std::vector<std::string> foreign = foreign_entries(dir);
+  std::vector<std::string> names;
+  for (const auto& entry : files) {
+    names.push_back(entry.first);
+    if (std::binary_search(foreign.begin(), foreign.end(), entry.first))
+      throw OutputRefused("render " + dir + ": " + entry.first +
+                          " is a file dirsched did not write (not in its .dirsched-run); move it out first");
+  }
+  add_to_run_marker(dir, names);
   for (const auto& [name, text] : files) write_file_atomic(fs::path(dir) / name, text);
   std::cout << "drew " << files.size() << " files in " << dir << "/"
             << (note.empty() ? "" : " (" + note + ")") << "\n";
@@ -533,7 +557,7 @@ int main(int argc, char** argv) {
   CLI::Option* time_scale =
       run->add_option("--time-scale", threads.time_scale,
                       "--engine threads: wall seconds per scenario second (default 1; 0 runs members at once)")
-          ->check(CLI::Range(0.0, 1e6));
+          ->check(cli::real_number(0, 1e6));
 
   CLI::App* sweep = app.add_subcommand("sweep", "Run every variant of a scenario's vars and rank them");
   std::string sweep_file, sweep_out, collect_dir;
@@ -612,12 +636,12 @@ int main(int argc, char** argv) {
     std::string key(r.option);
     std::replace(key.begin(), key.end(), '-', '_');
     gen->add_option_function<double>(
-           std::string("--") + r.option, [&gen_params, key](double v) { gen_params[key] = v; },
-           "see the README's list of families")
+           std::string("--") + r.option, [&gen_params, key](double v) { gen_params[key] = v; }, r.help)
         ->check(r.whole ? cli::whole_number(static_cast<std::uint64_t>(r.min), static_cast<std::uint64_t>(r.max))
                         : cli::real_number(r.min, r.max));
   }
 
+  cli::name_checked_values(app);  // "--tasks UINT in [1, 10000000]", not CLI11's "FLOAT:UINT in ..."
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

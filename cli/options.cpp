@@ -19,9 +19,13 @@ std::string range_text(std::uint64_t min, std::uint64_t max) {
   return "a whole number from " + std::to_string(min) + " to " + std::to_string(max);
 }
 
+// The shortest text that reads back as `v` ("1e-09", not "1.0000000000000001e-09").
 std::string real_text(double v) {
   char b[32];
-  std::snprintf(b, sizeof b, "%.17g", v);
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(b, sizeof b, "%.*g", digits, v);
+    if (std::strtod(b, nullptr) == v) break;
+  }
   return b;
 }
 
@@ -96,6 +100,23 @@ CLI::Validator byte_size(std::uint64_t min, std::uint64_t max) {
         return "";
       },
       "SIZE", "byte size");
+}
+
+void name_checked_values(CLI::App& app) {
+  for (CLI::Option* option : app.get_options()) {
+    for (const char* name : {"whole number", "real number", "byte size"}) {
+      CLI::Validator* check = nullptr;
+      try {
+        check = option->get_validator(name);
+      } catch (const CLI::OptionNotFound&) {
+        continue;
+      }
+      const std::string takes = check->get_description();
+      check->description("");
+      option->type_name(takes);
+    }
+  }
+  for (CLI::App* sub : app.get_subcommands({})) name_checked_values(*sub);
 }
 
 }  // namespace dirsched::cli

@@ -25,4 +25,9 @@ CLI::Validator whole_number(std::uint64_t min, std::uint64_t max);
 CLI::Validator real_number(double min, double max);
 CLI::Validator byte_size(std::uint64_t min, std::uint64_t max);
 
+// Names the value of every option of `app` (and its subcommands) checked by a validator above after
+// what it takes ("UINT in [1, 256]", "NUMBER in [0, 1]", "SIZE"). CLI11 would print the C++ type and
+// the check joined ("FLOAT:UINT in [1, 256]"). Call once, after every option is added.
+void name_checked_values(CLI::App& app);
+
 }  // namespace dirsched::cli

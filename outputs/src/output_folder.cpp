@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
@@ -17,6 +18,8 @@
 #include <random>
 #include <set>
 #include <thread>
+
+#include "dirsched/json_reader.hpp"
 
 #ifndef RENAME_EXCHANGE
 #define RENAME_EXCHANGE (1 << 1)
@@ -127,6 +130,94 @@ bool has_marker(const fs::path& dir, FolderKind kind) {
   return lstat((dir / marker_name(kind)).c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
+const std::vector<std::string>& run_file_names() {
+  static const std::vector<std::string> names = {
+      "dag.dot",      "dag.svg",   "events.jsonl", "metrics.json", "report.html",
+      "summary.json", "tasks.csv", "timeline.svg", "trace.json",   "variant.json"};
+  return names;
+}
+
+std::string run_marker_json(const std::string& scenario, const std::string& version,
+                            std::vector<std::string> files) {
+  files.erase(std::remove(files.begin(), files.end(), marker_name(FolderKind::kRun)), files.end());
+  std::sort(files.begin(), files.end());
+  files.erase(std::unique(files.begin(), files.end()), files.end());
+  const nlohmann::ordered_json j{
+      {"dirsched", "run"}, {"scenario", scenario}, {"dirsched_version", version}, {"files", files}};
+  return j.dump() + "\n";
+}
+
+namespace {
+
+// The marker of run folder `dir`, read strictly; OutputRefused when it is not dirsched's.
+nlohmann::json read_run_marker(const fs::path& dir) {
+  const std::string path = (dir / marker_name(FolderKind::kRun)).string();
+  nlohmann::json j;
+  try {
+    j = read_json_file(path);
+  } catch (const ScenarioError& e) {
+    throw OutputRefused(std::string(e.what()) + " (not a marker dirsched wrote); remove the folder yourself");
+  }
+  auto bad = [&](const std::string& what) {
+    return OutputRefused(path + ": " + what + " (not a marker dirsched wrote); remove the folder yourself");
+  };
+  if (!j.is_object() || j.value("dirsched", nlohmann::json()) != "run")
+    throw bad("expected {\"dirsched\": \"run\", ...}");
+  if (j.contains("files")) {
+    if (!j["files"].is_array()) throw bad("files: expected an array of file names");
+    for (std::size_t i = 0; i < j["files"].size(); ++i)
+      if (!j["files"][i].is_string()) throw bad("files[" + std::to_string(i) + "]: expected a file name");
+  }
+  return j;
+}
+
+}  // namespace
+
+std::vector<std::string> foreign_entries(const fs::path& dir) {
+  const nlohmann::json marker = read_run_marker(dir);
+  std::set<std::string> own;
+  if (marker.contains("files"))
+    for (const auto& f : marker["files"]) own.insert(f.get<std::string>());
+  else
+    own.insert(run_file_names().begin(), run_file_names().end());
+  std::vector<std::string> foreign;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name == marker_name(FolderKind::kRun) || temp_owner(name) != 0) continue;
+    struct stat st {};
+    const bool file = lstat(it->path().c_str(), &st) == 0 && S_ISREG(st.st_mode);
+    if (!file || !own.count(name)) foreign.push_back(file ? name : name + "/");
+  }
+  if (ec) throw OutputRefused(dir.string() + ": cannot list the folder (" + ec.message() + ")");
+  std::sort(foreign.begin(), foreign.end());
+  return foreign;
+}
+
+void refuse_foreign_entries(const fs::path& dir, const std::string& label, const std::string& instead) {
+  const std::vector<std::string> foreign = foreign_entries(dir);
+  if (foreign.empty()) return;
+  std::string names;
+  for (std::size_t i = 0; i < foreign.size() && i < 3; ++i) names += (i ? ", " : "") + foreign[i];
+  if (foreign.size() > 3) names += ", ...";
+  const bool one = foreign.size() == 1;
+  throw OutputRefused(label + ": holds " + std::to_string(foreign.size()) + (one ? " entry" : " entries") +
+                      " dirsched did not write (" + names + "); replacing the folder would delete " +
+                      (one ? "it: move it" : "them: move them") + " out, or " + instead);
+}
+
+void add_to_run_marker(const fs::path& dir, const std::vector<std::string>& files) {
+  const nlohmann::json marker = read_run_marker(dir);
+  if (!marker.contains("files")) return;  // an older marker: its names are trusted as they are
+  std::vector<std::string> all = files;
+  for (const auto& f : marker["files"]) all.push_back(f.get<std::string>());
+  auto text = [&](const char* key) {
+    return marker.contains(key) && marker[key].is_string() ? marker[key].get<std::string>() : std::string();
+  };
+  write_file_atomic(dir / marker_name(FolderKind::kRun),
+                    run_marker_json(text("scenario"), text("dirsched_version"), all));
+}
+
 fs::path check_output_folder(const std::string& out, FolderKind kind, const std::string& what) {
   const std::string label = what + " " + out;
   if (out.empty()) throw OutputRefused(what + ": an empty path");
@@ -152,6 +243,7 @@ fs::path check_output_folder(const std::string& out, FolderKind kind, const std:
     if (!has_marker(p, kind))
       throw OutputRefused(label + ": exists and is not a " + what_folder(kind) + " (no " + marker_name(kind) +
                           " in it); give a new path, or remove it yourself");
+    if (kind == FolderKind::kRun) refuse_foreign_entries(p, label, "give a new path");
     return p;
   }
   // A new path: its first existing parent must be a folder.
@@ -182,8 +274,9 @@ NewParents::NewParents(const fs::path& dest) {
     if (up == up.root_path()) break;
   }
   for (const fs::path& p : created_) {
-    if (mkdir(p.c_str(), 0755) == 0 || errno == EEXIST) continue;
-    const int err = errno;
+    // A new folder's entry reaches the disk too, or a crash could lose the folders above the output.
+    int err = mkdir(p.c_str(), 0755) == 0 ? sync_path(p.parent_path()) : errno == EEXIST ? 0 : errno;
+    if (err == 0) continue;
     undo();  // the ones made so far: no destructor runs after a constructor throws
     throw_write_error(p, err);
   }
@@ -264,11 +357,21 @@ void write_file(const fs::path& path, std::string_view text) {
     }
     done += static_cast<std::size_t>(n);
   }
+  // On the disk before it is renamed into place: a crash after success never leaves it empty.
+  if (err == 0 && fsync(fd) != 0 && errno != EINVAL) err = errno;
   if (close(fd) != 0 && err == 0) err = errno;
   if (err != 0) {
     unlink(path.c_str());
     throw_write_error(path, err);
   }
+}
+
+int sync_path(const fs::path& p) {
+  const int fd = open(p.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return errno;
+  int err = fsync(fd) != 0 && errno != EINVAL ? errno : 0;  // EINVAL: a file system that cannot sync
+  if (close(fd) != 0 && err == 0) err = errno;
+  return err;
 }
 
 void rename_path(const fs::path& from, const fs::path& to) {
@@ -282,20 +385,45 @@ void write_file_atomic(const fs::path& dest, std::string_view text) {
   std::lock_guard<std::recursive_mutex> lock(registry().m);
   rename_path(tmp.path(), dest);
   tmp.release();
+  // The rename itself on the disk before success is reported (the old file, if any, is gone already).
+  if (const int e = sync_path(dest.has_parent_path() ? dest.parent_path() : fs::path(".")))
+    throw_write_error(dest, e);
 }
 
 void replace_folder(TempPath& tmp, const fs::path& dest, FolderKind kind) {
   std::unique_lock<std::recursive_mutex> lock(registry().m);
+  // The new folder's entries reach the disk before the folder becomes visible (its files were synced
+  // as they were written); the parent's new entry right after, before success is reported.
+  if (const int e = sync_path(tmp.path())) throw_write_error(dest, e);
+  const fs::path parent = dest.has_parent_path() ? dest.parent_path() : fs::path(".");
   struct stat st {};
   if (lstat(dest.c_str(), &st) != 0) {
     rename_path(tmp.path(), dest);
+    if (const int e = sync_path(parent)) {
+      std::rename(dest.c_str(), tmp.path().c_str());  // not claimed: taken back, and removed with `tmp`
+      throw_write_error(dest, e);
+    }
     tmp.release();
     return;
   }
   if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode) || !has_marker(dest, kind))
     throw OutputRefused(dest.string() + ": is not a " + what_folder(kind) +
                         " (something else appeared there during the run); the new outputs were not moved in");
-  if (syscall(SYS_renameat2, AT_FDCWD, tmp.path().c_str(), AT_FDCWD, dest.c_str(), RENAME_EXCHANGE) == 0) {
+  if (kind == FolderKind::kRun)
+    refuse_foreign_entries(dest, dest.string(),
+                           "give a new path (added during the run: the new outputs were not moved in)");
+  auto exchange = [&] {
+    return syscall(SYS_renameat2, AT_FDCWD, tmp.path().c_str(), AT_FDCWD, dest.c_str(), RENAME_EXCHANGE) == 0;
+  };
+  if (exchange()) {
+    if (const int e = sync_path(parent)) {
+      // Not durable: exchange back, so that the path holds the old folder and `tmp` the new one.
+      if (!exchange()) {
+        tmp.release();  // `tmp` holds the old folder now: never remove it
+        std::fprintf(stderr, "dirsched: warning: the replaced folder is left at %s\n", tmp.path().c_str());
+      }
+      throw_write_error(dest, e);
+    }
     // The temporary name now holds the old folder: remove it (a signal meanwhile removes it too).
     lock.unlock();
     std::error_code ec;
@@ -312,8 +440,9 @@ void replace_folder(TempPath& tmp, const fs::path& dest, FolderKind kind) {
   // Both renames happen under the lock, so no signal can stop the process between them.
   TempPath old(temp_path_beside(dest, "old"));
   rename_path(dest, old.path());
-  if (std::rename(tmp.path().c_str(), dest.c_str()) != 0) {
-    const int e = errno;
+  int e = std::rename(tmp.path().c_str(), dest.c_str()) != 0 ? errno : 0;
+  if (e == 0 && (e = sync_path(parent)) != 0) std::rename(dest.c_str(), tmp.path().c_str());
+  if (e != 0) {
     std::rename(old.path().c_str(), dest.c_str());
     old.release();
     throw_write_error(dest, e);

@@ -5,6 +5,7 @@
 // second) vary from run to run and go to metrics.json instead.
 #include "dirsched/outputs.hpp"
 
+#include "dirsched/json_reader.hpp"
 #include "dirsched/output_folder.hpp"
 
 #include <sys/resource.h>
@@ -71,27 +72,32 @@ std::string csv_field(const std::string& s) {
 }  // namespace
 
 nlohmann::json read_output_json(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw std::runtime_error("cannot read " + path);
+  // The loader's strict reader: a hostile summary.json or marker is refused as a scenario would be.
   try {
-    return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    // Line and column of the byte where parsing stopped (e.byte counts from 1).
-    const std::size_t at = std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
-    std::size_t line = 1, column = 1;
-    for (std::size_t i = 0; i < at; ++i) {
-      if (text[i] == '\n')
-        ++line, column = 1;
-      else
-        ++column;
-    }
-    std::string reason = e.what();
-    const auto colon = reason.find(": ", reason.find("parse error"));
-    if (colon != std::string::npos) reason = reason.substr(colon + 2);
-    throw std::runtime_error(path + ": line " + std::to_string(line) + ", column " + std::to_string(column) +
-                             ": not JSON (" + reason + ")");
+    return read_json_file(path);
+  } catch (const ScenarioError& e) {
+    throw std::runtime_error(e.what());
+  }
+}
+
+nlohmann::json parse_output_line(std::string_view line, const std::string& path, std::size_t line_no) {
+  try {
+    return parse_json_text(line, path + " line " + std::to_string(line_no));
+  } catch (const ScenarioError& e) {
+    // The reader counts within the line: "at line 1, column C" is "at column C" of this line.
+    std::string what = e.what();
+    if (const auto at = what.find("at line 1, column "); at != std::string::npos) what.erase(at + 3, 8);
+    throw std::runtime_error(what);
+  }
+}
+
+void check_output_jsonl(std::string_view text, const std::string& path) {
+  std::size_t line_no = 0;
+  for (std::size_t start = 0; start < text.size();) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    ++line_no;
+    if (end > start) parse_output_line(text.substr(start, end - start), path, line_no);
+    start = end + 1;
   }
 }
 
@@ -350,6 +356,7 @@ void write_outputs(const Run& run, const std::string& dir, const std::vector<std
       throw WriteError((target / file).string(), e.reason());
     }
   };
+  std::vector<std::string> streamed;  // the files renamed in, closed but not synced by their writers
   if (wanted("events")) {
     std::error_code ec;
     if (run.events_file.empty())
@@ -357,6 +364,7 @@ void write_outputs(const Run& run, const std::string& dir, const std::vector<std
     else if (fs::exists(run.events_file, ec))
       try {
         rename_path(run.events_file, tmp.path() / "events.jsonl");
+        streamed.push_back("events.jsonl");
       } catch (const WriteError& e) {
         throw WriteError((target / "events.jsonl").string(), e.reason());
       }
@@ -370,6 +378,7 @@ void write_outputs(const Run& run, const std::string& dir, const std::vector<std
   if (wanted("tasks") && !run.tasks_file.empty()) {
     try {  // streamed as tasks retired
       rename_path(run.tasks_file, tmp.path() / "tasks.csv");
+      streamed.push_back("tasks.csv");
     } catch (const WriteError& e) {
       throw WriteError((target / "tasks.csv").string(), e.reason());
     }
@@ -381,12 +390,14 @@ void write_outputs(const Run& run, const std::string& dir, const std::vector<std
   }
   if (wanted("metrics")) put("metrics.json", metrics_json(run));
   for (const auto& [file, text] : extra) put(file, text);
-  // The marker last: a folder that has it is complete.
-  put(marker_name(FolderKind::kRun), ojson{{"dirsched", "run"},
-                                           {"scenario", run.scenario.name},
-                                           {"dirsched_version", dirsched_version()}}
-                                         .dump() +
-                                         "\n");
+  // The streamed files were closed, not synced: they reach the disk before the folder moves in.
+  for (const std::string& name : streamed)
+    if (const int e = sync_path(tmp.path() / name)) throw_write_error(target / name, e);
+  // The marker last: a folder that has it is complete. It lists every file in it, so that a later
+  // replace can tell them from files the user added.
+  std::vector<std::string> written;
+  for (const auto& e : fs::directory_iterator(tmp.path())) written.push_back(e.path().filename().string());
+  put(marker_name(FolderKind::kRun), run_marker_json(run.scenario.name, dirsched_version(), written));
   replace_folder(tmp, target, FolderKind::kRun);
 }
 

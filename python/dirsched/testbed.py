@@ -40,6 +40,21 @@ from ._cli import call_cli, find_cli
 from .results import Result, SweepResult
 from .simpler import CallConfig, TaskArgs
 
+
+def _move_into_run(tmp, folder, name):
+    """Moves file ``tmp`` into run folder ``folder`` as ``name``, listed first in the folder's marker
+    (its "files": a later replace refuses a folder holding files the marker does not list)."""
+    marker = os.path.join(folder, ".dirsched-run")
+    with open(marker, encoding="utf-8") as f:
+        m = json.load(f)
+    if isinstance(m, dict) and isinstance(m.get("files"), list) and name not in m["files"]:
+        m["files"] = sorted(m["files"] + [name])
+        fd, mtmp = tempfile.mkstemp(prefix=".dirsched-run.tmp-dirsched-%d-" % os.getpid(), dir=folder)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(json.dumps(m, separators=(",", ":")) + "\n")
+        os.replace(mtmp, marker)
+    os.replace(tmp, os.path.join(folder, name))
+
 __all__ = ["Testbed", "Handle", "Buffer"]
 
 _NAMESPACES = ("LOCAL_CHIP", "LOCAL_PYTHON", "REMOTE")
@@ -359,7 +374,7 @@ class Testbed:
         except BaseException:
             os.unlink(tmp)
             raise
-        os.replace(tmp, os.path.join(out, "scenario.json"))
+        _move_into_run(tmp, out, "scenario.json")
         return Result(out, stdout)
 
     def sweep(self, make_orch_fn, values, out, jobs=2, seed=0, policy=None, args=None, cfg=None):
@@ -391,7 +406,7 @@ class Testbed:
             except BaseException:
                 os.unlink(tmp)
                 raise
-            os.replace(tmp, os.path.join(folder, "scenario.json"))
+            _move_into_run(tmp, folder, "scenario.json")
 
         with ThreadPoolExecutor(max_workers=max(1, int(jobs))) as pool:
             pending = [pool.submit(run_one, item) for item in scenarios]

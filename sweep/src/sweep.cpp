@@ -505,16 +505,27 @@ void prepare_sweep_folder(const std::string& dir, const SweepMarker& m) {
       throw OutputRefused(dir + ": is the sweep folder of scenario '" + old.scenario + "' (" + old.file +
                           "), not of '" + m.scenario + "' (" + m.file + "); give another --out");
     const std::set<std::size_t> keep(m.variants.begin(), m.variants.end());
-    for (const auto& e : fs::directory_iterator(folder)) {
-      const std::string name = e.path().filename().string();
-      const auto index = variant_folder_index(name);
+    auto stale = [&](const fs::path& p) {  // a variant of the earlier sweep that this one does not run
+      const auto index = variant_folder_index(p.filename().string());
+      return index && !keep.count(*index) && has_marker(p, FolderKind::kRun);
+    };
+    std::vector<fs::path> entries;
+    for (const auto& e : fs::directory_iterator(folder)) entries.push_back(e.path());
+    std::sort(entries.begin(), entries.end());
+    // Every variant folder, the stale ones removed here and the others replaced by their runs, is
+    // checked before anything is removed: a refusal changes nothing.
+    for (const fs::path& p : entries)
+      if (variant_folder_index(p.filename().string()) && has_marker(p, FolderKind::kRun))
+        refuse_foreign_entries(p, p.string(), "give another --out");
+    for (const fs::path& p : entries) {
+      const std::string name = p.filename().string();
       std::error_code ec;
-      if (index && !keep.count(*index) && has_marker(e.path(), FolderKind::kRun)) {
-        fs::remove_all(e.path(), ec);  // a variant of the earlier sweep that this one does not run
+      if (stale(p)) {
+        fs::remove_all(p, ec);
       } else if (const pid_t owner = temp_owner(name); owner != 0 && kill(owner, 0) != 0 && errno == ESRCH) {
-        fs::remove_all(e.path(), ec);  // left by a run that was killed (its process is gone)
+        fs::remove_all(p, ec);  // left by a run that was killed (its process is gone)
       }
-      if (ec) throw_write_error(e.path(), ec.value());
+      if (ec) throw_write_error(p, ec.value());
     }
   } else {
     create_parents(folder / "x");
@@ -652,7 +663,7 @@ RunFacts load_run(const std::string& dir) {
     ++line_no;
     if (line.empty()) continue;
     try {
-      const json e = json::parse(line);
+      const json e = parse_output_line(line, (folder / "events.jsonl").string(), line_no);
       const std::string event = e.at("event").get<std::string>();
       const std::string task = e.at("task").get<std::string>();
       if (event == "submit") kind[task] = e.value("kind", "single");

@@ -32,11 +32,21 @@ expect gen-duration-1e400 2 "--duration-s: '1e400' is not a number from 0 to 429
   "$dirsched" gen stream --duration-s 1e400
 expect gen-duration-nan 2 "--duration-s: 'nan' is not a number" "$dirsched" gen stream --duration-s nan
 expect gen-fraction-above-1 2 "--group-fraction: '1.5' is not a number from 0 to 1" "$dirsched" gen random --group-fraction 1.5
-expect gen-rate-zero 2 "--arrival-rate: '0' is not a number from 1.0000000000000001e-09" "$dirsched" gen stream --arrival-rate 0
+expect gen-rate-zero 2 "--arrival-rate: '0' is not a number from 1e-09 to 1e+09" "$dirsched" gen stream --arrival-rate 0
 expect gen-total-tasks 2 "gen fork-join: rounds x (width + 2) = 100000020000000 tasks, more than the limit of 10000000" \
   "$dirsched" gen fork-join --rounds 10000000 --width 10000000
 expect gen-total-edges 2 "gen random: tasks x edges = 10000000000 edges, more than the limit of 100000000" \
   "$dirsched" gen random --tasks 10000000 --edges 1000
+# --help says what each checked option takes, never CLI11's "FLOAT:UINT" (its C++ type and the check).
+expect gen-help-tasks 0 "--tasks UINT in [1, 10000000]" "$dirsched" gen --help
+expect gen-help-fraction 0 "--group-fraction NUMBER in [0, 1]" "$dirsched" gen --help
+expect gen-help-rate 0 "--arrival-rate NUMBER in [1e-09, 1e+09]" "$dirsched" gen --help
+expect explore-help-memory 0 "--max-memory SIZE " "$dirsched" explore --help
+for sub in run sweep compare check render explore gen; do
+  "$dirsched" "$sub" --help >"$tmp/help" 2>&1
+  if grep -E -- '--[a-z-]+ [A-Z]+:[A-Z]' "$tmp/help"; then echo "FAIL $sub --help: a type:check placeholder"; fail=1; fi
+  if grep -q "see the README" "$tmp/help"; then echo "FAIL $sub --help: an option without its own help"; fail=1; fi
+done
 # At the bounds the values are accepted (stdout only, nothing written).
 expect gen-seed-2p64m1 0 "" "$dirsched" gen stream --tasks 3 --seed 18446744073709551615
 grep -q '"seed": 18446744073709551615' "$tmp/out" || { echo "FAIL gen-seed-2p64m1: seed not kept"; fail=1; }

@@ -45,8 +45,26 @@ run_case 0 "" "a run to corrupt" "$d" run "$ROOT/scenarios/group-starvation.json
 run_case 0 "" "a run to compare with" "$d" run "$ROOT/scenarios/group-starvation.json" --out "$w/good"
 cp "$w/r/summary.json" "$sandbox/summary.json"
 printf '{\n  "scenario": "x",\n  "workers": [ { "worker": 0, }\n}\n' >"$w/r/summary.json"
-refused_untouched "$w" 2 "$w/r/summary.json: line 3, column [0-9]+: not JSON" "render of a corrupt summary" "$d" render "$w/r"
-refused_untouched "$w" 2 "$w/r/summary.json: line 3, column [0-9]+: not JSON" "compare with a corrupt summary" "$d" compare "$w/good" "$w/r"
+refused_untouched "$w" 2 "$w/r/summary.json: .*not valid JSON at line 3, column [0-9]+" "render of a corrupt summary" "$d" render "$w/r"
+refused_untouched "$w" 2 "$w/r/summary.json: .*not valid JSON at line 3, column [0-9]+" "compare with a corrupt summary" "$d" compare "$w/good" "$w/r"
+# Hostile summaries are read as strictly as a scenario (the loader's reader): file, JSON path or line.
+nest=$(printf '%0.s[' $(seq 100))$(printf '%0.s]' $(seq 100))
+hostile=(
+  'a duplicate key|{ "makespan_s": 1,\n  "makespan_s": 2 }|makespan_s: duplicate key .makespan_s.'
+  'nesting 100 deep|{ "groups": '"$nest"' }|groups(\[0\])+: nested deeper than 64 levels'
+  'a number past a double|{ "makespan_s": 1e400 }|makespan_s: .*1e400'
+  'a number that reads as 0|{ "makespan_s": 1e-400 }|makespan_s: number 1e-400 is too small for a double'
+  'NaN|{ "makespan_s": NaN }|makespan_s: not valid JSON at line 1, column 17: .*invalid literal'
+  'text after the document|{ "makespan_s": 1 }\n{ }|unexpected text after the document at line 2'
+  'a NUL after the document|{ "makespan_s": 1 }\n\0|a NUL byte after the document at line 2, column 1'
+  'bad UTF-8|{ "scenario": "\xff\xfe" }|scenario: invalid UTF-8 at line 1, column 16'
+)
+for case in "${hostile[@]}"; do
+  IFS='|' read -r what text want <<<"$case"
+  printf "$text\n" >"$w/r/summary.json"
+  refused_untouched "$w" 2 "$w/r/summary.json: $want" "render of a summary with $what" "$d" render "$w/r"
+  refused_untouched "$w" 2 "$w/r/summary.json: $want" "compare with a summary with $what" "$d" compare "$w/good" "$w/r"
+done
 printf '{ "workers": [ { "worker": 0, "kind": "local_chip" }, { "worker": "1x", "kind": "local_chip" } ] }\n' >"$w/r/summary.json"
 refused_untouched "$w" 2 "$w/r/summary.json: workers\[1\].worker: expected an integer" "render of a summary with a wrong type" "$d" render "$w/r"
 printf '{ "makespan_s": "long", "groups": [] }\n' >"$w/r/summary.json"
@@ -57,8 +75,20 @@ cp "$w/r/events.jsonl" "$sandbox/events.jsonl"
 sed -i '4s/.*/{"seq":3,"t_s":0,"event":"dispatch","task":"a0","member":0,"sub_worker":"subway"}/' "$w/r/events.jsonl"
 refused_untouched "$w" 2 "$w/r/events.jsonl line 4: sub_worker: expected \"subN\"" "render of a corrupt event" "$d" render "$w/r"
 sed -i '4s/.*/{"seq":3, "t_s":/' "$w/r/events.jsonl"
-refused_untouched "$w" 2 "$w/r/events.jsonl line 4: " "render of a truncated event" "$d" render "$w/r"
-refused_untouched "$w" 2 "$w/r/events.jsonl line 4: " "compare with a truncated event" "$d" compare "$w/good" "$w/r"
+refused_untouched "$w" 2 "$w/r/events.jsonl line 4: t_s: not valid JSON at column 16: .*unexpected end of input" "render of a truncated event" "$d" render "$w/r"
+refused_untouched "$w" 2 "$w/r/events.jsonl line 4: t_s: not valid JSON at column 16: .*unexpected end of input" "compare with a truncated event" "$d" compare "$w/good" "$w/r"
+# Hostile event lines, as strictly: a duplicate key, a number past a double, bad UTF-8, deep nesting.
+for case in 'a duplicate key|{"seq":3,"t_s":0,"t_s":1,"event":"dispatch","task":"a0"}|t_s: duplicate key .t_s.' \
+            'a number past a double|{"seq":3,"t_s":1e999,"event":"dispatch","task":"a0"}|t_s: .*1e999' \
+            'bad UTF-8|{"seq":3,"t_s":0,"event":"dispatch","task":"a\xc0"}|task: invalid UTF-8 at column 46' \
+            'nesting 100 deep|{"seq":3,"t_s":0,"event":"submit","task":"x","deps":'"$nest"'}|deps(\[0\])+: nested deeper than 64'; do
+  IFS='|' read -r what text want <<<"$case"
+  cp "$sandbox/events.jsonl" "$w/r/events.jsonl"
+  printf '%s\n' "$(sed -n 1,3p "$sandbox/events.jsonl")" >"$w/r/events.jsonl"
+  printf "$text\n" >>"$w/r/events.jsonl"
+  refused_untouched "$w" 2 "$w/r/events.jsonl line 4: $want" "render of an event with $what" "$d" render "$w/r"
+  refused_untouched "$w" 2 "$w/r/events.jsonl line 4: $want" "compare with an event with $what" "$d" compare "$w/good" "$w/r"
+done
 cp "$sandbox/events.jsonl" "$w/r/events.jsonl"
 run_case 0 "" "render of the repaired folder" "$d" render "$w/r/"
 no_temps "$w" "render"

@@ -40,7 +40,19 @@ sed -i 's/"variant": 7/"variant": 3/' "$w/sw/variant-0003/variant.json"
 # A corrupt summary: the file and line.
 cp "$w/sw/variant-0000/summary.json" "$sandbox/summary.json"
 printf '{\n  "makespan_s": 1,\n  "outcome": COMPLETED\n}\n' >"$w/sw/variant-0000/summary.json"
-refused_untouched "$w" 2 "$w/sw/variant-0000/summary.json: line 3, column [0-9]+: not JSON" "collect with a corrupt summary" "$d" sweep --collect "$w/sw"
+refused_untouched "$w" 2 "$w/sw/variant-0000/summary.json: .*not valid JSON at line 3, column [0-9]+" "collect with a corrupt summary" "$d" sweep --collect "$w/sw"
+# Hostile files, read as strictly as a scenario: summary.json, variant.json and the marker.
+printf '{ "makespan_s": 1,\n "makespan_s": 1 }\n' >"$w/sw/variant-0000/summary.json"
+refused_untouched "$w" 2 "$w/sw/variant-0000/summary.json: makespan_s: duplicate key" "collect with a duplicate key in a summary" "$d" sweep --collect "$w/sw"
+printf '{ "makespan_s": -1e400 }\n' >"$w/sw/variant-0000/summary.json"
+refused_untouched "$w" 2 "$w/sw/variant-0000/summary.json: makespan_s: .*1e400" "collect with a summary number past a double" "$d" sweep --collect "$w/sw"
+cp "$sandbox/summary.json" "$w/sw/variant-0000/summary.json"
+cp "$w/sw/variant-0001/variant.json" "$sandbox/variant.json"
+printf '{ "variant": 1, "vars": { "group_workers": [0, 1] }, "variant": 2 }\n' >"$w/sw/variant-0001/variant.json"
+refused_untouched "$w" 2 "$w/sw/variant-0001/variant.json: variant: duplicate key" "collect with a duplicate key in variant.json" "$d" sweep --collect "$w/sw"
+printf '{ "variant": 1, "vars": { "group_workers": "\xe2\x28" } }\n' >"$w/sw/variant-0001/variant.json"
+refused_untouched "$w" 2 "$w/sw/variant-0001/variant.json: .*invalid UTF-8 at line 1" "collect with bad UTF-8 in variant.json" "$d" sweep --collect "$w/sw"
+cp "$sandbox/variant.json" "$w/sw/variant-0001/variant.json"
 printf '{ "makespan_s": "soon" }\n' >"$w/sw/variant-0000/summary.json"
 refused_untouched "$w" 2 "$w/sw/variant-0000/summary.json: a field has the wrong type" "collect with a summary of the wrong types" "$d" sweep --collect "$w/sw"
 cp "$sandbox/summary.json" "$w/sw/variant-0000/summary.json"
@@ -48,6 +60,8 @@ printf '{"dirsched":"sweep",\n"scenario":1}\n' >"$sandbox/marker"
 cp "$w/sw/.dirsched-sweep" "$sandbox/marker.good"
 cp "$sandbox/marker" "$w/sw/.dirsched-sweep"
 refused_untouched "$w" 2 "$w/sw/.dirsched-sweep: scenario: expected a string" "collect with a corrupt marker" "$d" sweep --collect "$w/sw"
+printf '{"dirsched":"sweep","variants":[0,1,2,3]}\n\0' >"$w/sw/.dirsched-sweep"
+refused_untouched "$w" 2 "$w/sw/.dirsched-sweep: a NUL byte after the document at line 2, column 1" "collect with a NUL after the marker" "$d" sweep --collect "$w/sw"
 cp "$sandbox/marker.good" "$w/sw/.dirsched-sweep"
 refused_untouched "$w" 2 "not a dirsched sweep folder \(no .dirsched-sweep" "collect of a run folder" "$d" sweep --collect "$w/sw/variant-0000"
 
@@ -59,6 +73,13 @@ refused_untouched "$w" 2 "$w/sw/variant-0001.tmp-dirsched-999999-0badf00d: a tem
 run_case 0 "" "the sweep again" "$d" sweep "$s" --out "$w/sw" -j 2
 no_temps "$w" "a sweep again"
 cmp -s "$sandbox/good.csv" "$w/sw/sweep.csv" || { echo "FAIL sweep.csv differs after a second sweep"; fail=1; }
+# A file the user added in a variant folder: a sweep that would remove or replace it refuses, and
+# changes nothing (no other variant removed first).
+echo "the user's notes" >"$w/sw/variant-0003/notes.txt"
+refused_untouched "$w" 2 "$w/sw/variant-0003: holds 1 entry dirsched did not write \(notes\.txt\).* or give another --out" \
+  "a sample over a variant holding the user's file" "$d" sweep "$s" --out "$w/sw" --sample 2 --seed 1
+refused_untouched "$w" 2 "$w/sw/variant-0003: holds 1 entry dirsched did not write" "the same sweep over it" "$d" sweep "$s" --out "$w/sw"
+rm "$w/sw/variant-0003/notes.txt"
 # A sample of the same scenario replaces the full sweep: the variants it does not run go.
 run_case 0 "" "a sample" "$d" sweep "$s" --out "$w/sw" --sample 2 --seed 1
 [[ $(ls -d "$w/sw"/variant-* | wc -l) -eq 2 && $(wc -l <"$w/sw/sweep.csv") -eq 3 ]] || { echo "FAIL a sample keeps only its variants"; ls "$w/sw"; fail=1; }

@@ -7,11 +7,21 @@
 // without the marker, the current folder or one of its parents, `/`, the home folder) is refused with
 // OutputRefused (exit 2) before anything is touched. `DIR/` is the same path as `DIR`.
 //
+// What dirsched owns inside a run folder: the marker lists every file the run wrote (`"files"`, and
+// `render` adds the pictures it draws there before it draws them). A run folder is replaced only when
+// every entry in it is a regular file the marker lists (or a temporary of ours, or the marker itself):
+// a file the user added (notes.txt beside summary.json), a folder or a link makes the replace refuse
+// (OutputRefused naming the folder and the first such entries), before and again at the exchange. A
+// marker without the list (written by a dirsched before the list existed) is trusted for the names a
+// run can write (run_file_names()); a marker that is not dirsched's JSON is refused.
+//
 // How it writes: every file and folder is first written under a temporary name beside its destination
 // (`NAME.tmp-dirsched-PID-RANDOM`), checked (every write, flush and close), then renamed in place. A
 // run folder replaces the old one with one atomic exchange (Linux renameat2 RENAME_EXCHANGE), so the
 // path always holds the old folder or the new one, whole; the old one is removed afterwards. A write
 // that fails throws WriteError (exit 3) naming the path; nothing is claimed and no temporary is left.
+// Durability: every file is fsynced before its rename, a new folder before it is moved in, and the
+// folder holding the renamed entry after it, so a crash after success cannot lose or empty an output.
 //
 // Temporaries are registered here while they exist and removed on every exit path: TempPath removes
 // its path when it goes out of scope (exceptions included), and install_interrupt_cleanup() starts a
@@ -61,6 +71,23 @@ enum class FolderKind { kRun, kSweep };
 const char* marker_name(FolderKind kind);  // ".dirsched-run", ".dirsched-sweep"
 bool has_marker(const std::filesystem::path& dir, FolderKind kind);
 
+// The names a run folder's files can have (besides the marker): the data files, variant.json and the
+// pictures. Trusted in a folder whose marker has no "files" list.
+const std::vector<std::string>& run_file_names();
+// The text of a run folder's marker, listing `files` (its own name left out).
+std::string run_marker_json(const std::string& scenario, const std::string& version,
+                            std::vector<std::string> files);
+// The entries of run folder `dir` that dirsched did not write (see the header), sorted; OutputRefused
+// when its marker is not dirsched's.
+std::vector<std::string> foreign_entries(const std::filesystem::path& dir);
+// Throws OutputRefused ("LABEL: holds N entries dirsched did not write (a, b, c); replacing the folder
+// would delete them: move them out, or INSTEAD") when `dir` has foreign entries.
+void refuse_foreign_entries(const std::filesystem::path& dir, const std::string& label,
+                            const std::string& instead);
+// Adds `files` to the list of run folder `dir`'s marker (rewritten atomically); a marker without a list
+// is left as it is.
+void add_to_run_marker(const std::filesystem::path& dir, const std::vector<std::string>& files);
+
 // Checks `out` against the rule (see the header) and returns it without trailing slashes. `what`
 // names the option in messages ("--out"). Touches nothing; throws OutputRefused.
 std::filesystem::path check_output_folder(const std::string& out, FolderKind kind, const std::string& what);
@@ -109,16 +136,21 @@ void create_temp_dir(const TempPath& dir);
 std::FILE* open_temp_file(const std::string& path, int* err);
 
 // Writes `text` to `path` (a new file in a temporary folder, or a temporary file), checking every
-// write and the close; WriteError on any failure (the partial file is removed).
+// write, the fsync and the close; WriteError on any failure (the partial file is removed).
 void write_file(const std::filesystem::path& path, std::string_view text);
-// Writes `text` to `dest` through a temporary file beside it, renamed over `dest` at the end.
+// fsync of a file or folder (opened read-only): 0, or the errno of the failure. A file system that
+// cannot sync (EINVAL) counts as success.
+int sync_path(const std::filesystem::path& p);
+// Writes `text` to `dest` through a temporary file beside it (synced), renamed over `dest` at the end,
+// then syncs the folder holding it.
 void write_file_atomic(const std::filesystem::path& dest, std::string_view text);
 // Renames, WriteError naming `to` on failure.
 void rename_path(const std::filesystem::path& from, const std::filesystem::path& to);
 
 // Moves the complete folder `tmp` to `dest`, which is absent or a folder of `kind` (checked again
-// here, under the lock: OutputRefused otherwise). An existing `dest` is exchanged atomically and the
-// old folder removed; where the file system cannot exchange, the old folder is renamed aside first
+// here, under the lock: OutputRefused otherwise). Durable: `tmp` is synced before the move (its files
+// must be synced already) and the parent folder after it; when that last sync fails the move is undone
+// (WriteError, `dest` as it was). An existing `dest` is exchanged atomically and the old folder removed; where the file system cannot exchange, the old folder is renamed aside first
 // and removed after (a stop between the renames cannot happen: signals wait for the lock).
 void replace_folder(TempPath& tmp, const std::filesystem::path& dest, FolderKind kind);
 

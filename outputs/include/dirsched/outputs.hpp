@@ -151,9 +151,16 @@ std::optional<std::size_t> variant_index(const Scenario& s);
 // Counts of tasks by final state, for the one-line report of a run ("3 of 60 tasks REJECTED").
 std::string outcome_line(const Run& run);
 
-// Reads and parses a JSON file a run wrote (summary.json, variant.json, a marker). Throws
-// std::runtime_error "PATH: line L, column C: REASON" for malformed JSON and "cannot read PATH".
+// Reads and parses a JSON file a run wrote (summary.json, variant.json, a marker) with the loader's
+// strict reader (json_reader.hpp: duplicate keys, depth, UTF-8, numbers, size). Throws
+// std::runtime_error "PATH: not valid JSON at line L, column C: REASON", "PATH: JSON.PATH: REASON" or
+// "PATH: cannot open the file: ...".
 nlohmann::json read_output_json(const std::string& path);
+// One line of a JSON Lines file a run wrote (events.jsonl), as strictly: std::runtime_error
+// "PATH line N: REASON" (a syntax fault "at column C" of that line).
+nlohmann::json parse_output_line(std::string_view line, const std::string& path, std::size_t line_no);
+// Every line of `text` (the file at `path`) through parse_output_line: the first bad line throws.
+void check_output_jsonl(std::string_view text, const std::string& path);
 
 // A JSON string literal for `s`, quotes included.
 std::string json_string(std::string_view s);
