@@ -594,7 +594,8 @@ int main(int argc, char** argv) {
          [&explore_options](const std::string& v) { explore_options.max_memory = *cli::parse_size(v); },
          "Stop once the heap in use passes this size, e.g. 512M or 2G (default 2G)")
       ->check(cli::byte_size(std::uint64_t{1} << 20, std::uint64_t{1} << 40));
-  exp->add_flag("--failures", explore_options.failures, "Let any member also fail");
+  exp->add_flag("--failures", explore_options.failures,
+                 "Let any member also fail (a member the file marks `fail: true` fails on every path anyway)");
   exp->add_option("--policy", policy, policy_help);
   std::vector<std::string> explore_vars;
   exp->add_option("--var", explore_vars,
