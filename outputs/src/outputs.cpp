@@ -149,6 +149,8 @@ std::string summary_json(const Run& run, const std::vector<std::string>& notes) 
   s["seed"] = r.seed;
   s["policy"] = to_string(run.core->policy());
   s["stall_report_s"] = tidy(run.core->options().stall_report_s);
+  s["engine"] = r.engine;
+  s["time_scale"] = tidy(r.time_scale);
   if (!run.scenario.vars.empty()) {
     s["vars"] = run.scenario.assigned;
     const auto index = variant_index(run.scenario);
@@ -384,7 +386,9 @@ void write_outputs(const Run& run, const std::string& dir, const std::vector<std
   // The marker last: a folder that has it is complete.
   put(marker_name(FolderKind::kRun), ojson{{"dirsched", "run"},
                                            {"scenario", run.scenario.name},
-                                           {"dirsched_version", dirsched_version()}}
+                                           {"dirsched_version", dirsched_version()},
+                                           {"engine", run.result.engine},
+                                           {"time_scale", tidy(run.result.time_scale)}}
                                          .dump() +
                                          "\n");
   replace_folder(tmp, target, FolderKind::kRun);
