@@ -205,7 +205,7 @@ constexpr GenRange kGenRanges[] = {
     {"tasks", true, 1, kMaxGenTasks},  {"workers", true, 1, 65536},           {"rounds", true, 1, kMaxGenTasks},
     {"width", true, 1, kMaxGenTasks},  {"chains", true, 1, kMaxGenTasks},     {"length", true, 1, kMaxGenTasks},
     {"groups", true, 1, kMaxGenTasks}, {"size", true, 1, 65536},              {"singles-per-group", true, 0, kMaxGenTasks},
-    {"edges", true, 0, 1000},          {"duration-s", false, 0, kMaxGenSeconds},         {"group-fraction", false, 0, 1},
+    {"edges", true, 0, kMaxGenEdges},  {"duration-s", false, 0, kMaxGenSeconds},         {"group-fraction", false, 0, 1},
     {"arrival-rate", false, 1e-9, 1e9}, {"interval", false, 0, kMaxGenSeconds}};
 
 // Why the family's options would generate more than kMaxGenTasks tasks ("" when they do not).

@@ -654,7 +654,8 @@ RunFacts load_run(const std::string& dir) {
     r.label += ", policy " + (r.summary["policy"].is_string() ? r.summary["policy"].get<std::string>()
                                                               : r.summary["policy"].dump());
   if (r.summary.contains("seed")) r.label += ", seed " + r.summary["seed"].dump();
-  if (engine_of(r.summary) != "sim") r.label += ", engine " + engine_of(r.summary) + ", time scale " + g6(time_scale_of(r.summary));
+  if (engine_of(r.summary) != "sim")
+    r.label += ", engine " + engine_of(r.summary) + ", time scale " + g6(time_scale_of(r.summary));
   r.label += ")";
   std::map<std::string, std::string> kind;
   std::istringstream in(read(folder / "events.jsonl"));

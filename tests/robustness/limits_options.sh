@@ -37,6 +37,14 @@ expect gen-total-tasks 2 "gen fork-join: rounds x (width + 2) = 100000020000000 
   "$dirsched" gen fork-join --rounds 10000000 --width 10000000
 expect gen-total-edges 2 "gen random: tasks x edges = 10000000000 edges, more than the limit of 100000000" \
   "$dirsched" gen random --tasks 10000000 --edges 1000
+# --edges and generate.edges share one bound (kMaxGenEdges, 1,024): gen accepts what the block accepts.
+expect gen-edges-past-limit 2 "--edges: '1025' is not a whole number from 0 to 1024" "$dirsched" gen random --tasks 10 --edges 1025
+echo '{"name":"e","generate":{"family":"random","tasks":10,"edges":1025}}' >"$tmp/edges.json"
+expect generate-edges-past-limit 2 "edges.json: generate.edges: must be a number from 0 to 1024, found 1025" \
+  "$dirsched" check "$tmp/edges.json"
+expect gen-edges-1024 0 "" "$dirsched" gen random --tasks 10 --edges 1024 --seed 3
+echo '{"name":"e","seed":3,"generate":{"family":"random","tasks":10,"edges":1024}}' >"$tmp/edges.json"
+expect generate-edges-1024 0 "" "$dirsched" explore "$tmp/edges.json" --max-states 1
 # At the bounds the values are accepted (stdout only, nothing written).
 expect gen-seed-2p64m1 0 "" "$dirsched" gen stream --tasks 3 --seed 18446744073709551615
 grep -q '"seed": 18446744073709551615' "$tmp/out" || { echo "FAIL gen-seed-2p64m1: seed not kept"; fail=1; }
