@@ -213,7 +213,7 @@ constexpr GenRange kGenRanges[] = {
     {"groups", true, 1, kMaxGenTasks, "tp-groups: groups (default 10)"},
     {"size", true, 1, 65536, "tp-groups: members per group, on consecutive chips (default 2)"},
     {"singles-per-group", true, 0, kMaxGenTasks, "tp-groups: random singles after each group (default 2)"},
-    {"edges", true, 0, 1000, "random: dependencies per task (default 2)"},
+    {"edges", true, 0, kMaxGenEdges, "random: dependencies per task (default 2)"},
     {"duration-s", false, 0, kMaxGenSeconds, "every family: seconds each member runs (default 0.001)"},
     {"group-fraction", false, 0, 1, "random: share of tasks that are groups (default 0.1)"},
     {"arrival-rate", false, 1e-9, 1e9, "every family: seeded Poisson arrivals, submits per second"},
@@ -618,7 +618,8 @@ int main(int argc, char** argv) {
          [&explore_options](const std::string& v) { explore_options.max_memory = *cli::parse_size(v); },
          "Stop once the heap in use passes this size, e.g. 512M or 2G (default 2G)")
       ->check(cli::byte_size(std::uint64_t{1} << 20, std::uint64_t{1} << 40));
-  exp->add_flag("--failures", explore_options.failures, "Let any member also fail");
+  exp->add_flag("--failures", explore_options.failures,
+                 "Let any member also fail (a member the file marks `fail: true` fails on every path anyway)");
   exp->add_option("--policy", policy, policy_help);
   std::vector<std::string> explore_vars;
   exp->add_option("--var", explore_vars,

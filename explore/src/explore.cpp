@@ -361,10 +361,12 @@ class Explorer {
           (core.state(id) == TaskState::kPending || core.state(id) == TaskState::kReady))
         ++subs;
     if (subs > 1) return false;
-    if (o_.failures && !core.run_error()) return false;  // L4, first half
     for (std::size_t i = 0; i < running.size(); ++i) {
       const auto [task, member] = running[i];
       if (is_sub(core.kind(task))) continue;
+      // L4, first half: an end that may be a failure could set the run's first error.
+      const bool may_fail = can_fail(st, task, member);
+      if (may_fail && !core.run_error()) continue;
       // L1
       if (core.pending_consumers(task) > 0) continue;
       const OpSpec& op = st.replay->op_of(task);
@@ -387,7 +389,7 @@ class Explorer {
       }
       if (waited_on) continue;
       // L4, second half: no other member of the same task still running.
-      if (o_.failures && core.members(task) > 1) {
+      if (may_fail && core.members(task) > 1) {
         std::size_t same = 0;
         for (const auto& r : running) same += r.first == task ? 1 : 0;
         if (same > 1) continue;
@@ -398,20 +400,33 @@ class Explorer {
     return false;
   }
 
+  // A member the file marks `fail: true` fails on every path; with `failures`, any other member may
+  // also fail (or succeed); without, it succeeds, as in a run.
+  bool pinned_failure(const State& st, TaskId task, std::uint32_t member) const {
+    return st.replay->member_fails(task, member);
+  }
+  bool can_fail(const State& st, TaskId task, std::uint32_t member) const {
+    return o_.failures || pinned_failure(st, task, member);
+  }
+  void push_ends(const State& st, const std::pair<TaskId, std::uint32_t>& m, std::vector<Choice>& out) const {
+    if (pinned_failure(st, m.first, m.second)) {
+      out.push_back({false, m, Outcome::kFailure});
+      return;
+    }
+    out.push_back({false, m, Outcome::kSuccess});
+    if (o_.failures) out.push_back({false, m, Outcome::kFailure});
+  }
+
   std::vector<Choice> choices(const State& st) const {
     std::vector<Choice> out;
     const auto running = st.core->running();
     std::size_t pick = 0;
     if (o_.por && local_member(st, running, pick)) {
-      out.push_back({false, running[pick], Outcome::kSuccess});
-      if (o_.failures) out.push_back({false, running[pick], Outcome::kFailure});
+      push_ends(st, running[pick], out);
       return out;
     }
     if (st.replay->next_enabled()) out.push_back({true, {}, Outcome::kSuccess});
-    for (const auto& m : running) {
-      out.push_back({false, m, Outcome::kSuccess});
-      if (o_.failures) out.push_back({false, m, Outcome::kFailure});
-    }
+    for (const auto& m : running) push_ends(st, m, out);
     return out;
   }
 

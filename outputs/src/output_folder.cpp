@@ -137,13 +137,15 @@ const std::vector<std::string>& run_file_names() {
   return names;
 }
 
-std::string run_marker_json(const std::string& scenario, const std::string& version,
+std::string run_marker_json(const std::string& scenario, const std::string& version, const MarkerFacts& facts,
                             std::vector<std::string> files) {
   files.erase(std::remove(files.begin(), files.end(), marker_name(FolderKind::kRun)), files.end());
   std::sort(files.begin(), files.end());
   files.erase(std::unique(files.begin(), files.end()), files.end());
   const nlohmann::ordered_json j{
-      {"dirsched", "run"}, {"scenario", scenario}, {"dirsched_version", version}, {"files", files}};
+      {"dirsched", "run"},         {"scenario", scenario},
+      {"dirsched_version", version}, {"engine", facts.engine},
+      {"time_scale", facts.time_scale}, {"files", files}};
   return j.dump() + "\n";
 }
 
@@ -214,8 +216,12 @@ void add_to_run_marker(const fs::path& dir, const std::vector<std::string>& file
   auto text = [&](const char* key) {
     return marker.contains(key) && marker[key].is_string() ? marker[key].get<std::string>() : std::string();
   };
+  MarkerFacts facts;
+  if (!text("engine").empty()) facts.engine = text("engine");
+  if (marker.contains("time_scale") && marker["time_scale"].is_number())
+    facts.time_scale = marker["time_scale"].get<double>();
   write_file_atomic(dir / marker_name(FolderKind::kRun),
-                    run_marker_json(text("scenario"), text("dirsched_version"), all));
+                    run_marker_json(text("scenario"), text("dirsched_version"), facts, all));
 }
 
 fs::path check_output_folder(const std::string& out, FolderKind kind, const std::string& what) {

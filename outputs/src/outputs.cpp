@@ -155,6 +155,8 @@ std::string summary_json(const Run& run, const std::vector<std::string>& notes) 
   s["seed"] = r.seed;
   s["policy"] = to_string(run.core->policy());
   s["stall_report_s"] = tidy(run.core->options().stall_report_s);
+  s["engine"] = r.engine;
+  s["time_scale"] = tidy(r.time_scale);
   if (!run.scenario.vars.empty()) {
     s["vars"] = run.scenario.assigned;
     const auto index = variant_index(run.scenario);
@@ -397,7 +399,8 @@ void write_outputs(const Run& run, const std::string& dir, const std::vector<std
   // replace can tell them from files the user added.
   std::vector<std::string> written;
   for (const auto& e : fs::directory_iterator(tmp.path())) written.push_back(e.path().filename().string());
-  put(marker_name(FolderKind::kRun), run_marker_json(run.scenario.name, dirsched_version(), written));
+  put(marker_name(FolderKind::kRun), run_marker_json(run.scenario.name, dirsched_version(),
+                                                         {run.result.engine, tidy(run.result.time_scale)}, written));
   replace_folder(tmp, target, FolderKind::kRun);
 }
 

@@ -65,6 +65,8 @@ std::unique_ptr<Run> run_threads(const Scenario& scenario, const ThreadsOptions&
   auto run = std::make_unique<Run>(scenario);
   const std::uint64_t seed = options.seed.value_or(scenario.seed);
   run->result.seed = seed;
+  run->result.engine = "threads";
+  run->result.time_scale = options.time_scale;
   for (const WorkerSpec& w : scenario.next_level) run->result.host_of_worker.push_back(w.host);
 
   // The core's options from the one factory; its one duration, the stall report's, is in wall

@@ -104,7 +104,7 @@ OpGenerator::OpGenerator(const GenerateSpec& spec, const Scenario& s, const std:
   } else if (spec.family == "random") {
     family_ = Family::kRandom;
     a_ = p.count("tasks", 100);
-    b_ = p.count("edges", 2, 0, 1024);
+    b_ = p.count("edges", 2, 0, static_cast<double>(kMaxGenEdges));
     fraction_ = p.get("group_fraction", 0.1);
     if (fraction_ > 1) throw ScenarioError(file, "generate.group_fraction", "must be at most 1");
     submits_ = a_;

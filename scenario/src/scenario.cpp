@@ -491,6 +491,9 @@ struct Loader {
 
   void vars(Obj& top) {
     const json* v = top.get("vars");
+    if (!v && !assignment.empty())
+      throw ScenarioError(file, "", "--var " + assignment.begin()->first +
+                                        ": no such sweep variable (the scenario declares no vars)");
     if (!v) return;
     if (!v->is_object()) top.fail("expected an object of name -> list of candidate values", "vars");
     for (auto it = v->begin(); it != v->end(); ++it) {
@@ -500,7 +503,11 @@ struct Loader {
       s.vars[it.key()] = it->get<std::vector<json>>();
     }
     for (const auto& [name, value] : assignment)
-      if (!s.vars.count(name)) throw ScenarioError(file, "vars", "no variable '" + name + "' to assign");
+      if (!s.vars.count(name)) {
+        std::string names;
+        for (const auto& [declared, candidates] : s.vars) names += (names.empty() ? "" : ", ") + declared;
+        throw ScenarioError(file, "", "--var " + name + ": no such sweep variable (vars: " + names + ")");
+      }
     for (const auto& [name, candidates] : s.vars) {
       auto chosen = assignment.find(name);
       s.assigned[name] = chosen == assignment.end() ? candidates.front() : chosen->second;

@@ -13,6 +13,7 @@
 #include <random>
 #include <set>
 #include <sstream>
+#include <string_view>
 #include <tuple>
 
 #include "dirsched/output_folder.hpp"
@@ -621,6 +622,16 @@ json read_json(const fs::path& p) {
   return read_output_json(p.string());
 }
 
+// The engine and time scale a run's summary names (a summary written before they were: SimGrid, 1).
+std::string engine_of(const json& summary) {
+  const json e = summary.value("engine", json("sim"));
+  return e.is_string() ? e.get<std::string>() : e.dump();
+}
+double time_scale_of(const json& summary) {
+  const json x = summary.value("time_scale", json(1.0));
+  return x.is_number() ? x.get<double>() : 1.0;
+}
+
 RunFacts load_run(const std::string& dir) {
   RunFacts r;
   r.dir = dir;
@@ -654,6 +665,8 @@ RunFacts load_run(const std::string& dir) {
     r.label += ", policy " + (r.summary["policy"].is_string() ? r.summary["policy"].get<std::string>()
                                                               : r.summary["policy"].dump());
   if (r.summary.contains("seed")) r.label += ", seed " + r.summary["seed"].dump();
+  if (engine_of(r.summary) != "sim")
+    r.label += ", engine " + engine_of(r.summary) + ", time scale " + g6(time_scale_of(r.summary));
   r.label += ")";
   std::map<std::string, std::string> kind;
   std::istringstream in(read(folder / "events.jsonl"));
@@ -712,6 +725,14 @@ Comparison compare_runs(const std::string& dir_a, const std::string& dir_b, std:
   o += "A: " + a.label + "\nB: " + b.label + "\n";
   if (a.summary.value("scenario", "") != b.summary.value("scenario", ""))
     o += "note: the runs are of different scenarios\n";
+  // Times of two engines, or of two time scales, measure different clocks: only the order compares.
+  const bool timed = engine_of(a.summary) == engine_of(b.summary) &&
+                     g6(time_scale_of(a.summary)) == g6(time_scale_of(b.summary));
+  if (!timed)
+    o += "note: different engines or time scales (" + na + " " + engine_of(a.summary) + " x" +
+         g6(time_scale_of(a.summary)) + ", " + nb + " " + engine_of(b.summary) + " x" +
+         g6(time_scale_of(b.summary)) +
+         "): times are not comparable; placements, order and counts are compared, times are shown only\n";
   o += "notation: placement task[member]@worker (task@worker for a single), time t=... s\n";
 
   // Every position where the per-worker dispatch sequences differ.
@@ -754,7 +775,7 @@ Comparison compare_runs(const std::string& dir_a, const std::string& dir_b, std:
   for (const std::string& m : members) {
     auto x = a.by_member.find(m), y = b.by_member.find(m);
     if (x != a.by_member.end() && y != b.by_member.end() && x->second.worker == y->second.worker &&
-        std::abs(x->second.t - y->second.t) <= 1e-9)
+        (!timed || std::abs(x->second.t - y->second.t) <= 1e-9))
       continue;
     const double when = x != a.by_member.end() ? x->second.t : y->second.t;
     moved.emplace_back(
@@ -762,7 +783,8 @@ Comparison compare_runs(const std::string& dir_a, const std::string& dir_b, std:
                   ", " + nb + " " + (y != b.by_member.end() ? at_time(y->second) : "(not dispatched)"));
   }
   std::sort(moved.begin(), moved.end());
-  o += "dispatches that moved (worker or time): " + std::to_string(moved.size()) + "\n";
+  o += std::string(timed ? "dispatches that moved (worker or time): " : "dispatches that moved (worker): ") +
+       std::to_string(moved.size()) + "\n";
   for (std::size_t i = 0; i < moved.size() && i < limit; ++i) o += "  " + moved[i].second + "\n";
   if (moved.size() > limit)
     o += "  ... " + std::to_string(moved.size() - limit) + " more not shown (--limit " +
@@ -825,7 +847,10 @@ Comparison compare_runs(const std::string& dir_a, const std::string& dir_b, std:
   o += line;
   bool metrics_same = true;
   auto metric = [&](const char* name, double x, double y) {
-    metrics_same &= g6(x) == g6(y);
+    // A time (or a share of time) of two clocks differs without saying anything: not a difference.
+    const bool of_time = std::string_view(name).find("(s)") != std::string_view::npos ||
+                         std::string_view(name).rfind("utilisation", 0) == 0;
+    if (timed || !of_time) metrics_same &= g6(x) == g6(y);
     std::snprintf(line, sizeof line, "  %-32s %*s %*s %10s\n", name, mcol, g6(x).c_str(), mcol, g6(y).c_str(),
                   x != 0 ? g6(y / x).c_str() : "-");
     o += line;
@@ -846,7 +871,8 @@ Comparison compare_runs(const std::string& dir_a, const std::string& dir_b, std:
   o += "  outcome: " + na + " " + ra.outcome + (ra.clean ? "" : " (not clean)") + ", " + nb + " " +
        rb.outcome + (rb.clean ? "" : " (not clean)") + "\n";
   c.same = order_diffs == 0 && moved.empty() && metrics_same && ra.outcome == rb.outcome;
-  o += c.same ? "same: placements, order, times and metrics agree\n"
+  o += c.same ? (timed ? "same: placements, order, times and metrics agree\n"
+                       : "same: placements, order and counts agree (times not comparable)\n")
               : "different: " + std::to_string(order_diffs) + " order position(s), " +
                     std::to_string(moved.size()) + " moved dispatch(es)" +
                     (metrics_same ? "" : ", metrics differ") + "\n";

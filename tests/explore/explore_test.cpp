@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 namespace dirsched {
 namespace {
 
@@ -115,6 +117,53 @@ TEST(ExplorePor, KeepsResultsWithGroupsWaitingSubTasksDrainsAndStuckWork) {
     expect_por_matches_full(s, false);
     expect_por_matches_full(s, true);
   }
+}
+
+TEST(ExplorePor, KeepsResultsWhenTheFilePinsFailures) {
+  // Members the file marks `fail: true` fail on every path, with and without --failures: a failing
+  // producer racing a later submit (fail-fast), a group whose first member fails while the other runs,
+  // and a failing single beside independent work.
+  const std::vector<std::string> traces = {
+      R"([{"op":"submit_next_level","task":"a","callable":"k","worker":0,"fail":true,"args":[{"buffer":"x","tag":"OUTPUT"}]},
+          {"op":"submit_next_level","task":"b","callable":"k","worker":1,"args":[{"buffer":"x","tag":"INPUT"}]},
+          {"op":"submit_next_level","task":"c","callable":"k","worker":2},{"op":"drain"}])",
+      R"([{"op":"submit_next_level_group","task":"g","callable":"k","workers":[0,1],"fail":[true,false],"args_list":[[{"buffer":"x","tag":"OUTPUT"}],[]]},
+          {"op":"submit_next_level","task":"s","callable":"k","worker":2},
+          {"op":"submit_next_level","task":"c","callable":"k","worker":2,"args":[{"buffer":"x","tag":"INPUT"}]},{"op":"drain"}])",
+      R"([{"op":"submit_next_level","task":"p","callable":"k","worker":0},
+          {"op":"submit_next_level","task":"q","callable":"k","worker":1,"fail":true},
+          {"op":"submit_next_level","task":"r","callable":"k","worker":2,"fail":true},
+          {"op":"submit_next_level","task":"t","callable":"k","worker":0},{"op":"drain"}])"};
+  for (const std::string& t : traces) {
+    const Scenario s = load(t, R"(,{"id":2,"kind":"local_chip"})");
+    expect_por_matches_full(s, false);
+    expect_por_matches_full(s, true);
+  }
+}
+
+TEST(Explore, MemberTheFileMarksFailingFailsOnEveryPath) {
+  // As in a run: c completes, a fails, and b (a's consumer) is POISONED or, when a fails before b's
+  // submit, NOT_SUBMITTED.
+  Scenario s = load(
+      R"([{"op":"submit_next_level","task":"c","callable":"k","worker":1},
+    {"op":"submit_next_level","task":"a","callable":"k","worker":0,"fail":true,"args":[{"buffer":"x","tag":"OUTPUT"}]},
+    {"op":"submit_next_level","task":"b","callable":"k","worker":1,"args":[{"buffer":"x","tag":"INPUT"}]},{"op":"drain"}])");
+  auto r = explore(s, {});
+  EXPECT_EQ(r["terminal_outcomes"], 2);
+  std::set<std::string> b_states;
+  for (const auto& outcome : r["outcomes"]) {
+    EXPECT_EQ(outcome["c"], "COMPLETED") << outcome.dump();
+    EXPECT_EQ(outcome["a"], "FAILED") << outcome.dump();
+    b_states.insert(outcome["b"].get<std::string>());
+  }
+  EXPECT_EQ(b_states, (std::set<std::string>{"NOT_SUBMITTED", "POISONED"}));
+  // --failures adds c's failure, never a's success: c fails before a's submit (a and b NOT_SUBMITTED),
+  // or a runs and fails with c COMPLETED or FAILED and b POISONED or NOT_SUBMITTED (4).
+  ExploreOptions o;
+  o.failures = true;
+  r = explore(s, o);
+  EXPECT_EQ(r["terminal_outcomes"], 5);
+  for (const auto& outcome : r["outcomes"]) EXPECT_NE(outcome["a"], "COMPLETED") << outcome.dump();
 }
 
 TEST(ExplorePor, TwelveTaskScenarioKeepsItsResultsWithFewerStates) {

@@ -47,6 +47,14 @@ for sub in run sweep compare check render explore gen; do
   if grep -E -- '--[a-z-]+ [A-Z]+:[A-Z]' "$tmp/help"; then echo "FAIL $sub --help: a type:check placeholder"; fail=1; fi
   if grep -q "see the README" "$tmp/help"; then echo "FAIL $sub --help: an option without its own help"; fail=1; fi
 done
+# --edges and generate.edges share one bound (kMaxGenEdges, 1,024): gen accepts what the block accepts.
+expect gen-edges-past-limit 2 "--edges: '1025' is not a whole number from 0 to 1024" "$dirsched" gen random --tasks 10 --edges 1025
+echo '{"name":"e","generate":{"family":"random","tasks":10,"edges":1025}}' >"$tmp/edges.json"
+expect generate-edges-past-limit 2 "edges.json: generate.edges: must be a number from 0 to 1024, found 1025" \
+  "$dirsched" check "$tmp/edges.json"
+expect gen-edges-1024 0 "" "$dirsched" gen random --tasks 10 --edges 1024 --seed 3
+echo '{"name":"e","seed":3,"generate":{"family":"random","tasks":10,"edges":1024}}' >"$tmp/edges.json"
+expect generate-edges-1024 0 "" "$dirsched" explore "$tmp/edges.json" --max-states 1
 # At the bounds the values are accepted (stdout only, nothing written).
 expect gen-seed-2p64m1 0 "" "$dirsched" gen stream --tasks 3 --seed 18446744073709551615
 grep -q '"seed": 18446744073709551615' "$tmp/out" || { echo "FAIL gen-seed-2p64m1: seed not kept"; fail=1; }

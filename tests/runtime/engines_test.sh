@@ -52,9 +52,9 @@ for scenario in "$src"/tests/runtime/spaced-*.json; do
     scale=${policy_scale##*:}
     sim=$tmp/$name-$policy-sim
     thr=$tmp/$name-$policy-threads
-    "$dirsched" run "$scenario" --policy "$policy" --out "$sim" --outputs events,tasks >/dev/null
+    "$dirsched" run "$scenario" --policy "$policy" --out "$sim" --outputs events,tasks,summary >/dev/null
     "$dirsched" run "$scenario" --policy "$policy" --engine threads --time-scale "$scale" --out "$thr" \
-      --outputs events,tasks >/dev/null
+      --outputs events,tasks,summary >/dev/null
     extract "$sim"
     extract "$thr"
     spaced "$sim/instants.txt" || fail "$name ($policy): the scenario's instants are too close for this test"
@@ -62,6 +62,15 @@ for scenario in "$src"/tests/runtime/spaced-*.json; do
     diff -u "$sim/dispatches.txt" "$thr/dispatches.txt" >&2 ||
       fail "$name ($policy, time scale $scale): the threads engine dispatched in another order"
     diff -u "$sim/states.txt" "$thr/states.txt" >&2 || fail "$name ($policy): final states differ"
+    # compare across engines: the order agrees, the times are said to be of different clocks.
+    set +e
+    "$dirsched" compare "$sim" "$thr" >"$tmp/cmp"
+    rc=$?
+    set -e
+    grep -qF "note: different engines or time scales ($name-$policy-sim sim x1, $name-$policy-threads threads x$scale): times are not comparable" \
+      "$tmp/cmp" || fail "compare of sim and threads does not say the times are not comparable: $(cat "$tmp/cmp")"
+    grep -q "^dispatches that moved (worker): 0$" "$tmp/cmp" && [ "$rc" -eq 0 ] ||
+      fail "compare of sim and threads: same order should be exit 0, got $rc: $(cat "$tmp/cmp")"
     runs=$((runs + 1))
   done
 done
@@ -72,6 +81,15 @@ done
 for f in events.jsonl summary.json tasks.csv metrics.json report.html timeline.svg dag.svg trace.json; do
   [ -s "$tmp/all/$f" ] || fail "threads engine: no $f"
 done
+
+# A threads run says so: engine and time scale in summary.json, the marker and the report's header.
+grep -q '"engine": "threads",' "$tmp/all/summary.json" && grep -q '"time_scale": 0.0,' "$tmp/all/summary.json" ||
+  fail "threads run: summary.json does not name the engine and time scale"
+grep -q '"engine":"threads","time_scale":0.0' "$tmp/all/.dirsched-run" || fail "threads run: marker: $(cat "$tmp/all/.dirsched-run")"
+grep -q '<th>engine</th><td class="engine">threads, time scale 0: times are wall-clock seconds' "$tmp/all/report.html" ||
+  fail "threads run: report.html does not name the engine"
+grep -q '"engine": "sim",' "$sim/summary.json" && grep -q '"time_scale": 1.0,' "$sim/summary.json" ||
+  fail "sim run: summary.json does not name the engine and time scale"
 
 # A `generate` block keeps no ops (the replay makes them as it goes): the threads engine reads each
 # member's duration and failure through the replay, and runs every generated task.

@@ -74,6 +74,19 @@ expect_status 1 "check of another candidate" "$dirsched" check "$root/scenarios/
 grep -q "^FAIL .* (group_workers=\[2,3\]): makespan_s" "$tmp/out" || { echo "FAIL check names the candidate:"; cat "$tmp/out"; fail=1; }
 expect_status 0 "explore --var" "$dirsched" explore "$root/tests/sim/sweep-rejected-variant.json" --var 'gw=[2,3]'
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["vars"]["gw"]==[2,3] else 1)' "$tmp/out" || { echo "FAIL explore --var"; fail=1; }
+# A --var that names no variable of the file is bad input (exit 2, nothing written), for every command.
+vfile=$root/tests/sim/sweep-rejected-variant.json
+novars=$root/scenarios/group-starvation.json
+for cmd in run check explore; do
+  out=(); [[ $cmd == run ]] && out=(--out "$tmp/var-typo")
+  expect_status 2 "$cmd --var typo" "$dirsched" $cmd "$vfile" --var 'gv=[2,3]' "${out[@]}"
+  grep -qF -- "sweep-rejected-variant.json: --var gv: no such sweep variable (vars: gw, sw)" "$tmp/err" "$tmp/out" ||
+    { echo "FAIL $cmd --var typo: $(cat "$tmp/err" "$tmp/out")"; fail=1; }
+  expect_status 2 "$cmd --var without vars" "$dirsched" $cmd "$novars" --var 'nope=1' "${out[@]}"
+  grep -qF -- "group-starvation.json: --var nope: no such sweep variable (the scenario declares no vars)" "$tmp/err" "$tmp/out" ||
+    { echo "FAIL $cmd --var without vars: $(cat "$tmp/err" "$tmp/out")"; fail=1; }
+  [[ ! -e "$tmp/var-typo" ]] || { echo "FAIL $cmd --var typo wrote outputs"; fail=1; }
+done
 
 # render redraws the same pictures from the run folder alone.
 mkdir -p "$tmp/redraw"

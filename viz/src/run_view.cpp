@@ -85,7 +85,8 @@ void check_summary(const json& s) {
     const json& v = obj[key];
     if (!(ok(v) || (null_ok && v.is_null()))) fail(at + key, want);
   };
-  for (const char* k : {"scenario", "description", "outcome", "policy"}) field(s, "", k, is_text, "a string");
+  for (const char* k : {"scenario", "description", "outcome", "policy", "engine"}) field(s, "", k, is_text, "a string");
+  field(s, "", "time_scale", is_num, "a number");
   field(s, "", "error", is_text, "a string or null", true);
   field(s, "", "stall_report_s", is_num, "a number");
   field(s, "", "makespan_s", is_num, "a number");

@@ -463,6 +463,15 @@ std::string report_html(const RunView& v, const nlohmann::json& summary,
   if (summary.contains("seed")) o += "<tr><th>seed</th><td>" + summary["seed"].dump() + "</td></tr>";
   if (summary.contains("policy"))
     o += "<tr><th>policy</th><td>" + esc(text_of(summary["policy"])) + "</td></tr>";
+  if (summary.contains("engine")) {
+    const bool threads = text_of(summary["engine"]) == "threads";
+    const double scale = summary.value("time_scale", 1.0);
+    o += "<tr><th>engine</th><td class=\"engine\">" + esc(text_of(summary["engine"])) +
+         (threads ? ", time scale " + g6(scale) + ": times are wall-clock seconds (" + g6(scale) +
+                        " s per scenario second), not simulated"
+                  : " (SimGrid): times are simulated scenario seconds") +
+         "</td></tr>";
+  }
   if (summary.contains("dirsched_version"))
     o += "<tr><th>dirsched</th><td>" + esc(text_of(summary["dirsched_version"])) + "</td></tr>";
   if (summary.contains("tasks"))

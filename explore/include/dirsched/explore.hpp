@@ -1,8 +1,9 @@
 // Exhaustive exploration of a scenario on the core alone (no SimGrid, no durations).
 //
-// Member durations are abstracted away: from every state, any running member may end next (with
-// `failures`, it may also fail), and the orchestrator's next op may come before or after any of those
-// completions. A batch stays atomic, a drain waits until every submitted task is terminal, and sleep
+// Member durations are abstracted away: from every state, any running member may end next, and the
+// orchestrator's next op may come before or after any of those completions. A member ends as the file
+// says, as in a run: it fails if its op marks it `fail: true` and succeeds otherwise; with `failures`,
+// a member the file marks failing still fails on every path and any other member may succeed or fail. A batch stays atomic, a drain waits until every submitted task is terminal, and sleep
 // and at_s only order ops. Each transition is followed by the scheduler's iterations, as in a run.
 // Every transition is checked by the InvariantChecker. For every group, dynamic programming over the
 // explored graph gives the most and the fewest singles that can be dispatched on its targets between
@@ -28,8 +29,10 @@
 //   L2 w is a target of no group that is PENDING or READY, nor of any group an op still to run submits;
 //   L3 at most one SUB task is PENDING, READY or still to be submitted (so the SUB FIFO never holds two
 //      entries and the instant's iteration count cannot reorder it);
-//   L4 with failures only: the run's first error is already set, and T is a single or X is the last
-//      of T's members still running (so no failure order is decided by X).
+//   L4 when X may fail (the file marks it failing, or `failures`): the run's first error is already
+//      set, and T is a single or X is the last of T's members still running (so no failure order is
+//      decided by X). A success commutes with another member's failure: it touches neither the run's
+//      error nor a task's first failed member, and a failure poisons only PENDING tasks.
 // Each condition can only stay true along any path that does not end X, and under them X's end
 // commutes with every other action (another completion, an op): it frees w and hands w its FIFO head,
 // which gives the same worker FIFO in either order; it routes nothing, launches no group, counts no

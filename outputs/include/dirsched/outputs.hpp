@@ -39,6 +39,10 @@ struct RunResult {
   std::optional<Violation> violation;
   std::vector<std::string> host_of_worker;  // NEXT_LEVEL, registration order
   double wall_s = 0;
+  // Which engine ran it: "sim" (SimGrid, times in scenario seconds; time_scale 1) or "threads" (real
+  // threads, times in wall seconds, each scenario second taking time_scale of them).
+  std::string engine = "sim";
+  double time_scale = 1;
 };
 
 // Everything one run produced: the core and its recorder (for queries), the event log, the result.

@@ -32,6 +32,9 @@
 
 namespace dirsched {
 
+// The most edges a `random` task draws (`generate.edges`, and `dirsched gen random --edges`).
+inline constexpr std::size_t kMaxGenEdges = 1024;
+
 struct GenerateSpec {
   std::string family;
   std::map<std::string, double> params;  // every numeric option by name
