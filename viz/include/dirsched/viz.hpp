@@ -113,8 +113,9 @@ RunView parse_run(const std::string& events_jsonl, const nlohmann::json* summary
 // Graphviz: measured here, dot lays out 1,000 dependent tasks in about 0.9 s and 1,500 in 3.2 s,
 // so past 1,000 tasks dag_svg draws a condensed DAG instead: one node per (callable, worker) with its
 // task count and final states, edges labelled with the dependencies they stand for (nothing when
-// even that has more than 1,000 nodes). Independent components are packed side by side; nodes are
-// in natural name order (s2 before s10); dot ranks them by dependency depth.
+// even that has more than 1,000 nodes). dag.dot lists nodes in submit order. dag.svg lays out each
+// connected component alone (dot drops edge labels when it packs) and places them row by row in the
+// order their first task was submitted; dot ranks a component's nodes by dependency depth.
 constexpr std::size_t kMaxDagSvgNodes = 1000;
 std::string dag_dot(const RunView& run);
 std::optional<std::string> dag_svg(const RunView& run);
