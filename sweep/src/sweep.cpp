@@ -621,7 +621,10 @@ RunFacts load_run(const std::string& dir) {
     if (!r.summary.is_object()) throw std::runtime_error("expected an object");
     row_from_summary({}, r.summary);
     for (const json& g : r.summary.value("groups", json::array()))
-      (void)g.value("task", ""), (void)g.value("ready_wait_s", 0.0), (void)g.value("launched_s", json());
+      (void)g.value("task", ""), (void)g.value("ready_wait_s", 0.0), (void)g.value("launched_s", json()),
+          (void)g.value("overtakes", 0);
+    for (const json& st : r.summary.value("stalls", json::array())) (void)st.value("event", "");
+    (void)r.summary.value("policy", std::string());
     (void)r.summary.value("scenario", std::string());
   } catch (const std::exception& e) {
     throw std::runtime_error((folder / "summary.json").string() + ": a field has the wrong type (" + e.what() + ")");
@@ -701,6 +704,9 @@ Comparison compare_runs(const std::string& dir_a, const std::string& dir_b, std:
   o += "A: " + a.label + "\nB: " + b.label + "\n";
   if (a.summary.value("scenario", "") != b.summary.value("scenario", ""))
     o += "note: the runs are of different scenarios\n";
+  const std::string pa = a.summary.value("policy", std::string("seed")),
+                    pb = b.summary.value("policy", std::string("seed"));
+  if (pa != pb) o += "policies: A " + pa + ", B " + pb + "\n";
   o += "notation: placement task[member]@worker (task@worker for a single), time t=... s\n";
 
   // Every position where the per-worker dispatch sequences differ.
@@ -780,10 +786,11 @@ Comparison compare_runs(const std::string& dir_a, const std::string& dir_b, std:
     for (const G& g : groups) gw = std::max(gw, g.name.size());
     const int name_w = static_cast<int>(std::min<std::size_t>(gw, 40));
     const int col = static_cast<int>(std::max<std::size_t>(12, std::max(na.size(), nb.size()) + 7));
-    o += "groups (launch time and READY wait, largest change first):\n";
-    std::snprintf(line, sizeof line, "  %-*s %*s %*s %*s %*s %10s\n", name_w, "group", col,
+    o += "groups (launch time, READY wait and overtakes by singles, largest wait change first):\n";
+    const int ocol = static_cast<int>(std::max<std::size_t>(5, std::max(na.size(), nb.size()) + 4));
+    std::snprintf(line, sizeof line, "  %-*s %*s %*s %*s %*s %10s %*s %*s\n", name_w, "group", col,
                   (na + " launch").c_str(), col, (nb + " launch").c_str(), col, (na + " wait").c_str(), col,
-                  (nb + " wait").c_str(), "change");
+                  (nb + " wait").c_str(), "change", ocol, (na + " ovt").c_str(), ocol, (nb + " ovt").c_str());
     o += line;
     auto launch = [](const std::optional<json>& g) {
       if (!g) return std::string("(absent)");
@@ -791,14 +798,17 @@ Comparison compare_runs(const std::string& dir_a, const std::string& dir_b, std:
       return l.is_number() ? "t=" + g6(l.get<double>()) : std::string("never");
     };
     auto secs = [](const std::optional<json>& g, double v) { return g ? g6(v) + " s" : std::string("-"); };
+    auto overtakes = [](const std::optional<json>& g) {
+      return g ? std::to_string(g->value("overtakes", 0)) : std::string("-");
+    };
     for (std::size_t i = 0; i < groups.size() && i < limit; ++i) {
       const G& g = groups[i];
       std::snprintf(
-          line, sizeof line, "  %-*s %*s %*s %*s %*s %10s\n", name_w, g.name.c_str(), col,
+          line, sizeof line, "  %-*s %*s %*s %*s %*s %10s %*s %*s\n", name_w, g.name.c_str(), col,
           launch(g.x).c_str(), col, launch(g.y).c_str(), col, secs(g.x, wait(g.x)).c_str(), col,
           secs(g.y, wait(g.y)).c_str(),
-          (g.x && g.y ? (wait(g.y) >= wait(g.x) ? "+" : "") + g6(wait(g.y) - wait(g.x)) + " s" : "-")
-              .c_str());
+          (g.x && g.y ? (wait(g.y) >= wait(g.x) ? "+" : "") + g6(wait(g.y) - wait(g.x)) + " s" : "-").c_str(),
+          ocol, overtakes(g.x).c_str(), ocol, overtakes(g.y).c_str());
       o += line;
     }
     if (groups.size() > limit)
@@ -832,6 +842,14 @@ Comparison compare_runs(const std::string& dir_a, const std::string& dir_b, std:
   metric("poisoned", static_cast<double>(ra.poisoned), static_cast<double>(rb.poisoned));
   metric("rejected", static_cast<double>(ra.rejected), static_cast<double>(rb.rejected));
   metric("stuck", static_cast<double>(ra.stuck), static_cast<double>(rb.stuck));
+  auto stall_count = [](const json& summary, const char* event) {
+    double n = 0;
+    for (const json& st : summary.value("stalls", json::array())) n += st.value("event", "") == event;
+    return n;
+  };
+  metric("group_stall reports", stall_count(a.summary, "group_stall"), stall_count(b.summary, "group_stall"));
+  metric("reservation_stall reports", stall_count(a.summary, "reservation_stall"),
+         stall_count(b.summary, "reservation_stall"));
   o += "  outcome: " + na + " " + ra.outcome + (ra.clean ? "" : " (not clean)") + ", " + nb + " " +
        rb.outcome + (rb.clean ? "" : " (not clean)") + "\n";
   c.same = order_diffs == 0 && moved.empty() && metrics_same && ra.outcome == rb.outcome;

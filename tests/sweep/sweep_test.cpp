@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <regex>
+
 #include <filesystem>
 #include <fstream>
 
@@ -133,6 +135,43 @@ void write_run(const std::filesystem::path& dir, const std::string& events, doub
       {"outcome", "COMPLETED"},
       {"vars", {{"gw", {0, 1}}}},
       {"groups", json::array()}}.dump();
+}
+
+// Two runs of one trace under two policies: the same dispatches, but g was overtaken 5 times under one
+// and never under the other, and each logged its own kind of stall report.
+TEST(Compare, ShowsThePoliciesEachGroupsOvertakesAndTheStallReports) {
+  const auto tmp =
+      std::filesystem::temp_directory_path() / ("dirsched-compare-ovt-" + std::to_string(::getpid()));
+  const std::string events =
+      R"({"seq":0,"t_s":0,"event":"submit","task":"g","kind":"group","members":1}
+{"seq":1,"t_s":2,"event":"dispatch","task":"g","member":0,"worker":0}
+)";
+  auto run = [&](const std::string& name, const std::string& policy, int overtakes, const char* stall) {
+    std::filesystem::create_directories(tmp / name);
+    std::ofstream(tmp / name / "events.jsonl") << events;
+    std::ofstream(tmp / name / "summary.json")
+        << json{{"scenario", "s"},
+                {"policy", policy},
+                {"makespan_s", 3},
+                {"outcome", "COMPLETED"},
+                {"groups", {{{"task", "g"}, {"launched_s", 2}, {"ready_wait_s", 2}, {"overtakes", overtakes}}}},
+                {"stalls", {{{"event", stall}, {"task", "g"}, {"t_s", 1}}}}}
+               .dump();
+  };
+  run("p", "seed", 5, "group_stall");
+  run("q", "head_reservation", 0, "reservation_stall");
+  run("r", "seed", 5, "group_stall");
+  const Comparison c = compare_runs((tmp / "p").string(), (tmp / "q").string());
+  EXPECT_FALSE(c.same) << c.text;  // same dispatches, but the stall reports differ
+  EXPECT_NE(c.text.find("\npolicies: A seed, B head_reservation\n"), std::string::npos) << c.text;
+  EXPECT_NE(c.text.find(" p ovt q ovt\n"), std::string::npos) << c.text;
+  EXPECT_TRUE(std::regex_search(c.text, std::regex(R"(\n  g +t=2 +t=2 +2 s +2 s +\+0 s +5 +0\n)"))) << c.text;
+  EXPECT_TRUE(std::regex_search(c.text, std::regex(R"(\n  group_stall reports +1 +0 )"))) << c.text;
+  EXPECT_TRUE(std::regex_search(c.text, std::regex(R"(\n  reservation_stall reports +0 +1 )"))) << c.text;
+  const Comparison same = compare_runs((tmp / "p").string(), (tmp / "r").string());
+  EXPECT_TRUE(same.same) << same.text;
+  EXPECT_EQ(same.text.find("policies:"), std::string::npos) << same.text;
+  std::filesystem::remove_all(tmp);
 }
 
 TEST(Compare, SaysSameForIdenticalRunsAndListsEveryDivergenceOtherwise) {
