@@ -445,5 +445,56 @@ TEST(ReportPage, ListsGroupsWorstWaitFirstCappedWithALinkToAll) {
   EXPECT_NE(html.find("id=\"all-groups\""), std::string::npos);
 }
 
+// `workers` NEXT_LEVEL workers 0..workers-1 and three singles on 0, 7 and workers-1; a summary that lists
+// every worker (busy or not) in id order.
+std::pair<RunView, json> wide_run(int workers) {
+  std::string log;
+  int seq = 0;
+  json ws = json::array();
+  for (int w = 0; w < workers; ++w) ws.push_back({{"worker", w}, {"kind", "local_chip"}, {"busy_s", 0.0}});
+  for (int w : {0, 7, workers - 1}) {
+    const std::string t = "t" + std::to_string(w), id = std::to_string(w);
+    log += "{\"seq\":" + std::to_string(seq++) + R"(,"t_s":0,"event":"submit","task":")" + t +
+           R"(","kind":"single","callable":"k","members":1,"workers":[)" + id + "]}\n";
+    log += "{\"seq\":" + std::to_string(seq++) + R"(,"t_s":0,"event":"dispatch","task":")" + t +
+           R"(","member":0,"worker":)" + id + "}\n";
+    log += "{\"seq\":" + std::to_string(seq++) + R"(,"t_s":1,"event":"member_end","task":")" + t +
+           R"(","member":0,"worker":)" + id + R"(,"outcome":"success"})" + "\n";
+    ws[static_cast<std::size_t>(w)]["busy_s"] = 1.0;
+  }
+  json s = {{"scenario", "wide"}, {"workers", ws}};
+  return {parse_run(log, &s), s};
+}
+
+TEST(TimelinePicture, PastTheLaneLimitDrawsOnlyBusyWorkersAndCountsTheIdleOnes) {
+  auto [v, s] = wide_run(static_cast<int>(kMaxIdleLanes) + 100);
+  const std::string svg = timeline_svg(v);
+  EXPECT_EQ(count(svg, "class=\"lane\""), 3u + 2u) << "workers 0, 7, 299 and the two FIFOs";
+  EXPECT_NE(svg.find(">worker 7<"), std::string::npos);
+  EXPECT_NE(svg.find(">worker 299<"), std::string::npos);
+  EXPECT_EQ(svg.find(">worker 8<"), std::string::npos);
+  EXPECT_NE(svg.find("<text class=\"idle-note\" x=\"120\" y=\"36\">297 idle workers not drawn</text>"),
+            std::string::npos);
+  const std::string html = report_html(v, s, std::nullopt, svg);
+  EXPECT_NE(html.find("297 idle workers not listed"), std::string::npos);
+  EXPECT_EQ(count(html, "<td>local_chip</td>"), 3u);
+  const json trace = json::parse(chrome_trace(v));
+  std::size_t threads = 0;
+  for (const auto& e : trace["traceEvents"]) threads += e.value("name", "") == "thread_name";
+  EXPECT_EQ(threads, 3u);
+}
+
+TEST(TimelinePicture, UpToTheLaneLimitDrawsEveryWorkerAsBefore) {
+  auto [v, s] = wide_run(static_cast<int>(kMaxIdleLanes));
+  const std::string svg = timeline_svg(v);
+  EXPECT_EQ(count(svg, "class=\"lane\""), kMaxIdleLanes + 2);
+  EXPECT_EQ(svg.find("idle-note"), std::string::npos);
+  // The first lane sits where it always did: 30 px from the top.
+  EXPECT_NE(svg.find("<rect class=\"lane\" x=\"0\" y=\"30\""), std::string::npos);
+  const std::string html = report_html(v, s, std::nullopt, svg);
+  EXPECT_EQ(count(html, "<td>local_chip</td>"), kMaxIdleLanes);
+  EXPECT_EQ(html.find("not listed"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace dirsched::viz

@@ -131,6 +131,13 @@ struct LegendItem {
   std::string text;
 };
 std::vector<LegendItem> timeline_legend(const RunView& run);
+// Past this many workers, the timeline draws only the lanes with something on them (a run, a queued
+// single, a reservation, a starved group's or a stall report's target), the report lists only the workers
+// that ran something, and trace.json names only the threads that hold a run; each says how many idle
+// workers it left out. Up to it, every worker is drawn.
+constexpr std::size_t kMaxIdleLanes = 200;
+// The worker lanes the timeline draws, in lane order; `hidden` gets how many were left out.
+std::vector<std::string> drawn_lanes(const RunView& run, std::size_t* hidden);
 std::string timeline_svg(const RunView& run, const TimelineOptions& options = {});
 std::string chrome_trace(const RunView& run);
 // The report's group table shows this many groups, worst READY wait first; all of them follow at the end.
