@@ -58,7 +58,7 @@ std::string esc(const std::string& s) {
 
 std::string values_text(const VarAssignment& values) {
   std::string o;
-  for (const auto& [k, v] : values) o += (o.empty() ? "" : " ") + k + "=" + v.dump();
+  for (const auto& [k, v] : values) o += (o.empty() ? "" : ", ") + k + "=" + v.dump();
   return o;
 }
 
@@ -213,8 +213,11 @@ SweepRow row_from_summary(const Variant& v, const json& s) {
   r.variant = v;
   r.makespan_s = s.value("makespan_s", 0.0);
   r.outcome = s.value("outcome", "");
-  for (const json& g : s.value("groups", json::array()))
+  for (const json& g : s.value("groups", json::array())) {
     r.group_idle_target_s += g.value("idle_target_s", 0.0);
+    r.overtakes_max = std::max(r.overtakes_max, g.value("overtakes", 0L));
+  }
+  r.stalls = static_cast<long>(s.value("stalls", json::array()).size());
   waits_from(s, "group", r.group_wait_mean_s, r.group_wait_p95_s, r.group_wait_max_s);
   waits_from(s, "single", r.single_wait_mean_s, r.single_wait_p95_s, r.single_wait_max_s);
   double util = 0;
@@ -248,12 +251,28 @@ std::vector<std::size_t> places(const std::vector<SweepRow>& rows, const std::ve
   return out;
 }
 
+std::string decided_by(const std::vector<SweepRow>& rows, const std::vector<std::size_t>& ranking,
+                       std::size_t k) {
+  if (k == 0 || k >= ranking.size()) return "";
+  const SweepRow &a = rows[ranking[k - 1]], &b = rows[ranking[k]];
+  if (a.clean != b.clean) return "clean";
+  const std::pair<double SweepRow::*, const char*> keys[] = {
+      {&SweepRow::makespan_s, "makespan"},
+      {&SweepRow::group_idle_target_s, "idle-target wait"},
+      {&SweepRow::group_wait_max_s, "worst group wait"},
+      {&SweepRow::single_wait_max_s, "worst single wait"},
+      {&SweepRow::single_wait_mean_s, "mean single wait"}};
+  for (const auto& [field, name] : keys)
+    if (a.*field != b.*field) return name;
+  return "";
+}
+
 std::string sweep_csv(const std::vector<std::string>& names, const std::vector<SweepRow>& rows) {
   std::string o = "variant";
   for (const std::string& n : names) o += "," + csv_field(n);
   o += ",clean,makespan_s,group_ready_wait_mean_s,group_ready_wait_p95_s,group_ready_wait_max_s,"
        "single_ready_wait_mean_s,single_ready_wait_p95_s,single_ready_wait_max_s,group_idle_target_s,"
-       "utilisation,failed,poisoned,rejected,stuck,outcome\n";
+       "utilisation,failed,poisoned,rejected,stuck,outcome,overtakes_max,stalls\n";
   for (const SweepRow& r : rows) {
     o += std::to_string(r.variant.index);
     for (const std::string& n : names) {
@@ -270,7 +289,8 @@ std::string sweep_csv(const std::vector<std::string>& names, const std::vector<S
           r.single_wait_p95_s, r.single_wait_max_s, r.group_idle_target_s, r.utilisation})
       o += "," + g6(x);
     for (long n : {r.failed, r.poisoned, r.rejected, r.stuck}) o += "," + std::to_string(n);
-    o += "," + csv_field(r.outcome) + "\n";
+    o += "," + csv_field(r.outcome) + "," + std::to_string(r.overtakes_max) + "," + std::to_string(r.stalls) +
+         "\n";
   }
   return o;
 }
@@ -284,12 +304,16 @@ std::string ranking_text(const std::vector<SweepRow>& rows, const std::vector<st
     const bool tied =
         (k > 0 && place[k - 1] == place[k]) || (k + 1 < place.size() && place[k + 1] == place[k]);
     unclean += !r.clean;
+    // The first row of a place says what put it behind the one above; rows tied with it add nothing.
+    const std::string why = k > 0 && place[k - 1] == place[k] ? "" : decided_by(rows, ranking, k);
     o += std::to_string(place[k]) + (tied ? "=" : "") + ". variant " + std::to_string(r.variant.index) +
          " (" + values_text(r.variant.values) + ")" + (r.clean ? "" : " NOT CLEAN (" + r.problems() + ")") +
          ": makespan " + g6(r.makespan_s) + " s, groups waited with an idle target " +
          g6(r.group_idle_target_s) + " s, worst group wait " + g6(r.group_wait_max_s) +
          " s, worst single wait " + g6(r.single_wait_max_s) + " s (mean " + g6(r.single_wait_mean_s) +
-         " s)\n";
+         " s), overtakes (max) " + std::to_string(r.overtakes_max) + ", stall reports " +
+         std::to_string(r.stalls) + (why.empty() ? "" : "; behind variant " + std::to_string(rows[ranking[k - 1]].variant.index) + " on " + why) +
+         "\n";
   }
   if (unclean)
     o += std::to_string(unclean) + " of " + std::to_string(rows.size()) +
