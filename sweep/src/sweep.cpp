@@ -59,7 +59,7 @@ std::string esc(const std::string& s) {
 
 std::string values_text(const VarAssignment& values) {
   std::string o;
-  for (const auto& [k, v] : values) o += (o.empty() ? "" : " ") + k + "=" + v.dump();
+  for (const auto& [k, v] : values) o += (o.empty() ? "" : ", ") + k + "=" + v.dump();
   return o;
 }
 
@@ -214,8 +214,11 @@ SweepRow row_from_summary(const Variant& v, const json& s) {
   r.variant = v;
   r.makespan_s = s.value("makespan_s", 0.0);
   r.outcome = s.value("outcome", "");
-  for (const json& g : s.value("groups", json::array()))
+  for (const json& g : s.value("groups", json::array())) {
     r.group_idle_target_s += g.value("idle_target_s", 0.0);
+    r.overtakes_max = std::max(r.overtakes_max, g.value("overtakes", 0L));
+  }
+  r.stalls = static_cast<long>(s.value("stalls", json::array()).size());
   waits_from(s, "group", r.group_wait_mean_s, r.group_wait_p95_s, r.group_wait_max_s);
   waits_from(s, "single", r.single_wait_mean_s, r.single_wait_p95_s, r.single_wait_max_s);
   double util = 0;
@@ -249,12 +252,28 @@ std::vector<std::size_t> places(const std::vector<SweepRow>& rows, const std::ve
   return out;
 }
 
+std::string decided_by(const std::vector<SweepRow>& rows, const std::vector<std::size_t>& ranking,
+                       std::size_t k) {
+  if (k == 0 || k >= ranking.size()) return "";
+  const SweepRow &a = rows[ranking[k - 1]], &b = rows[ranking[k]];
+  if (a.clean != b.clean) return "clean";
+  const std::pair<double SweepRow::*, const char*> keys[] = {
+      {&SweepRow::makespan_s, "makespan"},
+      {&SweepRow::group_idle_target_s, "idle-target wait"},
+      {&SweepRow::group_wait_max_s, "worst group wait"},
+      {&SweepRow::single_wait_max_s, "worst single wait"},
+      {&SweepRow::single_wait_mean_s, "mean single wait"}};
+  for (const auto& [field, name] : keys)
+    if (a.*field != b.*field) return name;
+  return "";
+}
+
 std::string sweep_csv(const std::vector<std::string>& names, const std::vector<SweepRow>& rows) {
   std::string o = "variant";
   for (const std::string& n : names) o += "," + csv_field(n);
   o += ",clean,makespan_s,group_ready_wait_mean_s,group_ready_wait_p95_s,group_ready_wait_max_s,"
        "single_ready_wait_mean_s,single_ready_wait_p95_s,single_ready_wait_max_s,group_idle_target_s,"
-       "utilisation,failed,poisoned,rejected,stuck,outcome\n";
+       "utilisation,failed,poisoned,rejected,stuck,outcome,overtakes_max,stalls\n";
   for (const SweepRow& r : rows) {
     o += std::to_string(r.variant.index);
     for (const std::string& n : names) {
@@ -271,7 +290,8 @@ std::string sweep_csv(const std::vector<std::string>& names, const std::vector<S
           r.single_wait_p95_s, r.single_wait_max_s, r.group_idle_target_s, r.utilisation})
       o += "," + g6(x);
     for (long n : {r.failed, r.poisoned, r.rejected, r.stuck}) o += "," + std::to_string(n);
-    o += "," + csv_field(r.outcome) + "\n";
+    o += "," + csv_field(r.outcome) + "," + std::to_string(r.overtakes_max) + "," + std::to_string(r.stalls) +
+         "\n";
   }
   return o;
 }
@@ -285,12 +305,16 @@ std::string ranking_text(const std::vector<SweepRow>& rows, const std::vector<st
     const bool tied =
         (k > 0 && place[k - 1] == place[k]) || (k + 1 < place.size() && place[k + 1] == place[k]);
     unclean += !r.clean;
+    // The first row of a place says what put it behind the one above; rows tied with it add nothing.
+    const std::string why = k > 0 && place[k - 1] == place[k] ? "" : decided_by(rows, ranking, k);
     o += std::to_string(place[k]) + (tied ? "=" : "") + ". variant " + std::to_string(r.variant.index) +
          " (" + values_text(r.variant.values) + ")" + (r.clean ? "" : " NOT CLEAN (" + r.problems() + ")") +
          ": makespan " + g6(r.makespan_s) + " s, groups waited with an idle target " +
          g6(r.group_idle_target_s) + " s, worst group wait " + g6(r.group_wait_max_s) +
          " s, worst single wait " + g6(r.single_wait_max_s) + " s (mean " + g6(r.single_wait_mean_s) +
-         " s)\n";
+         " s), overtakes (max) " + std::to_string(r.overtakes_max) + ", stall reports " +
+         std::to_string(r.stalls) + (why.empty() ? "" : "; behind variant " + std::to_string(rows[ranking[k - 1]].variant.index) + " on " + why) +
+         "\n";
   }
   if (unclean)
     o += std::to_string(unclean) + " of " + std::to_string(rows.size()) +
@@ -643,7 +667,10 @@ RunFacts load_run(const std::string& dir) {
     if (!r.summary.is_object()) throw std::runtime_error("expected an object");
     row_from_summary({}, r.summary);
     for (const json& g : r.summary.value("groups", json::array()))
-      (void)g.value("task", ""), (void)g.value("ready_wait_s", 0.0), (void)g.value("launched_s", json());
+      (void)g.value("task", ""), (void)g.value("ready_wait_s", 0.0), (void)g.value("launched_s", json()),
+          (void)g.value("overtakes", 0);
+    for (const json& st : r.summary.value("stalls", json::array())) (void)st.value("event", "");
+    (void)r.summary.value("policy", std::string());
     (void)r.summary.value("scenario", std::string());
   } catch (const std::exception& e) {
     throw std::runtime_error((folder / "summary.json").string() + ": a field has the wrong type (" + e.what() + ")");
@@ -733,6 +760,9 @@ Comparison compare_runs(const std::string& dir_a, const std::string& dir_b, std:
          g6(time_scale_of(a.summary)) + ", " + nb + " " + engine_of(b.summary) + " x" +
          g6(time_scale_of(b.summary)) +
          "): times are not comparable; placements, order and counts are compared, times are shown only\n";
+  const std::string pa = a.summary.value("policy", std::string("seed")),
+                    pb = b.summary.value("policy", std::string("seed"));
+  if (pa != pb) o += "policies: A " + pa + ", B " + pb + "\n";
   o += "notation: placement task[member]@worker (task@worker for a single), time t=... s\n";
 
   // Every position where the per-worker dispatch sequences differ.
@@ -813,10 +843,11 @@ Comparison compare_runs(const std::string& dir_a, const std::string& dir_b, std:
     for (const G& g : groups) gw = std::max(gw, g.name.size());
     const int name_w = static_cast<int>(std::min<std::size_t>(gw, 40));
     const int col = static_cast<int>(std::max<std::size_t>(12, std::max(na.size(), nb.size()) + 7));
-    o += "groups (launch time and READY wait, largest change first):\n";
-    std::snprintf(line, sizeof line, "  %-*s %*s %*s %*s %*s %10s\n", name_w, "group", col,
+    o += "groups (launch time, READY wait and overtakes by singles, largest wait change first):\n";
+    const int ocol = static_cast<int>(std::max<std::size_t>(5, std::max(na.size(), nb.size()) + 4));
+    std::snprintf(line, sizeof line, "  %-*s %*s %*s %*s %*s %10s %*s %*s\n", name_w, "group", col,
                   (na + " launch").c_str(), col, (nb + " launch").c_str(), col, (na + " wait").c_str(), col,
-                  (nb + " wait").c_str(), "change");
+                  (nb + " wait").c_str(), "change", ocol, (na + " ovt").c_str(), ocol, (nb + " ovt").c_str());
     o += line;
     auto launch = [](const std::optional<json>& g) {
       if (!g) return std::string("(absent)");
@@ -824,14 +855,17 @@ Comparison compare_runs(const std::string& dir_a, const std::string& dir_b, std:
       return l.is_number() ? "t=" + g6(l.get<double>()) : std::string("never");
     };
     auto secs = [](const std::optional<json>& g, double v) { return g ? g6(v) + " s" : std::string("-"); };
+    auto overtakes = [](const std::optional<json>& g) {
+      return g ? std::to_string(g->value("overtakes", 0)) : std::string("-");
+    };
     for (std::size_t i = 0; i < groups.size() && i < limit; ++i) {
       const G& g = groups[i];
       std::snprintf(
-          line, sizeof line, "  %-*s %*s %*s %*s %*s %10s\n", name_w, g.name.c_str(), col,
+          line, sizeof line, "  %-*s %*s %*s %*s %*s %10s %*s %*s\n", name_w, g.name.c_str(), col,
           launch(g.x).c_str(), col, launch(g.y).c_str(), col, secs(g.x, wait(g.x)).c_str(), col,
           secs(g.y, wait(g.y)).c_str(),
-          (g.x && g.y ? (wait(g.y) >= wait(g.x) ? "+" : "") + g6(wait(g.y) - wait(g.x)) + " s" : "-")
-              .c_str());
+          (g.x && g.y ? (wait(g.y) >= wait(g.x) ? "+" : "") + g6(wait(g.y) - wait(g.x)) + " s" : "-").c_str(),
+          ocol, overtakes(g.x).c_str(), ocol, overtakes(g.y).c_str());
       o += line;
     }
     if (groups.size() > limit)
@@ -868,6 +902,14 @@ Comparison compare_runs(const std::string& dir_a, const std::string& dir_b, std:
   metric("poisoned", static_cast<double>(ra.poisoned), static_cast<double>(rb.poisoned));
   metric("rejected", static_cast<double>(ra.rejected), static_cast<double>(rb.rejected));
   metric("stuck", static_cast<double>(ra.stuck), static_cast<double>(rb.stuck));
+  auto stall_count = [](const json& summary, const char* event) {
+    double n = 0;
+    for (const json& st : summary.value("stalls", json::array())) n += st.value("event", "") == event;
+    return n;
+  };
+  metric("group_stall reports", stall_count(a.summary, "group_stall"), stall_count(b.summary, "group_stall"));
+  metric("reservation_stall reports", stall_count(a.summary, "reservation_stall"),
+         stall_count(b.summary, "reservation_stall"));
   o += "  outcome: " + na + " " + ra.outcome + (ra.clean ? "" : " (not clean)") + ", " + nb + " " +
        rb.outcome + (rb.clean ? "" : " (not clean)") + "\n";
   c.same = order_diffs == 0 && moved.empty() && metrics_same && ra.outcome == rb.outcome;

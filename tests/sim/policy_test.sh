@@ -38,11 +38,18 @@ grep -q '"t_s":1.5,"event":"reservation_stall","task":"g","busy":\[0\],"idle_que
 [[ $? -eq 1 ]] || no "compare of two policies exits 1 (different)"
 grep -q '^A: .*policy seed' "$tmp/cmp" && grep -q '^B: .*policy head_reservation' "$tmp/cmp" ||
   no "compare names both policies"
-grep -Eq '^  g +t=7 +t=2 +6.5 s +1.5 s +-5 s$' "$tmp/cmp" || { no "compare per-group row"; cat "$tmp/cmp"; }
+grep -Eq '^  g +t=7 +t=2 +6.5 s +1.5 s +-5 s +5 +0$' "$tmp/cmp" || { no "compare per-group row (with overtakes)"; cat "$tmp/cmp"; }
+grep -q '^policies: A seed, B head_reservation$' "$tmp/cmp" || no "compare says the policies differ"
+grep -Eq '^  group_stall reports +1 +0 ' "$tmp/cmp" || no "compare counts the group_stall reports"
 grep -q '^dispatches that moved (worker or time): 7$' "$tmp/cmp" || no "compare counts the moved dispatches"
 grep -q '^  g\[0\]: seed g\[0\]@0 t=7, hr g\[0\]@0 t=2$' "$tmp/cmp" || no "compare shows g[0] moving from 7 to 2"
-"$dirsched" compare "$tmp/hr" "$tmp/file" >"$tmp/cmp" || no "identical dispatches: compare exits 0"
+# hr (stall_report_s 5) and file (0.5) dispatch the same, but only file logs a reservation_stall.
+"$dirsched" compare "$tmp/hr" "$tmp/file" >"$tmp/cmp"
+[[ $? -eq 1 ]] || no "identical dispatches, different stall reports: compare exits 1"
 grep -q '^dispatches that moved (worker or time): [1-9]' "$tmp/cmp" && no "identical dispatches: nothing moved"
+grep -q '^policies:' "$tmp/cmp" && no "same policy: no policies line"
+grep -Eq '^  reservation_stall reports +0 +1 ' "$tmp/cmp" || { no "compare counts the reservation_stall reports"; cat "$tmp/cmp"; }
+grep -q '^different: 0 order position(s), 0 moved dispatch(es), metrics differ$' "$tmp/cmp" || no "only the stall count differs"
 
 # Bad names stop before anything runs (exit 2, one line, nothing written).
 "$dirsched" run "$starve" --policy fifo --out "$tmp/bad" >"$tmp/out" 2>"$tmp/err"

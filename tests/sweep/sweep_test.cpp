@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <regex>
+
 #include <filesystem>
 #include <fstream>
 
@@ -80,9 +82,56 @@ TEST(SweepCsv, HasACleanColumnAndSingleWaitsBesideGroupWaits) {
       csv.substr(0, csv.find('\n')),
       "variant,gw,clean,makespan_s,group_ready_wait_mean_s,group_ready_wait_p95_s,group_ready_wait_max_s,"
       "single_ready_wait_mean_s,single_ready_wait_p95_s,single_ready_wait_max_s,group_idle_target_s,"
-      "utilisation,failed,poisoned,rejected,stuck,outcome");
+      "utilisation,failed,poisoned,rejected,stuck,outcome,overtakes_max,stalls");
   EXPECT_NE(csv.find("\n0,\"[0,1]\",false,1,"), std::string::npos) << csv;
   EXPECT_NE(csv.find("\n1,\"[1,2]\",true,0.433,"), std::string::npos) << csv;
+}
+
+// The two columns added at the end: the most overtakes of one group, and the stall reports.
+TEST(SweepCsv, EndsWithTheWorstOvertakesOfAGroupAndTheStallReports) {
+  Variant v;
+  v.values["gw"] = json::array({0, 1});
+  const SweepRow r = row_from_summary(
+      v, {{"makespan_s", 4.5},
+          {"outcome", "COMPLETED"},
+          {"groups", {{{"task", "g"}, {"overtakes", 4}}, {{"task", "h"}, {"overtakes", 7}}, {{"task", "k"}}}},
+          {"stalls", {{{"event", "group_stall"}}, {{"event", "reservation_stall"}}, {{"event", "group_stall"}}}}});
+  EXPECT_EQ(r.overtakes_max, 7);
+  EXPECT_EQ(r.stalls, 3);
+  const std::string csv = sweep_csv({"gw"}, {r});
+  EXPECT_EQ(csv.substr(csv.find('\n') + 1), "0,\"[0,1]\",true,4.5,0,0,0,0,0,0,0,0,0,0,0,0,COMPLETED,7,3\n") << csv;
+  const std::string text = ranking_text({r}, {0});
+  EXPECT_NE(text.find(", overtakes (max) 7, stall reports 3\n"), std::string::npos) << text;
+}
+
+// Variables are separated by ", ", and each place after the first says which key put it behind.
+TEST(SweepRanking, SeparatesVariablesAndNamesTheTieBreakerThatDecided) {
+  auto make = [](std::size_t index, double makespan, double idle, double worst_group) {
+    Variant v;
+    v.index = index;
+    v.values["gw"] = json::array({0, index});
+    v.values["p"] = "seed";
+    return row_from_summary(v, {{"makespan_s", makespan},
+                                {"outcome", "COMPLETED"},
+                                {"groups", {{{"task", "g"}, {"idle_target_s", idle}}}},
+                                {"ready_waits", {{"group", {{"max_s", worst_group}}}}}});
+  };
+  const std::vector<SweepRow> rows = {make(0, 4.5, 0.5, 2.9), make(1, 4.5, 0.5, 0.9), make(2, 4, 0.4, 0.4),
+                                      make(3, 4.5, 0.9, 0.9), make(4, 4.5, 0.9, 0.9)};
+  const std::vector<std::size_t> order = rank(rows);
+  ASSERT_EQ(order, (std::vector<std::size_t>{2, 1, 0, 3, 4}));
+  EXPECT_EQ(decided_by(rows, order, 0), "");
+  EXPECT_EQ(decided_by(rows, order, 1), "makespan");
+  EXPECT_EQ(decided_by(rows, order, 2), "worst group wait");
+  EXPECT_EQ(decided_by(rows, order, 3), "idle-target wait");
+  EXPECT_EQ(decided_by(rows, order, 4), "");  // a tie
+  const std::string text = ranking_text(rows, order);
+  EXPECT_NE(text.find("1. variant 2 (gw=[0,2], p=\"seed\"): makespan 4 s"), std::string::npos) << text;
+  EXPECT_NE(text.find("; behind variant 2 on makespan\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("3. variant 0 (gw=[0,0], p=\"seed\")"), std::string::npos) << text;
+  EXPECT_NE(text.find("; behind variant 1 on worst group wait\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("; behind variant 0 on idle-target wait\n"), std::string::npos) << text;
+  EXPECT_EQ(count(text, "behind"), 3u) << text;  // the second of the tied pair adds nothing
 }
 
 TEST(SweepSvg, DrawsBestFirstOnASecondsAxisWithValueLabels) {
@@ -133,6 +182,43 @@ void write_run(const std::filesystem::path& dir, const std::string& events, doub
       {"outcome", "COMPLETED"},
       {"vars", {{"gw", {0, 1}}}},
       {"groups", json::array()}}.dump();
+}
+
+// Two runs of one trace under two policies: the same dispatches, but g was overtaken 5 times under one
+// and never under the other, and each logged its own kind of stall report.
+TEST(Compare, ShowsThePoliciesEachGroupsOvertakesAndTheStallReports) {
+  const auto tmp =
+      std::filesystem::temp_directory_path() / ("dirsched-compare-ovt-" + std::to_string(::getpid()));
+  const std::string events =
+      R"({"seq":0,"t_s":0,"event":"submit","task":"g","kind":"group","members":1}
+{"seq":1,"t_s":2,"event":"dispatch","task":"g","member":0,"worker":0}
+)";
+  auto run = [&](const std::string& name, const std::string& policy, int overtakes, const char* stall) {
+    std::filesystem::create_directories(tmp / name);
+    std::ofstream(tmp / name / "events.jsonl") << events;
+    std::ofstream(tmp / name / "summary.json")
+        << json{{"scenario", "s"},
+                {"policy", policy},
+                {"makespan_s", 3},
+                {"outcome", "COMPLETED"},
+                {"groups", {{{"task", "g"}, {"launched_s", 2}, {"ready_wait_s", 2}, {"overtakes", overtakes}}}},
+                {"stalls", {{{"event", stall}, {"task", "g"}, {"t_s", 1}}}}}
+               .dump();
+  };
+  run("p", "seed", 5, "group_stall");
+  run("q", "head_reservation", 0, "reservation_stall");
+  run("r", "seed", 5, "group_stall");
+  const Comparison c = compare_runs((tmp / "p").string(), (tmp / "q").string());
+  EXPECT_FALSE(c.same) << c.text;  // same dispatches, but the stall reports differ
+  EXPECT_NE(c.text.find("\npolicies: A seed, B head_reservation\n"), std::string::npos) << c.text;
+  EXPECT_NE(c.text.find(" p ovt q ovt\n"), std::string::npos) << c.text;
+  EXPECT_TRUE(std::regex_search(c.text, std::regex(R"(\n  g +t=2 +t=2 +2 s +2 s +\+0 s +5 +0\n)"))) << c.text;
+  EXPECT_TRUE(std::regex_search(c.text, std::regex(R"(\n  group_stall reports +1 +0 )"))) << c.text;
+  EXPECT_TRUE(std::regex_search(c.text, std::regex(R"(\n  reservation_stall reports +0 +1 )"))) << c.text;
+  const Comparison same = compare_runs((tmp / "p").string(), (tmp / "r").string());
+  EXPECT_TRUE(same.same) << same.text;
+  EXPECT_EQ(same.text.find("policies:"), std::string::npos) << same.text;
+  std::filesystem::remove_all(tmp);
 }
 
 TEST(Compare, SaysSameForIdenticalRunsAndListsEveryDivergenceOtherwise) {

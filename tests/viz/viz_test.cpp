@@ -221,13 +221,53 @@ TEST(DagPicture, PacksIndependentComponentsIntoAWideDrawingNotOneTallColumn) {
   EXPECT_LT(h, 1000) << w << " x " << h;
 }
 
-TEST(DagPicture, NamesNodesInNaturalOrder) {
-  const std::string dot = dag_dot(parse_run(independent_and_two_chains(), nullptr));
-  const auto s2 = dot.find("\ts2\t"), s10 = dot.find("\ts10\t"), s9 = dot.find("\ts9\t");
+TEST(DagPicture, ListsNodesInSubmitOrder) {
+  // s10 is submitted before s2: the file follows the log, not the names.
+  const std::string log =
+      R"({"seq":0,"t_s":0,"event":"submit","task":"s10","kind":"single","callable":"k","members":1,"workers":[0]}
+{"seq":1,"t_s":0,"event":"submit","task":"s2","kind":"single","callable":"k","members":1,"workers":[0]}
+)";
+  const std::string dot = dag_dot(parse_run(log, nullptr));
+  const auto s2 = dot.find("\ts2\t"), s10 = dot.find("\ts10\t");
   ASSERT_NE(s2, std::string::npos) << dot.substr(0, 400);
   ASSERT_NE(s10, std::string::npos);
-  EXPECT_LT(s2, s10);
-  EXPECT_LT(s9, s10);
+  EXPECT_LT(s10, s2);
+}
+
+// Graphviz 2.43 drops every edge label when dot packs components; the drawing must keep them.
+TEST(DagPicture, DrawsEveryEdgeLabelWhenTheGraphHasSeveralComponents) {
+  const auto svg = dag_svg(parse_run(kLog, nullptr));  // a -x-> g, b -y-> c, r, s2: four components
+  ASSERT_TRUE(svg);
+  EXPECT_EQ(count(*svg, ">x</text>"), 1u) << *svg;
+  EXPECT_EQ(count(*svg, ">y</text>"), 1u);
+  const auto chains = dag_svg(parse_run(independent_and_two_chains(), nullptr));
+  ASSERT_TRUE(chains);
+  EXPECT_EQ(count(*chains, ">x</text>"), 18u);  // two chains of 10
+  EXPECT_EQ(count(*chains, "class=\"node\""), 60u);
+}
+
+// Components are placed row by row in the order their first task was submitted: s1 s2 s3 ... left to
+// right, then the next row, and the chains a0.. and b0.. after s40.
+TEST(DagPicture, PlacesIndependentComponentsInSubmitOrderRowByRow) {
+  const auto svg = dag_svg(parse_run(independent_and_two_chains(), nullptr));
+  ASSERT_TRUE(svg);
+  std::regex piece(R"re(<g class="component" transform="translate\(([0-9.]+) ([0-9.]+)\)">[^]*?<title>dag</title>[^]*?<title>([^<]+)</title>)re");
+  std::vector<std::string> order;
+  std::vector<std::pair<double, double>> at;  // (y, x)
+  for (auto it = std::sregex_iterator(svg->begin(), svg->end(), piece); it != std::sregex_iterator(); ++it) {
+    order.push_back((*it)[3]);
+    at.push_back({std::stod((*it)[2]), std::stod((*it)[1])});
+  }
+  std::vector<std::string> expected;
+  for (int i = 1; i <= 40; ++i) expected.push_back("s" + std::to_string(i));
+  expected.push_back("a0");
+  expected.push_back("b0");
+  EXPECT_EQ(order, expected);
+  for (std::size_t i = 1; i < at.size(); ++i)
+    EXPECT_TRUE(at[i - 1] < at[i]) << order[i - 1] << " is not before " << order[i];
+  ASSERT_GT(at.size(), 2u);
+  EXPECT_EQ(at[0].first, at[1].first);  // s1 and s2 share the first row
+  EXPECT_LT(at[0].second, at[1].second);
 }
 
 TEST(DagPicture, PastTheLimitDrawsTasksMergedByCallableAndWorker) {
@@ -403,6 +443,57 @@ TEST(ReportPage, ListsGroupsWorstWaitFirstCappedWithALinkToAll) {
   EXPECT_EQ(count(html.substr(all), "<tr><td>"), n);
   EXPECT_NE(html.find("href=\"#all-groups\""), std::string::npos);
   EXPECT_NE(html.find("id=\"all-groups\""), std::string::npos);
+}
+
+// `workers` NEXT_LEVEL workers 0..workers-1 and three singles on 0, 7 and workers-1; a summary that lists
+// every worker (busy or not) in id order.
+std::pair<RunView, json> wide_run(int workers) {
+  std::string log;
+  int seq = 0;
+  json ws = json::array();
+  for (int w = 0; w < workers; ++w) ws.push_back({{"worker", w}, {"kind", "local_chip"}, {"busy_s", 0.0}});
+  for (int w : {0, 7, workers - 1}) {
+    const std::string t = "t" + std::to_string(w), id = std::to_string(w);
+    log += "{\"seq\":" + std::to_string(seq++) + R"(,"t_s":0,"event":"submit","task":")" + t +
+           R"(","kind":"single","callable":"k","members":1,"workers":[)" + id + "]}\n";
+    log += "{\"seq\":" + std::to_string(seq++) + R"(,"t_s":0,"event":"dispatch","task":")" + t +
+           R"(","member":0,"worker":)" + id + "}\n";
+    log += "{\"seq\":" + std::to_string(seq++) + R"(,"t_s":1,"event":"member_end","task":")" + t +
+           R"(","member":0,"worker":)" + id + R"(,"outcome":"success"})" + "\n";
+    ws[static_cast<std::size_t>(w)]["busy_s"] = 1.0;
+  }
+  json s = {{"scenario", "wide"}, {"workers", ws}};
+  return {parse_run(log, &s), s};
+}
+
+TEST(TimelinePicture, PastTheLaneLimitDrawsOnlyBusyWorkersAndCountsTheIdleOnes) {
+  auto [v, s] = wide_run(static_cast<int>(kMaxIdleLanes) + 100);
+  const std::string svg = timeline_svg(v);
+  EXPECT_EQ(count(svg, "class=\"lane\""), 3u + 2u) << "workers 0, 7, 299 and the two FIFOs";
+  EXPECT_NE(svg.find(">worker 7<"), std::string::npos);
+  EXPECT_NE(svg.find(">worker 299<"), std::string::npos);
+  EXPECT_EQ(svg.find(">worker 8<"), std::string::npos);
+  EXPECT_NE(svg.find("<text class=\"idle-note\" x=\"120\" y=\"36\">297 idle workers not drawn</text>"),
+            std::string::npos);
+  const std::string html = report_html(v, s, std::nullopt, svg);
+  EXPECT_NE(html.find("297 idle workers not listed"), std::string::npos);
+  EXPECT_EQ(count(html, "<td>local_chip</td>"), 3u);
+  const json trace = json::parse(chrome_trace(v));
+  std::size_t threads = 0;
+  for (const auto& e : trace["traceEvents"]) threads += e.value("name", "") == "thread_name";
+  EXPECT_EQ(threads, 3u);
+}
+
+TEST(TimelinePicture, UpToTheLaneLimitDrawsEveryWorkerAsBefore) {
+  auto [v, s] = wide_run(static_cast<int>(kMaxIdleLanes));
+  const std::string svg = timeline_svg(v);
+  EXPECT_EQ(count(svg, "class=\"lane\""), kMaxIdleLanes + 2);
+  EXPECT_EQ(svg.find("idle-note"), std::string::npos);
+  // The first lane sits where it always did: 30 px from the top.
+  EXPECT_NE(svg.find("<rect class=\"lane\" x=\"0\" y=\"30\""), std::string::npos);
+  const std::string html = report_html(v, s, std::nullopt, svg);
+  EXPECT_EQ(count(html, "<td>local_chip</td>"), kMaxIdleLanes);
+  EXPECT_EQ(html.find("not listed"), std::string::npos);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
 
@@ -60,32 +61,69 @@ struct Graph {
   ~Graph() { agclose(g); }
 };
 
-// Builds the graph: nodes in name order, edges in (producer, consumer, buffer) order.
-std::unique_ptr<Graph> build(const RunView& v) {
+// A graph before Graphviz sees it: nodes and edges in drawing order, each with its attributes. dag.dot
+// is all of it as one graph; dag.svg lays out each connected component alone and places the
+// drawings itself (see compose below).
+struct Spec {
+  using Attrs = std::vector<std::pair<std::string, std::string>>;
+  struct Node {
+    std::string name;
+    Attrs attrs;
+  };
+  struct Edge {
+    std::size_t from, to;
+    std::string key;
+    Attrs attrs;
+  };
+  Attrs graph_attrs;  // beyond the defaults below
+  Attrs node_defaults, edge_defaults;
+  std::vector<Node> nodes;
+  std::vector<Edge> edges;
+  std::map<std::string, std::size_t> index;
+  std::size_t add_node(const std::string& name) {
+    auto [it, fresh] = index.emplace(name, nodes.size());
+    if (fresh) nodes.push_back({name, {}});
+    return it->second;
+  }
+};
+
+// The graph of `spec` restricted to the nodes with keep[i] (all of them when keep is empty).
+std::unique_ptr<Graph> materialise(const Spec& spec, const std::vector<bool>& keep) {
   auto graph = std::make_unique<Graph>();
   graph->g = agopen(c("dag"), Agdirected, nullptr);
   Agraph_t* g = graph->g;
   agattr(g, AGRAPH, c("rankdir"), c("LR"));
   agattr(g, AGRAPH, c("fontname"), c("Helvetica"));
-  // Independent components (a pile of singles, two chains) are laid out one by one and packed into a
-  // roughly square array, instead of one column thousands of points tall.
-  agattr(g, AGRAPH, c("pack"), c("true"));
-  agattr(g, AGRAPH, c("packmode"), c("array_u"));
-  agattr(g, AGNODE, c("shape"), c("box"));
-  agattr(g, AGNODE, c("style"), c("filled"));
-  agattr(g, AGNODE, c("fillcolor"), c("white"));
-  agattr(g, AGNODE, c("fontname"), c("Helvetica"));
-  agattr(g, AGNODE, c("label"), c(""));
-  agattr(g, AGNODE, c("tooltip"), c(""));
-  agattr(g, AGEDGE, c("label"), c(""));
-  agattr(g, AGEDGE, c("fontname"), c("Helvetica"));
-  agattr(g, AGEDGE, c("fontsize"), c("10"));
-  std::vector<const TaskView*> sorted;
-  for (const TaskView& t : v.tasks) sorted.push_back(&t);
-  std::sort(sorted.begin(), sorted.end(),
-            [](const TaskView* a, const TaskView* b) { return natural_less(a->name, b->name); });
-  for (const TaskView* t : sorted) {
-    Agnode_t* n = agnode(g, c(t->name), 1);
+  for (const auto& [k, val] : spec.graph_attrs) agattr(g, AGRAPH, c(k), c(val));
+  for (const auto& [k, val] : spec.node_defaults) agattr(g, AGNODE, c(k), c(val));
+  for (const auto& [k, val] : spec.edge_defaults) agattr(g, AGEDGE, c(k), c(val));
+  std::vector<Agnode_t*> made(spec.nodes.size(), nullptr);
+  for (std::size_t i = 0; i < spec.nodes.size(); ++i) {
+    if (!keep.empty() && !keep[i]) continue;
+    made[i] = agnode(g, c(spec.nodes[i].name), 1);
+    for (const auto& [k, val] : spec.nodes[i].attrs) agsafeset(made[i], c(k), c(val), c(""));
+  }
+  for (const Spec::Edge& e : spec.edges) {
+    if (!made[e.from] || !made[e.to]) continue;
+    Agedge_t* edge = agedge(g, made[e.from], made[e.to], e.key.empty() ? nullptr : c(e.key), 1);
+    for (const auto& [k, val] : e.attrs) agsafeset(edge, c(k), c(val), c(""));
+  }
+  return graph;
+}
+
+const Spec::Attrs kNodeDefaults = {{"shape", "box"},           {"style", "filled"}, {"fillcolor", "white"},
+                                   {"fontname", "Helvetica"}, {"label", ""},       {"tooltip", ""}};
+const Spec::Attrs kEdgeDefaults = {{"label", ""}, {"fontname", "Helvetica"}, {"fontsize", "10"}};
+
+// Nodes in submit order (the order the log first names each task), edges in (producer, consumer,
+// buffer) order.
+Spec build(const RunView& v) {
+  Spec spec;
+  spec.node_defaults = kNodeDefaults;
+  spec.edge_defaults = kEdgeDefaults;
+  for (const TaskView& task : v.tasks) {
+    const TaskView* t = &task;
+    Spec::Node& n = spec.nodes[spec.add_node(t->name)];
     std::string label = t->name + "\n" + t->state;
     if (t->kind == "group" || t->kind == "sub_group") {
       for (std::uint32_t m = 0; m < t->members; ++m) {
@@ -106,43 +144,28 @@ std::unique_ptr<Graph> build(const RunView& v) {
     if (t->start >= 0) tip += ", start " + fmt(t->start) + " s";
     if (t->end >= 0) tip += ", end " + fmt(t->end) + " s";
     if (!t->cause.empty()) tip += ", poisoned by " + t->cause;
-    agsafeset(n, c("label"), c(label), c(""));
-    agsafeset(n, c("shape"), c(shape_of(t->kind)), c("box"));
-    agsafeset(n, c("fillcolor"), c(state_colour(t->state)), c("white"));
-    agsafeset(n, c("tooltip"), c(tip), c(""));
-    if (t->state == "NOT_SUBMITTED") agsafeset(n, c("style"), c("dashed"), c("filled"));
+    n.attrs = {{"label", label}, {"shape", shape_of(t->kind)}, {"fillcolor", state_colour(t->state)},
+               {"tooltip", tip}};
+    if (t->state == "NOT_SUBMITTED") n.attrs.push_back({"style", "dashed"});
   }
   for (const DepEdge& d : v.deps) {
-    Agnode_t* a = agnode(g, c(d.producer), 0);
-    Agnode_t* b = agnode(g, c(d.consumer), 0);
-    if (!a || !b) continue;
-    Agedge_t* e = agedge(g, a, b, c(d.buffer), 1);
-    agsafeset(e, c("label"), c(d.buffer), c(""));
+    auto a = spec.index.find(d.producer), b = spec.index.find(d.consumer);
+    if (a == spec.index.end() || b == spec.index.end()) continue;
+    spec.edges.push_back({a->second, b->second, d.buffer, {{"label", d.buffer}}});
   }
-  return graph;
+  return spec;
 }
 
 // Past kMaxDagSvgNodes: one node per (callable, worker) with its task count and final states, one
 // edge per pair of such nodes with the number of dependencies it stands for. A group sits under its
-// first target; SUB tasks under "SUB".
-std::unique_ptr<Graph> build_condensed(const RunView& v) {
-  auto graph = std::make_unique<Graph>();
-  graph->g = agopen(c("dag"), Agdirected, nullptr);
-  Agraph_t* g = graph->g;
-  agattr(g, AGRAPH, c("rankdir"), c("LR"));
-  agattr(g, AGRAPH, c("fontname"), c("Helvetica"));
-  agattr(g, AGRAPH, c("pack"), c("true"));
-  agattr(g, AGRAPH, c("packmode"), c("array_u"));
-  agattr(g, AGRAPH, c("label"),
-         c("condensed: " + std::to_string(v.tasks.size()) + " tasks merged by callable and worker"));
-  agattr(g, AGNODE, c("shape"), c("box"));
-  agattr(g, AGNODE, c("style"), c("filled"));
-  agattr(g, AGNODE, c("fillcolor"), c("white"));
-  agattr(g, AGNODE, c("fontname"), c("Helvetica"));
-  agattr(g, AGNODE, c("label"), c(""));
-  agattr(g, AGEDGE, c("label"), c(""));
-  agattr(g, AGEDGE, c("fontname"), c("Helvetica"));
-  agattr(g, AGEDGE, c("fontsize"), c("10"));
+// first target; SUB tasks under "SUB". Nodes in natural name order.
+std::optional<Spec> build_condensed(const RunView& v) {
+  Spec spec;
+  spec.graph_attrs = {
+      {"label", "condensed: " + std::to_string(v.tasks.size()) + " tasks merged by callable and worker"}};
+  spec.node_defaults = {{"shape", "box"}, {"style", "filled"}, {"fillcolor", "white"},
+                        {"fontname", "Helvetica"}, {"label", ""}};
+  spec.edge_defaults = kEdgeDefaults;
   auto key_of = [](const TaskView& t) {
     const bool sub = t.kind == "sub" || t.kind == "sub_group";
     const std::string where = sub ? "SUB" : t.workers.empty() ? "?" : "worker " + t.workers.front();
@@ -160,7 +183,7 @@ std::unique_ptr<Graph> build_condensed(const RunView& v) {
     ++clusters[k].tasks;
     ++clusters[k].states[t.state];
   }
-  if (clusters.size() > kMaxDagSvgNodes) return nullptr;  // even condensed, too many to lay out
+  if (clusters.size() > kMaxDagSvgNodes) return std::nullopt;  // even condensed, too many to lay out
   for (const auto& [k, cl] : clusters) {
     std::string label = k + "\n" + std::to_string(cl.tasks) + (cl.tasks == 1 ? " task" : " tasks");
     std::string worst = "COMPLETED";
@@ -168,26 +191,121 @@ std::unique_ptr<Graph> build_condensed(const RunView& v) {
       if (state != "COMPLETED") worst = state;
       label += "\n" + std::to_string(n) + " " + state;
     }
-    Agnode_t* n = agnode(g, c(k), 1);
-    agsafeset(n, c("label"), c(label), c(""));
-    agsafeset(n, c("fillcolor"), c(state_colour(worst)), c("white"));
+    spec.nodes[spec.add_node(k)].attrs = {{"label", label}, {"fillcolor", state_colour(worst)}};
   }
   std::map<std::pair<std::string, std::string>, std::size_t> edges;
   for (const DepEdge& d : v.deps) {
     auto a = cluster_of.find(d.producer), b = cluster_of.find(d.consumer);
     if (a != cluster_of.end() && b != cluster_of.end()) ++edges[{a->second, b->second}];
   }
-  for (const auto& [ends, n] : edges) {
-    Agedge_t* e = agedge(g, agnode(g, c(ends.first), 0), agnode(g, c(ends.second), 0), nullptr, 1);
-    agsafeset(e, c("label"), c(std::to_string(n)), c(""));
+  for (const auto& [ends, n] : edges)
+    spec.edges.push_back(
+        {spec.index.at(ends.first), spec.index.at(ends.second), "", {{"label", std::to_string(n)}}});
+  return spec;
+}
+
+// Connected components (edges taken both ways), each listed in node order, ordered by their first node.
+std::vector<std::vector<std::size_t>> components(const Spec& spec) {
+  std::vector<std::size_t> parent(spec.nodes.size());
+  for (std::size_t i = 0; i < parent.size(); ++i) parent[i] = i;
+  auto root = [&](std::size_t i) {
+    while (parent[i] != i) i = parent[i] = parent[parent[i]];
+    return i;
+  };
+  for (const Spec::Edge& e : spec.edges) {
+    const std::size_t a = root(e.from), b = root(e.to);
+    if (a != b) parent[std::max(a, b)] = std::min(a, b);  // the root is the component's first node
   }
-  return graph;
+  std::vector<std::vector<std::size_t>> out;
+  std::map<std::size_t, std::size_t> slot;
+  for (std::size_t i = 0; i < spec.nodes.size(); ++i) {
+    auto [it, fresh] = slot.emplace(root(i), out.size());
+    if (fresh) out.emplace_back();
+    out[it->second].push_back(i);
+  }
+  return out;
+}
+
+// One component drawn by dot: the inner SVG (below the <svg> element) and its size in points.
+struct Piece {
+  std::string prolog;  // XML declaration, doctype, generator comment
+  std::string head;  // the <svg ...> start tag
+  std::string body;  // up to, not including, </svg>
+  double w = 0, h = 0;
+};
+
+double attr_number(const std::string& tag, const std::string& name) {
+  const auto at = tag.find(" " + name + "=\"");
+  return at == std::string::npos ? 0 : std::atof(tag.c_str() + at + name.size() + 3);
+}
+
+Piece lay_out(GVC_t* gvc, Agraph_t* g) {
+  gvLayout(gvc, g, "dot");
+  char* data = nullptr;
+  unsigned int len = 0;
+  gvRenderData(gvc, g, "svg", &data, &len);
+  std::string svg(data, len);
+  gvFreeRenderData(data);
+  gvFreeLayout(gvc, g);
+  Piece p;
+  const auto open = svg.find("<svg");
+  p.prolog = svg.substr(0, open);
+  const auto open_end = svg.find('>', open);
+  const auto close = svg.rfind("</svg>");
+  p.head = svg.substr(open, open_end + 1 - open);
+  p.body = svg.substr(open_end + 1, close - open_end - 1);
+  p.w = attr_number(p.head, "width");  // "62pt": atof stops at the unit
+  p.h = attr_number(p.head, "height");
+  return p;
+}
+
+// Graphviz 2.43's dot drops every edge label when it packs components (pack=true, any packmode), so
+// each component is laid out alone and the drawings are placed here, in rows, first node first: a
+// pile of independent singles and a few chains read as a wide block instead of one tall column. Ids
+// are prefixed per piece (c3_node1) so the page keeps unique ids.
+std::string compose(const std::vector<Piece>& pieces, const std::string& prolog) {
+  constexpr double kGap = 12;
+  double area = 0, widest = 0;
+  for (const Piece& p : pieces) area += (p.w + kGap) * (p.h + kGap), widest = std::max(widest, p.w);
+  // Rows about 1.6 times as wide as the block is tall.
+  const double row_width = std::max(widest, std::sqrt(area * 1.6));
+  struct Place {
+    double x, y;
+  };
+  std::vector<Place> at;
+  double x = 0, y = 0, row_h = 0, total_w = 0;
+  for (const Piece& p : pieces) {
+    if (x > 0 && x + p.w / 2 > row_width) y += row_h + kGap, x = 0, row_h = 0;  // past its middle: wrap
+    at.push_back({x, y});
+    x += p.w + kGap;
+    row_h = std::max(row_h, p.h);
+    total_w = std::max(total_w, x - kGap);
+  }
+  const double total_h = y + row_h;
+  const long W = static_cast<long>(std::ceil(total_w)), H = static_cast<long>(std::ceil(total_h));
+  std::string out = prolog;
+  out += "<svg width=\"" + std::to_string(W) + "pt\" height=\"" + std::to_string(H) + "pt\"\n viewBox=\"0 0 " +
+         std::to_string(W) + " " + std::to_string(H) +
+         "\" xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\">\n";
+  out += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  for (std::size_t i = 0; i < pieces.size(); ++i) {
+    const Piece& p = pieces[i];
+    std::string body = p.body;
+    const std::string prefix = " id=\"c" + std::to_string(i) + "_";
+    for (auto k = body.find(" id=\""); k != std::string::npos; k = body.find(" id=\"", k + prefix.size()))
+      body.replace(k, 5, prefix);
+    // dot's viewBox starts at 0 0 in points, so a translation places the drawing.
+    out += "<g class=\"component\" transform=\"translate(" + fmt(at[i].x) + " " + fmt(at[i].y) + ")\">" +
+           body + "</g>\n";
+  }
+  out += "</svg>\n";
+  return out;
 }
 
 }  // namespace
 
 std::string dag_dot(const RunView& v) {
-  auto graph = build(v);
+  auto graph = materialise(build(v), {});
   char* buf = nullptr;
   std::size_t len = 0;
   FILE* f = open_memstream(&buf, &len);
@@ -206,17 +324,36 @@ GVC_t* graphviz_context() {
 }
 
 std::optional<std::string> dag_svg(const RunView& v) {
-  auto graph = v.tasks.size() > kMaxDagSvgNodes ? build_condensed(v) : build(v);
-  if (!graph) return std::nullopt;
+  std::optional<Spec> spec = v.tasks.size() > kMaxDagSvgNodes ? build_condensed(v) : build(v);
+  if (!spec) return std::nullopt;
   GVC_t* gvc = graphviz_context();
-  gvLayout(gvc, graph->g, "dot");
-  char* data = nullptr;
-  unsigned int len = 0;
-  gvRenderData(gvc, graph->g, "svg", &data, &len);
-  std::string out(data, len);
-  gvFreeRenderData(data);
-  gvFreeLayout(gvc, graph->g);
-  return out;
+  const auto parts = components(*spec);
+  // A condensed graph's caption belongs to the whole drawing, not to each piece.
+  Spec::Attrs caption;
+  if (parts.size() > 1) std::swap(caption, spec->graph_attrs);
+  std::vector<Piece> pieces;
+  for (const auto& part : parts) {
+    std::vector<bool> keep(spec->nodes.size(), false);
+    for (std::size_t i : part) keep[i] = true;
+    auto graph = materialise(*spec, parts.size() == 1 ? std::vector<bool>{} : keep);
+    pieces.push_back(lay_out(gvc, graph->g));
+  }
+  if (!caption.empty()) {  // drawn as a piece of its own, last
+    Spec only_caption;
+    only_caption.graph_attrs = caption;
+    auto graph = materialise(only_caption, {});
+    pieces.push_back(lay_out(gvc, graph->g));
+  }
+  if (pieces.empty()) {  // no task: dot's own empty drawing
+    auto graph = materialise(*spec, {});
+    pieces.push_back(lay_out(gvc, graph->g));
+  }
+  if (pieces.size() == 1) {
+    // One component: dot's drawing as it is.
+    const Piece& p = pieces.front();
+    return p.prolog + p.head + p.body + "</svg>\n";
+  }
+  return compose(pieces, pieces.front().prolog);
 }
 
 }  // namespace dirsched::viz

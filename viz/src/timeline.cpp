@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <set>
 
 #include "dirsched/viz.hpp"
 
@@ -87,7 +88,7 @@ const char* bar_colour(const MemberBar& b) {
   return "#4f81bd";
 }
 
-constexpr double kLabelW = 120, kLaneH = 32, kBarH = 18, kTop = 30, kAxisH = 40, kLegendRowH = 16;
+constexpr double kLabelW = 120, kLaneH = 32, kBarH = 18, kAxisH = 40, kLegendRowH = 16;
 
 // Each waiting group gets its own hue, so two groups' waits never share one shading.
 const char* shade_colour(std::size_t k) {
@@ -95,7 +96,40 @@ const char* shade_colour(std::size_t k) {
   return palette[k % 6];
 }
 
+// 65526 -> "65,526".
+std::string thousands(std::size_t n) {
+  std::string d = std::to_string(n), o;
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    if (i > 0 && (d.size() - i) % 3 == 0) o += ',';
+    o += d[i];
+  }
+  return o;
+}
+
 }  // namespace
+
+std::vector<std::string> drawn_lanes(const RunView& v, std::size_t* hidden) {
+  if (hidden) *hidden = 0;
+  if (v.lanes.size() <= kMaxIdleLanes) return v.lanes;
+  std::set<std::string> active;
+  for (const auto& [lane, bars] : v.bars)
+    if (!bars.empty()) active.insert(lane);
+  for (const auto& [queue, steps] : v.depth)
+    if (queue.rfind("worker:", 0) == 0)
+      for (const DepthStep& st : steps)
+        if (st.depth > 0) active.insert(queue.substr(7));
+  for (const StarvedInterval& st : v.starved) active.insert(st.targets.begin(), st.targets.end());
+  for (const ReservedInterval& r : v.reserved) active.insert(r.worker);
+  for (const StallMark& m : v.stalls) {
+    active.insert(m.busy.begin(), m.busy.end());
+    active.insert(m.idle_queued.begin(), m.idle_queued.end());
+  }
+  std::vector<std::string> out;
+  for (const std::string& lane : v.lanes)
+    if (active.count(lane)) out.push_back(lane);
+  if (hidden) *hidden = v.lanes.size() - out.size();
+  return out;
+}
 
 std::vector<LegendItem> timeline_legend(const RunView& v) {
   std::vector<LegendItem> items = {
@@ -119,8 +153,11 @@ std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
   const double plot_w = opt.width_px - kLabelW - 20;
   const double span = v.end_time > 0 ? v.end_time : 1;
   auto x_of = [&](double t) { return kLabelW + t / span * plot_w; };
-  std::vector<std::string> lanes = v.lanes;
+  std::size_t hidden = 0;
+  std::vector<std::string> lanes = drawn_lanes(v, &hidden);
   const std::size_t worker_lanes = lanes.size();
+  // Past kMaxIdleLanes workers, one line under the title says how many idle ones were left out.
+  const double kTop = hidden ? 46 : 30;
   lanes.push_back("group FIFO");
   lanes.push_back("SUB FIFO");
   const std::vector<LegendItem> legend = timeline_legend(v);
@@ -134,6 +171,9 @@ std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
   o += "<rect x=\"0\" y=\"0\" width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n";
   o += "<text x=\"" + num(kLabelW) + "\" y=\"18\" font-size=\"13\" font-weight=\"bold\">Dispatch timeline (" +
        g6(v.end_time) + " s)</text>\n";
+  if (hidden)
+    o += "<text class=\"idle-note\" x=\"" + num(kLabelW) + "\" y=\"36\">" + thousands(hidden) +
+         (hidden == 1 ? " idle worker" : " idle workers") + " not drawn</text>\n";
   auto lane_y = [&](std::size_t i) { return kTop + kLaneH * static_cast<double>(i); };
   std::map<std::string, std::size_t> lane_of;
   for (std::size_t i = 0; i < lanes.size(); ++i) {
@@ -309,9 +349,11 @@ std::string chrome_trace(const RunView& v) {
   using nlohmann::ordered_json;
   ordered_json events = ordered_json::array();
   std::map<std::string, int> tid;
+  const bool only_busy = v.lanes.size() > kMaxIdleLanes;  // past it, name only the threads with runs
   for (std::size_t i = 0; i < v.lanes.size(); ++i) {
     tid[v.lanes[i]] = static_cast<int>(i);
     const bool sub = v.lanes[i].rfind("sub", 0) == 0;
+    if (only_busy && !v.bars.count(v.lanes[i])) continue;
     events.push_back({{"name", "thread_name"},
                       {"ph", "M"},
                       {"pid", sub ? 2 : 1},
@@ -495,12 +537,23 @@ std::string report_html(const RunView& v, const nlohmann::json& summary,
   if (summary.contains("workers")) {
     o += "<h2>Workers</h2><table><tr><th>worker</th><th>kind</th><th>host</th><th>busy "
          "(s)</th><th>utilisation</th></tr>";
-    for (const auto& w : summary["workers"])
+    // Past kMaxIdleLanes workers, only those that ran something, and a line for the rest.
+    const bool only_busy = summary["workers"].size() > kMaxIdleLanes;
+    std::size_t idle_left_out = 0;
+    for (const auto& w : summary["workers"]) {
+      if (only_busy && !(w.value("busy_s", 0.0) > 0)) {
+        ++idle_left_out;
+        continue;
+      }
       o += "<tr><td>" + esc(w["worker"].is_string() ? w["worker"].get<std::string>() : w["worker"].dump()) +
            "</td><td>" + esc(w.value("kind", "")) + "</td><td>" + esc(w.value("host", "")) +
            "</td><td class=\"num\">" + g6(w.value("busy_s", 0.0)) + "</td><td class=\"num\">" +
            percent(w.value("utilisation", 0.0)) + " %</td></tr>";
+    }
     o += "</table>\n";
+    if (idle_left_out)
+      o += "<p class=\"idle-note\">" + thousands(idle_left_out) +
+           (idle_left_out == 1 ? " idle worker" : " idle workers") + " not listed (busy 0 s).</p>\n";
   }
   o += "<h2>Stall reports</h2>";
   if (!v.stalls.empty()) {

@@ -48,6 +48,8 @@ struct SweepRow {
   double group_idle_target_s = 0;  // summed over groups
   double utilisation = 0;          // mean over NEXT_LEVEL workers
   long failed = 0, poisoned = 0, rejected = 0, stuck = 0;
+  long overtakes_max = 0;  // the most singles that overtook one NEXT_LEVEL group
+  long stalls = 0;         // stall reports (group_stall and reservation_stall) the run logged
   std::string outcome;
   // COMPLETED with no REJECTED, FAILED, POISONED or STUCK task. A variant that is not clean did less
   // work, so its makespan says nothing about its worker sets: it ranks after every clean one.
@@ -60,6 +62,9 @@ SweepRow row_from_summary(const Variant& v, const nlohmann::json& summary);
 std::vector<std::size_t> rank(const std::vector<SweepRow>& rows);
 // The place of each ranked row (1-based); rows whose keys all tie (everything but the index) share one.
 std::vector<std::size_t> places(const std::vector<SweepRow>& rows, const std::vector<std::size_t>& ranking);
+// What put ranked row k behind row k-1: "clean", "makespan", "idle-target wait", "worst group wait",
+// "worst single wait", "mean single wait"; "" for the first row and for a tie.
+std::string decided_by(const std::vector<SweepRow>& rows, const std::vector<std::size_t>& ranking, std::size_t k);
 std::string sweep_csv(const std::vector<std::string>& var_names, const std::vector<SweepRow>& rows);
 // Bars best first on a makespan axis in seconds, each with its value; tied places share a number, every
 // variant tied for first is marked best, a variant that is not clean is hatched and says why.

@@ -113,8 +113,9 @@ RunView parse_run(const std::string& events_jsonl, const nlohmann::json* summary
 // Graphviz: measured here, dot lays out 1,000 dependent tasks in about 0.9 s and 1,500 in 3.2 s,
 // so past 1,000 tasks dag_svg draws a condensed DAG instead: one node per (callable, worker) with its
 // task count and final states, edges labelled with the dependencies they stand for (nothing when
-// even that has more than 1,000 nodes). Independent components are packed side by side; nodes are
-// in natural name order (s2 before s10); dot ranks them by dependency depth.
+// even that has more than 1,000 nodes). dag.dot lists nodes in submit order. dag.svg lays out each
+// connected component alone (dot drops edge labels when it packs) and places them row by row in the
+// order their first task was submitted; dot ranks a component's nodes by dependency depth.
 constexpr std::size_t kMaxDagSvgNodes = 1000;
 std::string dag_dot(const RunView& run);
 std::optional<std::string> dag_svg(const RunView& run);
@@ -130,6 +131,13 @@ struct LegendItem {
   std::string text;
 };
 std::vector<LegendItem> timeline_legend(const RunView& run);
+// Past this many workers, the timeline draws only the lanes with something on them (a run, a queued
+// single, a reservation, a starved group's or a stall report's target), the report lists only the workers
+// that ran something, and trace.json names only the threads that hold a run; each says how many idle
+// workers it left out. Up to it, every worker is drawn.
+constexpr std::size_t kMaxIdleLanes = 200;
+// The worker lanes the timeline draws, in lane order; `hidden` gets how many were left out.
+std::vector<std::string> drawn_lanes(const RunView& run, std::size_t* hidden);
 std::string timeline_svg(const RunView& run, const TimelineOptions& options = {});
 std::string chrome_trace(const RunView& run);
 // The report's group table shows this many groups, worst READY wait first; all of them follow at the end.
