@@ -2,8 +2,8 @@
 // op, and the replay's second reading of the ops.
 //
 // Ops are read from a 1 MiB window of the file. An op is read in place by FastOp while it lies whole
-// in the window (NeedMore: the window slides to the op's first byte and takes more of the file, and the
-// op is read again). FastOp takes only what it can check completely itself; on anything else (Bail) the
+// in the window (Status::kMore: the window slides to the op's first byte and takes more of the file, and the
+// op is read again). FastOp takes only what it can check completely itself; on anything else (Status::kBail) the
 // op's bytes are found by ValueScan and read by the strict reader and detail::OpReader instead.
 #include "dirsched/trace_file.hpp"
 
@@ -25,8 +25,7 @@
 namespace dirsched {
 namespace {
 
-struct NeedMore {};  // the op goes on past the window
-struct Bail {};      // not a shape FastOp takes (or not valid JSON): the strict reader decides
+struct Bail {};  // the array or the file is not what the check saw: the full read decides
 
 struct FileCloser {
   void operator()(std::FILE* f) const { std::fclose(f); }
@@ -147,10 +146,13 @@ class FastOp {
  public:
   FastOp(const detail::OpReader& reader, const char* p, const char* end, bool eof)
       : reader_(reader), p_(p), end_(end), eof_(eof) {}
+  enum class Status { kOk, kMore, kBail };  // kMore: the op goes on past the window
+  // Reads one op; the position after it, valid when status() is kOk.
   const char* read(OpSpec& op, const std::string& path, bool in_batch) {
     op_value(op, path, in_batch);
     return p_;
   }
+  Status status() const { return status_; }
 
  private:
   enum Key : unsigned {
@@ -168,36 +170,56 @@ class FastOp {
     kOps = 1u << 11,
   };
 
-  [[noreturn]] void more() const {
-    if (eof_) throw Bail{};
-    throw NeedMore{};
+  // A failure stops the reading without an exception (the replay reads ops inside a SimGrid actor,
+  // where an exception unwinds a swapped context and trips ASan): the position moves to the end, so
+  // that every later peek() reads '\0', which no rule takes, and each caller returns at once.
+  struct Failed {
+    template <typename T>
+    operator T() const {  // NOLINT: any return type
+      return T{};
+    }
+  };
+  void fail(Status s) {
+    if (status_ == Status::kOk) status_ = s;
+    p_ = end_;
   }
-  char peek() const {
-    if (p_ == end_) more();
+  Failed bail() {
+    fail(Status::kBail);
+    return {};
+  }
+  void bail_void() { fail(Status::kBail); }
+  char peek() {
+    if (p_ >= end_) {
+      if (status_ == Status::kOk) fail(eof_ ? Status::kBail : Status::kMore);
+      return '\0';
+    }
     return *p_;
   }
+  void bump() {
+    if (p_ < end_) ++p_;
+  }
   void ws() {
-    while (is_ws(peek())) ++p_;
+    while (is_ws(peek())) bump();
   }
   void expect(char c) {
     ws();
-    if (peek() != c) throw Bail{};
-    ++p_;
+    if (peek() != c) return bail_void();
+    bump();
   }
   // After a value in a container: true for ',', false for `close`.
   bool next_or(char close) {
     ws();
     const char c = peek();
-    ++p_;
+    bump();
     if (c == ',') return true;
     if (c == close) return false;
-    throw Bail{};
+    return bail();
   }
   // True when the container (already opened) is empty.
   bool empty_then(char close) {
     ws();
     if (peek() != close) return false;
-    ++p_;
+    bump();
     return true;
   }
   // A string of printable ASCII without escapes.
@@ -207,44 +229,45 @@ class FastOp {
     while (true) {
       const unsigned char c = static_cast<unsigned char>(peek());
       if (c == '"') break;
-      if (c < 0x20 || c >= 0x7f || c == '\\') throw Bail{};
-      ++p_;
+      if (c < 0x20 || c >= 0x7f || c == '\\') return bail();
+      bump();
     }
     const std::string_view s(b, static_cast<std::size_t>(p_ - b));
-    ++p_;
+    bump();
     return s;
   }
   // A JSON number's text; `integer` when it has neither fraction nor exponent.
   std::string_view number_text(bool& integer) {
     ws();
     const char* b = p_;
-    if (peek() == '-') ++p_;
+    if (peek() == '-') bump();
     if (peek() == '0') {
-      ++p_;
+      bump();
     } else {
-      if (!is_digit(peek())) throw Bail{};
-      while (is_digit(peek())) ++p_;
+      if (!is_digit(peek())) return bail();
+      while (is_digit(peek())) bump();
     }
     integer = true;
     if (peek() == '.') {
-      ++p_;
-      if (!is_digit(peek())) throw Bail{};
-      while (is_digit(peek())) ++p_;
+      bump();
+      if (!is_digit(peek())) return bail();
+      while (is_digit(peek())) bump();
       integer = false;
     }
     if (peek() == 'e' || peek() == 'E') {
-      ++p_;
-      if (peek() == '+' || peek() == '-') ++p_;
-      if (!is_digit(peek())) throw Bail{};
-      while (is_digit(peek())) ++p_;
+      bump();
+      if (peek() == '+' || peek() == '-') bump();
+      if (!is_digit(peek())) return bail();
+      while (is_digit(peek())) bump();
       integer = false;
     }
     return {b, static_cast<std::size_t>(p_ - b)};
   }
   // An integer of at most 18 digits (any of them fits an int64, as the strict reader keeps it).
-  static std::int64_t small_integer(std::string_view t) {
+  std::int64_t small_integer(std::string_view t) {
+    if (t.empty() || status_ != Status::kOk) return bail();
     const bool negative = t[0] == '-';
-    if (t.size() - (negative ? 1 : 0) > 18) throw Bail{};
+    if (t.size() - (negative ? 1 : 0) > 18) return bail();
     std::int64_t v = 0;
     for (std::size_t i = negative ? 1 : 0; i < t.size(); ++i) v = v * 10 + (t[i] - '0');
     return negative ? -v : v;
@@ -257,28 +280,28 @@ class FastOp {
     if (integer) return static_cast<double>(small_integer(t));
     double d = 0;
     const auto r = std::from_chars(t.data(), t.data() + t.size(), d);
-    if (r.ec != std::errc() || r.ptr != t.data() + t.size() || !std::isfinite(d)) throw Bail{};
+    if (r.ec != std::errc() || r.ptr != t.data() + t.size() || !std::isfinite(d)) return bail();
     if (d == 0)
       for (char c : t) {
         if (c == 'e' || c == 'E') break;
-        if (c >= '1' && c <= '9') throw Bail{};  // 1e-400: the strict reader refuses it
+        if (c >= '1' && c <= '9') return bail();  // 1e-400: the strict reader refuses it
       }
     return d;
   }
   // A simulated time: non-negative, at most kMaxTimeS.
   double time() {
     const double d = number();
-    if (d < 0 || d > kMaxTimeS) throw Bail{};
+    if (d < 0 || d > kMaxTimeS) return bail();
     return d;
   }
   bool boolean() {
     ws();
     const char c = peek();
     const char* word = c == 't' ? "true" : c == 'f' ? "false" : nullptr;
-    if (!word) throw Bail{};
+    if (!word) return bail();
     for (const char* w = word; *w; ++w) {
-      if (peek() != *w) throw Bail{};
-      ++p_;
+      if (peek() != *w) return bail();
+      bump();
     }
     return c == 't';
   }
@@ -292,8 +315,8 @@ class FastOp {
       boolean();
     } else if (c == 'n') {
       for (const char* w = "null"; *w; ++w) {
-        if (peek() != *w) throw Bail{};
-        ++p_;
+        if (peek() != *w) return bail_void();
+        bump();
       }
     } else {
       number();
@@ -302,12 +325,12 @@ class FastOp {
   std::int64_t worker_id() {
     bool integer = false;
     const std::string_view t = number_text(integer);
-    if (!integer) throw Bail{};  // 1.0 and friends: a rejection, worded by the strict path
+    if (!integer) return bail();  // 1.0 and friends: a rejection, worded by the strict path
     return small_integer(t);
   }
   void arg(ArgSpec& a) {
     expect('{');
-    if (empty_then('}')) throw Bail{};
+    if (empty_then('}')) return bail_void();
     bool scalar = false, buffer = false, tag = false;
     a = ArgSpec{};
     do {
@@ -319,18 +342,18 @@ class FastOp {
       } else if (is(key, "buffer") && !buffer) {
         buffer = true;
         const auto b = reader_.buffer(plain_string());
-        if (!b) throw Bail{};
+        if (!b) return bail_void();
         a.buffer = *b;
       } else if (is(key, "tag") && !tag) {
         tag = true;
         const auto t = tag_from_string(plain_string());
-        if (!t) throw Bail{};
+        if (!t) return bail_void();
         a.tag = *t;
       } else {
-        throw Bail{};
+        return bail_void();
       }
     } while (next_or('}'));
-    if (scalar ? (buffer || tag) : !(buffer && tag)) throw Bail{};
+    if (scalar ? (buffer || tag) : !(buffer && tag)) return bail_void();
     if (scalar) a = ArgSpec{};
   }
   void arg_list(std::vector<ArgSpec>& out) {
@@ -364,7 +387,7 @@ class FastOp {
     std::vector<bool>& fails = fails_;
     bool duration_list = false, fail_list = false;
     expect('{');
-    if (empty_then('}')) throw Bail{};
+    if (empty_then('}')) return bail_void();
     do {
       const std::string_view key = plain_string();
       expect(':');
@@ -408,7 +431,7 @@ class FastOp {
         ws();
         if (peek() == '[') {
           duration_list = true;
-          ++p_;
+          bump();
           durations.clear();
           if (!empty_then(']')) do
               durations.push_back(time());
@@ -421,7 +444,7 @@ class FastOp {
         ws();
         if (peek() == '[') {
           fail_list = true;
-          ++p_;
+          bump();
           fails.clear();
           if (!empty_then(']')) do
               fails.push_back(boolean());
@@ -440,9 +463,10 @@ class FastOp {
             op_value(op.ops.back(), path + ".ops[" + std::to_string(op.ops.size() - 1) + "]", true);
           } while (next_or(']'));
       }
-      if (!bit || (seen & bit)) throw Bail{};  // an unknown or a duplicate key
+      if (!bit || (seen & bit)) return bail_void();  // an unknown or a duplicate key
       seen |= bit;
     } while (next_or('}'));
+    if (status_ != Status::kOk) return;
 
     static const std::pair<std::string_view, OpKind> kinds[] = {{"submit_next_level", OpKind::kSubmitNextLevel},
                                                                 {"submit_next_level_group", OpKind::kSubmitGroup},
@@ -451,27 +475,27 @@ class FastOp {
                                                                 {"batch", OpKind::kBatch},
                                                                 {"sleep", OpKind::kSleep},
                                                                 {"drain", OpKind::kDrain}};
-    if (!(seen & kOp)) throw Bail{};
+    if (!(seen & kOp)) return bail_void();
     const auto* k = std::find_if(std::begin(kinds), std::end(kinds), [&](const auto& e) {
       return e.first.size() == kind.size() && std::memcmp(e.first.data(), kind.data(), kind.size()) == 0;
     });
-    if (k == std::end(kinds)) throw Bail{};
+    if (k == std::end(kinds)) return bail_void();
     op.kind = k->second;
     if (seen & kAtS) {
-      if (in_batch) throw Bail{};
+      if (in_batch) return bail_void();
       op.at_s = at_s;
     }
     constexpr unsigned kSubmit = kOp | kAtS | kTask | kCallable | kWorker | kWorkers | kDuration | kFail;
     switch (op.kind) {
       case OpKind::kSleep:
-        if (in_batch || (seen & ~(kOp | kAtS | kS)) || !(seen & kS)) throw Bail{};
+        if (in_batch || (seen & ~(kOp | kAtS | kS)) || !(seen & kS)) return bail_void();
         op.sleep_s = sleep_s;
         return;
       case OpKind::kDrain:
-        if (in_batch || (seen & ~(kOp | kAtS))) throw Bail{};
+        if (in_batch || (seen & ~(kOp | kAtS))) return bail_void();
         return;
       case OpKind::kBatch:
-        if (in_batch || (seen & ~(kOp | kAtS | kOps)) || !(seen & kOps)) throw Bail{};
+        if (in_batch || (seen & ~(kOp | kAtS | kOps)) || !(seen & kOps)) return bail_void();
         return;
       default:
         break;
@@ -479,23 +503,23 @@ class FastOp {
     const bool group = op.kind == OpKind::kSubmitGroup || op.kind == OpKind::kSubmitSubGroup;
     if ((seen & ~(kSubmit | (group ? kArgsList : kArgs))) || !(seen & kTask) || !(seen & kCallable) ||
         task.empty())
-      throw Bail{};
-    if (group && !(seen & kArgsList)) throw Bail{};
+      return bail_void();
+    if (group && !(seen & kArgsList)) return bail_void();
     if (!group && !(seen & kArgs)) op.args.resize(1);
-    if (op.args.size() > kMaxMembers || (op.workers && op.workers->size() > kMaxMembers)) throw Bail{};
+    if (op.args.size() > kMaxMembers || (op.workers && op.workers->size() > kMaxMembers)) return bail_void();
     const auto c = reader_.callable(callable);
-    if (!c) throw Bail{};
+    if (!c) return bail_void();
     op.callable = *c;
     op.task.assign(task.data(), task.size());
     const std::size_t members = op.args.size();
     if (duration_list) {
-      if (durations.size() != members) throw Bail{};
+      if (durations.size() != members) return bail_void();
       op.duration_s.assign(durations.begin(), durations.end());
     } else {
       op.duration_s.assign(members, (seen & kDuration) ? std::optional<double>(duration) : std::nullopt);
     }
     if (fail_list) {
-      if (fails.size() != members) throw Bail{};
+      if (fails.size() != members) return bail_void();
       op.fail.assign(fails.begin(), fails.end());
     } else {
       op.fail.assign(members, fail);
@@ -506,6 +530,7 @@ class FastOp {
   const char* p_;
   const char* end_;
   bool eof_;
+  Status status_ = Status::kOk;
   std::vector<double> durations_;
   std::vector<bool> fails_;
 };
@@ -533,16 +558,19 @@ class ArrayReader {
     path_ = "trace[" + std::to_string(index_) + "]";
     const char* start = in_.pos;
     while (true) {
-      try {
-        in_.pos = FastOp(reader_, start, in_.lim, in_.eof()).read(op, path_, false);
-        break;
-      } catch (const NeedMore&) {
-        in_.refill(start);
-      } catch (const Bail&) {
-        op = strict(start);
-        ++strict_;
+      FastOp fast(reader_, start, in_.lim, in_.eof());
+      const char* after = fast.read(op, path_, false);
+      if (fast.status() == FastOp::Status::kOk) {
+        in_.pos = after;
         break;
       }
+      if (fast.status() == FastOp::Status::kMore) {
+        in_.refill(start);
+        continue;
+      }
+      op = strict(start);
+      ++strict_;
+      break;
     }
     ++index_;
     return true;

@@ -12,6 +12,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0 n=0
+# The messages of a run, without the folder's name and the sanitizer's notes (they name a process id).
+said() { grep -vE '^==[0-9]+==|^False positive error reports|^For details see https://github.com/google/sanitizers' "$1" | sed "s#$tmp/[sf]-#OUT-#"; }
 "$dirsched" gen tp-groups --seed 4 --groups 40 --size 4 --singles-per-group 3 --workers 8 >"$tmp/gen-tp-groups.json"
 "$dirsched" gen random --seed 5 --tasks 400 --edges 3 --group-fraction 0.3 --workers 6 >"$tmp/gen-random.json"
 "$dirsched" gen fork-join --seed 1 --rounds 6 --width 5 --workers 4 --arrival-rate 2000 >"$tmp/gen-fork-join.json"
@@ -25,7 +27,7 @@ for f in "$repo"/scenarios/*.json "$here"/inputs/*.json "$tmp"/gen-*.json; do
   DIRSCHED_TRACE_READ=full "$dirsched" run "$f" --out "$tmp/f-$name" --outputs events,summary,tasks >"$tmp/f.out" 2>&1
   rf=$?
   n=$((n + 1))
-  if [[ $rs -ne $rf ]] || ! cmp -s <(sed "s#$tmp/s-#OUT-#" "$tmp/s.out") <(sed "s#$tmp/f-#OUT-#" "$tmp/f.out"); then
+  if [[ $rs -ne $rf ]] || ! cmp -s <(said "$tmp/s.out") <(said "$tmp/f.out"); then
     echo "FAIL $name: streamed exit $rs, full read exit $rf"; diff "$tmp/s.out" "$tmp/f.out" | head -5; fail=1; continue
   fi
   [[ $rs -eq 0 ]] || continue
@@ -67,7 +69,7 @@ for i in "${!bad[@]}"; do
     DIRSCHED_TRACE_READ=full "$dirsched" "${args[@]}" >"$tmp/f.err" 2>&1
     rf=$?
     n=$((n + 1))
-    if [[ $rs -ne 2 || $rf -ne 2 ]] || ! cmp -s "$tmp/s.err" "$tmp/f.err" || [[ -e $tmp/bad-out ]]; then
+    if [[ $rs -ne 2 || $rf -ne 2 ]] || ! cmp -s <(said "$tmp/s.err") <(said "$tmp/f.err") || [[ -e $tmp/bad-out ]]; then
       echo "FAIL bad$i ($cmd): streamed exit $rs, full exit $rf"; cat "$tmp/s.err" "$tmp/f.err"; fail=1
     fi
   done

@@ -109,8 +109,9 @@ TEST(StreamedLoad, GivesTheShippedScenariosTheOpsOfTheFullRead) {
   for (const std::string& f : files) expect_same_load(f);
   for (const std::string& f : json_files(DIRSCHED_SOURCE_DIR "/tests/scenario/inputs")) {
     expect_same_load(f);
-    expect_same_load(f, {{"w", nlohmann::json("x")}});  // a sweep variable's other value
   }
+  const std::string mix = DIRSCHED_SOURCE_DIR "/tests/scenario/inputs/trace-first-mix.json";
+  expect_same_load(mix, {{"w", nlohmann::json("x")}});  // a sweep variable's other value
   // The fast reader passes on exactly the unusual ops: the batch (a worker `true`), an escaped name
   // with a "$w", an escaped name with worker 1.0, a worker id of 20 digits.
   expect_same_load(DIRSCHED_SOURCE_DIR "/tests/scenario/inputs/trace-first-mix.json", {}, 4);
