@@ -144,7 +144,7 @@ if problems: print("FAIL durability:", "; ".join(problems)); print("".join(lines
 PY
   # A failed fsync is a write error (exit 3): the first one (a file of the new folder), and the last one
   # (the parent after the exchange, which is then undone); each time the old folder stays as it was.
-  nsync=$(grep -c '^[0-9]* fsync(' "$sandbox/sync")
+  nsync=$(grep -c -E '^[0-9]+ +fsync\(' "$sandbox/sync")  # strace pads the pid column
   for when in 1 "$nsync"; do
     refused_untouched "$w" 3 "cannot write $w/new/run[^:]*: Input/output error" "fsync number $when of $nsync fails" \
       env ASAN_OPTIONS="${ASAN_OPTIONS:-}:log_path=$sandbox/asan-log" strace -f -o /dev/null -e trace=fsync -e inject=fsync:error=EIO:when=$when "$d" run "$s" --out "$w/new/run"
