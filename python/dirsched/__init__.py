@@ -4,7 +4,7 @@ on the testbed's simulator (the dirsched CLI), and read the outputs back.
     from dirsched import Testbed
     from dirsched.simpler import TaskArgs, TensorArgType
 
-See the README section "From Python" and the module comment of dirsched.testbed.
+See docs/tutorial-python.md, docs/reference-python.md and the module comment of dirsched.testbed.
 """
 
 from ._cli import CliError, find_cli

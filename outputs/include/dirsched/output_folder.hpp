@@ -1,7 +1,7 @@
 // Output folders and the files in them: what a command may write, how it writes, and what it leaves
 // when it stops.
 //
-// The rule (README, "Output folders"): a command writes only into a path that does not exist yet, or
+// The rule (docs/outputs.md, "Output folders"): a command writes only into a path that does not exist yet, or
 // into a folder a dirsched command wrote, recognised by its marker file (`.dirsched-run` in a run
 // folder, `.dirsched-sweep` in a sweep folder). Anything else (a file, a symbolic link, a folder
 // without the marker, the current folder or one of its parents, `/`, the home folder) is refused with
@@ -43,7 +43,7 @@
 
 namespace dirsched {
 
-// Exit statuses shared by every command (the README's table lists them all).
+// Exit statuses shared by every command (docs/exit-status.md lists them all).
 constexpr int kExitBadInput = 2;     // bad input or a refused output path: nothing written
 constexpr int kExitCannotWrite = 3;  // an output could not be written: nothing claimed, nothing left
 

@@ -26,7 +26,7 @@
 
 namespace dirsched {
 
-// Limits of a scenario (README "Limits", docs/scenario-format.md). Every simulated time a file gives,
+// Limits of a scenario (docs/limits.md, docs/scenario-format.md). Every simulated time a file gives,
 // and every sum of them a run can form, stays at most kMaxTimeS = 2^32 s (136 years): a double then
 // still resolves 1 us at the end of the run (its step at 2^32 is 2^-20 s), so no duration is lost to
 // rounding. The loader checks each value and a serial upper bound of the makespan (time_budget in
