@@ -1,11 +1,12 @@
 // dirsched: the command line over the scenario loader, the SimGrid driver and the outputs.
 //
-// Exit status (the README's table has every one per command): 0 success; 1 a `check` whose
+// Exit status (docs/exit-status.md has every one per command): 0 success; 1 a `check` whose
 // expectations fall short; 2 bad input (a malformed scenario, a missing file, a bad option or one out
 // of its range, a limit passed, a platform or --cfg SimGrid would abort on, a deadlock, an output path
 // the folder rule refuses), reported as one line on stderr, with nothing written; 3 an output could
 // not be written (nothing claimed, nothing left); 128 + N stopped by signal N (130 SIGINT, 143
-// SIGTERM, 129 SIGHUP), temporaries removed.
+// SIGTERM, 129 SIGHUP), temporaries removed; 134 an internal error (a bug): a message, then abort
+// (error_kind.hpp has the mapping from exceptions).
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,6 +29,7 @@
 #include "dirsched/sweep.hpp"
 #include "dirsched/threads_engine.hpp"
 #include "dirsched/viz.hpp"
+#include "error_kind.hpp"
 #include "options.hpp"
 
 namespace {
@@ -194,7 +196,7 @@ VarAssignment parse_vars(const std::vector<std::string>& vars) {
 constexpr std::size_t kMaxMaxVariants = 1000000;
 
 // The range of each `gen` option (whole numbers, or real numbers for the times and the fraction), and
-// which families read it (the README's table of families).
+// which families read it (docs/reference-cli.md's table of families).
 struct GenRange {
   const char* option;
   bool whole;
@@ -325,12 +327,8 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
           options.simgrid_args = simgrid_args(cfg);
           _exit(run_to_folder(with_policy(load_scenario(file, v.values), policy), options,
                               (fs::path(dir) / variant_dir(v)).string(), {}, {}, true));
-        } catch (const WriteError& e) {
-          std::cerr << "dirsched: " << variant_dir(v) << ": " << e.what() << "\n";
-          _exit(kExitCannotWrite);
-        } catch (const std::exception& e) {
-          std::cerr << "dirsched: " << variant_dir(v) << ": " << e.what() << "\n";
-          _exit(2);
+        } catch (...) {
+          _exit(cli::report_current_exception(variant_dir(v) + ": "));  // aborts on an internal error
         }
       }
       ++running;
@@ -654,6 +652,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
+    if (const char* kind = std::getenv("DIRSCHED_INTERNAL_ERROR_TEST")) cli::throw_for_test(kind);
     if (std::find(cfg.begin(), cfg.end(), "help") != cfg.end()) {  // --cfg=help: SimGrid's options
       print_simgrid_help();
       return 0;
@@ -710,18 +709,9 @@ int main(int argc, char** argv) {
       std::cout << result.dump(2) << "\n";
       return result["violations"].empty() ? 0 : 1;
     }
-  } catch (const ScenarioError& e) {
-    std::cerr << "dirsched: " << e.what() << "\n";
-    return 2;
-  } catch (const OutputRefused& e) {
-    std::cerr << "dirsched: " << e.what() << "\n";
-    return kExitBadInput;
-  } catch (const WriteError& e) {
-    std::cerr << "dirsched: " << e.what() << "\n";
-    return kExitCannotWrite;
-  } catch (const std::exception& e) {
-    std::cerr << "dirsched: " << e.what() << "\n";
-    return 2;
+  } catch (...) {
+    // Bad input 2, cannot write 3, a bug: a message and abort (134).
+    return cli::report_current_exception();
   }
   return 0;
 }

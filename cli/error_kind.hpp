@@ -1,0 +1,115 @@
+// How the CLI turns an exception that reached it into an exit status: the one table of it
+// (docs/exit-status.md). Three kinds:
+//   - bad input (2): the user's file, option or folder is wrong; one line names what and where, and
+//     nothing was written (ScenarioError, OutputRefused, std::invalid_argument such as RegistryError or
+//     an unknown policy name, and every other std::runtime_error: unreadable files, corrupt run folders,
+//     nlohmann's errors on a file read back);
+//   - cannot write (3): WriteError, an output could not be written; nothing claimed, nothing left;
+//   - internal (134): a bug in dirsched. std::logic_error (CoreError from a driver that misused the core,
+//     std::out_of_range from at(), length_error, domain_error), the standard's bad_* errors of a broken
+//     program (bad_optional_access, bad_variant_access, bad_function_call, bad_cast, bad_typeid,
+//     bad_weak_ptr), std::bad_alloc (the documented limits keep valid inputs far below what a machine
+//     holds, so running out is reported as one, naming memory), and anything not derived from
+//     std::exception. The message says "internal error" and asks for a report; then the process
+//     aborts, so the status is 134 (128 + SIGABRT) and a core dump is possible where enabled. Whatever
+//     the stack unwound on the way here (temporaries, registered paths) is already cleaned up.
+#pragma once
+
+#include <any>
+#include <cstdlib>
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <new>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <typeinfo>
+#include <variant>
+
+#include "dirsched/json_reader.hpp"
+#include "dirsched/output_folder.hpp"
+
+namespace dirsched::cli {
+
+enum class ErrorKind { kBadInput, kCannotWrite, kInternal };
+
+constexpr int kExitInternal = 134;  // what std::abort() gives: 128 + SIGABRT
+
+struct ErrorReport {
+  ErrorKind kind;
+  std::string message;  // without the "dirsched: " prefix
+};
+
+// The kind and message of the exception being handled; call it only inside a catch block.
+inline ErrorReport classify_current_exception() {
+  const auto internal = [](const std::string& what, const char* type) {
+    return ErrorReport{ErrorKind::kInternal, std::string("internal error (") + type + "): " + what +
+                                                 "; this is a bug in dirsched: please report it with the input"};
+  };
+  try {
+    throw;
+  } catch (const WriteError& e) {
+    return {ErrorKind::kCannotWrite, e.what()};
+  } catch (const ScenarioError& e) {
+    return {ErrorKind::kBadInput, e.what()};
+  } catch (const OutputRefused& e) {
+    return {ErrorKind::kBadInput, e.what()};
+  } catch (const std::invalid_argument& e) {
+    return {ErrorKind::kBadInput, e.what()};
+  } catch (const std::logic_error& e) {
+    return internal(e.what(), "logic error");
+  } catch (const std::bad_alloc&) {
+    return internal("out of memory", "std::bad_alloc");
+  } catch (const std::bad_optional_access& e) {
+    return internal(e.what(), "std::bad_optional_access");
+  } catch (const std::bad_variant_access& e) {
+    return internal(e.what(), "std::bad_variant_access");
+  } catch (const std::bad_any_cast& e) {
+    return internal(e.what(), "std::bad_any_cast");
+  } catch (const std::bad_cast& e) {
+    return internal(e.what(), "std::bad_cast");
+  } catch (const std::bad_typeid& e) {
+    return internal(e.what(), "std::bad_typeid");
+  } catch (const std::bad_function_call& e) {
+    return internal(e.what(), "std::bad_function_call");
+  } catch (const std::bad_weak_ptr& e) {
+    return internal(e.what(), "std::bad_weak_ptr");
+  } catch (const std::exception& e) {
+    return {ErrorKind::kBadInput, e.what()};
+  } catch (...) {
+    return internal("an exception of unknown type", "unknown");
+  }
+}
+
+// Prints the report as one line on stderr, `dirsched: ` then `prefix` then the message, and returns the
+// exit status; for an internal error it aborts instead of returning.
+inline int report_current_exception(const std::string& prefix = "") {
+  const ErrorReport r = classify_current_exception();
+  std::cerr << "dirsched: " << prefix << r.message << std::endl;
+  switch (r.kind) {
+    case ErrorKind::kBadInput:
+      return kExitBadInput;
+    case ErrorKind::kCannotWrite:
+      return kExitCannotWrite;
+    case ErrorKind::kInternal:
+      break;
+  }
+  std::abort();
+}
+
+// DIRSCHED_INTERNAL_ERROR_TEST=KIND makes a command throw as a bug would, so that tests can check the
+// exit status of each kind end to end: logic_error, out_of_range, bad_alloc, bad_optional_access,
+// unknown; and, for contrast, runtime_error (bad input) and write_error (cannot write).
+inline void throw_for_test(const std::string& kind) {
+  if (kind == "logic_error") throw std::logic_error("test: a broken internal rule");
+  if (kind == "out_of_range") throw std::out_of_range("test: map::at");
+  if (kind == "bad_alloc") throw std::bad_alloc();
+  if (kind == "bad_optional_access") (void)std::optional<int>().value();
+  if (kind == "unknown") throw 42;
+  if (kind == "runtime_error") throw std::runtime_error("test: a file that is not there");
+  if (kind == "write_error") throw WriteError("test/out", "No space left on device");
+  throw std::invalid_argument("DIRSCHED_INTERNAL_ERROR_TEST: unknown kind '" + kind + "'");
+}
+
+}  // namespace dirsched::cli
