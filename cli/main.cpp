@@ -94,9 +94,7 @@ void draw_pictures(const Run& run, const std::string& out, std::string events_te
                    const std::vector<std::string>& selected, double budget_s, std::vector<std::string> notes,
                    bool summary) {
   namespace fs = std::filesystem;
-  std::vector<std::string> names = picture_files(selected);
-  names.push_back(kPicturesInterrupted);
-  add_to_run_marker(out, names);
+  add_to_run_marker(out, picture_files(selected));  // pictures-interrupted.txt is always dirsched's
   set_interrupt_note((fs::path(out) / kPicturesInterrupted).string(),
                      "The run's data files are complete; its pictures were not drawn: the run was stopped while "
                      "drawing them. `dirsched render " + out + "` draws them.",
@@ -136,7 +134,7 @@ void draw_aggregate(const Run& run, const std::string& out, std::optional<viz::A
   auto want = [&](const char* what) {
     return selected.empty() || std::find(selected.begin(), selected.end(), what) != selected.end();
   };
-  std::vector<std::string> names = {kPicturesInterrupted};
+  std::vector<std::string> names;
   if (want("timeline")) names.push_back("timeline.svg");
   if (want("trace")) names.push_back("trace.json");
   add_to_run_marker(out, names);

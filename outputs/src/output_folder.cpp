@@ -195,6 +195,7 @@ std::vector<std::string> foreign_entries(const fs::path& dir) {
     for (const auto& f : marker["files"]) own.insert(f.get<std::string>());
   else
     own.insert(run_file_names().begin(), run_file_names().end());
+  own.insert("pictures-interrupted.txt");  // written by the signal thread when a stop cuts the pictures short
   std::vector<std::string> foreign;
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {

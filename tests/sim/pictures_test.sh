@@ -49,7 +49,7 @@ echo "ok   5,000-task random DAG in ${took} s"
 "$d" run "$t/chain.json" --out "$t/i" --picture-budget 600 >"$t/out" 2>"$t/err" &
 pid=$!
 for _ in $(seq 400); do
-  grep -q pictures-interrupted "$t/i/.dirsched-run" 2>/dev/null && break
+  grep -q dag.svg "$t/i/.dirsched-run" 2>/dev/null && break
   sleep 0.02
 done
 kill -INT $pid
