@@ -24,6 +24,7 @@
 #include "dirsched/generate.hpp"
 #include "dirsched/output_folder.hpp"
 #include "dirsched/probe.hpp"
+#include "dirsched/progress.hpp"
 #include "dirsched/scenario.hpp"
 #include "dirsched/sim.hpp"
 #include "dirsched/sweep.hpp"
@@ -71,12 +72,94 @@ struct ThreadsEngine {
   double time_scale = 1;
 };
 
+// The picture files `selected` (empty: all) can write, for the marker before they are drawn.
+std::vector<std::string> picture_files(const std::vector<std::string>& selected) {
+  auto want = [&](const char* what) {
+    return selected.empty() || std::find(selected.begin(), selected.end(), what) != selected.end();
+  };
+  std::vector<std::string> names;
+  if (want("dag")) names.insert(names.end(), {"dag.dot", "dag.svg"});
+  if (want("timeline")) names.push_back("timeline.svg");
+  if (want("trace")) names.push_back("trace.json");
+  if (want("report")) names.push_back("report.html");
+  if (std::find(selected.begin(), selected.end(), "paje") != selected.end()) names.push_back("trace.paje");
+  return names;
+}
+
+constexpr const char* kPicturesInterrupted = "pictures-interrupted.txt";
+
+// The pictures of a run whose data files are in `out` already: each drawn under the budget (see
+// viz::dag_picture), written atomically, listed in the marker before they are drawn. While they are
+// drawn, a stop (Ctrl-C) keeps the data and leaves pictures-interrupted.txt saying so. A note about a
+// picture goes to summary.json's "notes" (rewritten when `summary` was written).
+void draw_pictures(const Run& run, const std::string& out, std::string events_text,
+                   const std::vector<std::string>& selected, double budget_s, std::vector<std::string> notes,
+                   bool summary) {
+  namespace fs = std::filesystem;
+  add_to_run_marker(out, picture_files(selected));  // pictures-interrupted.txt is always dirsched's
+  set_interrupt_note((fs::path(out) / kPicturesInterrupted).string(),
+                     "The run's data files are complete; its pictures were not drawn: the run was stopped while "
+                     "drawing them. `dirsched render " + out + "` draws them.",
+                     "the data files are in " + out + "/; pictures interrupted (dirsched render " + out +
+                         " draws them)");
+  Progress::get().begin("pictures");
+  const nlohmann::json summary_doc = nlohmann::json::parse(summary_json(run));
+  std::string note;
+  const viz::RunView view = viz::parse_run(events_text, &summary_doc);
+  events_text.clear();
+  events_text.shrink_to_fit();
+  std::map<std::string, std::string> files;
+  if (!(selected.size() == 1 && selected.front() == "paje"))
+    files = viz::render_all(view, summary_doc, selected, &note, budget_s);
+  if (std::find(selected.begin(), selected.end(), "paje") != selected.end()) files["trace.paje"] = viz::paje_trace(view);
+  try {
+    for (const auto& [name, text] : files) write_file_atomic(fs::path(out) / name, text);
+    if (!note.empty()) {
+      notes.push_back(note);
+      if (summary) write_file_atomic(fs::path(out) / "summary.json", summary_json(run, notes));
+    }
+  } catch (const WriteError& e) {
+    set_interrupt_note("", "", "");
+    // Exit 3 as any write error, but the data files were in place before: say so.
+    throw WriteError(e.path(), e.reason() + " (the run's data files are written in " + out + "/)");
+  }
+  set_interrupt_note("", "", "");
+  Progress::get().end();
+}
+
+// The pictures of a run past viz::kMaxPictureTasks: timeline.svg aggregated, trace.json windowed
+// (and trace.paje when asked: it is linear, one line per state change), from `early` or from the log
+// in the folder.
+void draw_aggregate(const Run& run, const std::string& out, std::optional<viz::Aggregate> early,
+                    const std::vector<std::string>& selected) {
+  namespace fs = std::filesystem;
+  auto want = [&](const char* what) {
+    return selected.empty() || std::find(selected.begin(), selected.end(), what) != selected.end();
+  };
+  std::vector<std::string> names;
+  if (want("timeline")) names.push_back("timeline.svg");
+  if (want("trace")) names.push_back("trace.json");
+  add_to_run_marker(out, names);
+  set_interrupt_note((fs::path(out) / kPicturesInterrupted).string(),
+                     "The run's data files are complete; its pictures were not drawn: the run was stopped while "
+                     "drawing them. `dirsched render " + out + "` draws them.",
+                     "the data files are in " + out + "/; pictures interrupted (dirsched render " + out +
+                         " draws them)");
+  Progress::get().begin("pictures");
+  const nlohmann::json summary_doc = nlohmann::json::parse(summary_json(run));
+  const viz::Aggregate a = early ? std::move(*early) : viz::aggregate_run((fs::path(out) / "events.jsonl").string(), &summary_doc);
+  if (want("timeline")) write_file_atomic(fs::path(out) / "timeline.svg", viz::aggregate_timeline_svg(a));
+  if (want("trace")) write_file_atomic(fs::path(out) / "trace.json", viz::aggregate_trace(a));
+  set_interrupt_note("", "", "");
+  Progress::get().end();
+}
+
 // Replays one scenario into `out`: simulate (or run on threads), draw, write (everything moved in
 // place at the end). Returns 1 when an invariant broke, else 0. `out` is checked before anything runs
 // (OutputRefused).
 int run_to_folder(const Scenario& scenario, RunOptions options, const std::string& out_arg,
                   std::vector<std::string> selected_data, const std::vector<std::string>& selected_pictures,
-                  bool quiet, const ThreadsEngine& threads = {}) {
+                  bool quiet, double budget_s, const ThreadsEngine& threads = {}) {
   const std::string out = check_output_folder(out_arg, FolderKind::kRun, "--out").string();
   bool draw = (selected_data.empty() && selected_pictures.empty()) || !selected_pictures.empty();
   const bool all = selected_data.empty() && selected_pictures.empty();
@@ -98,6 +181,7 @@ int run_to_folder(const Scenario& scenario, RunOptions options, const std::strin
     options.tasks_path = tasks_tmp->path().string();
   }
   std::unique_ptr<Run> run;
+  Progress::get().begin("simulate");
   try {
     if (threads.on) {
       ThreadsOptions t;
@@ -115,24 +199,29 @@ int run_to_folder(const Scenario& scenario, RunOptions options, const std::strin
     const bool tasks = tasks_tmp && e.path() == tasks_tmp->path().string();
     throw WriteError(out + (tasks ? "/tasks.csv" : "/events.jsonl"), e.reason());
   }
+  Progress::get().end();  // simulate
   std::map<std::string, std::string> files;
   std::vector<std::string> notes;
-  // Past this size the pictures would cost more than the run (and a timeline of a million bars is
-  // no picture): they are left out and the summary says so.
-  constexpr std::size_t kMaxPictureTasks = 100000;
-  if (draw && run->recorder->record_count() > kMaxPictureTasks) {
-    draw = false;
-    notes.push_back("pictures skipped: " + std::to_string(run->recorder->record_count()) + " tasks exceed " +
-                    std::to_string(kMaxPictureTasks) +
-                    "; dirsched render can still draw them from events.jsonl");
+  // Past viz::kMaxPictureTasks a picture of every task would cost more than the run (and a timeline
+  // of a million bars is no picture): the timeline is aggregated and the trace windowed, from one
+  // streaming pass over the log (viz::aggregate_run); no DAG picture, no report. The summary says so.
+  const bool aggregate = draw && run->recorder->record_count() > viz::kMaxPictureTasks;
+  std::optional<viz::Aggregate> early;
+  if (aggregate) {
+    notes.push_back("pictures aggregated: " + std::to_string(run->recorder->record_count()) + " tasks exceed " +
+                    std::to_string(viz::kMaxPictureTasks) +
+                    ": timeline.svg shows utilisation and queue depth per worker and the longest group waits, "
+                    "trace.json is windowed; no dag.svg, dag.dot or report.html");
+    // The log stays in the folder only when it is one of the data files: otherwise it is read now.
+    if (!events && !run->events_file.empty()) {
+      const nlohmann::json summary_doc = nlohmann::json::parse(summary_json(*run));
+      early = viz::aggregate_run(run->events_file, &summary_doc);
+    }
   }
-  if (draw) {
-    const nlohmann::json summary = nlohmann::json::parse(summary_json(*run));
-    std::string note;
-    files = viz::render_all(viz::parse_run(read_file(run->events_file), &summary), summary, selected_pictures,
-                            &note);
-    if (!note.empty()) notes.push_back(note);
-  }
+  // The pictures read the log, which write_outputs moves into the folder (or drops when the data
+  // selection leaves it out): read it first.
+  std::string events_text;
+  if (draw && !aggregate) events_text = read_file(run->events_file);
   if (!scenario.vars.empty()) {
     // Which variant of the sweep this is (null when the values are not one of the candidates).
     const auto index = variant_index(scenario);
@@ -140,8 +229,19 @@ int run_to_folder(const Scenario& scenario, RunOptions options, const std::strin
                               {"variant", index ? nlohmann::json(*index) : nlohmann::json(nullptr)}};
     files["variant.json"] = variant.dump(2) + "\n";
   }
+  // The data first, durable and in place: a picture that is slow, fails or is interrupted never costs
+  // the run its data.
+  Progress::get().begin("write");
   write_outputs(*run, out, selected_data, files, notes);
   parents.keep();
+  Progress::get().end();
+  const auto wanted = [&](const char* name) {
+    return selected_data.empty() || std::find(selected_data.begin(), selected_data.end(), name) != selected_data.end();
+  };
+  if (aggregate) draw_aggregate(*run, out, std::move(early), selected_pictures);
+  else if (draw) draw_pictures(*run, out, std::move(events_text), selected_pictures, budget_s, notes,
+                               wanted("summary"));
+  if (wanted("metrics")) write_file_atomic(std::filesystem::path(out) / "metrics.json", metrics_json(*run));
   if (!quiet) {
     std::cout << scenario.name << ": " << outcome_line(*run) << ", makespan "
               << human_number(run->result.makespan_s) << " s, " << run->recorder->record_count() << " tasks, "
@@ -162,7 +262,7 @@ int run_to_folder(const Scenario& scenario, RunOptions options, const std::strin
 bool parse_outputs(const std::string& outputs, std::vector<std::string>& data_out,
                    std::vector<std::string>& pictures_out) {
   static const std::set<std::string> data = {"events", "summary", "tasks", "metrics"};
-  static const std::set<std::string> pictures = {"dag", "timeline", "trace", "report"};
+  static const std::set<std::string> pictures = {"dag", "timeline", "trace", "report", "paje"};
   for (const std::string& o : split_list(outputs)) {
     if (data.count(o))
       data_out.push_back(o);
@@ -170,7 +270,7 @@ bool parse_outputs(const std::string& outputs, std::vector<std::string>& data_ou
       pictures_out.push_back(o);
     else {
       std::cerr << "dirsched: --outputs: unknown output '" << o
-                << "' (events, summary, tasks, metrics, dag, timeline, trace, report)\n";
+                << "' (events, summary, tasks, metrics, dag, timeline, trace, report, paje)\n";
       return false;
     }
   }
@@ -257,10 +357,12 @@ Scenario with_policy(Scenario scenario, const PolicyFlag& policy) {
 
 int cmd_run(const std::string& file, const std::string& out, std::optional<std::uint64_t> seed,
             const std::string& outputs, const std::vector<std::string>& cfg, bool check_invariants,
-            const std::vector<std::string>& vars, const PolicyFlag& policy, const ThreadsEngine& threads) {
+            const std::vector<std::string>& vars, const PolicyFlag& policy, const ThreadsEngine& threads,
+            double budget_s) {
   std::vector<std::string> data, pictures;
   if (!parse_outputs(outputs, data, pictures)) return 2;
   const VarAssignment assignment = parse_vars(vars);
+  Progress::get().begin("load");
   Scenario scenario = with_policy(load_scenario(file, assignment), policy);
   if (threads.on) {
     if (!cfg.empty()) throw std::runtime_error("--cfg configures SimGrid: it does not apply to --engine threads");
@@ -269,9 +371,10 @@ int cmd_run(const std::string& file, const std::string& out, std::optional<std::
   RunOptions options;
   options.seed = seed;
   options.simgrid_args = simgrid_args(cfg);
-  options.progress = isatty(STDERR_FILENO);
+  options.progress = Progress::get().shown();
   options.check_invariants = check_invariants;
-  return run_to_folder(scenario, options, out, data, pictures, false, threads);
+  Progress::get().end();
+  return run_to_folder(scenario, options, out, data, pictures, false, budget_s, threads);
 }
 
 std::string shell_quote(const std::string& s) {
@@ -282,8 +385,18 @@ std::string shell_quote(const std::string& s) {
 
 int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
               std::optional<std::size_t> sample, std::uint64_t seed, std::size_t max_variants, bool plan,
-              const std::vector<std::string>& cfg, const PolicyFlag& policy) {
+              const std::vector<std::string>& cfg, const PolicyFlag& policy, const std::string& outputs,
+              double budget_s) {
   namespace fs = std::filesystem;
+  // --outputs of every variant's run (sweep --collect reads their summary.json: it must be one of them).
+  std::vector<std::string> data, pictures;
+  if (!parse_outputs(outputs, data, pictures)) return 2;
+  if (!outputs.empty() && std::find(data.begin(), data.end(), "summary") == data.end()) {
+    std::cerr << "dirsched sweep: --outputs " << outputs
+              << ": a sweep ranks its variants by their summary.json; add summary\n";
+    return 2;
+  }
+  Progress::get().begin("load");
   const Scenario base = load_scenario(file);
   if (base.vars.empty()) {
     std::cerr << "dirsched: " << file << ": vars: the scenario has no sweep variables\n";
@@ -293,6 +406,7 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
       sample ? sample_variants(base, *sample, seed, max_variants) : enumerate_variants(base, max_variants);
   // Validate every variant before running any: a value may make the file malformed (a "$X" typo).
   for (const Variant& v : variants) load_scenario(file, v.values);
+  Progress::get().end();
   // The folder belongs to this scenario from now on: its marker lists the variants --collect expects.
   const std::string dir = check_output_folder(out, FolderKind::kSweep, "--out").string();
   SweepMarker marker{base.name, fs::weakly_canonical(fs::absolute(file)).string(), {}};
@@ -302,8 +416,8 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
     const std::string self = fs::canonical("/proc/self/exe").string();
     for (const Variant& v : variants) {
       std::string cmd = self + " run " + shell_quote(fs::absolute(file).string()) + " --out " +
-                        shell_quote((fs::absolute(out) / variant_dir(v)).string()) +
-                        " --outputs events,summary,tasks,metrics,report";
+                        shell_quote((fs::absolute(out) / variant_dir(v)).string()) + " --outputs " +
+                        shell_quote(outputs.empty() ? "events,summary,tasks,metrics,report" : outputs);
       for (const auto& [name, value] : v.values) cmd += " --var " + shell_quote(name + "=" + value.dump());
       for (const std::string& c : cfg) cmd += " --cfg=" + shell_quote(c);
       if (policy) cmd += " --policy " + shell_quote(*policy);
@@ -313,7 +427,7 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
     return 0;
   }
   std::size_t running = 0, failed = 0, unwritable = 0, next = 0, finished = 0;
-  const bool tty = isatty(STDERR_FILENO);
+  Progress::get().begin("sweep", static_cast<double>(variants.size()), "variants");
   while (finished < variants.size()) {
     while (running < std::max(1u, jobs) && next < variants.size()) {
       const Variant& v = variants[next++];
@@ -323,10 +437,12 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
       if (pid < 0) throw std::runtime_error(std::string("cannot start a variant: ") + std::strerror(errno));
       if (pid == 0) {
         try {
+          Progress::get().set_shown(false);  // the sweep's own line is the one shown
+          Progress::get().reset();
           RunOptions options;
           options.simgrid_args = simgrid_args(cfg);
           _exit(run_to_folder(with_policy(load_scenario(file, v.values), policy), options,
-                              (fs::path(dir) / variant_dir(v)).string(), {}, {}, true));
+                              (fs::path(dir) / variant_dir(v)).string(), data, pictures, true, budget_s));
         } catch (...) {
           _exit(cli::report_current_exception(variant_dir(v) + ": "));  // aborts on an internal error
         }
@@ -340,9 +456,9 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
     ++finished;
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ++failed;
     if (WIFEXITED(status) && WEXITSTATUS(status) == kExitCannotWrite) ++unwritable;
-    if (tty) std::fprintf(stderr, "\r[dirsched] sweep: %zu/%zu variants done   ", finished, variants.size());
+    Progress::get().update(static_cast<double>(finished));
   }
-  if (tty) std::fprintf(stderr, "\n");
+  Progress::get().end();
   if (failed) {
     std::cerr << "dirsched: " << failed << " variant(s) failed to run"
               << (unwritable ? " (" + std::to_string(unwritable) + " could not write their outputs)" : "") << "\n";
@@ -382,7 +498,7 @@ int cmd_collect(const std::string& dir) {
 }
 
 // Redraws the pictures of a run folder from its events.jsonl (and summary.json, for lane order).
-int cmd_render(const std::string& dir_arg) {
+int cmd_render(const std::string& dir_arg, double budget_s) {
   namespace fs = std::filesystem;
   std::string dir = dir_arg;
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
@@ -402,11 +518,33 @@ int cmd_render(const std::string& dir_arg) {
   if (fs::exists(summary_path)) summary = read_output_json(summary_path.string());
   std::string note;
   std::map<std::string, std::string> files;
+  // A folder past viz::kMaxPictureTasks (by its summary, or a log past 256 MiB without one) is drawn
+  // aggregated, in one streaming pass: bounded in memory whatever the log holds.
+  const bool big = (summary.contains("tasks") && summary["tasks"].is_object() &&
+                    summary["tasks"].value("total", 0.0) > static_cast<double>(viz::kMaxPictureTasks)) ||
+                   fs::file_size(events) > (std::uintmax_t{256} << 20);
+  if (big) {
+    try {
+      Progress::get().begin("pictures");
+      const viz::Aggregate a = viz::aggregate_run(events.string(), summary.empty() ? nullptr : &summary);
+      files["timeline.svg"] = viz::aggregate_timeline_svg(a);
+      files["trace.json"] = viz::aggregate_trace(a);
+      note = "aggregated: " + std::to_string(a.tasks) + " tasks exceed " + std::to_string(viz::kMaxPictureTasks);
+      Progress::get().end();
+    } catch (const viz::VizError& e) {
+      std::cerr << "dirsched: " << dir << "/" << e.what() << "\n";
+      return 2;
+    }
+  } else
   try {
+    Progress::get().begin("read");
     const std::string text = read_file(events);
     check_output_jsonl(text, events.string());  // as strict as the loader: viz reads what passes
     const viz::RunView view = viz::parse_run(text, summary.empty() ? nullptr : &summary);
-    files = viz::render_all(view, summary, {}, &note);
+    Progress::get().begin("pictures");
+    files = viz::render_all(view, summary, {}, &note, budget_s);
+    if (fs::exists(fs::path(dir) / "trace.paje")) files["trace.paje"] = viz::paje_trace(view);
+    Progress::get().end();
   } catch (const viz::VizError& e) {
     std::cerr << "dirsched: " << dir << "/" << e.what() << "\n";
     return 2;
@@ -425,11 +563,22 @@ int cmd_render(const std::string& dir_arg) {
                           " is a file dirsched did not write (not in its .dirsched-run); move it out first");
   }
   add_to_run_marker(dir, names);
-  for (const auto& [name, text] : files) write_file_atomic(fs::path(dir) / name, text);
+  Progress::get().begin("write", static_cast<double>(files.size()), "files");
+  double written = 0;
+  for (const auto& [name, text] : files) {
+    write_file_atomic(fs::path(dir) / name, text);
+    Progress::get().update(++written);
+  }
+  std::error_code ec;
+  fs::remove(fs::path(dir) / kPicturesInterrupted, ec);  // drawn now
+  Progress::get().end();
   std::cout << "drew " << files.size() << " files in " << dir << "/"
             << (note.empty() ? "" : " (" + note + ")") << "\n";
   return 0;
 }
+
+// explore that stopped at --max-states, --max-memory or the stack's depth (docs/progress-and-pictures.md).
+constexpr int kExitExploreStoppedEarly = 5;
 
 // Exit status of check_one: 0 pass, 1 fail, 2 malformed, 4 ran but had no expect block to check.
 constexpr int kNoExpect = 4;
@@ -534,7 +683,8 @@ int main(int argc, char** argv) {
   run->add_option("--seed", seed, "Seed, overriding the scenario's");
   run->add_option(
       "--outputs", outputs,
-      "Comma-separated subset of events,summary,tasks,metrics,dag,timeline,trace,report (default all)");
+      "Comma-separated subset of events,summary,tasks,metrics,dag,timeline,trace,report (default all), "
+      "and paje (trace.paje for ViTE, only when named)");
   run->add_option("--cfg", cfg, "SimGrid configuration, passed through (e.g. --cfg=network/model:CM02)");
   bool check_invariants = false;
   run->add_flag("--check-invariants", check_invariants,
@@ -551,6 +701,14 @@ int main(int argc, char** argv) {
   std::string run_engine = "sim";
   run->add_option("--engine", run_engine, "sim (SimGrid, the default) or threads (real threads, wall-clock time)")
       ->check(CLI::IsMember({"sim", "threads"}));
+  // One definition of --picture-budget, --quiet and (for sweep) --outputs, shared by the commands.
+  double picture_budget = viz::kDefaultPictureBudget;
+  bool quiet = false;
+  const char* budget_help = "Seconds each picture may take to draw (default 5): past them a smaller one, noted";
+  const char* quiet_help = "No progress line on stderr (it shows only on a terminal anyway)";
+  const CLI::Validator budget_range = cli::real_number(0, 3600);
+  run->add_option("--picture-budget", picture_budget, budget_help)->check(budget_range);
+  run->add_flag("--quiet", quiet, quiet_help);
   ThreadsEngine threads;
   CLI::Option* time_scale =
       run->add_option("--time-scale", threads.time_scale,
@@ -579,6 +737,11 @@ int main(int argc, char** argv) {
                     "Build sweep.csv, sweep.svg and the ranking from a folder of variant runs");
   sweep->add_option("--cfg", cfg, "SimGrid configuration, passed through");
   sweep->add_option("--policy", policy, policy_help);
+  std::string sweep_outputs;
+  sweep->add_option("--outputs", sweep_outputs,
+                    "Outputs of every variant's run (as run --outputs; must include summary), also in --plan's commands");
+  sweep->add_option("--picture-budget", picture_budget, budget_help)->check(budget_range);
+  sweep->add_flag("--quiet", quiet, quiet_help);
 
   CLI::App* compare =
       app.add_subcommand("compare", "Compare two run folders (exit 0 same, 1 different, 2 trouble)");
@@ -602,6 +765,8 @@ int main(int argc, char** argv) {
       app.add_subcommand("render", "Redraw the pictures of a run folder from its events.jsonl");
   std::string render_dir;
   render->add_option("run_dir", render_dir, "A folder written by dirsched run")->required();
+  render->add_option("--picture-budget", picture_budget, budget_help)->check(budget_range);
+  render->add_flag("--quiet", quiet, quiet_help);
 
   CLI::App* exp = app.add_subcommand(
       "explore", "Explore every interleaving of a scenario on the core alone; JSON on stdout");
@@ -622,6 +787,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> explore_vars;
   exp->add_option("--var", explore_vars,
                   "NAME=VALUE (JSON) for a sweep variable; others take their first candidate");
+  exp->add_flag("--quiet", quiet, quiet_help);
   bool explore_no_por = false;
   exp->add_flag("--no-por", explore_no_por, "Explore every ordering (no partial-order reduction)");
 
@@ -658,6 +824,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (policy) parse_policy(*policy, "--policy");  // a typo stops here, before anything runs
+    if (quiet) Progress::get().set_shown(false);
     if (*run) {
       threads.on = run_engine == "threads";
       if (!(threads.time_scale >= 0)) {  // CLI::Range lets NaN through
@@ -668,7 +835,8 @@ int main(int argc, char** argv) {
         std::cerr << "dirsched run: --time-scale applies to --engine threads only\n";
         return 2;
       }
-      return cmd_run(run_file, out_dir, seed, outputs, cfg, check_invariants, run_vars, policy, threads);
+      return cmd_run(run_file, out_dir, seed, outputs, cfg, check_invariants, run_vars, policy, threads,
+                     picture_budget);
     }
     if (*sweep) {
       if (!collect_dir.empty()) return cmd_collect(collect_dir);
@@ -677,7 +845,7 @@ int main(int argc, char** argv) {
         return 2;
       }
       const int rc = cmd_sweep(sweep_file, sweep_out, sweep_jobs, sweep_sample, sweep_seed, sweep_max_variants,
-                               sweep_plan, cfg, policy);
+                               sweep_plan, cfg, policy, sweep_outputs, picture_budget);
       return rc != 0 || sweep_plan ? rc : cmd_collect(sweep_out);
     }
     if (*compare) {
@@ -687,7 +855,7 @@ int main(int argc, char** argv) {
       return c.same ? 0 : 1;
     }
     if (*check) return cmd_check(check_files, cfg, parse_vars(check_vars), policy);
-    if (*render) return cmd_render(render_dir);
+    if (*render) return cmd_render(render_dir, picture_budget);
     if (*gen) {
       if (const std::string why = gen_too_large(gen_family, gen_params); !why.empty()) {
         std::cerr << "dirsched: gen " << gen_family << ": " << why << "\n";
@@ -703,11 +871,23 @@ int main(int argc, char** argv) {
     }
     if (*exp) {
       explore_options.por = !explore_no_por;
+      Progress::get().begin("load");
       const Scenario scenario = with_policy(load_scenario(explore_file, parse_vars(explore_vars)), policy);
+      Progress::get().begin("explore", static_cast<double>(explore_options.max_states), "states (max-states)");
+      explore_options.on_states = [](std::size_t n) { Progress::get().update(static_cast<double>(n)); };
       nlohmann::ordered_json result = explore(scenario, explore_options);
+      Progress::get().end();
       if (!scenario.vars.empty()) result["vars"] = scenario.assigned;  // which candidate was explored
       std::cout << result.dump(2) << "\n";
-      return result["violations"].empty() ? 0 : 1;
+      std::cout.flush();
+      if (!result["violations"].empty()) return 1;
+      if (result.value("stopped_early", false)) {
+        // Partial: the JSON covers only the visited states. Said on stderr too, with its own status.
+        std::cerr << "dirsched explore: stopped early, the result covers only the states visited: "
+                  << result.value("note", std::string("a bound was reached")) << "\n";
+        return kExitExploreStoppedEarly;
+      }
+      return 0;
     }
   } catch (...) {
     // Bad input 2, cannot write 3, a bug: a message and abort (134).

@@ -573,6 +573,7 @@ class Explorer {
     if (const TaskId stalling = st.core->stalling_group(); stalling.valid())
       can_stall_.insert(std::string(st.core->name(stalling)));
     if (nodes_ > o_.max_states) stopped_ = true;
+    if (o_.on_states && nodes_ % 4096 == 0) o_.on_states(nodes_);
     // The states held on the depth-first path, not the visited set, are what grow with a large
     // scenario (each holds a copy of the core): the heap is checked every kMemoryCheckEvery nodes.
     if (!stopped_ && nodes_ % kMemoryCheckEvery == 0 && heap_in_use() > o_.max_memory)

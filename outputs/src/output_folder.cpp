@@ -36,6 +36,8 @@ struct Registry {
   std::recursive_mutex m;
   std::set<std::string> temps;
   std::set<pid_t> children;
+  // set_interrupt_note: what a stop leaves in a finished run folder, and what it says.
+  std::string note_file, note_text, note_message;
 };
 // Leaked on purpose: the signal thread may use it while the process exits. A forked child gets a
 // fresh one (the parent's lock may be held by the parent's signal thread at the fork).
@@ -71,7 +73,17 @@ sigset_t handled_signals() {
     fs::remove_all(t, ec);
   }
   const char* name = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP";
-  const std::string msg = std::string("dirsched: stopped by ") + name + "; temporary files removed, nothing written\n";
+  std::string msg = std::string("dirsched: stopped by ") + name + "; temporary files removed, nothing written\n";
+  if (!r.note_file.empty()) {
+    const int fd = open(r.note_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    const std::string text = r.note_text + " (stopped by " + name + ")\n";
+    if (fd >= 0) {
+      if (write(fd, text.data(), text.size()) < 0 || fsync(fd) < 0) {
+      }
+      close(fd);
+    }
+    msg = std::string("dirsched: stopped by ") + name + "; " + r.note_message + "\n";
+  }
   if (write(STDERR_FILENO, msg.data(), msg.size()) < 0) {
   }
   _exit(128 + sig);
@@ -133,7 +145,8 @@ bool has_marker(const fs::path& dir, FolderKind kind) {
 const std::vector<std::string>& run_file_names() {
   static const std::vector<std::string> names = {
       "dag.dot",      "dag.svg",   "events.jsonl", "metrics.json", "report.html",
-      "summary.json", "tasks.csv", "timeline.svg", "trace.json",   "variant.json"};
+      "summary.json", "tasks.csv", "timeline.svg", "trace.json",   "variant.json",
+      "trace.paje",   "pictures-interrupted.txt"};
   return names;
 }
 
@@ -182,6 +195,7 @@ std::vector<std::string> foreign_entries(const fs::path& dir) {
     for (const auto& f : marker["files"]) own.insert(f.get<std::string>());
   else
     own.insert(run_file_names().begin(), run_file_names().end());
+  own.insert("pictures-interrupted.txt");  // written by the signal thread when a stop cuts the pictures short
   std::vector<std::string> foreign;
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
@@ -473,6 +487,14 @@ pid_t fork_tracked() {
     r.children.insert(pid);
   }
   return pid;
+}
+
+void set_interrupt_note(const std::string& file, const std::string& text, const std::string& message) {
+  Registry& r = registry();
+  std::lock_guard<std::recursive_mutex> lock(r.m);
+  r.note_file = file;
+  r.note_text = text;
+  r.note_message = message;
 }
 
 void child_finished(pid_t pid) {

@@ -7,6 +7,7 @@
 
 #include "dirsched/json_reader.hpp"
 #include "dirsched/output_folder.hpp"
+#include "dirsched/progress.hpp"
 
 #include <sys/resource.h>
 
@@ -322,15 +323,22 @@ void TasksCsvWriter::close() {
   if (err_) throw_write_error(path_, err_);
 }
 
-static std::string metrics_json(const Run& run) {
+std::string metrics_json(const Run& run) {
   struct rusage usage {};
   getrusage(RUSAGE_SELF, &usage);
-  const double wall = run.result.wall_s;
+  // The engine's own wall time (the simulation, or the threads' run) gives the event rate; wall_s is
+  // the command's, from its start to this file, and phases_s splits it (load, simulate, write,
+  // pictures: see progress.hpp).
+  const double engine_wall = run.result.wall_s;
   const double events = static_cast<double>(run.recorder->event_count());
-  ojson m{{"wall_s", wall},
+  ojson phases = ojson::object();
+  for (const auto& [name, s] : Progress::get().phases()) phases[name] = s;
+  ojson m{{"wall_s", Progress::get().since_start()},
+          {"phases_s", phases},
+          {"engine_wall_s", engine_wall},
           {"peak_rss_kib", usage.ru_maxrss},
           {"events", run.recorder->event_count()},
-          {"events_per_s", wall > 0 ? events / wall : 0.0},
+          {"events_per_s", engine_wall > 0 ? events / engine_wall : 0.0},
           {"tasks", run.recorder->record_count()}};
   return m.dump(2) + "\n";
 }

@@ -19,6 +19,7 @@
 #include "dirsched/jitter.hpp"
 #include "dirsched/platform.hpp"
 #include "dirsched/probe.hpp"
+#include "dirsched/progress.hpp"
 #include "dirsched/replay.hpp"
 
 namespace sg4 = simgrid::s4u;
@@ -390,16 +391,15 @@ class Driver {
     const auto now = std::chrono::steady_clock::now();
     if (now - last_progress_ < std::chrono::milliseconds(250)) return;
     last_progress_ = now;
-    std::fprintf(stderr, "\r[dirsched] t=%.6g s  ops %zu/%zu  tasks live %zu  running %zu   ", instant,
-                 replay_->position(), replay_->op_count(), run_.core->non_terminal_tasks(),
-                 run_.core->running_members());
-    std::fflush(stderr);
-    printed_progress_ = true;
+    char detail[160];
+    std::snprintf(detail, sizeof detail, "t=%.6g s  tasks live %zu  running %zu", instant,
+                  run_.core->non_terminal_tasks(), run_.core->running_members());
+    Progress::get().set_total(static_cast<double>(replay_->op_count()), "ops");
+    Progress::get().update(static_cast<double>(replay_->position()), detail);
   }
 
   void finish() {
     finished_ = true;
-    if (printed_progress_) std::fprintf(stderr, "\n");
     finish_result(run_, *replay_, checker_);
     run_.result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start_).count();
   }
@@ -414,7 +414,6 @@ class Driver {
   bool progress_;
   InvariantChecker* checker_;
   bool keep_dispatch_order_;
-  bool printed_progress_ = false;
   bool finished_ = false;
   bool clock_overflow_ = false;
   double last_instant_ = 0;

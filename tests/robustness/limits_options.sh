@@ -54,7 +54,7 @@ expect generate-edges-past-limit 2 "edges.json: generate.edges: must be a number
   "$dirsched" check "$tmp/edges.json"
 expect gen-edges-1024 0 "" "$dirsched" gen random --tasks 10 --edges 1024 --seed 3
 echo '{"name":"e","seed":3,"generate":{"family":"random","tasks":10,"edges":1024}}' >"$tmp/edges.json"
-expect generate-edges-1024 0 "" "$dirsched" explore "$tmp/edges.json" --max-states 1
+expect generate-edges-1024 5 "" "$dirsched" explore "$tmp/edges.json" --max-states 1
 # At the bounds the values are accepted (stdout only, nothing written).
 expect gen-seed-2p64m1 0 "" "$dirsched" gen stream --tasks 3 --seed 18446744073709551615
 grep -q '"seed": 18446744073709551615' "$tmp/out" || { echo "FAIL gen-seed-2p64m1: seed not kept"; fail=1; }
@@ -95,7 +95,7 @@ expect max-memory-too-small 2 "--max-memory: '1000' is not a size" "$dirsched" e
 expect max-memory-past-2p64 2 "--max-memory: '99999999999999999999G' is not a size" \
   "$dirsched" explore "$ok" --max-memory 99999999999999999999G
 (cd "$sandbox" && "$dirsched" gen random --tasks 3000 --workers 8 --seed 1) >"$in/random-3000.json"
-expect explore-memory-bound 0 "" "$dirsched" explore "$in/random-3000.json" --max-states 100000 --max-memory 64M
+expect explore-memory-bound 5 "" "$dirsched" explore "$in/random-3000.json" --max-states 100000 --max-memory 64M
 python3 - "$tmp/out" <<'PY' || fail=1
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -104,11 +104,11 @@ print("ok   explore-memory-bound: partial result" if ok else "FAIL explore-memor
 sys.exit(0 if ok else 1)
 PY
 # The same exploration under a bound it does not reach is not cut short by memory.
-expect explore-memory-ample 0 "" "$dirsched" explore "$in/random-3000.json" --max-states 50 --max-memory 1G
+expect explore-memory-ample 5 "" "$dirsched" explore "$in/random-3000.json" --max-states 50 --max-memory 1G
 grep -q 'stopped after max_states=50' "$tmp/out" || { echo "FAIL explore-memory-ample: not stopped by max_states"; fail=1; }
 # A path deeper than the stack allows (a 30,000-task stream: 60,000 steps) stops early, not with SIGSEGV.
 (cd "$sandbox" && "$dirsched" gen stream --tasks 30000 --workers 2) >"$in/stream-30000.json"
-expect explore-deep-path 0 "" "$dirsched" explore "$in/stream-30000.json" --max-states 4000000000
+expect explore-deep-path 5 "" "$dirsched" explore "$in/stream-30000.json" --max-states 4000000000
 grep -q 'a deeper path would overflow the stack' "$tmp/out" && grep -q '"stopped_early": true' "$tmp/out" ||
   { echo "FAIL explore-deep-path: not stopped at the stack's depth"; fail=1; }
 finish

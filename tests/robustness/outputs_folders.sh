@@ -127,7 +127,14 @@ tmp_abs = os.path.join(os.path.dirname(run), tmp)
 folder = synced(tmp_abs)
 problems = []
 if not folder or folder[-1] > x: problems.append("the new folder is not synced before the exchange")
+pictures = {"dag.dot", "dag.svg", "timeline.svg", "trace.json", "report.html"}
 for name in sorted(os.listdir(run)):
+    if name in pictures:  # drawn after the data are in place: each synced, then renamed in
+        moved = [i for i, l in enumerate(lines) if re.search(r'rename\("([^"]*)", "%s"\)' % re.escape(os.path.join(run, name)), l)]
+        src = moved and re.search(r'rename\("([^"]*)"', lines[moved[-1]]).group(1)
+        if not moved or moved[-1] < x or not [i for i in synced(src) if i < moved[-1]]:
+            problems.append(name + " is not synced before its rename after the data")
+        continue
     s = synced(os.path.join(tmp_abs, name))
     if not s or (folder and s[-1] > folder[-1]): problems.append(name + " is not synced before its folder")
 parent = synced(os.path.dirname(run))
@@ -144,7 +151,9 @@ if problems: print("FAIL durability:", "; ".join(problems)); print("".join(lines
 PY
   # A failed fsync is a write error (exit 3): the first one (a file of the new folder), and the last one
   # (the parent after the exchange, which is then undone); each time the old folder stays as it was.
-  nsync=$(grep -c -E '^[0-9]+ +fsync\(' "$sandbox/sync")  # strace pads the pid column
+  # The last fsync of the data: the parent's, right after the exchange (the pictures come after the data
+  # are in place, so a failure there keeps them: docs/pictures-and-progress.md).
+  nsync=$(awk '/RENAME_EXCHANGE/ {x = 1} /^[0-9]+ +fsync\(/ {n++; if (x) {print n; exit}}' "$sandbox/sync")  # strace pads the pid column
   for when in 1 "$nsync"; do
     refused_untouched "$w" 3 "cannot write $w/new/run[^:]*: Input/output error" "fsync number $when of $nsync fails" \
       env ASAN_OPTIONS="${ASAN_OPTIONS:-}:log_path=$sandbox/asan-log" strace -f -o /dev/null -e trace=fsync -e inject=fsync:error=EIO:when=$when "$d" run "$s" --out "$w/new/run"

@@ -621,18 +621,18 @@ std::string report_html(const RunView& v, const nlohmann::json& summary,
 }
 
 std::map<std::string, std::string> render_all(const RunView& v, const nlohmann::json& summary,
-                                              const std::vector<std::string>& selected, std::string* note) {
+                                              const std::vector<std::string>& selected, std::string* note,
+                                              double budget_s) {
   auto want = [&](const char* what) {
     return selected.empty() || std::find(selected.begin(), selected.end(), what) != selected.end();
   };
   std::map<std::string, std::string> files;
   std::optional<std::string> svg;
-  if (want("dag") || want("report")) svg = dag_svg(v);
-  if (note && (want("dag") || want("report")) && v.tasks.size() > kMaxDagSvgNodes)
-    *note = svg ? "dag.svg condensed: " + std::to_string(v.tasks.size()) + " tasks exceed " +
-                      std::to_string(kMaxDagSvgNodes) + ", merged by callable and worker"
-                : "dag.svg skipped: " + std::to_string(v.tasks.size()) + " tasks exceed " +
-                      std::to_string(kMaxDagSvgNodes) + ", even merged by callable and worker";
+  if (want("dag") || want("report")) {
+    DagPicture d = dag_picture(v, budget_s);
+    svg = std::move(d.svg);
+    if (note) *note = d.note;
+  }
   if (want("dag")) {
     files["dag.dot"] = dag_dot(v);
     if (svg) files["dag.svg"] = *svg;

@@ -53,6 +53,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "dirsched/scenario.hpp"
@@ -65,6 +66,8 @@ struct ExploreOptions {
   std::size_t max_memory = std::size_t{2} << 30;
   bool failures = false;
   bool por = true;
+  // Called every 4,096 new states with the count so far (the CLI's progress line); may be empty.
+  std::function<void(std::size_t states)> on_states;
 };
 
 nlohmann::ordered_json explore(const Scenario& scenario, const ExploreOptions& options);

@@ -166,5 +166,9 @@ void install_interrupt_cleanup();
 // waits for them before it exits. The child starts with an empty registry and its own signal thread.
 pid_t fork_tracked();
 void child_finished(pid_t pid);  // after waitpid() reaped it
+// While `file` is not empty, a stop by signal also writes `text` (and which signal) to `file` (inside a
+// run folder already in place: its data files stay) and says `message` instead of "nothing written".
+// The CLI sets it while it draws the pictures of a run whose data files are written.
+void set_interrupt_note(const std::string& file, const std::string& text, const std::string& message);
 
 }  // namespace dirsched

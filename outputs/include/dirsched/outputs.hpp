@@ -129,6 +129,9 @@ void finish_result(Run& run, Replay& replay, InvariantChecker* checker);
 // "task@worker", "task[m]@worker", "task@subN": one entry of RunResult::dispatch_order.
 std::string dispatch_label(const Scheduler& core, const Dispatch& d);
 
+// metrics.json: self-measurements (wall time of the command and of each phase, peak RSS, event rate).
+std::string metrics_json(const Run& run);
+
 // Output files. `outputs` selects among "events", "summary", "tasks", "metrics" (empty: all);
 // `extra` are more files (the pictures) written alongside, with the `.dirsched-run` marker last.
 // `dir` must pass check_output_folder (OutputRefused otherwise); everything goes to a temporary

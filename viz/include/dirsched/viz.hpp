@@ -120,6 +120,24 @@ constexpr std::size_t kMaxDagSvgNodes = 1000;
 std::string dag_dot(const RunView& run);
 std::optional<std::string> dag_svg(const RunView& run);
 
+// dag.svg under a time budget (the pictures never hold the data back: the CLI writes the data files
+// first). Graphviz is given only graphs it can lay out quickly, decided up front on their shape (at
+// most kMaxDagSvgNodes nodes and kMaxDagCycleRank edges beyond a spanning forest: dot's crossing
+// minimisation is what takes minutes on random DAGs, chains cost nothing), so the same run draws the
+// same bytes; and each layout runs in a forked child killed when the budget runs out, the safety net
+// for a machine slower than the bound assumed. In order: the full DAG; the tasks merged by callable
+// and worker; a window of the first tasks in submit order; a grid of the merged tasks drawn without
+// Graphviz (always within budget). Anything short of the full DAG carries a caption in the picture
+// and `note` says what was drawn and why (empty when the full DAG was drawn).
+constexpr std::size_t kMaxDagCycleRank = 60;
+constexpr std::size_t kDagWindowTasks = 300;
+constexpr double kDefaultPictureBudget = 5;
+struct DagPicture {
+  std::optional<std::string> svg;
+  std::string note;
+};
+DagPicture dag_picture(const RunView& run, double budget_s);
+
 struct TimelineOptions {
   double width_px = 1200;
 };
@@ -140,17 +158,64 @@ constexpr std::size_t kMaxIdleLanes = 200;
 std::vector<std::string> drawn_lanes(const RunView& run, std::size_t* hidden);
 std::string timeline_svg(const RunView& run, const TimelineOptions& options = {});
 std::string chrome_trace(const RunView& run);
+// trace.paje, for ViTE (and other Paje readers): one container per worker (NEXT_LEVEL, then SUB) under
+// one for the run; the worker state "running" while a member runs on it, "reserved" while it is held
+// idle for a blocked group head (head_reservation), "idle" otherwise; one link per dependency whose
+// both ends ran, from the producer's worker at its end to the consumer's at its start, named
+// "producer -> consumer (buffer)". Events in time order (at one instant: idle, reserved, running, link
+// starts, link ends), times in seconds with nine decimals. Drawn only when asked (--outputs paje).
+std::string paje_trace(const RunView& run);
 // The report's group table shows this many groups, worst READY wait first; all of them follow at the end.
 constexpr std::size_t kReportGroupRows = 50;
 std::string report_html(const RunView& run, const nlohmann::json& summary,
                         const std::optional<std::string>& dag, const std::string& timeline);
+
+// Runs past kMaxPictureTasks tasks are drawn from one streaming pass over events.jsonl, never a
+// RunView (which holds every task): memory O(workers x buckets + READY singles and running members +
+// the window), time
+// linear in the log with no JSON parse per line. aggregate_timeline_svg: one row per worker (past
+// kAggregateRows, consecutive workers merged into a row, averaged), its utilisation in each of
+// `buckets` intervals as shading and its READY queue's greatest depth in the interval as a line; below,
+// the longest groups' READY waits (ready to launch) as spans. aggregate_trace: Chrome trace JSON for
+// Perfetto, windowed: utilisation and queue-depth counters per row over the whole run, the longest
+// group waits as slices, and the member runs of the first `window_runs` dispatches only, so its size is
+// bounded (a few MB) whatever the run's.
+constexpr std::size_t kMaxPictureTasks = 100000;
+constexpr std::size_t kAggregateRows = 128;
+constexpr std::size_t kAggregateGroupWaits = 1000;
+constexpr std::size_t kAggregateMaxLanes = 65536 + 4096;  // NEXT_LEVEL and SUB workers a run can have
+struct GroupWait {
+  std::string group;
+  double from, to;
+};
+struct RunSlice {
+  std::string task, member, worker;
+  double start, end;
+};
+struct Aggregate {
+  std::size_t buckets = 400;
+  double end_time = 0;
+  std::size_t tasks = 0, runs = 0, events = 0, groups_waited = 0;
+  std::vector<std::string> lanes;
+  std::vector<std::vector<float>> busy, depth;  // per lane, per bucket: busy seconds, greatest depth
+  std::vector<long long> depth_now;
+  long long max_depth = 0;
+  std::vector<GroupWait> group_waits;  // the kAggregateGroupWaits longest, by ready time
+  std::vector<RunSlice> window;
+};
+Aggregate aggregate_run(const std::string& events_path, const nlohmann::json* summary, std::size_t buckets = 400,
+                        std::size_t window_runs = 20000);
+std::string aggregate_timeline_svg(const Aggregate& a);
+std::string aggregate_trace(const Aggregate& a);
 
 // Colour of a final state in every picture.
 const char* state_colour(const std::string& state);
 
 // Every picture as file name -> contents: dag.dot, dag.svg (when small enough), timeline.svg,
 // trace.json, report.html. `selected` filters by "dag", "timeline", "trace", "report" (empty: all).
+// The DAG is drawn by dag_picture under `budget_s`.
 std::map<std::string, std::string> render_all(const RunView& run, const nlohmann::json& summary,
-                                              const std::vector<std::string>& selected, std::string* note);
+                                              const std::vector<std::string>& selected, std::string* note,
+                                              double budget_s = kDefaultPictureBudget);
 
 }  // namespace dirsched::viz
