@@ -387,26 +387,29 @@ class Testbed:
         for index, (combination, as_json) in enumerate(variants):
             s = self._record(make_orch_fn(**combination), args, cfg, seed=seed)
             var_args = ["%s=%s" % (n, json.dumps(as_json[n], separators=(",", ":"))) for n in names]
-            s["description"] += " (sweep variant %d: --var %s)" % (index, " --var ".join(var_args))
-            s["vars"] = candidates  # the CLI numbers the variant (variant.json) from these
-            scenarios.append((index, s, var_args))
+            s["description"] += " (sweep variant %d: %s)" % (index, ", ".join(var_args))
+            # The scenario is concrete (no "$NAME" in it, and the CLI refuses a var nothing uses): the
+            # variant's values go to its variant.json, written here as the CLI writes one.
+            scenarios.append((index, s, {n: as_json[n] for n in names}))
         cli = find_cli()
         out = os.path.abspath(out)
         self._prepare_sweep_folder(out, make_orch_fn, len(variants))
 
         def run_one(item):
-            index, s, var_args = item
+            index, s, chosen = item
             folder = os.path.join(out, "variant-%04d" % index)
             tmp = self._write_beside(folder, s)
             cmd = ["run", tmp, "--out", folder] + self._policy_args(policy)
-            for v in var_args:
-                cmd += ["--var", v]
             try:
                 call_cli(cmd, cli)
             except BaseException:
                 os.unlink(tmp)
                 raise
             _move_into_run(tmp, folder, "scenario.json")
+            fd, vtmp = tempfile.mkstemp(prefix="variant.json.tmp-dirsched-%d-" % os.getpid(), dir=folder)
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(json.dumps({"variant": index, "vars": chosen}, indent=2, sort_keys=True) + "\n")
+            _move_into_run(vtmp, folder, "variant.json")
 
         with ThreadPoolExecutor(max_workers=max(1, int(jobs))) as pool:
             pending = [pool.submit(run_one, item) for item in scenarios]
