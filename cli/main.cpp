@@ -323,7 +323,7 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
   // A jitter (in any variant) is what makes a seed matter: without one, replicates are the same run.
   bool jitter = false;
   for (const Variant& v : variants)
-    for (const CallableSpec& c : load_scenario(file, v.values).callables) jitter |= c.cost.jitter.kind != Jitter::Kind::kNone;
+    for (const CallableSpec& c : load_scenario(file, v.values).callables) jitter |= c.cost.jitter.kind != Jitter::Kind::kNone && c.cost.jitter.rel > 0;
   std::size_t replicates = replicates_flag.value_or(base.replicates);
   if (replicates > 1 && !jitter) {
     std::cerr << "dirsched: " << file << ": no callable has a jitter: the scenario is deterministic and needs no "
@@ -588,7 +588,7 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
   for (const auto& [name, c] : base.vars) dims.push_back(c.size()), names.push_back(name);
   std::size_t replicates = replicates_flag.value_or(base.replicates);
   bool jitter = false;
-  for (const CallableSpec& c : base.callables) jitter |= c.cost.jitter.kind != Jitter::Kind::kNone;
+  for (const CallableSpec& c : base.callables) jitter |= c.cost.jitter.kind != Jitter::Kind::kNone && c.cost.jitter.rel > 0;
   if (replicates > 1 && !jitter) {
     std::cerr << "dirsched: " << file << ": no callable has a jitter: deterministic, no replications needed; "
               << "1 run per evaluation\n";

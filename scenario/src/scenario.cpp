@@ -544,7 +544,7 @@ struct Loader {
     constexpr std::size_t kMaxSpace = 1000000;
     Obj o(spec, path, file);
     const json& k = o.need("choose");
-    if (!k.is_number_unsigned() || k.get<std::uint64_t>() < 1)
+    if (!k.is_number_integer() || k.get<std::int64_t>() < 1)
       o.fail("expected a positive integer, found " + (k.is_number() ? k.dump() : Obj::type_of(k)), "choose");
     const json& from = array_at(o, "from");
     bool ordered = false;
@@ -915,7 +915,7 @@ struct Loader {
     }
     top.get("vars");  // read first, by run()
     if (const json* r = top.get("replicates")) {
-      if (!r->is_number_unsigned() || r->get<std::uint64_t>() < 1 || r->get<std::uint64_t>() > 10000)
+      if (!r->is_number_integer() || r->get<std::int64_t>() < 1 || r->get<std::int64_t>() > 10000)
         top.fail("expected a number of replicates from 1 to 10000, found " + (r->is_number() ? r->dump() : Obj::type_of(*r)),
                  "replicates");
       s.replicates = r->get<std::size_t>();

@@ -314,7 +314,8 @@ std::string ranking_text(const std::vector<SweepRow>& rows, const std::vector<st
          g6(r.group_idle_target_s) + " s, worst group wait " + g6(r.group_wait_max_s) +
          " s, worst single wait " + g6(r.single_wait_max_s) + " s (mean " + g6(r.single_wait_mean_s) +
          " s), overtakes (max) " + std::to_string(r.overtakes_max) + ", stall reports " +
-         std::to_string(r.stalls) + (why.empty() ? "" : "; behind variant " + std::to_string(rows[ranking[k - 1]].variant.index) + " on " + why) +
+         std::to_string(r.stalls) + (why.empty() ? "" : "; behind variant " + std::to_string(rows[ranking[k - 1]].variant.index) + " on " + why +
+                                   (why == "clean" || why == "makespan" ? "" : " (a tie-breaker: the keys before it are equal)")) +
          "\n";
   }
   if (unclean)
