@@ -419,6 +419,28 @@ class Testbed:
         stdout = call_cli(["sweep", "--collect", out], cli)
         return SweepResult(out, names, [c for c, _ in variants], stdout)
 
+    @staticmethod
+    def optimize(scenario_file, out, budget=None, seed=0, jobs=2, replicates=None, objective=None, pareto=None,
+                 cli=None):
+        """`dirsched optimize SCENARIO_FILE --out OUT`: the best variant of the file's vars (a list or a
+        ``{"choose": K, "from": [...]}`` space), exhaustive when the space fits ``budget``, else a seeded
+        search. Returns optimize.json as a dict (``best``, ``objective``, ``evaluations``, ``exhaustive``,
+        ``pareto``, ...) with ``best_file`` (OUT/best.json, the scenario with the best values)."""
+        args = ["optimize", scenario_file, "--out", out, "--seed", int(seed), "-j", int(jobs)]
+        if budget is not None:
+            args += ["--budget", int(budget)]
+        if replicates is not None:
+            args += ["--replicates", int(replicates)]
+        if objective is not None:
+            args += ["--objective", ",".join(objective) if not isinstance(objective, str) else objective]
+        if pareto is not None:
+            args += ["--pareto", ",".join(pareto) if not isinstance(pareto, str) else pareto]
+        call_cli(args, cli)
+        with open(os.path.join(out, "optimize.json"), encoding="utf-8") as f:
+            result = json.load(f)
+        result["best_file"] = os.path.join(os.path.abspath(out), "best.json")
+        return result
+
     # -- helpers --------------------------------------------------------------------------------
     def _prepare_sweep_folder(self, out, make_orch_fn, count):
         """Like `dirsched sweep`: writes only into a new folder or a sweep folder of the same scenario
