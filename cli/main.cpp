@@ -12,6 +12,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -31,6 +32,7 @@
 #include "dirsched/threads_engine.hpp"
 #include "dirsched/viz.hpp"
 #include "error_kind.hpp"
+#include "evaluate.hpp"
 #include "options.hpp"
 
 namespace {
@@ -292,6 +294,27 @@ VarAssignment parse_vars(const std::vector<std::string>& vars) {
   return out;
 }
 
+// --var-any: a --var value need not be one of the declared candidates.
+bool g_var_any = false;
+
+// load_scenario for run, check and explore: a --var value outside the variable's declared candidates
+// is refused (a typo would run a variant no sweep has) unless --var-any.
+Scenario load_chosen(const std::string& file, const VarAssignment& assignment) {
+  Scenario s = load_scenario(file, assignment);
+  if (g_var_any) return s;
+  for (const auto& [name, value] : assignment) {
+    const std::vector<nlohmann::json>& c = s.vars.at(name);  // the loader refused undeclared names
+    if (std::find(c.begin(), c.end(), value) != c.end()) continue;
+    std::string list;
+    for (std::size_t i = 0; i < c.size() && i < 8; ++i) list += (i ? ", " : "") + c[i].dump();
+    if (c.size() > 8) list += ", ... (" + std::to_string(c.size()) + " in all)";
+    throw ScenarioError(file, "vars." + name,
+                        "--var " + name + "=" + value.dump() + " is not one of the declared candidates (" + list +
+                            "); --var-any runs it anyway");
+  }
+  return s;
+}
+
 // The largest --max-variants and --sample: a sweep runs each variant in a process of its own.
 constexpr std::size_t kMaxMaxVariants = 1000000;
 
@@ -363,7 +386,7 @@ int cmd_run(const std::string& file, const std::string& out, std::optional<std::
   if (!parse_outputs(outputs, data, pictures)) return 2;
   const VarAssignment assignment = parse_vars(vars);
   Progress::get().begin("load");
-  Scenario scenario = with_policy(load_scenario(file, assignment), policy);
+  Scenario scenario = with_policy(load_chosen(file, assignment), policy);
   if (threads.on) {
     if (!cfg.empty()) throw std::runtime_error("--cfg configures SimGrid: it does not apply to --engine threads");
     check_threads_engine(scenario);  // before anything is written
@@ -377,6 +400,12 @@ int cmd_run(const std::string& file, const std::string& out, std::optional<std::
   return run_to_folder(scenario, options, out, data, pictures, false, budget_s, threads);
 }
 
+std::string g6_text(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.6g", v);
+  return b;
+}
+
 std::string shell_quote(const std::string& s) {
   std::string o = "'";
   for (char c : s) o += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -386,7 +415,7 @@ std::string shell_quote(const std::string& s) {
 int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
               std::optional<std::size_t> sample, std::uint64_t seed, std::size_t max_variants, bool plan,
               const std::vector<std::string>& cfg, const PolicyFlag& policy, const std::string& outputs,
-              double budget_s) {
+              double budget_s, std::optional<std::size_t> replicates_flag = std::nullopt) {
   namespace fs = std::filesystem;
   // --outputs of every variant's run (sweep --collect reads their summary.json: it must be one of them).
   std::vector<std::string> data, pictures;
@@ -405,8 +434,22 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
   const std::vector<Variant> variants =
       sample ? sample_variants(base, *sample, seed, max_variants) : enumerate_variants(base, max_variants);
   // Validate every variant before running any: a value may make the file malformed (a "$X" typo).
-  for (const Variant& v : variants) load_scenario(file, v.values);
+  // A jitter (in any variant) is what makes a seed matter: without one, replicates are the same run.
+  bool jitter = false;
+  for (const Variant& v : variants)
+    for (const CallableSpec& c : load_scenario(file, v.values).callables) jitter |= c.cost.jitter.kind != Jitter::Kind::kNone && c.cost.jitter.rel > 0;
   Progress::get().end();
+  std::size_t replicates = replicates_flag.value_or(base.replicates);
+  if (replicates > 1 && !jitter) {
+    std::cerr << "dirsched: " << file << ": no callable has a jitter: the scenario is deterministic and needs no "
+              << "replications (every seed gives the same run); running 1 replicate\n";
+    replicates = 1;
+  }
+  if (replicates > 1 && plan) {
+    std::cerr << "dirsched: sweep --plan prints one run per variant; a replicated sweep (" << replicates
+              << " replicates) runs in one process: drop --plan, or give --replicates 1\n";
+    return 2;
+  }
   // The folder belongs to this scenario from now on: its marker lists the variants --collect expects.
   const std::string dir = check_output_folder(out, FolderKind::kSweep, "--out").string();
   SweepMarker marker{base.name, fs::weakly_canonical(fs::absolute(file)).string(), {}};
@@ -425,6 +468,10 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
     }
     std::cerr << variants.size() << " commands; afterwards: " << self << " sweep --collect " << out << "\n";
     return 0;
+  }
+  {
+    std::error_code ec;  // an earlier replicated sweep's: this one writes its own, or none
+    fs::remove(fs::path(dir) / "replicates.jsonl", ec);
   }
   std::size_t running = 0, failed = 0, unwritable = 0, next = 0, finished = 0;
   Progress::get().begin("sweep", static_cast<double>(variants.size()), "variants");
@@ -464,10 +511,80 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
               << (unwritable ? " (" + std::to_string(unwritable) + " could not write their outputs)" : "") << "\n";
     return unwritable ? kExitCannotWrite : 1;
   }
+  if (replicates > 1) {
+    // Replicates 1..N-1 of every variant, in the evaluation pool (summary metrics only): replicate r
+    // runs with the variant's seed + r, the same seeds for every variant (common random numbers).
+    std::vector<Scenario> loaded;
+    loaded.reserve(variants.size());
+    for (const Variant& v : variants) loaded.push_back(with_policy(load_scenario(file, v.values), policy));
+    std::vector<Evaluation> evals;
+    for (std::size_t i = 0; i < variants.size(); ++i)
+      for (std::size_t r = 1; r < replicates; ++r) evals.push_back({&loaded[i], loaded[i].seed + r, variants[i]});
+    if (tty) std::fprintf(stderr, "[dirsched] sweep: %zu more replicate runs\n", evals.size());
+    const std::vector<SweepRow> rows = evaluate_all(evals, jobs, simgrid_args(cfg));
+    std::vector<std::uint64_t> seeds;
+    for (std::size_t r = 0; r < replicates; ++r) seeds.push_back(base.seed + r);
+    std::string text = nlohmann::json{{"dirsched", "replicates"}, {"replicates", replicates}, {"seeds", seeds}}.dump() + "\n";
+    for (std::size_t k = 0; k < evals.size(); ++k)
+      text += nlohmann::json{{"variant", evals[k].variant.index},
+                             {"replicate", k % (replicates - 1) + 1},
+                             {"seed", evals[k].seed},
+                             {"metrics", sweep_row_json(rows[k])}}
+                  .dump() +
+              "\n";
+    write_file_atomic(fs::path(dir) / "replicates.jsonl", text);
+  }
   return 0;
 }
 
-int cmd_collect(const std::string& dir) {
+// How a sweep ranks: the objective (after clean) and the two metrics of the Pareto view.
+struct RankChoice {
+  std::vector<std::size_t> objective = default_objective();
+  std::size_t pareto_a = metric::kMakespan, pareto_b = metric::kGroupWaitMax;
+  bool pareto_given = false;
+};
+
+// DIR/replicates.jsonl (a replicated sweep's replicates 1..N-1; replicate 0 is the variant folder):
+// every variant's rows in replicate order, and the seeds. Throws std::runtime_error naming the file
+// and line.
+std::vector<std::vector<SweepRow>> read_replicates(const std::string& path, const std::vector<SweepRow>& first,
+                                                   std::vector<std::uint64_t>& seeds) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  std::map<std::size_t, std::size_t> at;
+  std::vector<std::vector<SweepRow>> out;
+  for (const SweepRow& r : first) at[r.variant.index] = out.size(), out.push_back({r});
+  std::string line;
+  std::size_t n = 0, replicates = 0;
+  while (std::getline(in, line)) {
+    ++n;
+    const std::string where = path + " line " + std::to_string(n);
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(line);
+      if (n == 1) {
+        replicates = j.at("replicates").get<std::size_t>();
+        seeds = j.at("seeds").get<std::vector<std::uint64_t>>();
+        if (replicates < 2 || seeds.size() != replicates) throw std::runtime_error("replicates and seeds disagree");
+        continue;
+      }
+      const std::size_t v = j.at("variant").get<std::size_t>(), r = j.at("replicate").get<std::size_t>();
+      auto it = at.find(v);
+      if (it == at.end()) throw std::runtime_error("variant " + std::to_string(v) + " is not one of the sweep's");
+      if (r != out[it->second].size()) throw std::runtime_error("replicate " + std::to_string(r) + " out of order");
+      out[it->second].push_back(sweep_row_from_json(out[it->second].front().variant, j.at("metrics")));
+    } catch (const std::exception& e) {
+      throw std::runtime_error(where + ": " + e.what());
+    }
+  }
+  for (const auto& rows : out)
+    if (rows.size() != replicates)
+      throw std::runtime_error(path + ": variant " + std::to_string(rows.front().variant.index) + " has " +
+                               std::to_string(rows.size()) + " of " + std::to_string(replicates) + " replicates");
+  return out;
+}
+
+int cmd_collect(const std::string& dir, const RankChoice& choice = {}) {
   namespace fs = std::filesystem;
   std::vector<std::string> names;
   const std::vector<SweepRow> rows = collect(dir, &names);
@@ -475,26 +592,256 @@ int cmd_collect(const std::string& dir) {
     std::cerr << "dirsched: " << dir << ": no variant-* folders to collect\n";
     return 2;
   }
-  const std::vector<std::size_t> order = rank(rows);
   std::string d = dir;
   while (d.size() > 1 && d.back() == '/') d.pop_back();
-  write_file_atomic(fs::path(d) / "sweep.csv", sweep_csv(names, rows));
-  write_file_atomic(fs::path(d) / "sweep.svg", sweep_svg(rows, order));
-  std::string pictures = "sweep.csv and sweep.svg";
+  // Every output below is drawn from this one ranking.
+  const std::string rep_path = (fs::path(d) / "replicates.jsonl").string();
+  std::vector<std::uint64_t> seeds;
+  std::vector<std::vector<SweepRow>> per_variant;
+  if (fs::exists(rep_path)) {
+    per_variant = read_replicates(rep_path, rows, seeds);
+  } else {
+    for (const SweepRow& r : rows) per_variant.push_back({r});
+  }
+  const bool replicated = per_variant.front().size() > 1;
+  const Ranking ranking = rank_replicated(per_variant, choice.objective, seeds);
+  const std::vector<std::size_t> front = pareto_front(ranking, choice.pareto_a, choice.pareto_b);
+  // One replicate under the default objective: sweep.csv, sweep.svg and the text as before.
+  const bool classic = !replicated && choice.objective == default_objective();
+  std::vector<SweepRow> mean_rows;
+  for (const RankedVariant& v : ranking.order) mean_rows.push_back(v.mean_row());
+  if (replicated)
+    write_file_atomic(fs::path(d) / "sweep.csv", replicated_csv(names, ranking));
+  else
+    write_file_atomic(fs::path(d) / "sweep.csv", sweep_csv(names, rows));
+  write_file_atomic(fs::path(d) / "sweep-summary.csv", summary_csv(names, ranking));
+  write_file_atomic(fs::path(d) / "ranking.json",
+                    ranking_json(names, ranking, &front, choice.pareto_a, choice.pareto_b));
+  const std::vector<std::size_t> order = rank(rows);
+  write_file_atomic(fs::path(d) / "sweep.svg", classic ? sweep_svg(rows, order) : sweep_svg(ranking));
+  write_file_atomic(fs::path(d) / "sweep-pareto.svg", pareto_svg(ranking, choice.pareto_a, choice.pareto_b));
+  std::string pictures = "sweep.csv, sweep-summary.csv, ranking.json, sweep.svg, sweep-pareto.svg";
   if (names.size() == 2) {
-    write_file_atomic(fs::path(d) / "sweep-heatmap.svg", sweep_heatmap_svg(names, rows));
-    pictures = "sweep.csv, sweep.svg and sweep-heatmap.svg";
+    write_file_atomic(fs::path(d) / "sweep-heatmap.svg", sweep_heatmap_svg(names, mean_rows, best_variants(ranking)));
+    pictures += " and sweep-heatmap.svg";
   } else {
     std::error_code ec;
     fs::remove(fs::path(d) / "sweep-heatmap.svg", ec);  // an earlier sweep's, of two variables
   }
-  std::cout << ranking_text(rows, order) << pictures << " in " << d << "/\n";
+  if (classic) {
+    std::cout << ranking_text(rows, order);
+    std::size_t first = 0;
+    for (const RankedVariant& v : ranking.order) first += v.place == 1;
+    if (first > 1) std::cout << first << " variants share first place (every key equal)\n";
+  } else {
+    std::cout << replicated_ranking_text(ranking);
+  }
+  if (choice.pareto_given || replicated) {
+    std::cout << "Pareto front (" << metric_def(choice.pareto_a).name << ", " << metric_def(choice.pareto_b).name
+              << ", means, smaller is better):";
+    for (std::size_t i : front) {
+      const RankedVariant& v = ranking.order[i];
+      std::cout << " variant " << v.variant.index << " (" << g6_text(v.stats[choice.pareto_a].mean) << ", "
+                << g6_text(v.stats[choice.pareto_b].mean) << ")";
+    }
+    std::cout << "\n";
+  }
+  std::cout << pictures << " in " << d << "/\n";
   // A sweep whose every variant lost tasks has no answer to give: say so in the exit status too.
-  if (!rows[order.front()].clean) {
+  if (!ranking.order.front().clean) {
     std::cerr << "dirsched: no variant ran clean (every one has REJECTED, FAILED, POISONED or STUCK tasks)\n";
     return 1;
   }
   return 0;
+}
+
+// A copy of `j` with every "$NAME" of a variable in `values` replaced by its value.
+nlohmann::json with_values(nlohmann::json j, const VarAssignment& values) {
+  if (j.is_string()) {
+    const std::string& t = j.get_ref<const std::string&>();
+    if (t.size() > 1 && t[0] == '$' && values.count(t.substr(1))) return values.at(t.substr(1));
+    return j;
+  }
+  if (j.is_array() || j.is_object())
+    for (auto& x : j) x = with_values(x, values);
+  return j;
+}
+
+// `dirsched optimize`: the best variant of a scenario's vars under the objective (see search_space).
+int cmd_optimize(const std::string& file, const std::string& out, std::size_t budget, std::uint64_t seed,
+                 unsigned jobs, const std::vector<std::string>& cfg, const PolicyFlag& policy,
+                 std::optional<std::size_t> replicates_flag, const RankChoice& choice) {
+  namespace fs = std::filesystem;
+  const nlohmann::json doc = read_json_file(file);
+  std::string base_dir = fs::path(file).parent_path().string();
+  if (base_dir.empty()) base_dir = ".";
+  const Scenario base = parse_scenario(doc, file, base_dir);  // parsed once; variants below from the document
+  if (base.vars.empty()) {
+    std::cerr << "dirsched: " << file << ": vars: the scenario has no sweep variables\n";
+    return 2;
+  }
+  // The folder: new, or one this command wrote (nothing else in it).
+  std::string dir = out;
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  static const std::set<std::string> mine = {"optimize.json", "best.json", "optimize-convergence.svg"};
+  if (fs::exists(dir)) {
+    if (!fs::is_directory(dir) || fs::is_symlink(dir)) {
+      std::cerr << "dirsched: --out " << dir << ": not a folder\n";
+      return 2;
+    }
+    for (const auto& e : fs::directory_iterator(dir))
+      if (!mine.count(e.path().filename().string())) {
+        std::cerr << "dirsched: --out " << dir << ": holds " << e.path().filename().string()
+                  << ", which optimize did not write; give a new folder\n";
+        return 2;
+      }
+  }
+  std::vector<std::size_t> dims;
+  std::vector<std::string> names;
+  for (const auto& [name, c] : base.vars) dims.push_back(c.size()), names.push_back(name);
+  std::size_t replicates = replicates_flag.value_or(base.replicates);
+  bool jitter = false;
+  for (const CallableSpec& c : base.callables) jitter |= c.cost.jitter.kind != Jitter::Kind::kNone && c.cost.jitter.rel > 0;
+  if (replicates > 1 && !jitter) {
+    std::cerr << "dirsched: " << file << ": no callable has a jitter: deterministic, no replications needed; "
+              << "1 run per evaluation\n";
+    replicates = 1;
+  }
+  const std::vector<std::string> sim_args = simgrid_args(cfg);
+  std::map<std::size_t, std::vector<MetricStats>> means;  // point -> per metric (mean only)
+  std::map<std::size_t, bool> clean;
+  std::size_t runs = 0;
+  auto evaluate = [&](const std::vector<std::size_t>& points) {
+    std::vector<Scenario> loaded;
+    loaded.reserve(points.size());
+    std::vector<Evaluation> evals;
+    for (std::size_t p : points) {
+      const Variant v = variant_at(base, p);
+      loaded.push_back(with_policy(parse_scenario(doc, file, base_dir, v.values), policy));
+    }
+    for (std::size_t i = 0; i < points.size(); ++i)
+      for (std::size_t r = 0; r < replicates; ++r)
+        evals.push_back({&loaded[i], loaded[i].seed + r, variant_at(base, points[i])});
+    const std::vector<SweepRow> rows = evaluate_all(evals, jobs, sim_args);
+    runs += rows.size();
+    std::vector<Score> scores;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      std::vector<MetricStats> m(metric::kCount);
+      bool ok = true;
+      for (std::size_t r = 0; r < replicates; ++r) {
+        const SweepRow& row = rows[i * replicates + r];
+        ok &= row.clean;
+        for (std::size_t k = 0; k < metric::kCount; ++k) m[k].mean += metric_value(row, k) / static_cast<double>(replicates);
+      }
+      Score s = {ok ? 0.0 : 1.0};
+      for (std::size_t k : choice.objective) s.push_back(m[k].mean);
+      means[points[i]] = m;
+      clean[points[i]] = ok;
+      scores.push_back(s);
+    }
+    return scores;
+  };
+  const auto started = std::chrono::steady_clock::now();
+  const SearchResult res = search_space(dims, budget, seed, evaluate);
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const Variant best = variant_at(base, res.best);
+  // Pareto among the evaluated clean points.
+  nlohmann::json pareto = nlohmann::json::array();
+  for (const auto& [p, m] : means) {
+    if (!clean[p]) continue;
+    bool dominated = false;
+    for (const auto& [q, n] : means) {
+      if (q == p || !clean[q]) continue;
+      const double pa = m[choice.pareto_a].mean, pb = m[choice.pareto_b].mean, qa = n[choice.pareto_a].mean,
+                   qb = n[choice.pareto_b].mean;
+      if (qa <= pa && qb <= pb && (qa < pa || qb < pb)) dominated = true;
+    }
+    if (dominated) continue;
+    nlohmann::json vals = nlohmann::json::object();
+    for (const auto& [k, v] : variant_at(base, p).values) vals[k] = v;
+    pareto.push_back({{"variant", p},
+                      {"vars", vals},
+                      {metric_def(choice.pareto_a).name, m[choice.pareto_a].mean},
+                      {metric_def(choice.pareto_b).name, m[choice.pareto_b].mean}});
+  }
+  nlohmann::json objective = nlohmann::json::object();
+  for (std::size_t k = 0; k < metric::kCount; ++k) objective[metric_def(k).name] = means[res.best][k].mean;
+  objective["clean"] = clean[res.best];
+  nlohmann::json order = nlohmann::json::array({"clean"});
+  for (std::size_t k : choice.objective) order.push_back(metric_def(k).name);
+  nlohmann::json best_vals = nlohmann::json::object();
+  for (const auto& [k, v] : best.values) best_vals[k] = v;
+  nlohmann::json left_out = nlohmann::json::object();
+  for (const auto& [k, n] : base.vars_left_out) left_out[k] = n;
+  nlohmann::json convergence = nlohmann::json::array();
+  for (const auto& [n, p] : res.improvements)
+    convergence.push_back({{"evaluations", n}, {"variant", p}, {"score", res.scores.at(p)}});
+  nlohmann::json o = {
+      {"best", best_vals},
+      {"variant", res.best},
+      {"objective", objective},
+      {"objective_order", order},
+      {"evaluations", res.evaluations},
+      {"runs", runs},
+      {"replicates", replicates},
+      {"space", variant_count_text(base)},
+      {"left_out", left_out},
+      {"exhaustive", res.exhaustive},
+      {"method", res.exhaustive ? "exhaustive: every variant evaluated"
+                                : "seeded coordinate descent with random restarts (search seed " + std::to_string(seed) +
+                                      "): one variable's candidates at a time, best kept, until the budget"},
+      {"budget", budget},
+      {"pareto", {{"metrics", {metric_def(choice.pareto_a).name, metric_def(choice.pareto_b).name}}, {"variants", pareto}}},
+      {"convergence", convergence},
+      {"evaluation", "each evaluation: the scenario document parsed once, each variant built from it, each run in a "
+                     "process forked from this one (SimGrid: one engine per process), summary metrics only, no "
+                     "output folder"}};
+  nlohmann::json best_doc = with_values(doc, best.values);
+  best_doc.erase("vars");
+  best_doc["description"] = doc.value("description", std::string()) + (doc.contains("description") ? " " : "") +
+                            "(dirsched optimize: best of " + std::to_string(res.evaluations) + " evaluations: " +
+                            best_vals.dump() + ")";
+  create_parents(fs::path(dir) / "x");
+  write_file_atomic(fs::path(dir) / "optimize.json", o.dump(2) + "\n");
+  write_file_atomic(fs::path(dir) / "best.json", best_doc.dump(2) + "\n");
+  // The convergence chart: the best primary key over evaluations.
+  {
+    const double w = 640, h = 320, left = 70, top = 50, pw = 520, ph = 220;
+    double ymax = 0;
+    for (const auto& c : convergence) ymax = std::max(ymax, c["score"][1].get<double>());
+    if (ymax <= 0) ymax = 1;
+    const double xmax = std::max<double>(1, static_cast<double>(res.evaluations));
+    std::string pts;
+    double last_y = 0;
+    for (const auto& c : convergence) {
+      const double x = left + pw * c["evaluations"].get<double>() / xmax, y = top + ph - ph * c["score"][1].get<double>() / ymax;
+      pts += (pts.empty() ? "" : " ") + g6_text(x) + "," + g6_text(last_y == 0 ? y : last_y) + " " + g6_text(x) + "," + g6_text(y);
+      last_y = y;
+    }
+    pts += " " + g6_text(left + pw) + "," + g6_text(last_y);
+    std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + g6_text(w) + "\" height=\"" + g6_text(h) +
+                      "\" font-family=\"Helvetica,Arial,sans-serif\" font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" "
+                      "fill=\"#fff\"/>\n<text x=\"10\" y=\"20\" font-size=\"13\" font-weight=\"bold\">Best " +
+                      std::string(metric_def(choice.objective.front()).name) + " found over " +
+                      std::to_string(res.evaluations) + " evaluations (" + (res.exhaustive ? "exhaustive" : "search") +
+                      ")</text>\n<rect x=\"" + g6_text(left) + "\" y=\"" + g6_text(top) + "\" width=\"" + g6_text(pw) +
+                      "\" height=\"" + g6_text(ph) + "\" fill=\"none\" stroke=\"#333\"/>\n<text x=\"" + g6_text(left - 6) +
+                      "\" y=\"" + g6_text(top + 4) + "\" text-anchor=\"end\">" + g6_text(ymax) + "</text>\n<text x=\"" +
+                      g6_text(left - 6) + "\" y=\"" + g6_text(top + ph) + "\" text-anchor=\"end\">0</text>\n<text x=\"" +
+                      g6_text(left + pw) + "\" y=\"" + g6_text(top + ph + 16) + "\" text-anchor=\"end\">" +
+                      std::to_string(res.evaluations) + " evaluations</text>\n<polyline points=\"" + pts +
+                      "\" fill=\"none\" stroke=\"#2e9e5b\" stroke-width=\"2\"/>\n</svg>\n";
+    write_file_atomic(fs::path(dir) / "optimize-convergence.svg", svg);
+  }
+  std::cout << (res.exhaustive ? "exhaustive: " : "search (seeded coordinate descent, seed " + std::to_string(seed) + "): ")
+            << res.evaluations << " of " << variant_count_text(base) << " variants evaluated (" << runs << " runs, "
+            << replicates << " per variant; " << g6_text(static_cast<double>(runs) / std::max(secs, 1e-9))
+            << " runs/s)\nbest: variant " << res.best << " (" << best_vals.dump() << "): makespan "
+            << g6_text(objective["makespan"].get<double>()) << " s, worst group wait "
+            << g6_text(objective["group_wait_max"].get<double>()) << " s" << (clean[res.best] ? "" : " NOT CLEAN") << "\n"
+            << "Pareto (" << metric_def(choice.pareto_a).name << ", " << metric_def(choice.pareto_b).name << "): "
+            << pareto.size() << " variant(s)\noptimize.json, best.json and optimize-convergence.svg in " << dir << "/\n";
+  return clean[res.best] ? 0 : 1;
 }
 
 // Redraws the pictures of a run folder from its events.jsonl (and summary.json, for lane order).
@@ -592,7 +939,7 @@ std::string vars_text(const Scenario& s) {
 int check_one(const std::string& file, const std::vector<std::string>& cfg, const VarAssignment& assignment,
               const PolicyFlag& policy) {
   try {
-    Scenario scenario = with_policy(load_scenario(file, assignment), policy);
+    Scenario scenario = with_policy(load_chosen(file, assignment), policy);
     // Which candidate ran: the ones --var chose, the first candidate of every other variable.
     const std::string ran = scenario.vars.empty()
                                 ? ""
@@ -695,6 +1042,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> run_vars;
   run->add_option("--var", run_vars,
                   "NAME=VALUE (JSON) for a sweep variable; others take their first candidate");
+  run->add_flag("--var-any", g_var_any, "Let a --var value be outside the declared candidates");
   // Strict numbers (cli/options.hpp): checked on the text, before CLI11 converts it (it wraps -1).
   const CLI::Validator any_seed = cli::whole_number(0, UINT64_MAX);
   run->get_option("--seed")->check(any_seed);
@@ -735,6 +1083,17 @@ int main(int argc, char** argv) {
                   "Print one self-contained command per variant instead of running them");
   sweep->add_option("--collect", collect_dir,
                     "Build sweep.csv, sweep.svg and the ranking from a folder of variant runs");
+  std::optional<std::size_t> sweep_replicates;
+  sweep->add_option("--replicates", sweep_replicates,
+                    "Run every variant under N seeds (seed, seed+1, ...: the same for every variant); default the "
+                    "scenario's \"replicates\", else 1")
+      ->check(cli::whole_number(1, 10000));
+  std::string sweep_objective, sweep_pareto;
+  sweep->add_option("--objective", sweep_objective,
+                    "Ranking keys after clean, in order, comma-separated (default makespan,idle_target_wait,"
+                    "group_wait_max,single_wait_max,single_wait_mean)");
+  sweep->add_option("--pareto", sweep_pareto, "Two metrics A,B: print their non-dominated variants and draw them "
+                                              "(sweep-pareto.svg; default makespan,group_wait_max)");
   sweep->add_option("--cfg", cfg, "SimGrid configuration, passed through");
   sweep->add_option("--policy", policy, policy_help);
   std::string sweep_outputs;
@@ -742,6 +1101,24 @@ int main(int argc, char** argv) {
                     "Outputs of every variant's run (as run --outputs; must include summary), also in --plan's commands");
   sweep->add_option("--picture-budget", picture_budget, budget_help)->check(budget_range);
   sweep->add_flag("--quiet", quiet, quiet_help);
+
+  CLI::App* optimize = app.add_subcommand("optimize", "Search a scenario's vars for the best variant");
+  std::string optimize_file, optimize_out;
+  std::size_t optimize_budget = 1000;
+  std::uint64_t optimize_seed = 0;
+  unsigned optimize_jobs = 2;
+  optimize->add_option("scenario", optimize_file, "Scenario JSON file with a vars block")->required();
+  optimize->add_option("--out", optimize_out, "Folder for optimize.json, best.json and the convergence chart")->required();
+  optimize->add_option("--budget", optimize_budget, "Evaluations at most (default 1000): exhaustive when the space fits")
+      ->check(cli::whole_number(1, 100000000));
+  optimize->add_option("--seed", optimize_seed, "Seed of the search")->check(any_seed);
+  optimize->add_option("-j,--jobs", optimize_jobs, "Runs at once (processes)")->check(cli::whole_number(1, 256));
+  optimize->add_option("--replicates", sweep_replicates, "Seeds per evaluation (default the scenario's replicates)")
+      ->check(cli::whole_number(1, 10000));
+  optimize->add_option("--objective", sweep_objective, "Ranking keys after clean, in order, comma-separated");
+  optimize->add_option("--pareto", sweep_pareto, "Two metrics A,B of the Pareto set (default makespan,group_wait_max)");
+  optimize->add_option("--cfg", cfg, "SimGrid configuration, passed through");
+  optimize->add_option("--policy", policy, policy_help);
 
   CLI::App* compare =
       app.add_subcommand("compare", "Compare two run folders (exit 0 same, 1 different, 2 trouble)");
@@ -760,6 +1137,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> check_vars;
   check->add_option("--var", check_vars,
                     "NAME=VALUE (JSON) for a sweep variable; others take their first candidate");
+  check->add_flag("--var-any", g_var_any, "Let a --var value be outside the declared candidates");
 
   CLI::App* render =
       app.add_subcommand("render", "Redraw the pictures of a run folder from its events.jsonl");
@@ -788,6 +1166,7 @@ int main(int argc, char** argv) {
   exp->add_option("--var", explore_vars,
                   "NAME=VALUE (JSON) for a sweep variable; others take their first candidate");
   exp->add_flag("--quiet", quiet, quiet_help);
+  exp->add_flag("--var-any", g_var_any, "Let a --var value be outside the declared candidates");
   bool explore_no_por = false;
   exp->add_flag("--no-por", explore_no_por, "Explore every ordering (no partial-order reduction)");
 
@@ -838,15 +1217,32 @@ int main(int argc, char** argv) {
       return cmd_run(run_file, out_dir, seed, outputs, cfg, check_invariants, run_vars, policy, threads,
                      picture_budget);
     }
-    if (*sweep) {
-      if (!collect_dir.empty()) return cmd_collect(collect_dir);
+    if (*sweep || *optimize) {
+      RankChoice choice;
+      const char* flag = "--objective";
+      try {
+        if (!sweep_objective.empty()) choice.objective = parse_objective(sweep_objective);
+        flag = "--pareto";
+        if (!sweep_pareto.empty()) {
+          const std::vector<std::size_t> two = parse_objective(sweep_pareto);
+          if (two.size() != 2) throw std::invalid_argument("expected two metrics A,B");
+          choice.pareto_a = two[0], choice.pareto_b = two[1], choice.pareto_given = true;
+        }
+      } catch (const std::invalid_argument& e) {
+        std::cerr << "dirsched sweep: " << flag << ": " << e.what() << "\n";
+        return 2;
+      }
+      if (*optimize)
+        return cmd_optimize(optimize_file, optimize_out, optimize_budget, optimize_seed, optimize_jobs, cfg, policy,
+                            sweep_replicates, choice);
+      if (!collect_dir.empty()) return cmd_collect(collect_dir, choice);
       if (sweep_file.empty() || (sweep_out.empty())) {
         std::cerr << "dirsched sweep: give SCENARIO and --out DIR, or --collect DIR\n";
         return 2;
       }
       const int rc = cmd_sweep(sweep_file, sweep_out, sweep_jobs, sweep_sample, sweep_seed, sweep_max_variants,
-                               sweep_plan, cfg, policy, sweep_outputs, picture_budget);
-      return rc != 0 || sweep_plan ? rc : cmd_collect(sweep_out);
+                               sweep_plan, cfg, policy, sweep_outputs, picture_budget, sweep_replicates);
+      return rc != 0 || sweep_plan ? rc : cmd_collect(sweep_out, choice);
     }
     if (*compare) {
       // Exit status as diff(1): 0 the same, 1 different, 2 trouble (a missing or malformed folder).
@@ -872,7 +1268,7 @@ int main(int argc, char** argv) {
     if (*exp) {
       explore_options.por = !explore_no_por;
       Progress::get().begin("load");
-      const Scenario scenario = with_policy(load_scenario(explore_file, parse_vars(explore_vars)), policy);
+      const Scenario scenario = with_policy(load_chosen(explore_file, parse_vars(explore_vars)), policy);
       Progress::get().begin("explore", static_cast<double>(explore_options.max_states), "states (max-states)");
       explore_options.on_states = [](std::size_t n) { Progress::get().update(static_cast<double>(n)); };
       nlohmann::ordered_json result = explore(scenario, explore_options);

@@ -145,7 +145,15 @@ class SweepResult:
         self.variants = list(variants)  # index -> {name: value}
         self.stdout = stdout
         self.ranking_lines = [l for l in stdout.splitlines() if _RANK_LINE.match(l)]
-        self.ranking = [int(_RANK_LINE.match(l).group(1)) for l in self.ranking_lines]
+        # The ranking itself comes from ranking.json (machine-readable; never scraped from stdout):
+        # ``ranked`` holds per variant its rank (tied variants share one), whether it is tied, the key
+        # that decided and whether that was a tie-breaker, and per metric mean, sd, ci_low, ci_high
+        # (95%, Student t) and best_in.
+        with open(os.path.join(self.folder, "ranking.json"), encoding="utf-8") as f:
+            self.ranking_data = json.load(f)
+        self.ranked = self.ranking_data["ranking"]
+        self.ranking = [r["variant"] for r in self.ranked]
+        self.replicates = self.ranking_data["replicates"]
         with open(self.csv, encoding="utf-8", newline="") as f:
             self.rows = list(csv.DictReader(f))
         for r in self.rows:
@@ -171,6 +179,18 @@ class SweepResult:
     @property
     def best(self):
         return dict(self.variants[self.ranking[0]]) if self.ranking else None
+
+    @property
+    def tied_best(self):
+        """Every variant ranked first (more than one when no key tells them apart at 95%)."""
+        return [dict(self.variants[i]) for i in self.ranking_data["best"]]
+
+    def stats(self, index, metric="makespan"):
+        """{mean, sd, ci_low, ci_high, best_in} of a variant's metric over the replicates."""
+        for r in self.ranked:
+            if r["variant"] == index:
+                return dict(r["metrics"][metric])
+        raise KeyError(index)
 
     def result(self, index):
         return Result(os.path.join(self.folder, "variant-%04d" % index))

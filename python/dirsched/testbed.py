@@ -387,26 +387,29 @@ class Testbed:
         for index, (combination, as_json) in enumerate(variants):
             s = self._record(make_orch_fn(**combination), args, cfg, seed=seed)
             var_args = ["%s=%s" % (n, json.dumps(as_json[n], separators=(",", ":"))) for n in names]
-            s["description"] += " (sweep variant %d: --var %s)" % (index, " --var ".join(var_args))
-            s["vars"] = candidates  # the CLI numbers the variant (variant.json) from these
-            scenarios.append((index, s, var_args))
+            s["description"] += " (sweep variant %d: %s)" % (index, ", ".join(var_args))
+            # The scenario is concrete (no "$NAME" in it, and the CLI refuses a var nothing uses): the
+            # variant's values go to its variant.json, written here as the CLI writes one.
+            scenarios.append((index, s, {n: as_json[n] for n in names}))
         cli = find_cli()
         out = os.path.abspath(out)
         self._prepare_sweep_folder(out, make_orch_fn, len(variants))
 
         def run_one(item):
-            index, s, var_args = item
+            index, s, chosen = item
             folder = os.path.join(out, "variant-%04d" % index)
             tmp = self._write_beside(folder, s)
             cmd = ["run", tmp, "--out", folder] + self._policy_args(policy)
-            for v in var_args:
-                cmd += ["--var", v]
             try:
                 call_cli(cmd, cli)
             except BaseException:
                 os.unlink(tmp)
                 raise
             _move_into_run(tmp, folder, "scenario.json")
+            fd, vtmp = tempfile.mkstemp(prefix="variant.json.tmp-dirsched-%d-" % os.getpid(), dir=folder)
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(json.dumps({"variant": index, "vars": chosen}, indent=2, sort_keys=True) + "\n")
+            _move_into_run(vtmp, folder, "variant.json")
 
         with ThreadPoolExecutor(max_workers=max(1, int(jobs))) as pool:
             pending = [pool.submit(run_one, item) for item in scenarios]
@@ -415,6 +418,28 @@ class Testbed:
             raise errors[0]
         stdout = call_cli(["sweep", "--collect", out], cli)
         return SweepResult(out, names, [c for c, _ in variants], stdout)
+
+    @staticmethod
+    def optimize(scenario_file, out, budget=None, seed=0, jobs=2, replicates=None, objective=None, pareto=None,
+                 cli=None):
+        """`dirsched optimize SCENARIO_FILE --out OUT`: the best variant of the file's vars (a list or a
+        ``{"choose": K, "from": [...]}`` space), exhaustive when the space fits ``budget``, else a seeded
+        search. Returns optimize.json as a dict (``best``, ``objective``, ``evaluations``, ``exhaustive``,
+        ``pareto``, ...) with ``best_file`` (OUT/best.json, the scenario with the best values)."""
+        args = ["optimize", scenario_file, "--out", out, "--seed", int(seed), "-j", int(jobs)]
+        if budget is not None:
+            args += ["--budget", int(budget)]
+        if replicates is not None:
+            args += ["--replicates", int(replicates)]
+        if objective is not None:
+            args += ["--objective", ",".join(objective) if not isinstance(objective, str) else objective]
+        if pareto is not None:
+            args += ["--pareto", ",".join(pareto) if not isinstance(pareto, str) else pareto]
+        call_cli(args, cli)
+        with open(os.path.join(out, "optimize.json"), encoding="utf-8") as f:
+            result = json.load(f)
+        result["best_file"] = os.path.join(os.path.abspath(out), "best.json")
+        return result
 
     # -- helpers --------------------------------------------------------------------------------
     def _prepare_sweep_folder(self, out, make_orch_fn, count):

@@ -30,6 +30,8 @@ class OpReader {
   const std::string& file() const { return file_; }
   // The value a "$NAME" stands for in this variant, or `v` itself.
   const nlohmann::json& var_or(const nlohmann::json& v, const std::string& path) const;
+  // The sweep variables the ops read so far stood for (a streamed trace substitutes op by op).
+  const std::set<std::string>& used_vars() const { return used_; }
 
  private:
   void submit(Obj& o, OpSpec& op, std::set<std::string>* names) const;
@@ -38,7 +40,15 @@ class OpReader {
   std::string file_;
   std::map<std::string, std::size_t, std::less<>> callable_index_, buffer_index_;
   std::map<std::string, nlohmann::json> assigned_;
+  mutable std::set<std::string> used_;
 };
+
+// Replaces, in place, every string "$NAME" of `j` whose NAME is a declared variable by its value in
+// this variant (the value itself is not searched again). Records the names in `used` and, when
+// `where` is given, the JSON path of each replaced value -> NAME. True when anything was replaced.
+bool substitute_vars(nlohmann::json& j, const std::map<std::string, nlohmann::json>& assigned,
+                     const std::string& path, std::set<std::string>& used,
+                     std::map<std::string, std::string>* where);
 
 // The loader's serial upper bound of the makespan (see time_budget in scenario.cpp), op by op: visit()
 // throws ScenarioError at the op where the bound passes kMaxTimeS. `generated` words the message for a

@@ -2,7 +2,9 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <map>
 #include <set>
@@ -183,6 +185,41 @@ const json& resolve_var(const std::map<std::string, json>& assigned, const std::
 
 namespace detail {
 
+bool substitute_vars(json& j, const std::map<std::string, json>& assigned, const std::string& path,
+                     std::set<std::string>& used, std::map<std::string, std::string>* where) {
+  bool any = false;
+  if (j.is_string()) {
+    const std::string& text = j.get_ref<const std::string&>();
+    if (text.size() < 2 || text[0] != '$') return false;
+    auto it = assigned.find(text.substr(1));
+    if (it == assigned.end()) return false;
+    used.insert(it->first);
+    if (where) (*where)[path] = it->first;
+    j = it->second;  // a value is literal: a "$x" inside it is not substituted again
+    return true;
+  }
+  if (j.is_array()) {
+    for (std::size_t i = 0; i < j.size(); ++i) any |= substitute_vars(j[i], assigned, index_path(path, i), used, where);
+  } else if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it)
+      any |= substitute_vars(it.value(), assigned, path.empty() ? it.key() : path + "." + it.key(), used, where);
+  }
+  return any;
+}
+
+namespace {
+bool has_var_text(const json& j) {
+  if (j.is_string()) {
+    const std::string& t = j.get_ref<const std::string&>();
+    return t.size() > 1 && t[0] == '$';
+  }
+  if (j.is_array() || j.is_object())
+    for (const json& x : j)
+      if (has_var_text(x)) return true;
+  return false;
+}
+}  // namespace
+
 std::vector<ArgSpec> OpReader::arg_list(const json& v, const std::string& path) const {
   if (!v.is_array()) throw ScenarioError(file_, path, "expected an array of args, found " + Obj::type_of(v));
   std::vector<ArgSpec> out;
@@ -226,7 +263,16 @@ const json& OpReader::var_or(const json& v, const std::string& path) const {
   return resolve_var(assigned_, file_, v, path);
 }
 
-OpSpec OpReader::op(const json& v, const std::string& path, bool in_batch, std::set<std::string>* names) const {
+OpSpec OpReader::op(const json& raw, const std::string& path, bool in_batch, std::set<std::string>* names) const {
+  // An op of a streamed trace still holds its "$NAME" values (a full read substituted the whole file).
+  json copy;
+  const json* src = &raw;
+  if (!in_batch && !assigned_.empty() && has_var_text(raw)) {
+    copy = raw;
+    substitute_vars(copy, assigned_, path, used_, nullptr);
+    src = &copy;
+  }
+  const json& v = *src;
   Obj o(v, path, file_);
   OpSpec op;
   op.path = path;
@@ -489,6 +535,119 @@ struct Loader {
     }
   }
 
+  // `{"choose": K, "from": [ids], "ordered": false}`: every K-element list of distinct ids of `from`
+  // (ordered: every arrangement), in the order of their positions in `from`. A list the contract would
+  // refuse is left out and counted: an id that is no NEXT_LEVEL worker, or one a REMOTE callable that
+  // takes the variable as its worker(s) is not eligible for. Read from the raw file (the workers are
+  // read after the vars); a malformed workers or trace block is the loader's to word later.
+  std::vector<json> choose_space(Obj& top, const std::string& name, const json& spec, const std::string& path) {
+    constexpr std::size_t kMaxSpace = 1000000;
+    Obj o(spec, path, file);
+    const json& k = o.need("choose");
+    if (!k.is_number_integer() || k.get<std::int64_t>() < 1)
+      o.fail("expected a positive integer, found " + (k.is_number() ? k.dump() : Obj::type_of(k)), "choose");
+    const json& from = array_at(o, "from");
+    bool ordered = false;
+    if (const json* ord = o.get("ordered")) {
+      if (!ord->is_boolean()) o.fail("expected a boolean, found " + Obj::type_of(*ord), "ordered");
+      ordered = ord->get<bool>();
+    }
+    o.done();
+    std::vector<std::int64_t> ids;
+    for (std::size_t i = 0; i < from.size(); ++i) {
+      const std::int64_t id = integer_id(from[i], index_path(o.at("from"), i), file);
+      if (std::find(ids.begin(), ids.end(), id) != ids.end())
+        throw ScenarioError(file, index_path(o.at("from"), i), "worker id " + std::to_string(id) + " listed twice");
+      ids.push_back(id);
+    }
+    const std::size_t kk = k.get<std::size_t>();
+    if (kk > ids.size())
+      o.fail("choose " + std::to_string(kk) + " of " + std::to_string(ids.size()) + " ids: too few ids", "choose");
+    // The size of the space, refused past kMaxSpace before anything is built.
+    double size = 1;
+    for (std::size_t i = 0; i < kk; ++i) size *= static_cast<double>(ids.size() - i) / (ordered ? 1.0 : static_cast<double>(i + 1));
+    if (size > static_cast<double>(kMaxSpace) + 0.5)
+      o.fail("the space holds " + number_text(std::round(size)) + " lists, more than the limit of " +
+             std::to_string(kMaxSpace) + " (choose fewer, or from fewer ids)");
+    // Registered workers and the REMOTE callables' eligible ids, from the raw file.
+    std::set<std::int64_t> registered, remote;
+    std::map<std::string, std::set<std::int64_t>> eligible;  // REMOTE callables only
+    const json* raw_workers = top.has("workers") ? top.get("workers") : nullptr;
+    if (raw_workers && raw_workers->is_object() && raw_workers->contains("next_level") &&
+        (*raw_workers)["next_level"].is_array()) {
+      for (const json& w : (*raw_workers)["next_level"])
+        if (w.is_object() && w.contains("id") && w["id"].is_number_integer()) {
+          registered.insert(w["id"].get<std::int64_t>());
+          if (w.value("kind", json()) == "remote") remote.insert(w["id"].get<std::int64_t>());
+        }
+    } else if (top.has("generate") && top.get("generate")->is_object()) {
+      const json& g = *top.get("generate");
+      const double n = g.contains("workers") && g["workers"].is_number() ? g["workers"].get<double>() : 8;
+      for (std::int64_t i = 0; i < static_cast<std::int64_t>(n); ++i) registered.insert(i);
+    }
+    if (top.has("callables") && top.get("callables")->is_object())
+      for (auto it = top.get("callables")->begin(); it != top.get("callables")->end(); ++it)
+        if (const json& c = it.value(); c.is_object() && c.value("namespace", json()) == "REMOTE") {
+          std::set<std::int64_t>& e = eligible[it.key()];
+          if (c.contains("eligible") && c["eligible"].is_array()) {
+            for (const json& x : c["eligible"])
+              if (x.is_number_integer()) e.insert(x.get<std::int64_t>());
+          } else {
+            e = remote;
+          }
+        }
+    // The REMOTE callables of the ops that name "$name" as their worker or workers.
+    std::vector<const std::set<std::int64_t>*> must;
+    const std::string ref = "$" + name;
+    std::function<void(const json&)> visit = [&](const json& op) {
+      if (!op.is_object()) return;
+      if ((op.value("workers", json()) == ref || op.value("worker", json()) == ref) && op.contains("callable") &&
+          op["callable"].is_string()) {
+        auto e = eligible.find(op["callable"].get<std::string>());
+        if (e != eligible.end()) must.push_back(&e->second);
+      }
+      if (op.contains("ops") && op["ops"].is_array())
+        for (const json& inner : op["ops"]) visit(inner);
+    };
+    if (top.has("trace") && top.get("trace")->is_array())
+      for (const json& op : *top.get("trace")) visit(op);
+    auto fits = [&](std::int64_t id) {
+      if (!registered.count(id)) return false;
+      for (const auto* e : must)
+        if (!e->count(id)) return false;
+      return true;
+    };
+    std::vector<json> out;
+    std::size_t left_out = 0;
+    std::vector<std::size_t> pick(kk);
+    std::vector<bool> taken(ids.size(), false);
+    std::function<void(std::size_t, std::size_t)> rec = [&](std::size_t depth, std::size_t start) {
+      if (depth == kk) {
+        json list = json::array();
+        bool ok = true;
+        for (std::size_t i : pick) list.push_back(ids[i]), ok &= fits(ids[i]);
+        if (ok)
+          out.push_back(std::move(list));
+        else
+          ++left_out;
+        return;
+      }
+      for (std::size_t i = ordered ? 0 : start; i < ids.size(); ++i) {
+        if (taken[i]) continue;
+        taken[i] = true;
+        pick[depth] = i;
+        rec(depth + 1, i + 1);
+        taken[i] = false;
+      }
+    };
+    rec(0, 0);
+    s.vars_left_out[name] = left_out;
+    if (out.empty())
+      o.fail("every one of the " + std::to_string(left_out) +
+             " lists names a worker that is not registered or not eligible for the callable that uses it");
+    return out;
+  }
+
   void vars(Obj& top) {
     const json* v = top.get("vars");
     if (!v && !assignment.empty())
@@ -498,8 +657,13 @@ struct Loader {
     if (!v->is_object()) top.fail("expected an object of name -> list of candidate values", "vars");
     for (auto it = v->begin(); it != v->end(); ++it) {
       const std::string path = "vars." + it.key();
+      if (it->is_object()) {
+        s.vars[it.key()] = choose_space(top, it.key(), *it, path);
+        continue;
+      }
       if (!it->is_array() || it->empty())
-        throw ScenarioError(file, path, "expected a non-empty list of candidate values");
+        throw ScenarioError(file, path,
+                            "expected a non-empty list of candidate values, or {\"choose\": K, \"from\": [ids]}");
       s.vars[it.key()] = it->get<std::vector<json>>();
     }
     for (const auto& [name, value] : assignment)
@@ -686,7 +850,53 @@ struct Loader {
     o.done();
   }
 
-  void run(const json& doc) {
+  // The document with this variant's values in place of its "$NAME" strings (when vars are declared),
+  // the path of each substituted value -> its variable, and the variables something used.
+  json substituted;
+  std::map<std::string, std::string> var_at;
+  std::set<std::string> used;
+
+  // Any value of the file may be "$NAME": the document is read with the values substituted, so every
+  // check (type, range, path) is the one a literal value gets; an error at or under a substituted value
+  // names the variable. A declared variable that nothing uses makes every variant the same run: refused.
+  void run(const json& raw) {
+    {
+      Obj pre(raw, "", file);  // "expected an object" as before
+      vars(pre);
+    }
+    const json* doc = &raw;
+    if (!s.vars.empty()) {
+      substituted = raw;
+      for (auto it = substituted.begin(); it != substituted.end(); ++it)
+        if (it.key() != "vars") detail::substitute_vars(it.value(), s.assigned, it.key(), used, &var_at);
+      doc = &substituted;
+    }
+    try {
+      body(*doc);
+    } catch (const ScenarioError& e) {
+      const std::string& p = e.path();
+      const std::string* name = nullptr;
+      std::size_t best = 0;
+      for (const auto& [at, var] : var_at)
+        if ((p == at || p.rfind(at + ".", 0) == 0 || p.rfind(at + "[", 0) == 0) && at.size() >= best)
+          best = at.size(), name = &var;
+      if (!name) throw;
+      const std::string prefix = file + ": " + (p.empty() ? "" : p + ": ");
+      std::string what = e.what();
+      if (what.rfind(prefix, 0) == 0) what = what.substr(prefix.size());
+      std::string value = s.assigned.at(*name).dump();
+      if (value.size() > 60) value = value.substr(0, 57) + "...";
+      throw ScenarioError(file, p, what + " (the value of $" + *name + " in this variant: " + value + ")");
+    }
+    if (s.trace_file) used.insert(s.trace_file->reader().used_vars().begin(), s.trace_file->reader().used_vars().end());
+    for (const auto& [name, candidates] : s.vars)
+      if (!used.count(name))
+        throw ScenarioError(file, "vars." + name,
+                            "declared, but no value of the file is \"$" + name +
+                                "\": every variant would be the same run (use it, or remove it)");
+  }
+
+  void body(const json& doc) {
     Obj top(doc, "", file);
     s.file = file;
     s.name = top.str("name");
@@ -703,7 +913,13 @@ struct Loader {
       if (!std::filesystem::exists(path)) top.fail("platform file not found: " + path.string(), "platform");
       s.platform = path.lexically_normal().string();
     }
-    vars(top);  // before the scheduler block: its policy may be a sweep variable ("$p")
+    top.get("vars");  // read first, by run()
+    if (const json* r = top.get("replicates")) {
+      if (!r->is_number_integer() || r->get<std::int64_t>() < 1 || r->get<std::int64_t>() > 10000)
+        top.fail("expected a number of replicates from 1 to 10000, found " + (r->is_number() ? r->dump() : Obj::type_of(*r)),
+                 "replicates");
+      s.replicates = r->get<std::size_t>();
+    }
     if (const json* sch = top.get("scheduler")) scheduler(*sch);
     const bool generated = top.has("generate");
     if (generated && top.has("trace")) top.fail("give either trace or generate, not both", "generate");
@@ -774,7 +990,7 @@ Policy parse_policy(const std::string& name, const std::string& where) {
 
 Scenario parse_scenario(const nlohmann::json& doc, const std::string& file, const std::string& base_dir,
                         const VarAssignment& assignment) {
-  Loader l{file, base_dir, assignment, nullptr, {}, {}, {}};
+  Loader l{file, base_dir, assignment, nullptr, {}, {}, {}, {}, {}, {}};
   l.run(doc);
   return std::move(l.s);
 }
@@ -790,7 +1006,7 @@ Scenario load_scenario(const std::string& file, const VarAssignment& assignment,
     for (const bool trace_last : {true, false}) {
       try {
         if (const std::optional<detail::TraceScan> scan = detail::scan_trace_file(file, trace_last)) {
-          Loader l{file, base, assignment, &*scan, {}, {}, {}};
+          Loader l{file, base, assignment, &*scan, {}, {}, {}, {}, {}, {}};
           l.run(scan->header);
           return std::move(l.s);
         }

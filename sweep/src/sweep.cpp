@@ -216,6 +216,7 @@ SweepRow row_from_summary(const Variant& v, const json& s) {
   r.outcome = s.value("outcome", "");
   for (const json& g : s.value("groups", json::array())) {
     r.group_idle_target_s += g.value("idle_target_s", 0.0);
+    r.group_wait_sum_s += g.value("ready_wait_s", 0.0);
     r.overtakes_max = std::max(r.overtakes_max, g.value("overtakes", 0L));
   }
   r.stalls = static_cast<long>(s.value("stalls", json::array()).size());
@@ -313,7 +314,8 @@ std::string ranking_text(const std::vector<SweepRow>& rows, const std::vector<st
          g6(r.group_idle_target_s) + " s, worst group wait " + g6(r.group_wait_max_s) +
          " s, worst single wait " + g6(r.single_wait_max_s) + " s (mean " + g6(r.single_wait_mean_s) +
          " s), overtakes (max) " + std::to_string(r.overtakes_max) + ", stall reports " +
-         std::to_string(r.stalls) + (why.empty() ? "" : "; behind variant " + std::to_string(rows[ranking[k - 1]].variant.index) + " on " + why) +
+         std::to_string(r.stalls) + (why.empty() ? "" : "; behind variant " + std::to_string(rows[ranking[k - 1]].variant.index) + " on " + why +
+                                   (why == "clean" || why == "makespan" ? "" : " (a tie-breaker: the keys before it are equal)")) +
          "\n";
   }
   if (unclean)
@@ -386,6 +388,17 @@ std::string sweep_svg(const std::vector<SweepRow>& rows, const std::vector<std::
 }
 
 std::string sweep_heatmap_svg(const std::vector<std::string>& names, const std::vector<SweepRow>& rows) {
+  // Best is what the ranking puts first (every key tied), never merely the shortest makespan.
+  const std::vector<std::size_t> order = rank(rows);
+  const std::vector<std::size_t> place = places(rows, order);
+  std::set<std::size_t> best;
+  for (std::size_t k = 0; k < order.size(); ++k)
+    if (place[k] == 1 && rows[order[k]].clean) best.insert(rows[order[k]].variant.index);
+  return sweep_heatmap_svg(names, rows, best);
+}
+
+std::string sweep_heatmap_svg(const std::vector<std::string>& names, const std::vector<SweepRow>& rows,
+                              const std::set<std::size_t>& best_variants) {
   if (names.size() != 2) return "";
   // Each variable's candidates in variant order (the index grows with the candidate's position).
   std::vector<std::vector<json>> cand(2);
@@ -460,7 +473,7 @@ std::string sweep_heatmap_svg(const std::vector<std::string>& names, const std::
         continue;
       }
       const SweepRow& r = *it->second;
-      const bool best = r.clean && r.makespan_s == lo;
+      const bool best = r.clean && best_variants.count(r.variant.index);
       o += "<rect class=\"" + std::string(r.clean ? (best ? "cell best" : "cell") : "cell unclean") +
            "\" x=\"" + g6(x) + "\" y=\"" + g6(y) + "\" width=\"" + g6(cw) + "\" height=\"" + g6(ch) +
            "\" fill=\"" + (r.clean ? colour(r.makespan_s) : "#c8c8c8") + "\" stroke=\"" +

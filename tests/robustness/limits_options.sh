@@ -60,14 +60,15 @@ expect gen-seed-2p64m1 0 "" "$dirsched" gen stream --tasks 3 --seed 184467440737
 grep -q '"seed": 18446744073709551615' "$tmp/out" || { echo "FAIL gen-seed-2p64m1: seed not kept"; fail=1; }
 
 # --- sweep variants: counted without overflow, refused before any work, the count in the message
-vars() {  # n variables of k candidates each
-  local n=$1 k=$2 s="" i j c
+vars() {  # n variables of k candidates each (every one used: a var nothing uses is refused)
+  local n=$1 k=$2 s="" t="" i j c
   for ((i = 0; i < n; i++)); do
     c=""
     for ((j = 0; j < k; j++)); do c+="${c:+,}$j"; done
     s+="${s:+,}\"v$(printf %02d "$i")\":[$c]"
+    t+="${t:+,}{\"op\":\"submit_next_level\",\"task\":\"a$i\",\"callable\":\"k\",\"worker\":\"\$v$(printf %02d "$i")\"}"
   done
-  printf '{"name":"many","workers":{"next_level":[{"id":0,"kind":"local_chip"}]},"callables":{"k":{"namespace":"LOCAL_CHIP","duration_s":1}},"vars":{%s},"trace":[{"op":"submit_next_level","task":"a","callable":"k","worker":0}]}' "$s"
+  printf '{"name":"many","workers":{"next_level":[{"id":0,"kind":"local_chip"}]},"callables":{"k":{"namespace":"LOCAL_CHIP","duration_s":1}},"vars":{%s},"trace":[%s]}' "$s" "$t"
 }
 vars 10 10 >"$in/ten-by-ten.json"
 vars 64 2 >"$in/sixty-four-by-two.json"

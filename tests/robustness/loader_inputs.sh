@@ -85,7 +85,7 @@ done
 
 # A --var value goes through the same reader (60,000 levels: below the kernel's 128 KiB per argument).
 ok=$in/ok.json
-printf '{%s,"vars":{"x":[1]},"trace":[%s]}' "$head" "$op_a" >"$ok"
+printf '{%s,"seed":"$x","vars":{"x":[1]},"trace":[%s]}' "$head" "$op_a" >"$ok"  # x is used: a var nothing uses is refused
 for cmd in run check explore; do
   args=("$dirsched" "$cmd" "$ok" --var "x=$(repeat '[' 60000)$(repeat ']' 60000)")
   [[ $cmd == run ]] && args+=(--out "$sandbox/out")

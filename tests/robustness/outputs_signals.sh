@@ -32,7 +32,7 @@ for sig in INT TERM; do
 done
 # A sweep stopped by SIGTERM: the parent forwards it to its variants, waits for them, exits 143, and
 # the sweep folder holds nothing but its marker (no variant half-written, no temporary).
-echo '{ "name": "big-sweep", "generate": { "family": "stream", "tasks": 200000, "workers": 64 }, "vars": { "w": [0, 1] } }' >"$sandbox/big-sweep.json"
+echo '{ "name": "big-sweep", "generate": { "family": "stream", "tasks": 200000, "workers": 64, "seed": "$w" }, "vars": { "w": [0, 1] } }' >"$sandbox/big-sweep.json"
 "$d" sweep "$sandbox/big-sweep.json" --out "$w/sw" -j 2 >"$sandbox/out" 2>"$sandbox/err" &
 pid=$!
 for _ in $(seq 300); do

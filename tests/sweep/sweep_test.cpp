@@ -129,8 +129,8 @@ TEST(SweepRanking, SeparatesVariablesAndNamesTheTieBreakerThatDecided) {
   EXPECT_NE(text.find("1. variant 2 (gw=[0,2], p=\"seed\"): makespan 4 s"), std::string::npos) << text;
   EXPECT_NE(text.find("; behind variant 2 on makespan\n"), std::string::npos) << text;
   EXPECT_NE(text.find("3. variant 0 (gw=[0,0], p=\"seed\")"), std::string::npos) << text;
-  EXPECT_NE(text.find("; behind variant 1 on worst group wait\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("; behind variant 0 on idle-target wait\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("; behind variant 1 on worst group wait (a tie-breaker: the keys before it are equal)\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("; behind variant 0 on idle-target wait (a tie-breaker: the keys before it are equal)\n"), std::string::npos) << text;
   EXPECT_EQ(count(text, "behind"), 3u) << text;  // the second of the tied pair adds nothing
 }
 

@@ -145,6 +145,11 @@ struct Scenario {
   // candidate unless an assignment chose another).
   std::map<std::string, std::vector<nlohmann::json>> vars;
   std::map<std::string, nlohmann::json> assigned;
+  // `"replicates": N`: how many seeds (seed, seed + 1, ...) `sweep` runs every variant under (1: one).
+  std::size_t replicates = 1;
+  // Candidates a `{"choose": K, "from": [...]}` variable left out (ids no NEXT_LEVEL worker has, or a
+  // worker kind the callables that use it cannot run on), by variable.
+  std::map<std::string, std::size_t> vars_left_out;
 
   std::size_t submit_count() const;
   // Builds the core's registry (workers in list order, SUB pool, callables in file order).

@@ -11,6 +11,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,7 @@ struct SweepRow {
   double group_wait_mean_s = 0, group_wait_p95_s = 0, group_wait_max_s = 0;
   double single_wait_mean_s = 0, single_wait_p95_s = 0, single_wait_max_s = 0;
   double group_idle_target_s = 0;  // summed over groups
+  double group_wait_sum_s = 0;     // READY waits of every group, summed
   double utilisation = 0;          // mean over NEXT_LEVEL workers
   long failed = 0, poisoned = 0, rejected = 0, stuck = 0;
   long overtakes_max = 0;  // the most singles that overtook one NEXT_LEVEL group
@@ -105,4 +107,125 @@ struct Comparison {
 };
 Comparison compare_runs(const std::string& dir_a, const std::string& dir_b, std::size_t limit = 20);
 
+// ---- Replications, objectives and the ranking every output is drawn from (sweep/src/ranking.cpp) ----
+//
+// A replicated sweep runs every variant under the same N seeds (replicate r runs with the scenario's
+// seed + r: common random numbers, so two variants' results are paired by replicate). Per variant and
+// metric: the mean, the sample standard deviation and a 95% confidence interval of the mean (Student t,
+// mean +- t(0.975, N-1) sd / sqrt(N)), and "best in k of N" (the replicates in which no clean variant
+// did better on that metric). Two variants are compared key by key of the objective on the paired
+// differences: a paired t-interval at 95% (mean difference +- t(0.975, N-1) sd_d / sqrt(N)); a key
+// decides only when its interval excludes 0 (with one replicate, or a difference that never varies,
+// any difference decides). Clean (every replicate COMPLETED with no REJECTED, FAILED, POISONED or STUCK
+// task) always comes first. The order: by the number of variants a variant beats minus the number that
+// beat it (each pair decided by its first deciding key), then the means key by key, then the index. A
+// variant shares the place of the first variant of the place above when no key decides between the two:
+// a tie, never a win.
+namespace metric {
+enum Id : std::size_t {
+  kMakespan,
+  kIdleTarget,
+  kGroupWaitMax,
+  kGroupWaitP95,
+  kGroupWaitSum,
+  kOvertakes,
+  kSingleWaitMean,
+  kSingleWaitP95,
+  kSingleWaitMax,
+  kCount
+};
+}
+struct MetricDef {
+  const char* name;   // --objective name: "makespan"
+  const char* csv;    // sweep-summary.csv prefix: "makespan_s"
+  const char* label;  // "makespan"
+};
+const MetricDef& metric_def(std::size_t id);
+double metric_value(const SweepRow& r, std::size_t id);
+// makespan, idle_target_wait, group_wait_max, single_wait_max, single_wait_mean: today's sweep order.
+std::vector<std::size_t> default_objective();
+// A comma-separated list of metric names; std::invalid_argument naming the unknown one (and the names).
+std::vector<std::size_t> parse_objective(const std::string& list);
+std::string objective_names();
+// t(0.975, df): a table for df <= 30, a Cornish-Fisher expansion above (within 0.001).
+double t975(std::size_t df);
+
+struct MetricStats {
+  double mean = 0, sd = 0, ci_low = 0, ci_high = 0;
+  std::size_t best_in = 0;
+};
+struct RankedVariant {
+  Variant variant;
+  std::vector<SweepRow> reps;  // by replicate
+  std::size_t clean_reps = 0;
+  bool clean = true;           // every replicate clean
+  std::vector<MetricStats> stats;  // by metric id
+  std::size_t place = 1;
+  bool tied = false;
+  std::string decided_by;     // the key that put it behind `behind` ("" for place 1 and ties)
+  bool tie_breaker = false;   // that key is not the objective's first (the earlier keys did not decide)
+  std::optional<std::size_t> behind;  // variant index of the first variant of the place above
+  SweepRow mean_row() const;  // a row of the means (clean as `clean`), for the charts
+};
+struct Ranking {
+  std::size_t replicates = 1;
+  std::vector<std::uint64_t> seeds;
+  std::vector<std::size_t> objective;
+  std::vector<RankedVariant> order;  // best first
+};
+// rows: per variant, its replicates in replicate order (every variant the same count).
+Ranking rank_replicated(std::vector<std::vector<SweepRow>> per_variant, const std::vector<std::size_t>& objective,
+                        std::vector<std::uint64_t> seeds);
+// -1: a better than b on `id`, +1: worse, 0: the paired 95% t-interval holds 0 (or no difference).
+int compare_on(const RankedVariant& a, const RankedVariant& b, std::size_t id);
+// Variant indexes ranked first (place 1, clean): what every chart marks best.
+std::set<std::size_t> best_variants(const Ranking& r);
+// The non-dominated clean variants on two metrics (means; smaller is better), as positions in r.order.
+std::vector<std::size_t> pareto_front(const Ranking& r, std::size_t a, std::size_t b);
+std::string ranking_json(const std::vector<std::string>& var_names, const Ranking& r,
+                         const std::vector<std::size_t>* pareto = nullptr, std::size_t pa = 0, std::size_t pb = 0);
+std::string summary_csv(const std::vector<std::string>& var_names, const Ranking& r);
+// sweep.csv of a replicated sweep: one row per variant and replicate (columns variant, replicate, seed,
+// then those of sweep_csv, then group_ready_wait_sum_s).
+std::string replicated_csv(const std::vector<std::string>& var_names, const Ranking& r);
+std::string replicated_ranking_text(const Ranking& r);
+// Metric a against metric b, one point per clean variant at its means with 95% CI whiskers, the Pareto
+// front joined and marked; best (the ranking's place 1) in green.
+std::string pareto_svg(const Ranking& r, std::size_t a, std::size_t b);
+// The heatmap with its best cells from the ranking (`best`: variant indexes).
+std::string sweep_heatmap_svg(const std::vector<std::string>& var_names, const std::vector<SweepRow>& rows,
+                              const std::set<std::size_t>& best);
+// sweep.svg from a ranking: bars of mean makespan best first, places and ties as the ranking has them,
+// 95% CI whiskers when replicated.
+std::string sweep_svg(const Ranking& r);
+
+}  // namespace dirsched
+
+namespace dirsched {
+// A row's metrics as a small JSON object (replicates.jsonl, the evaluation pool), and back. The
+// variant is not in it. from_json throws std::runtime_error naming a missing or mistyped field.
+nlohmann::json sweep_row_json(const SweepRow& r);
+SweepRow sweep_row_from_json(const Variant& v, const nlohmann::json& j);
+}  // namespace dirsched
+
+#include <functional>
+
+namespace dirsched {
+// The search of `optimize` over the variants of a scenario (variant k as variant_at numbers it: `dims`
+// are the candidate counts in name order, the last fastest). A score is compared lexicographically,
+// smaller better. Exhaustive when the space has at most `budget` points; otherwise a seeded coordinate
+// descent: from a random point, every other candidate of one variable at a time (variables in a seeded
+// order) is evaluated as one batch and the best taken, until no variable improves; then a restart from
+// a random point not yet evaluated, until the budget is spent. No point is evaluated twice.
+using Score = std::vector<double>;
+struct SearchResult {
+  std::size_t best = 0;
+  Score best_score;
+  std::size_t evaluations = 0;
+  bool exhaustive = false;
+  std::vector<std::pair<std::size_t, std::size_t>> improvements;  // (evaluations so far, new best point)
+  std::map<std::size_t, Score> scores;                            // every point evaluated
+};
+SearchResult search_space(const std::vector<std::size_t>& dims, std::size_t budget, std::uint64_t seed,
+                          const std::function<std::vector<Score>(const std::vector<std::size_t>&)>& evaluate);
 }  // namespace dirsched

@@ -1,0 +1,114 @@
+#include "evaluate.hpp"
+
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <stdexcept>
+
+#include "dirsched/output_folder.hpp"
+#include "dirsched/outputs.hpp"
+#include "dirsched/sim.hpp"
+
+namespace dirsched {
+
+namespace {
+
+void write_all(int fd, const std::string& s) {
+  std::size_t off = 0;
+  while (off < s.size()) {
+    const ssize_t n = ::write(fd, s.data() + off, s.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    off += static_cast<std::size_t>(n);
+  }
+}
+
+}  // namespace
+
+std::vector<SweepRow> evaluate_all(const std::vector<Evaluation>& evals, unsigned jobs,
+                                   const std::vector<std::string>& simgrid_args) {
+  struct Child {
+    std::size_t index;
+    pid_t pid;
+    std::string out;
+  };
+  std::vector<SweepRow> rows(evals.size());
+  std::map<int, Child> active;  // read end -> child
+  std::size_t next = 0;
+  std::string failure;
+  while ((next < evals.size() && failure.empty()) || !active.empty()) {
+    while (failure.empty() && next < evals.size() && active.size() < std::max(1u, jobs)) {
+      const std::size_t i = next++;
+      int fds[2];
+      if (::pipe(fds) != 0) throw std::runtime_error(std::string("cannot make a pipe: ") + std::strerror(errno));
+      std::fflush(stdout);
+      std::fflush(stderr);
+      const pid_t pid = fork_tracked();
+      if (pid < 0) throw std::runtime_error(std::string("cannot start an evaluation: ") + std::strerror(errno));
+      if (pid == 0) {
+        ::close(fds[0]);
+        int rc = 0;
+        std::string text;
+        try {
+          RunOptions o;
+          o.seed = evals[i].seed;
+          o.record_events = false;
+          o.simgrid_args = simgrid_args;
+          const std::unique_ptr<Run> run = simulate(*evals[i].scenario, o);
+          const SweepRow r = row_from_summary(evals[i].variant, nlohmann::json::parse(summary_json(*run)));
+          text = "R" + sweep_row_json(r).dump();
+        } catch (const std::exception& e) {
+          text = std::string("E") + e.what();
+          rc = 2;
+        }
+        write_all(fds[1], text);
+        ::close(fds[1]);
+        _exit(rc);
+      }
+      ::close(fds[1]);
+      active[fds[0]] = Child{i, pid, {}};
+    }
+    if (active.empty()) break;
+    std::vector<pollfd> p;
+    for (const auto& [fd, c] : active) p.push_back({fd, POLLIN, 0});
+    if (::poll(p.data(), p.size(), -1) < 0) {
+      if (errno == EINTR) continue;
+      throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
+    }
+    for (const pollfd& q : p) {
+      if (!(q.revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      Child& c = active.at(q.fd);
+      char buf[65536];
+      const ssize_t n = ::read(q.fd, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n > 0) {
+        c.out.append(buf, static_cast<std::size_t>(n));
+        continue;
+      }
+      ::close(q.fd);
+      int status = 0;
+      while (::waitpid(c.pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      child_finished(c.pid);
+      const Evaluation& e = evals[c.index];
+      const std::string who = variant_dir(e.variant) + " seed " + std::to_string(e.seed);
+      if (c.out.size() > 1 && c.out[0] == 'R' && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+        rows[c.index] = sweep_row_from_json(e.variant, nlohmann::json::parse(c.out.substr(1)));
+      } else if (failure.empty()) {
+        failure = who + ": " +
+                  (c.out.size() > 1 && c.out[0] == 'E' ? c.out.substr(1)
+                   : WIFSIGNALED(status) ? "ended by signal " + std::to_string(WTERMSIG(status))
+                                         : "ended with status " + std::to_string(WEXITSTATUS(status)));
+      }
+      active.erase(q.fd);
+    }
+  }
+  if (!failure.empty()) throw std::runtime_error(failure);
+  return rows;
+}
+
+}  // namespace dirsched

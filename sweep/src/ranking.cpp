@@ -1,0 +1,592 @@
+// The ranking of a (replicated) sweep, and every output drawn from it: sweep.svg, the heatmap's best
+// cells, the Pareto scatter, ranking.json, sweep-summary.csv and the replicated sweep.csv.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+#include "dirsched/sweep.hpp"
+
+namespace dirsched {
+namespace {
+
+using nlohmann::json;
+
+std::string g6(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.6g", std::round(v * 1e12) / 1e12);
+  return std::string(b) == "-0" ? "0" : b;
+}
+
+std::string esc(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '<')
+      o += "&lt;";
+    else if (c == '>')
+      o += "&gt;";
+    else if (c == '&')
+      o += "&amp;";
+    else if (c == '"')
+      o += "&quot;";
+    else
+      o += c;
+  }
+  return o;
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string o = "\"";
+  for (char c : s) o += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return o + "\"";
+}
+
+std::string values_text(const VarAssignment& values) {
+  std::string o;
+  for (const auto& [k, v] : values) o += (o.empty() ? "" : ", ") + k + "=" + v.dump();
+  return o;
+}
+
+std::string value_field(const VarAssignment& values, const std::string& n) {
+  auto it = values.find(n);
+  return csv_field(it == values.end() ? "" : it->second.is_string() ? it->second.get<std::string>() : it->second.dump());
+}
+
+const MetricDef kMetrics[metric::kCount] = {
+    {"makespan", "makespan_s", "makespan"},
+    {"idle_target_wait", "group_idle_target_s", "idle-target wait"},
+    {"group_wait_max", "group_ready_wait_max_s", "worst group wait"},
+    {"group_wait_p95", "group_ready_wait_p95_s", "group wait p95"},
+    {"group_wait_sum", "group_ready_wait_sum_s", "summed group wait"},
+    {"overtakes", "overtakes_max", "overtakes (max)"},
+    {"single_wait_mean", "single_ready_wait_mean_s", "mean single wait"},
+    {"single_wait_p95", "single_ready_wait_p95_s", "single wait p95"},
+    {"single_wait_max", "single_ready_wait_max_s", "worst single wait"},
+};
+
+double tick_step(double span, int target) {
+  if (span <= 0) return 1;
+  const double raw = span / target;
+  const double p = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 5.0, 10.0})
+    if (m * p >= raw) return m * p;
+  return 10 * p;
+}
+
+}  // namespace
+
+const MetricDef& metric_def(std::size_t id) { return kMetrics[id]; }
+
+double metric_value(const SweepRow& r, std::size_t id) {
+  switch (id) {
+    case metric::kMakespan: return r.makespan_s;
+    case metric::kIdleTarget: return r.group_idle_target_s;
+    case metric::kGroupWaitMax: return r.group_wait_max_s;
+    case metric::kGroupWaitP95: return r.group_wait_p95_s;
+    case metric::kGroupWaitSum: return r.group_wait_sum_s;
+    case metric::kOvertakes: return static_cast<double>(r.overtakes_max);
+    case metric::kSingleWaitMean: return r.single_wait_mean_s;
+    case metric::kSingleWaitP95: return r.single_wait_p95_s;
+    case metric::kSingleWaitMax: return r.single_wait_max_s;
+    default: return 0;
+  }
+}
+
+std::vector<std::size_t> default_objective() {
+  return {metric::kMakespan, metric::kIdleTarget, metric::kGroupWaitMax, metric::kSingleWaitMax,
+          metric::kSingleWaitMean};
+}
+
+std::string objective_names() {
+  std::string o;
+  for (const MetricDef& m : kMetrics) o += (o.empty() ? "" : ", ") + std::string(m.name);
+  return o;
+}
+
+std::vector<std::size_t> parse_objective(const std::string& list) {
+  std::vector<std::size_t> out;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    const std::size_t comma = std::min(list.find(',', start), list.size());
+    const std::string name = list.substr(start, comma - start);
+    std::size_t id = metric::kCount;
+    for (std::size_t i = 0; i < metric::kCount; ++i)
+      if (name == kMetrics[i].name) id = i;
+    if (id == metric::kCount)
+      throw std::invalid_argument("unknown metric '" + name + "' (" + objective_names() + ")");
+    if (std::find(out.begin(), out.end(), id) != out.end())
+      throw std::invalid_argument("metric '" + name + "' given twice");
+    out.push_back(id);
+    start = comma + 1;
+  }
+  return out;
+}
+
+double t975(std::size_t df) {
+  static const double table[] = {0,      12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+                                 2.201,  2.179,  2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080,
+                                 2.074,  2.069,  2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+  if (df == 0) return std::nan("");
+  if (df <= 30) return table[df];
+  const double z = 1.959964, n = static_cast<double>(df);
+  const double z3 = z * z * z, z5 = z3 * z * z, z7 = z5 * z * z;
+  return z + (z3 + z) / (4 * n) + (5 * z5 + 16 * z3 + 3 * z) / (96 * n * n) +
+         (3 * z7 + 19 * z5 + 17 * z3 - 15 * z) / (384 * n * n * n);
+}
+
+SweepRow RankedVariant::mean_row() const {
+  SweepRow r = reps.front();
+  r.makespan_s = stats[metric::kMakespan].mean;
+  r.group_idle_target_s = stats[metric::kIdleTarget].mean;
+  r.group_wait_max_s = stats[metric::kGroupWaitMax].mean;
+  r.group_wait_p95_s = stats[metric::kGroupWaitP95].mean;
+  r.group_wait_sum_s = stats[metric::kGroupWaitSum].mean;
+  r.single_wait_mean_s = stats[metric::kSingleWaitMean].mean;
+  r.single_wait_p95_s = stats[metric::kSingleWaitP95].mean;
+  r.single_wait_max_s = stats[metric::kSingleWaitMax].mean;
+  r.clean = clean;
+  if (!clean)
+    for (const SweepRow& x : reps)
+      if (!x.clean) {
+        r.failed = x.failed, r.poisoned = x.poisoned, r.rejected = x.rejected, r.stuck = x.stuck, r.outcome = x.outcome;
+        break;
+      }
+  return r;
+}
+
+int compare_on(const RankedVariant& a, const RankedVariant& b, std::size_t id) {
+  const std::size_t n = std::min(a.reps.size(), b.reps.size());
+  double sum = 0;
+  std::vector<double> d(n);
+  for (std::size_t r = 0; r < n; ++r) sum += d[r] = metric_value(a.reps[r], id) - metric_value(b.reps[r], id);
+  const double mean = n ? sum / static_cast<double>(n) : 0;
+  double ss = 0;
+  for (double x : d) ss += (x - mean) * (x - mean);
+  const double sd = n > 1 ? std::sqrt(ss / static_cast<double>(n - 1)) : 0;
+  // Differences below a picosecond are rounding, not a result.
+  const double eps = 1e-12;
+  if (std::abs(mean) <= eps) return 0;
+  if (n <= 1 || sd <= eps) return mean < 0 ? -1 : 1;  // one replicate, or a constant difference
+  const double half = t975(n - 1) * sd / std::sqrt(static_cast<double>(n));
+  if (mean + half < 0) return -1;
+  if (mean - half > 0) return 1;
+  return 0;
+}
+
+namespace {
+
+// The first key of the objective that decides between a and b: (key position, sign), or (size, 0).
+std::pair<std::size_t, int> decide(const RankedVariant& a, const RankedVariant& b, const std::vector<std::size_t>& obj) {
+  if (a.clean != b.clean) return {static_cast<std::size_t>(-1), a.clean ? -1 : 1};
+  for (std::size_t k = 0; k < obj.size(); ++k)
+    if (const int c = compare_on(a, b, obj[k])) return {k, c};
+  return {obj.size(), 0};
+}
+
+}  // namespace
+
+Ranking rank_replicated(std::vector<std::vector<SweepRow>> per_variant, const std::vector<std::size_t>& objective,
+                        std::vector<std::uint64_t> seeds) {
+  Ranking out;
+  out.objective = objective;
+  out.seeds = std::move(seeds);
+  out.replicates = per_variant.empty() ? 1 : per_variant.front().size();
+  std::vector<RankedVariant> vs;
+  for (auto& reps : per_variant) {
+    RankedVariant v;
+    v.variant = reps.front().variant;
+    v.reps = std::move(reps);
+    for (const SweepRow& r : v.reps) v.clean_reps += r.clean;
+    v.clean = v.clean_reps == v.reps.size();
+    v.stats.resize(metric::kCount);
+    const double n = static_cast<double>(v.reps.size());
+    for (std::size_t m = 0; m < metric::kCount; ++m) {
+      MetricStats& st = v.stats[m];
+      for (const SweepRow& r : v.reps) st.mean += metric_value(r, m);
+      st.mean /= n;
+      double ss = 0;
+      for (const SweepRow& r : v.reps) ss += (metric_value(r, m) - st.mean) * (metric_value(r, m) - st.mean);
+      st.sd = v.reps.size() > 1 ? std::sqrt(ss / (n - 1)) : 0;
+      const double half = v.reps.size() > 1 ? t975(v.reps.size() - 1) * st.sd / std::sqrt(n) : 0;
+      st.ci_low = st.mean - half, st.ci_high = st.mean + half;
+    }
+    vs.push_back(std::move(v));
+  }
+  // best in k of N: per replicate, the clean variants with the least value of the metric.
+  for (std::size_t r = 0; r < out.replicates; ++r)
+    for (std::size_t m = 0; m < metric::kCount; ++m) {
+      double lo = 0;
+      bool any = false;
+      for (const RankedVariant& v : vs)
+        if (r < v.reps.size() && v.reps[r].clean) {
+          const double x = metric_value(v.reps[r], m);
+          lo = any ? std::min(lo, x) : x, any = true;
+        }
+      for (RankedVariant& v : vs)
+        if (any && r < v.reps.size() && v.reps[r].clean && metric_value(v.reps[r], m) <= lo + 1e-12) ++v.stats[m].best_in;
+    }
+  // Pairwise: wins minus losses, each pair decided by its first deciding key.
+  const std::size_t n = vs.size();
+  std::vector<long> score(n, 0);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = i + 1; j < n; ++j) {
+      const int c = decide(vs[i], vs[j], objective).second;
+      score[i] -= c, score[j] += c;
+    }
+  std::vector<std::size_t> idx(n);
+  for (std::size_t i = 0; i < n; ++i) idx[i] = i;
+  std::sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
+    if (vs[a].clean != vs[b].clean) return vs[a].clean;
+    if (score[a] != score[b]) return score[a] > score[b];
+    for (std::size_t m : objective)
+      if (vs[a].stats[m].mean != vs[b].stats[m].mean) return vs[a].stats[m].mean < vs[b].stats[m].mean;
+    return vs[a].variant.index < vs[b].variant.index;
+  });
+  for (std::size_t i : idx) out.order.push_back(std::move(vs[i]));
+  // Places: a variant ties with the first of the place above when no key decides between them.
+  std::size_t leader = 0;
+  for (std::size_t k = 0; k < out.order.size(); ++k) {
+    RankedVariant& v = out.order[k];
+    if (k == 0) {
+      v.place = 1;
+      continue;
+    }
+    const auto [key, sign] = decide(out.order[leader], v, objective);
+    if (sign == 0) {
+      v.place = out.order[leader].place;
+      v.tied = out.order[leader].tied = true;
+      continue;
+    }
+    v.place = k + 1;
+    v.behind = out.order[leader].variant.index;
+    v.decided_by = key == static_cast<std::size_t>(-1) ? "clean" : kMetrics[objective[key]].label;
+    v.tie_breaker = key != static_cast<std::size_t>(-1) && key > 0;
+    leader = k;
+  }
+  for (std::size_t k = 0; k < out.order.size(); ++k)  // a tie marks every member of its place
+    for (std::size_t j = 0; j < out.order.size(); ++j)
+      if (j != k && out.order[j].place == out.order[k].place) out.order[k].tied = true;
+  return out;
+}
+
+std::set<std::size_t> best_variants(const Ranking& r) {
+  std::set<std::size_t> out;
+  for (const RankedVariant& v : r.order)
+    if (v.place == 1 && v.clean) out.insert(v.variant.index);
+  return out;
+}
+
+std::vector<std::size_t> pareto_front(const Ranking& r, std::size_t a, std::size_t b) {
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < r.order.size(); ++i) {
+    const RankedVariant& v = r.order[i];
+    if (!v.clean) continue;
+    bool dominated = false;
+    for (const RankedVariant& w : r.order) {
+      if (!w.clean || &w == &v) continue;
+      const double va = v.stats[a].mean, vb = v.stats[b].mean, wa = w.stats[a].mean, wb = w.stats[b].mean;
+      if (wa <= va && wb <= vb && (wa < va || wb < vb)) dominated = true;
+    }
+    if (!dominated) out.push_back(i);
+  }
+  return out;
+}
+
+std::string ranking_json(const std::vector<std::string>& names, const Ranking& r, const std::vector<std::size_t>* pareto,
+                         std::size_t pa, std::size_t pb) {
+  json j;
+  j["replicates"] = r.replicates;
+  j["seeds"] = r.seeds;
+  json obj = json::array({"clean"});
+  for (std::size_t m : r.objective) obj.push_back(kMetrics[m].name);
+  j["objective"] = obj;
+  j["var_names"] = names;
+  j["method"] =
+      r.replicates > 1
+          ? "common random numbers (replicate r: seed + r); per metric mean, sample sd, 95% CI of the mean "
+            "(Student t, mean +- t(0.975, N-1) sd/sqrt(N)); variants compared key by key on the paired "
+            "differences with a paired t-interval at 95% (a key decides when it excludes 0); a variant that "
+            "no key separates from the first of the place above shares its place (a tie)"
+          : "one replicate: exact comparison key by key; equal keys share a place (a tie)";
+  json rows = json::array();
+  for (const RankedVariant& v : r.order) {
+    json x;
+    x["variant"] = v.variant.index;
+    x["vars"] = json::object();
+    for (const auto& [k, val] : v.variant.values) x["vars"][k] = val;
+    x["rank"] = v.place;
+    x["tied"] = v.tied;
+    x["clean"] = v.clean;
+    x["clean_replicates"] = v.clean_reps;
+    x["decided_by"] = v.decided_by.empty() ? json(nullptr) : json(v.decided_by);
+    x["tie_breaker"] = v.tie_breaker;
+    x["behind"] = v.behind ? json(*v.behind) : json(nullptr);
+    json m = json::object();
+    for (std::size_t id = 0; id < metric::kCount; ++id) {
+      const MetricStats& st = v.stats[id];
+      m[kMetrics[id].name] = {{"mean", st.mean}, {"sd", st.sd}, {"ci_low", st.ci_low}, {"ci_high", st.ci_high},
+                              {"best_in", st.best_in}};
+    }
+    x["metrics"] = m;
+    rows.push_back(x);
+  }
+  j["ranking"] = rows;
+  json best = json::array();
+  for (std::size_t b : best_variants(r)) best.push_back(b);
+  j["best"] = best;
+  if (pareto) {
+    json p = json::array();
+    for (std::size_t i : *pareto) p.push_back(r.order[i].variant.index);
+    j["pareto"] = {{"metrics", {kMetrics[pa].name, kMetrics[pb].name}}, {"variants", p}};
+  }
+  return j.dump(2) + "\n";
+}
+
+std::string summary_csv(const std::vector<std::string>& names, const Ranking& r) {
+  std::string o = "variant";
+  for (const std::string& n : names) o += "," + csv_field(n);
+  o += ",rank,tied,clean,clean_replicates,replicates,decided_by,tie_breaker";
+  for (const MetricDef& m : kMetrics)
+    o += "," + std::string(m.csv) + "_mean," + m.csv + "_sd," + m.csv + "_ci_low," + m.csv + "_ci_high," + m.csv +
+         "_best_in";
+  o += "\n";
+  for (const RankedVariant& v : r.order) {
+    o += std::to_string(v.variant.index);
+    for (const std::string& n : names) o += "," + value_field(v.variant.values, n);
+    o += "," + std::to_string(v.place) + "," + (v.tied ? "true" : "false") + "," + (v.clean ? "true" : "false") + "," +
+         std::to_string(v.clean_reps) + "," + std::to_string(v.reps.size()) + "," + csv_field(v.decided_by) + "," +
+         (v.tie_breaker ? "true" : "false");
+    for (const MetricStats& st : v.stats)
+      o += "," + g6(st.mean) + "," + g6(st.sd) + "," + g6(st.ci_low) + "," + g6(st.ci_high) + "," +
+           std::to_string(st.best_in);
+    o += "\n";
+  }
+  return o;
+}
+
+std::string replicated_csv(const std::vector<std::string>& names, const Ranking& r) {
+  // Rows in variant order, then replicate: the same table whatever the ranking.
+  std::vector<const RankedVariant*> by_index;
+  for (const RankedVariant& v : r.order) by_index.push_back(&v);
+  std::sort(by_index.begin(), by_index.end(),
+            [](const RankedVariant* a, const RankedVariant* b) { return a->variant.index < b->variant.index; });
+  std::vector<SweepRow> one(1);
+  std::string o;
+  bool header = true;
+  for (const RankedVariant* v : by_index)
+    for (std::size_t k = 0; k < v->reps.size(); ++k) {
+      one[0] = v->reps[k];
+      const std::string text = sweep_csv(names, one);
+      const std::size_t nl = text.find('\n');
+      if (header) o += "variant,replicate,seed" + text.substr(7, nl - 7) + ",group_ready_wait_sum_s\n", header = false;
+      const std::string row = text.substr(nl + 1, text.size() - nl - 2);
+      const std::size_t comma = row.find(',');
+      o += row.substr(0, comma) + "," + std::to_string(k) + "," +
+           (k < r.seeds.size() ? std::to_string(r.seeds[k]) : std::string()) + row.substr(comma) + "," +
+           g6(v->reps[k].group_wait_sum_s) + "\n";
+    }
+  return o;
+}
+
+std::string replicated_ranking_text(const Ranking& r) {
+  std::string o;
+  const std::size_t n = r.replicates;
+  o += "ranking over " + std::to_string(n) + " replicates (seeds " +
+       (r.seeds.empty() ? std::string("?") : std::to_string(r.seeds.front()) + ".." + std::to_string(r.seeds.back())) +
+       ", the same for every variant); means with 95% CI (Student t); places from paired t-intervals at 95% on "
+       "the objective (clean";
+  for (std::size_t m : r.objective) o += ", " + std::string(kMetrics[m].name);
+  o += "): a variant no key separates from the place above shares its place (=)\n";
+  auto ci = [&](const RankedVariant& v, std::size_t m, const char* unit) {
+    const MetricStats& s = v.stats[m];
+    return g6(s.mean) + unit + " [" + g6(s.ci_low) + ", " + g6(s.ci_high) + "]";
+  };
+  for (const RankedVariant& v : r.order) {
+    o += std::to_string(v.place) + (v.tied ? "=" : "") + ". variant " + std::to_string(v.variant.index) + " (" +
+         values_text(v.variant.values) + ")" +
+         (v.clean ? "" : " NOT CLEAN in " + std::to_string(v.reps.size() - v.clean_reps) + " of " +
+                             std::to_string(v.reps.size()) + " replicates") +
+         ": makespan " + ci(v, metric::kMakespan, " s") + ", best in " +
+         std::to_string(v.stats[metric::kMakespan].best_in) + " of " + std::to_string(n) + "; worst group wait " +
+         ci(v, metric::kGroupWaitMax, " s") + ", idle-target wait " + ci(v, metric::kIdleTarget, " s") +
+         ", worst single wait " + ci(v, metric::kSingleWaitMax, " s") + ", overtakes (max) " +
+         g6(v.stats[metric::kOvertakes].mean);
+    if (v.behind)
+      o += "; behind variant " + std::to_string(*v.behind) + " on " + v.decided_by +
+           (v.tie_breaker ? " (a tie-breaker: the keys before it do not differ at 95%)" : "");
+    o += "\n";
+  }
+  std::size_t first = 0;
+  for (const RankedVariant& v : r.order) first += v.place == 1;
+  if (first > 1)
+    o += std::to_string(first) + " variants share first place: no key of the objective tells them apart at 95% (" +
+         std::to_string(n) + " replicates); more replicates may\n";
+  return o;
+}
+
+std::string sweep_svg(const Ranking& rk) {
+  std::vector<SweepRow> rows;
+  std::vector<std::size_t> order;
+  for (const RankedVariant& v : rk.order) rows.push_back(v.mean_row()), order.push_back(order.size());
+  std::size_t longest = 0;
+  for (const SweepRow& r : rows) longest = std::max(longest, values_text(r.variant.values).size() + 24);
+  const double bar_h = 24, left = std::min(520.0, 30 + 6.2 * static_cast<double>(longest)), plot_w = 480,
+               right = 260, top = 64;
+  const double width = left + plot_w + right;
+  double max_m = 0;
+  for (const RankedVariant& v : rk.order) max_m = std::max(max_m, v.stats[metric::kMakespan].ci_high);
+  if (max_m <= 0) max_m = 1;
+  const double step = tick_step(max_m, 6);
+  const double axis_max = std::ceil(max_m / step - 1e-9) * step;
+  auto x_of = [&](double v) { return left + plot_w * std::max(0.0, v) / axis_max; };
+  const double plot_bottom = top + bar_h * static_cast<double>(rows.size());
+  const double height = plot_bottom + 70;
+  std::string o =
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + g6(width) + "\" height=\"" + g6(height) +
+      "\" viewBox=\"0 0 " + g6(width) + " " + g6(height) +
+      "\" font-family=\"Helvetica,Arial,sans-serif\" font-size=\"11\">\n"
+      "<defs><pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
+      "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#dddddd\"/>"
+      "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#999999\" stroke-width=\"2\"/>"
+      "</pattern></defs>\n<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n"
+      "<text x=\"10\" y=\"20\" font-size=\"13\" font-weight=\"bold\">Mean makespan per variant over " +
+      std::to_string(rk.replicates) +
+      " replicates, in ranking order</text>\n<text x=\"10\" y=\"37\" fill=\"#555\">whiskers: 95% CI (Student t); "
+      "places from paired t-intervals at 95% on the objective; tied places share a number; green: ranked "
+      "first; hatched: not clean</text>\n";
+  for (int k = 0; k * step <= axis_max * (1 + 1e-9); ++k) {
+    const double v = k * step, x = x_of(v);
+    o += "<line class=\"grid\" x1=\"" + g6(x) + "\" y1=\"" + g6(top - 4) + "\" x2=\"" + g6(x) + "\" y2=\"" +
+         g6(plot_bottom) + "\" stroke=\"#e6e6e6\"/>\n<text class=\"tick\" x=\"" + g6(x) + "\" y=\"" +
+         g6(plot_bottom + 16) + "\" text-anchor=\"middle\">" + g6(v) + "</text>\n";
+  }
+  o += "<line x1=\"" + g6(left) + "\" y1=\"" + g6(plot_bottom) + "\" x2=\"" + g6(left + plot_w) + "\" y2=\"" +
+       g6(plot_bottom) + "\" stroke=\"#333\"/>\n<text class=\"axis-label\" x=\"" + g6(left + plot_w / 2) + "\" y=\"" +
+       g6(plot_bottom + 36) + "\" text-anchor=\"middle\">makespan (s), mean</text>\n";
+  for (std::size_t k = 0; k < rk.order.size(); ++k) {
+    const RankedVariant& v = rk.order[k];
+    const SweepRow& r = rows[k];
+    const bool best = v.clean && v.place == 1;
+    const double y = top + bar_h * static_cast<double>(k);
+    const std::string cls = best ? "best" : r.clean ? "bar" : "unclean";
+    const double w = std::max(1.0, x_of(r.makespan_s) - left);
+    o += "<text class=\"label\" x=\"10\" y=\"" + g6(y + 16) + "\">" + std::to_string(v.place) + (v.tied ? "=" : "") +
+         ". variant " + std::to_string(v.variant.index) + " " + esc(values_text(v.variant.values)) + "</text>\n";
+    o += "<rect class=\"" + cls + "\" x=\"" + g6(left) + "\" y=\"" + g6(y + 4) + "\" width=\"" + g6(w) +
+         "\" height=\"" + g6(bar_h - 8) + "\" fill=\"" + (best ? "#2e9e5b" : r.clean ? "#8aa4c8" : "url(#hatch)") +
+         "\" stroke=\"" + (r.clean ? "none" : "#999999") + "\"><title>variant " + std::to_string(v.variant.index) +
+         ": mean " + g6(r.makespan_s) + " s</title></rect>\n";
+    const MetricStats& st = v.stats[metric::kMakespan];
+    if (rk.replicates > 1)
+      o += "<line class=\"ci\" x1=\"" + g6(x_of(st.ci_low)) + "\" y1=\"" + g6(y + 12) + "\" x2=\"" +
+           g6(x_of(st.ci_high)) + "\" y2=\"" + g6(y + 12) + "\" stroke=\"#222\" stroke-width=\"1.5\"/>\n";
+    o += "<text class=\"value\" x=\"" + g6(std::max(left + w, x_of(st.ci_high)) + 6) + "\" y=\"" + g6(y + 16) +
+         "\">" + g6(r.makespan_s) + " s" +
+         (rk.replicates > 1 ? " [" + g6(st.ci_low) + ", " + g6(st.ci_high) + "]" : std::string()) +
+         (best ? (v.tied ? "  (best, tied)" : "  (best)") : "") + (r.clean ? "" : "  not clean: " + esc(r.problems())) +
+         "</text>\n";
+  }
+  return o + "</svg>\n";
+}
+
+std::string pareto_svg(const Ranking& rk, std::size_t a, std::size_t b) {
+  const std::vector<std::size_t> front = pareto_front(rk, a, b);
+  const std::set<std::size_t> best = best_variants(rk);
+  double xmax = 0, ymax = 0;
+  for (const RankedVariant& v : rk.order)
+    if (v.clean) xmax = std::max(xmax, v.stats[a].ci_high), ymax = std::max(ymax, v.stats[b].ci_high);
+  if (xmax <= 0) xmax = 1;
+  if (ymax <= 0) ymax = 1;
+  const double xs = tick_step(xmax, 6), ys = tick_step(ymax, 6);
+  const double xa = std::ceil(xmax / xs - 1e-9) * xs, ya = std::ceil(ymax / ys - 1e-9) * ys;
+  const double left = 70, top = 60, pw = 520, ph = 360, width = left + pw + 220, height = top + ph + 60;
+  auto X = [&](double v) { return left + pw * std::max(0.0, v) / xa; };
+  auto Y = [&](double v) { return top + ph - ph * std::max(0.0, v) / ya; };
+  std::string o = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + g6(width) + "\" height=\"" + g6(height) +
+                  "\" viewBox=\"0 0 " + g6(width) + " " + g6(height) +
+                  "\" font-family=\"Helvetica,Arial,sans-serif\" font-size=\"11\">\n"
+                  "<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n<text x=\"10\" y=\"20\" font-size=\"13\" "
+                  "font-weight=\"bold\">" +
+                  esc(kMetrics[a].label) + " against " + esc(kMetrics[b].label) + " (means over " +
+                  std::to_string(rk.replicates) +
+                  " replicates)</text>\n<text x=\"10\" y=\"37\" fill=\"#555\">whiskers: 95% CI (Student t); red "
+                  "line: the Pareto front (no clean variant is better on both means); green: ranked first</text>\n";
+  for (int k = 0; k * xs <= xa * (1 + 1e-9); ++k)
+    o += "<text class=\"tick\" x=\"" + g6(X(k * xs)) + "\" y=\"" + g6(top + ph + 16) + "\" text-anchor=\"middle\">" +
+         g6(k * xs) + "</text>\n";
+  for (int k = 0; k * ys <= ya * (1 + 1e-9); ++k)
+    o += "<text class=\"tick\" x=\"" + g6(left - 6) + "\" y=\"" + g6(Y(k * ys) + 4) + "\" text-anchor=\"end\">" +
+         g6(k * ys) + "</text>\n";
+  o += "<rect x=\"" + g6(left) + "\" y=\"" + g6(top) + "\" width=\"" + g6(pw) + "\" height=\"" + g6(ph) +
+       "\" fill=\"none\" stroke=\"#333\"/>\n<text x=\"" + g6(left + pw / 2) + "\" y=\"" + g6(top + ph + 36) +
+       "\" text-anchor=\"middle\">" + esc(kMetrics[a].csv) + "</text>\n<text x=\"14\" y=\"" + g6(top + ph / 2) +
+       "\" transform=\"rotate(-90 14 " + g6(top + ph / 2) + ")\" text-anchor=\"middle\">" + esc(kMetrics[b].csv) +
+       "</text>\n";
+  std::vector<std::size_t> sorted = front;
+  std::sort(sorted.begin(), sorted.end(),
+            [&](std::size_t p, std::size_t q) { return rk.order[p].stats[a].mean < rk.order[q].stats[a].mean; });
+  std::string pts;
+  for (std::size_t i : sorted) pts += (pts.empty() ? "" : " ") + g6(X(rk.order[i].stats[a].mean)) + "," + g6(Y(rk.order[i].stats[b].mean));
+  if (!pts.empty()) o += "<polyline class=\"front\" points=\"" + pts + "\" fill=\"none\" stroke=\"#c0392b\" stroke-width=\"1.5\"/>\n";
+  for (std::size_t i = 0; i < rk.order.size(); ++i) {
+    const RankedVariant& v = rk.order[i];
+    if (!v.clean) continue;
+    const bool on_front = std::find(front.begin(), front.end(), i) != front.end();
+    const bool is_best = best.count(v.variant.index) > 0;
+    const double x = X(v.stats[a].mean), y = Y(v.stats[b].mean);
+    if (rk.replicates > 1)
+      o += "<line class=\"ci\" x1=\"" + g6(X(v.stats[a].ci_low)) + "\" y1=\"" + g6(y) + "\" x2=\"" + g6(X(v.stats[a].ci_high)) +
+           "\" y2=\"" + g6(y) + "\" stroke=\"#888\"/>\n<line class=\"ci\" x1=\"" + g6(x) + "\" y1=\"" +
+           g6(Y(v.stats[b].ci_low)) + "\" x2=\"" + g6(x) + "\" y2=\"" + g6(Y(v.stats[b].ci_high)) + "\" stroke=\"#888\"/>\n";
+    o += "<circle class=\"" + std::string(is_best ? "point best" : on_front ? "point front" : "point") + "\" cx=\"" +
+         g6(x) + "\" cy=\"" + g6(y) + "\" r=\"4\" fill=\"" + (is_best ? "#2e9e5b" : on_front ? "#c0392b" : "#8aa4c8") +
+         "\"><title>variant " + std::to_string(v.variant.index) + " (" + esc(values_text(v.variant.values)) +
+         "): rank " + std::to_string(v.place) + "</title></circle>\n";
+    if (on_front || is_best)
+      o += "<text class=\"point-label\" x=\"" + g6(x + 6) + "\" y=\"" + g6(y - 6) + "\">" +
+           std::to_string(v.variant.index) + "</text>\n";
+  }
+  return o + "</svg>\n";
+}
+
+}  // namespace dirsched
+
+namespace dirsched {
+
+nlohmann::json sweep_row_json(const SweepRow& r) {
+  return {{"makespan_s", r.makespan_s},
+          {"group_wait", {r.group_wait_mean_s, r.group_wait_p95_s, r.group_wait_max_s, r.group_wait_sum_s}},
+          {"single_wait", {r.single_wait_mean_s, r.single_wait_p95_s, r.single_wait_max_s}},
+          {"idle_target_s", r.group_idle_target_s},
+          {"utilisation", r.utilisation},
+          {"counts", {r.failed, r.poisoned, r.rejected, r.stuck, r.overtakes_max, r.stalls}},
+          {"outcome", r.outcome},
+          {"clean", r.clean}};
+}
+
+SweepRow sweep_row_from_json(const Variant& v, const nlohmann::json& j) {
+  SweepRow r;
+  r.variant = v;
+  try {
+    r.makespan_s = j.at("makespan_s").get<double>();
+    const auto& g = j.at("group_wait");
+    r.group_wait_mean_s = g.at(0).get<double>(), r.group_wait_p95_s = g.at(1).get<double>();
+    r.group_wait_max_s = g.at(2).get<double>(), r.group_wait_sum_s = g.at(3).get<double>();
+    const auto& s = j.at("single_wait");
+    r.single_wait_mean_s = s.at(0).get<double>(), r.single_wait_p95_s = s.at(1).get<double>();
+    r.single_wait_max_s = s.at(2).get<double>();
+    r.group_idle_target_s = j.at("idle_target_s").get<double>();
+    r.utilisation = j.at("utilisation").get<double>();
+    const auto& c = j.at("counts");
+    r.failed = c.at(0).get<long>(), r.poisoned = c.at(1).get<long>(), r.rejected = c.at(2).get<long>();
+    r.stuck = c.at(3).get<long>(), r.overtakes_max = c.at(4).get<long>(), r.stalls = c.at(5).get<long>();
+    r.outcome = j.at("outcome").get<std::string>();
+    r.clean = j.at("clean").get<bool>();
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(std::string("a row of metrics: ") + e.what());
+  }
+  return r;
+}
+
+}  // namespace dirsched

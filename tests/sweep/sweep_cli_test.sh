@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# sweep and optimize end to end: --var outside the candidates, a var nothing uses, a mistyped "$d";
+# a replicated sweep whose winner is not the single-seed winner (the ranking follows the replicates);
+# a deterministic scenario runs one replicate; the heatmap's best cells are ranking.json's best;
+# optimize writes optimize.json and best.json, exhaustive when the space fits.
+set -u
+d=$1
+root=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+expect() {  # name status needle command...
+  local name=$1 want=$2 needle=$3
+  shift 3
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  [[ $rc -eq $want ]] || { echo "FAIL $name: exit $rc, want $want: $(head -c 400 "$tmp/err")"; fail=1; return; }
+  [[ -z "$needle" ]] || grep -qF -- "$needle" "$tmp/out" "$tmp/err" ||
+    { echo "FAIL $name: no '$needle' in: $(head -c 400 "$tmp/out" "$tmp/err")"; fail=1; }
+}
+sg=$root/scenarios/sweep-group-worker-set.json
+expect var-outside 2 "vars.group_workers: --var group_workers=[0,2] is not one of the declared candidates" \
+  "$d" run "$sg" --var 'group_workers=[0,2]' --out "$tmp/never"
+[[ ! -e "$tmp/never" ]] || { echo "FAIL var-outside wrote outputs"; fail=1; }
+expect var-any 0 "" "$d" run "$sg" --var 'group_workers=[0,2]' --var-any --out "$tmp/any" --outputs summary
+
+python3 - "$root/scenarios/choose-worker-set.json" "$tmp" <<'PY'
+import json, sys
+base = json.load(open(sys.argv[1]))
+t = sys.argv[2]
+u = json.loads(json.dumps(base)); u["vars"]["unused"] = [1, 2]
+json.dump(u, open(t + "/unused.json", "w"))
+b = json.loads(json.dumps(base)); b["vars"]["jit"] = [0.2, "lots"]
+json.dump(b, open(t + "/badjit.json", "w"))
+# Seed 1: [0,1,2,3] wins the single seed (15.73 s against 15.85 s), [4,5,6,7] wins 4 of the 5 paired seeds.
+two = json.loads(json.dumps(base)); two["vars"]["gb"] = [[0, 1, 2, 3], [4, 5, 6, 7]]; two["seed"] = 1
+json.dump(two, open(t + "/two.json", "w"))
+det = json.loads(json.dumps(base)); det["vars"]["jit"] = [0]; det["vars"]["gb"] = [[0, 1, 2, 3], [4, 5, 6, 7]]
+json.dump(det, open(t + "/det.json", "w"))
+PY
+expect unused-var 2 "vars.unused: declared, but no value of the file is \"\$unused\"" "$d" check "$tmp/unused.json"
+expect mistyped-var 2 "callables.g.jitter.rel: expected a number, found a string (the value of \$jit in this variant: \"lots\")" \
+  "$d" sweep "$tmp/badjit.json" --out "$tmp/badjit"
+[[ ! -e "$tmp/badjit" ]] || { echo "FAIL mistyped-var: the sweep folder was made"; fail=1; }
+
+best() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["best"], r["replicates"])' "$1"; }
+expect single-seed 0 "" "$d" sweep "$tmp/two.json" --out "$tmp/s1" --replicates 1
+[[ "$(best "$tmp/s1/ranking.json")" == "[0] 1" ]] || { echo "FAIL single-seed winner: $(best "$tmp/s1/ranking.json")"; fail=1; }
+expect replicated 0 "ranking over 5 replicates" "$d" sweep "$tmp/two.json" --out "$tmp/s5"
+[[ "$(best "$tmp/s5/ranking.json")" == "[1] 5" ]] || { echo "FAIL replicated winner: $(best "$tmp/s5/ranking.json")"; fail=1; }
+grep -q "^1\. variant 1 (gb=\[4,5,6,7\]" "$tmp/out" || { echo "FAIL replicated text: $(cat "$tmp/out")"; fail=1; }
+head -1 "$tmp/s5/sweep.csv" | grep -q '^variant,replicate,seed,gb,jit,clean,makespan_s' || { echo "FAIL replicated sweep.csv header"; fail=1; }
+[[ $(wc -l <"$tmp/s5/sweep.csv") -eq 11 ]] || { echo "FAIL replicated sweep.csv: not 10 rows"; fail=1; }
+head -1 "$tmp/s5/sweep-summary.csv" | grep -q '^variant,gb,jit,rank,' || { echo "FAIL sweep-summary.csv header"; fail=1; }
+# Every chart's best is the ranking's: the heatmap (two variables here) and the bars.
+for s in s1 s5; do
+  want=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["best"]))' "$tmp/$s/ranking.json")
+  got=$(grep -c 'class="cell best"' "$tmp/$s/sweep-heatmap.svg")
+  [[ $got -eq $want ]] || { echo "FAIL $s: heatmap marks $got best cells, the ranking $want"; fail=1; }
+done
+expect deterministic 0 "deterministic and needs no replications" "$d" sweep "$tmp/det.json" --out "$tmp/det" --replicates 4
+[[ ! -e "$tmp/det/replicates.jsonl" ]] || { echo "FAIL deterministic: replicates ran"; fail=1; }
+head -1 "$tmp/det/sweep.csv" | grep -q '^variant,gb,jit,clean' || { echo "FAIL deterministic sweep.csv changed shape"; fail=1; }
+expect objective-typo 2 "--objective: unknown metric 'makespn'" "$d" sweep "$tmp/det.json" --out "$tmp/det" --objective makespn
+
+expect optimize 0 "exhaustive: 2 of 2 variants evaluated" "$d" optimize "$tmp/two.json" --out "$tmp/opt"
+python3 - "$tmp/opt" <<'PY' || fail=1
+import json, sys
+o = json.load(open(sys.argv[1] + "/optimize.json"))
+b = json.load(open(sys.argv[1] + "/best.json"))
+ok = o["best"]["gb"] == [4, 5, 6, 7] and o["exhaustive"] is True and o["evaluations"] == 2 and "vars" not in b
+ok = ok and b["trace"][-2]["workers"] == [4, 5, 6, 7] and o["replicates"] == 5
+if not ok:
+    print("FAIL optimize.json/best.json:", o["best"], o["exhaustive"], o["evaluations"])
+    sys.exit(1)
+PY
+[[ $fail -eq 0 ]] && echo "sweep and optimize: all cases pass"
+exit $fail
