@@ -65,11 +65,11 @@ for f in "$repo"/scenarios/*.json; do
   check "$tmp/s-$name" || { echo "FAIL scenarios/$name: causes do not add up"; fail=1; }
 done
 [ "$n" -ge 40 ] || { echo "FAIL only $n shipped scenarios ran"; fail=1; }
-for seed in 1 2 3 4 5 6; do
+for seed in 1 2 3; do
   "$dirsched" gen random --seed "$seed" --tasks 300 --workers 6 --edges 2 --group-fraction 0.3 >"$tmp/r.json"
   "$dirsched" run "$tmp/r.json" --out "$tmp/r$seed" --outputs summary,tasks >/dev/null ||
     { echo "FAIL random seed $seed: run exited $?"; fail=1; continue; }
   check "$tmp/r$seed" || { echo "FAIL random seed $seed: causes do not add up"; fail=1; }
 done
-[ "$fail" = 0 ] && echo "wait causes: hand-worked cases match, $n scenarios and 6 random DAGs add up"
+[ "$fail" = 0 ] && echo "wait causes: hand-worked cases match, $n scenarios and 3 random DAGs add up"
 exit "$fail"

@@ -569,7 +569,7 @@ std::string report_html(const RunView& v, const nlohmann::json& summary,
     for (const char* kind : {"single", "group"}) {
       const nlohmann::json list = summary["longest_waits"].value(kind, nlohmann::json::array());
       if (!list.is_array() || list.empty()) continue;
-      o += std::string("<table class="longest" data-kind="") + kind + ""><tr><th>" +
+      o += std::string("<table class=\"longest\" data-kind=\"") + kind + "\"><tr><th>" +
            (kind == std::string("single") ? "single" : "group") +
            "</th><th>workers</th><th>wait (s)</th><th>causes (s)</th>" +
            (kind == std::string("single") ? "<th>behind</th>" : "") + "</tr>";
