@@ -213,8 +213,49 @@ std::string summary_json(const Run& run, const std::vector<std::string>& notes) 
                       {"idle_target_s", tidy(t.idle_target_s)},
                       {"overtakes", t.overtaken_by.size()},
                       {"overtaken_by", t.overtaken_by}});
+    if (run.waits) {
+      ojson chain = ojson::array();
+      if (const std::vector<BlockedBy>* b = run.waits->blocked_by(t.task))
+        for (const BlockedBy& x : *b)
+          chain.push_back({{"from_s", tidy(x.from_s)},
+                           {"to_s", tidy(x.to_s)},
+                           {"worker", x.worker ? ojson(x.worker->value()) : ojson(nullptr)},
+                           {"task", x.task}});
+      groups.back()["blocked_by"] = chain;
+    }
   }
   s["groups"] = groups;
+  if (run.waits) {
+    // Why tasks waited (waits.hpp, docs/outputs.md): totals per cause, the longest waits, the critical path.
+    const WaitAttribution& wa = *run.waits;
+    ojson causes = ojson::object();
+    const auto totals = wa.totals();
+    for (std::size_t k = 0; k < kWaitCauses; ++k) causes[std::string(wait_cause_name(k)) + "_s"] = tidy(totals[k]);
+    s["wait_causes"] = causes;
+    // The self-check: tasks that started, and those whose causes added up to start - submit exactly.
+    s["wait_check"] = {{"started", wa.started()}, {"exact", wa.started() - wa.inexact()}};
+    auto longest = [](const std::vector<LongWait>& v) {
+      ojson out = ojson::array();
+      for (const LongWait& w : v) {
+        ojson c = ojson::object();
+        for (std::size_t k = 0; k < kWaitCauses; ++k)
+          if (w.waits.s[k] != 0) c[std::string(wait_cause_name(k)) + "_s"] = tidy(w.waits.s[k]);
+        ojson one = {{"task", w.task}, {"workers", w.workers}, {"wait_s", tidy(w.wait_s)}, {"causes", c}};
+        if (w.kind == "single") one["behind"] = w.waits.behind;
+        out.push_back(one);
+      }
+      return out;
+    };
+    s["longest_waits"] = {{"single", longest(wa.longest_singles())}, {"group", longest(wa.longest_groups())}};
+    ojson path = ojson::array();
+    for (const CriticalStep& c : wa.critical_path())
+      path.push_back({{"task", c.task},
+                      {"start_s", tidy(c.start_s)},
+                      {"end_s", tidy(c.end_s)},
+                      {"why", start_reason_name(c.reason)},
+                      {"after", c.after.empty() ? ojson(nullptr) : ojson(c.after)}});
+    s["critical_path"] = path;
+  }
 
   ojson stalls = ojson::array();
   for (const StallRecord& st : rec.stalls()) {
@@ -254,7 +295,8 @@ std::string summary_json(const Run& run, const std::vector<std::string>& notes) 
 const char* TasksCsv::header() {
   // Column names follow Batsim's jobs.csv where the meaning is the same.
   return "job_id,kind,callable,allocated_resources,submission_time,ready_time,starting_time,finish_time,"
-         "waiting_time,execution_time,final_state\n";
+         "waiting_time,execution_time,final_state,wait_producers_s,wait_fifo_s,wait_group_run_s,wait_reserved_s,"
+         "wait_scheduler_s,wait_group_queue_s,wait_targets_busy_s,wait_target_idle_s,wait_sub_pool_s\n";
 }
 
 const std::string& TasksCsv::callable_of(const TaskRecord& r) {
@@ -283,8 +325,12 @@ void TasksCsv::append_row(const TaskRecord& r, std::string& out) {
   out += csv_field(r.name) + "," + std::string(to_string(r.kind)) + "," + csv_field(callable_of(r)) + "," + alloc + "," +
          t(r.submit) + "," + t(r.ready) + "," + t(r.start) + "," + t(r.end) + "," +
          (r.start >= 0 && r.submit >= 0 ? t(r.start - r.submit) : "") + "," +
-         (r.start >= 0 && r.end >= 0 ? t(r.end - r.start) : "") + "," + std::string(to_string(r.state)) +
-         "\n";
+         (r.start >= 0 && r.end >= 0 ? t(r.end - r.start) : "") + "," + std::string(to_string(r.state));
+  // The wait causes (waits.hpp): empty for a task that never started.
+  std::optional<TaskWaits> w;
+  if (run_.waits && r.task.valid() && r.start >= 0) w = take_waits_ ? run_.waits->take(r.task) : run_.waits->peek(r.task);
+  for (std::size_t k = 0; k < kWaitCauses; ++k) out += w ? "," + format_number(tidy(w->s[k])) : std::string(",");
+  out += "\n";
 }
 
 std::string tasks_csv(const Run& run) {
@@ -295,6 +341,7 @@ std::string tasks_csv(const Run& run) {
 }
 
 TasksCsvWriter::TasksCsvWriter(const Run& run, const std::string& path) : csv_(run), path_(path) {
+  csv_.set_take_waits(true);
   buffer_ = TasksCsv::header();
 }
 

@@ -75,12 +75,14 @@ std::unique_ptr<Run> run_threads(const Scenario& scenario, const ThreadsOptions&
   if (options.time_scale > 0) core_options.stall_report_s *= options.time_scale;
   run->core = std::make_unique<Scheduler>(scenario.registry(), core_options);
   run->recorder = std::make_unique<Recorder>(*run->core);
+  run->waits = std::make_unique<WaitAttribution>(*run->core);
   run->core->reserve(scenario.submit_count());
   const bool keep_order = expect_reads_dispatch_order(scenario);
   const Scheduler* core_view = run->core.get();
   EventLog log(run->events_jsonl, options.events_path, core_view);
   ObserverList observers;
   if (options.record_events) observers.add(&log);
+  observers.add(run->waits.get());
   observers.add(run->recorder.get());
   std::unique_ptr<InvariantChecker> checker;
   if (options.check_invariants) {

@@ -463,10 +463,12 @@ std::unique_ptr<Run> simulate(const Scenario& scenario, const RunOptions& option
 
   run->core = make_scheduler(scenario);
   run->recorder = std::make_unique<Recorder>(*run->core);
+  run->waits = std::make_unique<WaitAttribution>(*run->core);
   run->core->reserve(scenario.submit_count());
   // Finished tasks leave the Recorder (only an expect block looks records up by name after the run),
   // and tasks.csv, when asked for, is written as they go.
   run->recorder->set_keep_records(!scenario.expect.is_null());
+  run->waits->set_keep(!options.tasks_path.empty() || !scenario.expect.is_null());  // for tasks.csv's rows
   std::unique_ptr<TasksCsvWriter> tasks_csv;
   if (!options.tasks_path.empty()) {
     tasks_csv = std::make_unique<TasksCsvWriter>(*run, options.tasks_path);
@@ -477,6 +479,7 @@ std::unique_ptr<Run> simulate(const Scenario& scenario, const RunOptions& option
   EventLog log(run->events_jsonl, options.events_path, core_view);
   ObserverList observers;
   if (options.record_events) observers.add(&log);
+  observers.add(run->waits.get());
   observers.add(run->recorder.get());
   std::unique_ptr<InvariantChecker> checker;
   if (options.check_invariants) {

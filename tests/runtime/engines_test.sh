@@ -98,7 +98,7 @@ cat >"$tmp/gen.json" <<'JSON'
 JSON
 "$dirsched" run "$tmp/gen.json" --engine threads --time-scale 0 --out "$tmp/gen" --outputs tasks >/dev/null ||
   fail "threads engine on a generate block"
-[ "$(grep -c ',COMPLETED$' "$tmp/gen/tasks.csv")" -eq 18 ] || fail "generate block: not 18 COMPLETED tasks"
+[ "$(cut -d, -f11 "$tmp/gen/tasks.csv" | grep -c '^COMPLETED$')" -eq 18 ] || fail "generate block: not 18 COMPLETED tasks"
 
 # Refusals: exit 2, one line naming file and key, nothing written.
 expect_refusal() {

@@ -108,6 +108,39 @@ TEST(RunViewParse, MalformedLineNamesItsNumber) {
   }
 }
 
+// Issue 28 item 6: a member_end before its dispatch, or huge dispatch times, made the timeline's bar
+// merge loop forever. The parser now refuses an end before its start (naming the line); huge times draw.
+std::string one_run(const std::string& dispatch_t, const std::string& end_t) {
+  return "{\"seq\":0,\"t_s\":0,\"event\":\"submit\",\"task\":\"a\",\"kind\":\"single\",\"workers\":[0]}\n"
+         "{\"seq\":1,\"t_s\":0,\"event\":\"ready\",\"task\":\"a\",\"queue\":\"worker:0\"}\n"
+         "{\"seq\":2,\"t_s\":" + dispatch_t + ",\"event\":\"dispatch\",\"task\":\"a\",\"member\":0,\"worker\":0}\n"
+         "{\"seq\":3,\"t_s\":" + end_t + ",\"event\":\"member_end\",\"task\":\"a\",\"member\":0,\"worker\":0}\n"
+         "{\"seq\":4,\"t_s\":" + end_t + ",\"event\":\"complete\",\"task\":\"a\"}\n";
+}
+
+TEST(RunViewParse, MemberEndBeforeItsDispatchIsRefusedWithItsLine) {
+  for (const char* when : {"4294967296", "1e308", "18446744073709551616", "5"}) {
+    try {
+      parse_run(one_run(when, "1"), nullptr);
+      FAIL() << when;
+    } catch (const VizError& e) {
+      EXPECT_NE(std::string(e.what()).find("line 4"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("earlier than its dispatch"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(TimelinePicture, HugeTimesDrawInBoundedTime) {
+  for (const char* when : {"4294967296", "1e308", "18446744073709551616"}) {
+    const RunView v = parse_run(one_run("1", when), nullptr);
+    const std::string svg = timeline_svg(v);
+    EXPECT_NE(svg.find("</svg>"), std::string::npos) << when;
+    // Many tiny bars merge into one: the merge must also end when a bar is narrower than a pixel.
+    const RunView w = parse_run(one_run(when, when), nullptr);
+    EXPECT_NE(timeline_svg(w).find("</svg>"), std::string::npos) << when;
+  }
+}
+
 TEST(DagPicture, OneNodePerTaskAndOneEdgePerDependencyLabelledWithItsBuffer) {
   const std::string dot = dag_dot(parse_run(kLog, nullptr));
   EXPECT_EQ(count(dot, " -> "), 2u);
@@ -310,6 +343,28 @@ TEST(TimelinePicture, HasItsOwnLegendADepthScaleAndOneLabelledShadePerWaitingGro
   EXPECT_NE(shades[0], shades[1]);
   EXPECT_NE(svg.find("data-group=\"h\""), std::string::npos);
   EXPECT_GE(count(svg, "class=\"starved-label\""), 1u);
+}
+
+TEST(TimelinePicture, LegendIsBoundedAndListsOnlyWhatOccurs) {
+  json s = summary();
+  RunView v = parse_run(kLog, &s);
+  for (int k = 0; k < 56; ++k) v.starved.push_back({"x" + std::to_string(k), {"5"}, 3.2, 3.9});
+  const std::vector<LegendItem> legend = timeline_legend(v);
+  EXPECT_LE(legend.size(), 16u);
+  EXPECT_NE(timeline_svg(v).find("more groups READY while a target sat idle"), std::string::npos);
+  for (const LegendItem& it : legend) EXPECT_NE(it.text, "SUB task");  // kLog runs no SUB task
+  RunView empty;
+  EXPECT_TRUE(timeline_legend(empty).empty());
+}
+
+TEST(TimelinePicture, OutlinesTheCriticalPathFromTheSummary) {
+  json s = summary();
+  s["critical_path"] = json::array({json{{"task", "a"}, {"start_s", 0}, {"end_s", 1}, {"why", "submitted"}, {"after", nullptr}}});
+  const RunView v = parse_run(kLog, &s);
+  const std::string svg = timeline_svg(v);
+  EXPECT_EQ(count(svg, "data-critical=\"1\""), 1u);
+  EXPECT_NE(svg.find("on the critical path</text>"), std::string::npos);
+  EXPECT_EQ(timeline_svg(parse_run(kLog, nullptr)).find("on the critical path"), std::string::npos);
 }
 
 TEST(TracePicture, HasFlowArrowsForDependenciesAndGroupMembersAndSlicesForGroupWaits) {

@@ -1,3 +1,4 @@
+#include <cmath>
 #include <algorithm>
 #include <set>
 #include <sstream>
@@ -179,6 +180,8 @@ RunView parse_run(const std::string& events_jsonl, const json* summary) {
       e = json::parse(line);
       const std::string kind = e.at("event").get<std::string>();
       const double t = e.at("t_s").get<double>();
+      // Issue 28: a time the pictures cannot place (the bar merge and the axis need finite, ordered times).
+      if (!std::isfinite(t) || t < 0) throw VizError("t_s " + e.at("t_s").dump() + " is not a finite time >= 0");
       TaskView& tv = task(e.at("task").get<std::string>());
       v.end_time = std::max(v.end_time, t);
       if (kind == "submit") {
@@ -228,6 +231,9 @@ RunView parse_run(const std::string& events_jsonl, const json* summary) {
         const std::uint32_t m = e.at("member").get<std::uint32_t>();
         for (MemberBar& b : tv.runs)
           if (b.member == m && b.end < 0) {
+            if (t < b.start)
+              throw VizError("member_end of " + tv.name + "[" + std::to_string(m) + "] at t_s " + e.at("t_s").dump() +
+                             " is earlier than its dispatch at " + std::to_string(b.start));
             b.end = t;
             b.failed = e.value("outcome", "success") == "failure";
           }
@@ -256,6 +262,9 @@ RunView parse_run(const std::string& events_jsonl, const json* summary) {
   for (auto& [lane, bars] : v.bars)
     std::sort(bars.begin(), bars.end(), [](const MemberBar& a, const MemberBar& b) { return a.seq < b.seq; });
 
+  if (summary && summary->contains("critical_path") && (*summary)["critical_path"].is_array())
+    for (const auto& c : (*summary)["critical_path"])
+      if (c.is_object() && c.contains("task") && c["task"].is_string()) v.critical.insert(c["task"].get<std::string>());
   // Lanes: registration order from the summary when there is one.
   if (summary && summary->contains("workers")) {
     for (const auto& w : (*summary)["workers"]) {

@@ -132,20 +132,36 @@ std::vector<std::string> drawn_lanes(const RunView& v, std::size_t* hidden) {
 }
 
 std::vector<LegendItem> timeline_legend(const RunView& v) {
-  std::vector<LegendItem> items = {
-      {"bar", "#4f81bd", "single"},
-      {"bar", "#e8a33d", "group member"},
-      {"bar", "#5aa27c", "SUB task"},
-      {"bar", "#e05a47", "failed"},
-      {"bar", "#6f8fb5", "runs merged (thinner than a pixel)"},
-      {"line", "#c0392b", "worker's single FIFO depth (scale at the lane's right)"},
-      {"line", "#8e44ad", "group FIFO depth"},
-      {"line", "#16a085", "SUB FIFO depth"}};
+  // Only what the drawing holds, and a bounded list at any size (issue 24).
+  bool single = false, group = false, sub = false, failed = false;
+  for (const auto& [lane, bars] : v.bars)
+    for (const MemberBar& b : bars) {
+      failed |= b.failed;
+      if (b.kind == "group") group = true;
+      else if (b.kind == "sub" || b.kind == "sub_group") sub = true;
+      else single = true;
+    }
+  std::vector<LegendItem> items;
+  if (single) items.push_back({"bar", "#4f81bd", "single"});
+  if (group) items.push_back({"bar", "#e8a33d", "group member"});
+  if (sub) items.push_back({"bar", "#5aa27c", "SUB task"});
+  if (failed) items.push_back({"bar", "#e05a47", "failed"});
+  if (!v.bars.empty()) items.push_back({"bar", "#6f8fb5", "runs merged (thinner than a pixel)"});
+  if (!v.critical.empty()) items.push_back({"outline", "#d4006a", "on the critical path"});
+  bool fifo = false;
+  for (const auto& [queue, steps] : v.depth) fifo |= queue.rfind("worker:", 0) == 0 && !steps.empty();
+  if (fifo) items.push_back({"line", "#c0392b", "worker's single FIFO depth (scale at the lane's right)"});
+  if (v.depth.count("group")) items.push_back({"line", "#8e44ad", "group FIFO depth"});
+  if (v.depth.count("sub")) items.push_back({"line", "#16a085", "SUB FIFO depth"});
   std::vector<std::string> groups;
   for (const StarvedInterval& s : v.starved)
     if (std::find(groups.begin(), groups.end(), s.group) == groups.end()) groups.push_back(s.group);
-  for (std::size_t k = 0; k < groups.size(); ++k)
+  constexpr std::size_t kNamedShades = 6;
+  for (std::size_t k = 0; k < groups.size() && k < kNamedShades; ++k)
     items.push_back({"shade", shade_colour(k), groups[k] + " READY while a target sat idle"});
+  if (groups.size() > kNamedShades)
+    items.push_back({"shade", shade_colour(kNamedShades),
+                     std::to_string(groups.size() - kNamedShades) + " more groups READY while a target sat idle"});
   return items;
 }
 
@@ -198,7 +214,7 @@ std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
       if (lane_of.count(t)) rows.push_back(lane_of[t]);
     for (std::size_t r : rows)
       o += "<rect class=\"starved\" x=\"" + num(x0) + "\" y=\"" + num(lane_y(r)) + "\" width=\"" + num(w) +
-           "\" height=\"" + num(kLaneH) + "\" fill=\"" + shade_colour(shade_of[s.group]) +
+           "\" height=\"" + num(kLaneH) + "\" fill=\"" + shade_colour(std::min<std::size_t>(shade_of[s.group], 6))  /* the legend names 6 */ +
            "\" fill-opacity=\"0.22\" data-group=\"" + esc(s.group) + "\"><title>" + esc(s.group) +
            " READY with an idle target, " + g6(s.from) + "-" + g6(s.to) + " s</title></rect>\n";
     if (w > 6.5 * static_cast<double>(s.group.size()) + 6)
@@ -232,8 +248,11 @@ std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
                                      : b.task;
         o += "<rect class=\"bar\" x=\"" + num(x0) + "\" y=\"" + num(y) + "\" width=\"" + num(x1 - x0) +
              "\" height=\"" + num(kBarH) + "\" fill=\"" + bar_colour(b) +
-             "\" stroke=\"#ffffff\" stroke-width=\"0.5\"><title>" + esc(name) + " on " + esc(lanes[i]) +
-             ": " + g6(b.start) + "-" + g6(end) + " s" + (b.failed ? ", failed" : "") + "</title></rect>\n";
+             (v.critical.count(b.task) ? "\" stroke=\"#d4006a\" stroke-width=\"2\" data-critical=\"1"
+                                       : "\" stroke=\"#ffffff\" stroke-width=\"0.5") +
+             "\"><title>" + esc(name) + " on " + esc(lanes[i]) +
+             ": " + g6(b.start) + "-" + g6(end) + " s" + (b.failed ? ", failed" : "") +
+             (v.critical.count(b.task) ? ", on the critical path" : "") + "</title></rect>\n";
         if (x1 - x0 > 7.0 * static_cast<double>(name.size()))
           o += "<text class=\"bar-label\" x=\"" + num(x0 + 3) + "\" y=\"" + num(y + 13) +
                "\" fill=\"#ffffff\">" + esc(name) + "</text>\n";
@@ -242,12 +261,14 @@ std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
       }
       std::size_t n = 0;
       bool failed = false;
-      while (k < bars.size() && x_of(bars[k].start) <= x1 + 1.0) {
+      // The bar at k is always taken, so the merge ends whatever the times (issue 28: a bar that ends
+      // before it starts once made this loop spin).
+      do {
         x1 = std::max(x1, x_of(bars[k].end < 0 ? v.end_time : bars[k].end));
         failed |= bars[k].failed;
         ++n;
         ++k;
-      }
+      } while (k < bars.size() && x_of(bars[k].start) <= x1 + 1.0);
       o += "<rect class=\"agg\" x=\"" + num(x0) + "\" y=\"" + num(y) + "\" width=\"" +
            num(std::max(1.0, x1 - x0)) + "\" height=\"" + num(kBarH) + "\" fill=\"" +
            (failed ? "#e05a47" : "#6f8fb5") + "\"><title>" + std::to_string(n) +
@@ -336,8 +357,9 @@ std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
       o += "<line x1=\"" + num(x) + "\" y1=\"" + num(y + 6) + "\" x2=\"" + num(x + 18) + "\" y2=\"" +
            num(y + 6) + "\" stroke=\"" + it.colour + "\" stroke-width=\"2\"/>";
     else
-      o += "<rect x=\"" + num(x) + "\" y=\"" + num(y) + "\" width=\"18\" height=\"12\" fill=\"" + it.colour +
-           "\"" + (it.kind == "shade" ? " fill-opacity=\"0.35\"" : "") + "/>";
+      o += "<rect x=\"" + num(x) + "\" y=\"" + num(y) + "\" width=\"18\" height=\"12\" fill=\"" +
+           (it.kind == "outline" ? "none\" stroke=\"" + it.colour + "\" stroke-width=\"2" : it.colour) + "\"" +
+           (it.kind == "shade" ? " fill-opacity=\"0.35\"" : "") + "/>";
     o += "<text class=\"legend-item\" x=\"" + num(x + 24) + "\" y=\"" + num(y + 10) + "\">" + esc(it.text) +
          "</text>\n";
   }
@@ -531,6 +553,76 @@ std::string report_html(const RunView& v, const nlohmann::json& summary,
            "</td><td class=\"num\">" + std::to_string(w.value("count", 0)) + "</td><td class=\"num\">" +
            g6(w.value("mean_s", 0.0)) + "</td><td class=\"num\">" + g6(w.value("p95_s", 0.0)) +
            "</td><td class=\"num\">" + g6(w.value("max_s", 0.0)) + "</td></tr>";
+    }
+    o += "</table>\n";
+  }
+  // Why tasks waited (docs/outputs.md): the longest waits with their causes, the blocking chains of the
+  // groups and the critical path. Fields of the wrong type read as absent (the data files are the truth).
+  auto num_at = [](const nlohmann::json& j, const char* k) {
+    return j.is_object() && j.contains(k) && j[k].is_number() ? j[k].get<double>() : 0.0;
+  };
+  auto str_at = [](const nlohmann::json& j, const char* k) {
+    return j.is_object() && j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : std::string();
+  };
+  if (summary.contains("longest_waits") && summary["longest_waits"].is_object()) {
+    o += "<h2>Longest waits</h2><p>Submit to start, split into causes (docs/outputs.md).</p>";
+    for (const char* kind : {"single", "group"}) {
+      const nlohmann::json list = summary["longest_waits"].value(kind, nlohmann::json::array());
+      if (!list.is_array() || list.empty()) continue;
+      o += std::string("<table class=\"longest\" data-kind=\"") + kind + "\"><tr><th>" +
+           (kind == std::string("single") ? "single" : "group") +
+           "</th><th>workers</th><th>wait (s)</th><th>causes (s)</th>" +
+           (kind == std::string("single") ? "<th>behind</th>" : "") + "</tr>";
+      for (const auto& w : list) {
+        std::string causes;
+        if (w.contains("causes") && w["causes"].is_object())
+          for (auto it = w["causes"].begin(); it != w["causes"].end(); ++it)
+            if (it.value().is_number())
+              causes += (causes.empty() ? "" : ", ") + esc(it.key()) + " " + g6(it.value().get<double>());
+        o += "<tr><td>" + esc(str_at(w, "task")) + "</td><td>" + esc(w.value("workers", nlohmann::json()).dump()) +
+             "</td><td class=\"num\">" + g6(num_at(w, "wait_s")) + "</td><td>" + causes + "</td>" +
+             (kind == std::string("single") ? "<td class=\"num\">" + g6(num_at(w, "behind")) + "</td>" : "") +
+             "</tr>";
+      }
+      o += "</table>\n";
+    }
+  }
+  if (summary.contains("groups") && summary["groups"].is_array()) {
+    std::string rows;
+    std::size_t shown = 0;
+    for (const auto& g : summary["groups"]) {
+      if (!g.is_object() || !g.contains("blocked_by") || !g["blocked_by"].is_array() || g["blocked_by"].empty()) continue;
+      if (++shown > kReportGroupRows) break;
+      std::string chain;
+      std::size_t k = 0;
+      for (const auto& b : g["blocked_by"]) {
+        if (++k > 12) {
+          chain += ", ... (" + std::to_string(g["blocked_by"].size()) + " in all)";
+          break;
+        }
+        const bool queue = !b.contains("worker") || b["worker"].is_null();
+        chain += (chain.empty() ? "" : ", then ") + esc(str_at(b, "task")) +
+                 (queue ? " (group ahead)" : " on " + esc(b["worker"].dump())) + " until " + g6(num_at(b, "to_s"));
+      }
+      rows += "<tr><td>" + esc(str_at(g, "task")) + "</td><td>" + chain + "</td></tr>";
+    }
+    if (!rows.empty())
+      o += "<h2>What held each group</h2><table class=\"blocked-by\"><tr><th>group</th><th>held by</th></tr>" + rows +
+           "</table>\n";
+  }
+  if (summary.contains("critical_path") && summary["critical_path"].is_array() && !summary["critical_path"].empty()) {
+    const auto& path = summary["critical_path"];
+    o += "<h2>Critical path</h2><table class=\"critical\"><tr><th>task</th><th>start (s)</th><th>end (s)</th><th>why "
+         "not earlier</th><th>after</th></tr>";
+    std::size_t k = 0;
+    for (const auto& c : path) {
+      if (++k > 200) {
+        o += "<tr><td colspan=\"5\">... " + std::to_string(path.size()) + " tasks in all (summary.json)</td></tr>";
+        break;
+      }
+      o += "<tr><td>" + esc(str_at(c, "task")) + "</td><td class=\"num\">" + g6(num_at(c, "start_s")) +
+           "</td><td class=\"num\">" + g6(num_at(c, "end_s")) + "</td><td>" + esc(str_at(c, "why")) + "</td><td>" +
+           esc(str_at(c, "after")) + "</td></tr>";
     }
     o += "</table>\n";
   }

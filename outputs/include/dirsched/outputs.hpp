@@ -24,6 +24,7 @@
 #include "dirsched/replay.hpp"
 #include "dirsched/scenario.hpp"
 #include "dirsched/scheduler.hpp"
+#include "dirsched/waits.hpp"
 
 namespace dirsched {
 
@@ -51,6 +52,7 @@ struct Run {
   const Scenario& scenario;
   std::unique_ptr<Scheduler> core;
   std::unique_ptr<Recorder> recorder;
+  std::unique_ptr<WaitAttribution> waits;  // why each task waited (waits.hpp); may be null
   std::string events_jsonl;  // events.jsonl, one line per event (empty when streamed to events_file)
   std::string events_file;   // where the log was streamed, if it was
   std::string tasks_file;    // where tasks.csv was streamed as tasks retired, if it was
@@ -64,8 +66,11 @@ class TasksCsv {
   explicit TasksCsv(const Run& run) : run_(run) {}
   static const char* header();
   void append_row(const TaskRecord& r, std::string& out);
+  // Take each row's wait causes from the Run's WaitAttribution (streamed rows: each is written once).
+  void set_take_waits(bool take) { take_waits_ = take; }
 
  private:
+  bool take_waits_ = false;
   const std::string& callable_of(const TaskRecord& r);
   const Run& run_;
   std::map<std::string, std::string> by_name_;  // built at the first op without a TaskId

@@ -15,6 +15,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -94,6 +95,7 @@ struct RunView {
   std::vector<ReservedInterval> reserved;  // in group FIFO order, then by target
   std::vector<StallMark> stalls;           // in log order
   std::vector<Marker> markers;
+  std::set<std::string> critical;  // the tasks of summary.json's critical_path (outlined in the timeline)
   double end_time = 0;
   const TaskView* find(const std::string& name) const;
 };

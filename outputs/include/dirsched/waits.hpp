@@ -1,0 +1,226 @@
+// Why did it wait: wait attribution, blocking chains and the critical path, as an observer.
+//
+// WaitAttribution watches the core's transitions (it needs no callback of its own) and splits every
+// task's time from submit to start into causes that partition it (docs/outputs.md):
+//   producers     submit -> READY: waiting for the tasks it depends on
+//   fifo          READY single: its worker ran an earlier single of its FIFO
+//   group_run     READY single: its worker ran a group's member (the group pass goes first)
+//   reserved      READY single: its worker sat idle, held for the blocked group FIFO head (head_reservation)
+//   scheduler     READY single: its worker sat idle and was not held (the scheduler had not iterated)
+//   group_queue   READY group: an earlier group was the group FIFO head
+//   targets_busy  READY group at the FIFO head: every target busy
+//   target_idle   READY group at the FIFO head: a target busy and at least one sitting idle
+//   sub_pool      READY SUB task: the SUB pool had too few idle workers (or an earlier SUB task went first)
+// Transfers are no cause: a task starts at its dispatch, its input transfer comes after (execution),
+// and a producer's output transfer is part of the producer's run.
+//
+// Exactness: each cause is accumulated as an exact sum of differences of event times (a list of
+// non-overlapping doubles, as Python's math.fsum keeps), so the causes of a task add up to
+// start - submit exactly; `exact_check` says whether they do, and the outputs round each to a double.
+//
+// Cost: O(1) per event for singles (each worker keeps running per-cause totals; a single keeps a copy
+// of its worker's totals from when it turned READY and takes the difference when it starts), O(targets)
+// when a group reaches the group FIFO head. Memory follows the live tasks: a task's state is dropped when
+// it ends; the causes of a started task wait for its tasks.csv row (take()); the critical path keeps only
+// the tasks some live or later task can still name as what it waited for (reference counts).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "dirsched/observer.hpp"
+
+namespace dirsched {
+
+class Scheduler;
+
+// An exact sum of doubles: non-overlapping partials, smallest magnitude first.
+class ExactSum {
+ public:
+  void add(double x);
+  void add_diff(double a, double b);  // + (a - b), exactly
+  void add(const ExactSum& o, bool negate = false);
+  double value() const;  // correctly rounded
+  bool is_zero() const;
+  std::size_t size() const { return p_.size(); }
+
+ private:
+  std::vector<double> p_;
+};
+
+enum class WaitCause : std::uint8_t {
+  kProducers,
+  kFifo,
+  kGroupRun,
+  kReserved,
+  kScheduler,
+  kGroupQueue,
+  kTargetsBusy,
+  kTargetIdle,
+  kSubPool,
+};
+constexpr std::size_t kWaitCauses = 9;
+const char* wait_cause_name(WaitCause c);  // "producers", ...
+const char* wait_cause_name(std::size_t c);
+
+// Why a task could not start earlier (the critical path's step).
+enum class StartReason : std::uint8_t {
+  kSubmitted,  // it started (or turned READY) at its submit: the orchestrator's op
+  kProducer,   // the producer whose completion made it READY
+  kWorker,     // the task whose end freed its worker (a FIFO predecessor or a group member)
+  kTarget,     // a group: the task whose end freed its last busy target
+  kGroupHead,  // a group: the group ahead of it in the group FIFO launched
+  kSubPool,    // a SUB task: the task whose end freed a SUB worker
+  kScheduler,  // none of those at its start instant
+};
+const char* start_reason_name(StartReason r);
+
+struct TaskWaits {
+  std::array<double, kWaitCauses> s{};  // seconds per cause, each rounded from its exact sum
+  bool exact = false;                   // the exact causes added up to start - submit exactly
+  std::uint32_t behind = 0;             // singles: tasks that ran on its worker while it was READY
+};
+
+struct BlockedBy {
+  double from_s, to_s;
+  std::optional<WorkerId> worker;  // none: an earlier group was the FIFO head
+  std::string task;
+};
+
+struct CriticalStep {
+  std::string task;
+  double start_s, end_s;
+  StartReason reason;
+  std::string after;  // the task it waited for, when there is one
+};
+
+struct LongWait {
+  std::string task;
+  std::string kind;
+  double wait_s = 0;
+  TaskWaits waits;
+  std::vector<std::string> workers;
+};
+
+class WaitAttribution : public Observer {
+ public:
+  explicit WaitAttribution(const Scheduler& core);
+  ~WaitAttribution() override;
+  void on_event(const Event& e) override;
+  // Keep each started task's causes until take() (tasks.csv); off, they are counted and dropped.
+  void set_keep(bool keep) { keep_ = keep; }
+  // The causes of a started task, once (erased); nothing for a task that never started.
+  std::optional<TaskWaits> take(TaskId task);
+  std::optional<TaskWaits> peek(TaskId task) const;
+  // Totals per cause over every task that started (exact sums, rounded).
+  std::array<double, kWaitCauses> totals() const;
+  // Tasks whose causes did not add up exactly (0 unless the attribution is wrong).
+  std::uint64_t inexact() const { return inexact_; }
+  std::uint64_t started() const { return started_; }
+  // The longest submit-to-start waits (at most `keep`), longest first, ties by submit order.
+  const std::vector<LongWait>& longest_singles() const { return top_single_; }
+  const std::vector<LongWait>& longest_groups() const { return top_group_; }
+  // For each group that launched (or was the FIFO head at the end), what held it from READY to launch.
+  const std::vector<BlockedBy>* blocked_by(TaskId group) const;
+  // The chain ending with the task that ended last, first task first. Call after the run.
+  std::vector<CriticalStep> critical_path() const;
+  // Critical-path nodes held now (for the memory test).
+  std::size_t nodes_held() const { return nodes_.size() - free_.size(); }
+  std::size_t live_tasks() const { return live_.size(); }
+  static constexpr std::size_t kLongest = 20;
+
+ private:
+  struct Worker {
+    TaskId running;  // invalid when idle
+    bool group = false;
+    double since = 0;       // start of the current busy run, or of the idle spell
+    std::uint32_t node = 0;  // the running task's node (critical path)
+    // Running per-cause totals for the singles waiting on it: fifo, group_run, reserved, scheduler.
+    std::array<ExactSum, 4> cum;
+    double piece_since = 0;
+    std::uint8_t piece = 3;  // index into cum of the current state
+    std::uint64_t runs = 0;  // dispatches on it so far
+    std::string last_name;   // the task that last started on it
+    double last_end = -1;    // when its last run ended
+    std::uint32_t last_end_node = 0;  // and that task's node (critical path), 0: none
+    bool reserved = false;
+  };
+  struct Run {
+    double start, end;
+    std::uint32_t worker;
+    TaskId task;
+  };
+  struct Live {
+    TaskKind kind = TaskKind::kSingle;
+    double submit = -1, ready = -1, head = -1;
+    std::uint32_t worker = 0;             // singles: registration index
+    std::vector<std::uint32_t> targets;   // groups: registration indices
+    std::array<ExactSum, 4> snap;         // singles: the worker's totals at READY; groups: busy, idle
+    std::uint64_t runs_at_ready = 0;
+    std::uint32_t idle_targets = 0;       // groups at the head
+    double piece_since = 0;               // groups at the head
+    StartReason ready_reason = StartReason::kSubmitted;
+    std::uint32_t ready_node = 0;         // the producer's node
+    std::uint32_t node = 0;
+  };
+  struct Node {
+    TaskId task;
+    std::uint32_t pred = 0;  // 0: none
+    std::uint32_t refs = 0;
+    StartReason reason = StartReason::kSubmitted;
+    double start = 0, end = -1;
+  };
+
+  void flush(Worker& w, double t);
+  void set_piece(std::uint32_t wi, double t);
+  void head_flush(Live& g, double t);
+  void become_head(TaskId g, double t);
+  void target_changed(std::uint32_t wi, double t, bool busy_now);
+  void started(TaskId id, Live& l, double t, StartReason reason, std::uint32_t pred);
+  void finish_waits(TaskId id, Live& l, double t, std::array<ExactSum, kWaitCauses>& c);
+  void note_long(const LongWait& w, std::vector<LongWait>& top);
+  std::uint32_t new_node(TaskId task);
+  void hold(std::uint32_t n);
+  void release(std::uint32_t n);
+  void new_instant(double t);
+  void chain_for(TaskId head, double launch);
+  std::optional<std::uint32_t> index_of(WorkerId w) const;
+
+  const Scheduler& core_;
+  bool keep_ = true;
+  std::vector<Worker> workers_;
+  std::unordered_map<std::uint32_t, Live> live_;
+  std::unordered_map<std::uint32_t, TaskWaits> done_;
+  std::deque<TaskId> group_fifo_;
+  TaskId blocked_head_;  // the last group_blocked head, until it launches
+  TaskId head_;          // the group FIFO front
+  std::vector<std::uint8_t> is_head_target_;
+  std::vector<Run> head_runs_;
+  std::string previous_head_;       // the group that launched when the head became head
+  std::uint32_t previous_head_node_ = 0;
+  double previous_head_launch_ = -1;
+  std::unordered_map<std::uint32_t, std::vector<BlockedBy>> chains_;
+  double last_completed_t_ = -1;
+  std::uint32_t last_target_end_node_ = 0;  // the head's target that freed last
+  double last_target_end_ = -1;
+  std::uint32_t last_sub_end_node_ = 0;
+  double last_sub_end_ = -1;
+  std::array<ExactSum, kWaitCauses> totals_;
+  std::uint64_t inexact_ = 0, started_ = 0;
+  std::vector<LongWait> top_single_, top_group_;
+  // Critical path: node 0 is "none".
+  std::vector<Node> nodes_;
+  std::vector<std::uint32_t> free_;
+  std::vector<std::uint32_t> ended_now_;  // ended at the current instant: freed when time moves on
+  double instant_ = 0;
+  std::uint32_t last_ = 0;  // the node that ended last (the makespan's)
+  TaskId last_submit_;
+  std::uint32_t last_completed_node_ = 0;
+};
+
+}  // namespace dirsched

@@ -1,0 +1,517 @@
+// Wait attribution, blocking chains and the critical path (see waits.hpp).
+#include "dirsched/waits.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "dirsched/scheduler.hpp"
+
+namespace dirsched {
+
+// ---------------------------------------------------------------------------------------------
+// ExactSum: Shewchuk's non-overlapping partials, as Python's math.fsum (msum) keeps them.
+
+void ExactSum::add(double x) {
+  if (x == 0) return;
+  std::size_t i = 0;
+  for (double y : p_) {
+    if (std::fabs(x) < std::fabs(y)) std::swap(x, y);
+    const double hi = x + y;
+    const double lo = y - (hi - x);
+    if (lo != 0) p_[i++] = lo;
+    x = hi;
+  }
+  p_.resize(i);
+  if (x != 0) p_.push_back(x);
+}
+
+void ExactSum::add_diff(double a, double b) {
+  // a - b as hi + lo exactly (TwoSum), then both.
+  const double hi = a - b;
+  const double bv = hi - a;
+  const double av = hi - bv;
+  const double lo = (a - av) + (-b - bv);
+  add(hi);
+  add(lo);
+}
+
+void ExactSum::add(const ExactSum& o, bool negate) {
+  for (double x : o.p_) add(negate ? -x : x);
+}
+
+double ExactSum::value() const {
+  // fsum's final rounding: from the largest partial down, with the half-way correction.
+  std::size_t n = p_.size();
+  if (n == 0) return 0;
+  double hi = p_[--n], lo = 0;
+  while (n > 0) {
+    const double x = hi;
+    const double y = p_[--n];
+    hi = x + y;
+    const double yr = hi - x;
+    lo = y - yr;
+    if (lo != 0) break;
+  }
+  if (n > 0 && ((lo < 0 && p_[n - 1] < 0) || (lo > 0 && p_[n - 1] > 0))) {
+    const double y = lo * 2;
+    const double x = hi + y;
+    if (y == x - hi) hi = x;
+  }
+  return hi;
+}
+
+bool ExactSum::is_zero() const {
+  return p_.empty();  // add() keeps no zero partial, and non-overlapping partials never cancel
+}
+
+const char* wait_cause_name(WaitCause c) {
+  switch (c) {
+    case WaitCause::kProducers: return "producers";
+    case WaitCause::kFifo: return "fifo";
+    case WaitCause::kGroupRun: return "group_run";
+    case WaitCause::kReserved: return "reserved";
+    case WaitCause::kScheduler: return "scheduler";
+    case WaitCause::kGroupQueue: return "group_queue";
+    case WaitCause::kTargetsBusy: return "targets_busy";
+    case WaitCause::kTargetIdle: return "target_idle";
+    case WaitCause::kSubPool: return "sub_pool";
+  }
+  return "?";
+}
+const char* wait_cause_name(std::size_t c) { return wait_cause_name(static_cast<WaitCause>(c)); }
+
+const char* start_reason_name(StartReason r) {
+  switch (r) {
+    case StartReason::kSubmitted: return "submitted";
+    case StartReason::kProducer: return "producer";
+    case StartReason::kWorker: return "worker";
+    case StartReason::kTarget: return "target";
+    case StartReason::kGroupHead: return "group_head";
+    case StartReason::kSubPool: return "sub_pool";
+    case StartReason::kScheduler: return "scheduler";
+  }
+  return "?";
+}
+
+namespace {
+constexpr std::uint8_t kPieceFifo = 0, kPieceGroupRun = 1, kPieceReserved = 2, kPieceScheduler = 3;
+constexpr std::size_t idx(WaitCause c) { return static_cast<std::size_t>(c); }
+}  // namespace
+
+WaitAttribution::WaitAttribution(const Scheduler& core) : core_(core) {
+  const std::size_t n = core.registry().next_level_count();
+  workers_.resize(n);
+  is_head_target_.assign(n, 0);
+  nodes_.push_back(Node{});  // node 0: none
+}
+
+WaitAttribution::~WaitAttribution() = default;
+
+std::optional<std::uint32_t> WaitAttribution::index_of(WorkerId w) const { return core_.registry().index_of(w); }
+
+// --- per-worker running totals for the singles waiting on it ---
+
+void WaitAttribution::flush(Worker& w, double t) {
+  w.cum[w.piece].add_diff(t, w.piece_since);
+  w.piece_since = t;
+}
+
+void WaitAttribution::set_piece(std::uint32_t wi, double t) {
+  Worker& w = workers_[wi];
+  flush(w, t);
+  w.piece = w.running.valid() ? (w.group ? kPieceGroupRun : kPieceFifo)
+                              : (w.reserved ? kPieceReserved : kPieceScheduler);
+}
+
+// --- the group FIFO head ---
+
+void WaitAttribution::head_flush(Live& g, double t) {
+  g.snap[g.idle_targets > 0 ? 1 : 0].add_diff(t, g.piece_since);
+  g.piece_since = t;
+}
+
+void WaitAttribution::become_head(TaskId id, double t) {
+  head_ = id;
+  Live& g = live_.at(id.index());
+  g.head = t;
+  g.piece_since = t;
+  g.idle_targets = 0;
+  head_runs_.clear();
+  for (std::uint32_t wi : g.targets) {
+    is_head_target_[wi] = 1;
+    if (!workers_[wi].running.valid()) ++g.idle_targets;
+  }
+}
+
+void WaitAttribution::target_changed(std::uint32_t wi, double t, bool busy_now) {
+  if (!head_.valid() || !is_head_target_[wi]) return;
+  Live& g = live_.at(head_.index());
+  head_flush(g, t);
+  if (busy_now) {
+    --g.idle_targets;
+  } else {
+    ++g.idle_targets;
+    const Worker& w = workers_[wi];
+    head_runs_.push_back({std::max(w.since, g.head), t, wi, w.running});
+    last_target_end_ = t;
+    last_target_end_node_ = w.node;
+  }
+}
+
+// The blocking chain of a launching head: from READY to its becoming head, the group ahead of it; then
+// greedily forward from the head instant, the busy run of one of its targets that reaches furthest.
+void WaitAttribution::chain_for(TaskId id, double launch) {
+  const Live& g = live_.at(id.index());
+  std::vector<BlockedBy> chain;
+  if (g.head > g.ready) chain.push_back({g.ready, g.head, std::nullopt, previous_head_});
+  std::stable_sort(head_runs_.begin(), head_runs_.end(), [](const Run& a, const Run& b) { return a.start < b.start; });
+  double cur = g.head;
+  std::size_t i = 0;
+  const Run* best = nullptr;
+  while (cur < launch) {
+    while (i < head_runs_.size() && head_runs_[i].start <= cur) {
+      if (!best || head_runs_[i].end > best->end) best = &head_runs_[i];
+      ++i;
+    }
+    if (!best || best->end <= cur) {  // no target busy at cur: cannot happen to a blocked head
+      if (i >= head_runs_.size()) break;
+      cur = head_runs_[i].start;
+      continue;
+    }
+    const double to = std::min(best->end, launch);
+    chain.push_back({cur, to, core_.registry().worker_at(best->worker).id, std::string(core_.name(best->task))});
+    cur = to;
+  }
+  if (!chain.empty()) chains_[id.index()] = std::move(chain);
+}
+
+const std::vector<BlockedBy>* WaitAttribution::blocked_by(TaskId group) const {
+  auto it = chains_.find(group.index());
+  return it == chains_.end() ? nullptr : &it->second;
+}
+
+// --- critical path nodes ---
+
+std::uint32_t WaitAttribution::new_node(TaskId task) {
+  std::uint32_t n;
+  if (!free_.empty()) {
+    n = free_.back();
+    free_.pop_back();
+    nodes_[n] = Node{};
+  } else {
+    n = static_cast<std::uint32_t>(nodes_.size());
+    nodes_.push_back(Node{});
+  }
+  nodes_[n].task = task;
+  nodes_[n].refs = 1;  // the live task's
+  return n;
+}
+
+void WaitAttribution::hold(std::uint32_t n) {
+  if (n) ++nodes_[n].refs;
+}
+
+void WaitAttribution::release(std::uint32_t n) {
+  while (n && --nodes_[n].refs == 0) {  // iteratively: a chain may be a million long
+    const std::uint32_t pred = nodes_[n].pred;
+    free_.push_back(n);
+    n = pred;
+  }
+}
+
+void WaitAttribution::new_instant(double t) {
+  if (t == instant_) return;
+  instant_ = t;
+  for (std::uint32_t n : ended_now_) release(n);
+  ended_now_.clear();
+}
+
+// --- a task starts ---
+
+void WaitAttribution::finish_waits(TaskId id, Live& l, double t, std::array<ExactSum, kWaitCauses>& c) {
+  ExactSum check;
+  for (const ExactSum& x : c) check.add(x);
+  check.add_diff(l.submit, t);  // - (t - submit)
+  TaskWaits w;
+  w.exact = check.is_zero();
+  if (!w.exact) ++inexact_;
+  for (std::size_t k = 0; k < kWaitCauses; ++k) {
+    w.s[k] = c[k].value();
+    totals_[k].add(c[k]);
+  }
+  ++started_;
+  if (l.kind == TaskKind::kSingle) {
+    const Worker& wk = workers_[l.worker];
+    w.behind = static_cast<std::uint32_t>(wk.runs - l.runs_at_ready);
+  }
+  const double wait = t - l.submit;
+  if (wait > 0 && (l.kind == TaskKind::kSingle || l.kind == TaskKind::kGroup)) {
+    std::vector<LongWait>& top = l.kind == TaskKind::kSingle ? top_single_ : top_group_;
+    if (top.size() < kLongest || wait > top.back().wait_s) {
+      LongWait lw;
+      lw.task = std::string(core_.name(id));
+      lw.kind = l.kind == TaskKind::kSingle ? "single" : "group";
+      lw.wait_s = wait;
+      lw.waits = w;
+      if (l.kind == TaskKind::kSingle)
+        lw.workers.push_back(std::to_string(core_.registry().worker_at(l.worker).id.value()));
+      else
+        for (std::uint32_t wi : l.targets) lw.workers.push_back(std::to_string(core_.registry().worker_at(wi).id.value()));
+      note_long(lw, top);
+    }
+  }
+  if (keep_) done_[id.index()] = std::move(w);
+}
+
+void WaitAttribution::note_long(const LongWait& w, std::vector<LongWait>& top) {
+  // Longest first; an equal wait goes after those already there (earlier start first).
+  auto at = std::upper_bound(top.begin(), top.end(), w.wait_s,
+                             [](double v, const LongWait& x) { return v > x.wait_s; });
+  top.insert(at, w);
+  if (top.size() > kLongest) top.pop_back();
+}
+
+void WaitAttribution::started(TaskId id, Live& l, double t, StartReason reason, std::uint32_t pred) {
+  l.node = new_node(id);
+  Node& n = nodes_[l.node];
+  n.start = t;
+  n.reason = reason;
+  n.pred = pred;
+  hold(pred);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+void WaitAttribution::on_event(const Event& e) {
+  new_instant(e.t);
+  const double t = e.t;
+  switch (e.kind) {
+    case EventKind::kSubmit: {
+      Live l;
+      l.kind = e.task_kind;
+      l.submit = t;
+      if (e.task_kind == TaskKind::kSingle && e.workers && !e.workers->empty()) {
+        l.worker = index_of((*e.workers)[0]).value_or(0);
+      } else if (e.task_kind == TaskKind::kGroup && e.workers) {
+        for (WorkerId w : *e.workers) l.targets.push_back(index_of(w).value_or(0));
+      }
+      live_[e.task.index()] = std::move(l);
+      last_submit_ = e.task;
+      break;
+    }
+    case EventKind::kReady: {
+      auto it = live_.find(e.task.index());
+      if (it == live_.end()) break;
+      Live& l = it->second;
+      l.ready = t;
+      if (last_submit_ == e.task && l.submit == t) {
+        l.ready_reason = StartReason::kSubmitted;
+      } else {
+        l.ready_reason = StartReason::kProducer;
+        l.ready_node = last_completed_t_ == t ? last_completed_node_ : 0;
+      }
+      if (l.kind == TaskKind::kSingle) {
+        Worker& w = workers_[l.worker];
+        flush(w, t);
+        l.snap = w.cum;
+        l.runs_at_ready = w.runs - (w.running.valid() ? 1 : 0);  // the run under way counts as ahead
+      } else if (l.kind == TaskKind::kGroup) {
+        group_fifo_.push_back(e.task);
+        if (group_fifo_.size() == 1) become_head(e.task, t);
+      }
+      break;
+    }
+    case EventKind::kGroupBlocked: {
+      if (blocked_head_ == e.task) break;
+      blocked_head_ = e.task;
+      auto it = live_.find(e.task.index());
+      if (it == live_.end()) break;
+      for (std::uint32_t wi : it->second.targets) {
+        workers_[wi].reserved = true;
+        set_piece(wi, t);
+      }
+      break;
+    }
+    case EventKind::kGroupLaunched: {
+      auto it = live_.find(e.task.index());
+      if (it == live_.end()) break;
+      Live& g = it->second;
+      if (head_ == e.task) head_flush(g, t);
+      std::array<ExactSum, kWaitCauses> c;
+      c[idx(WaitCause::kProducers)].add_diff(g.ready, g.submit);
+      c[idx(WaitCause::kGroupQueue)].add_diff(g.head, g.ready);
+      c[idx(WaitCause::kTargetsBusy)] = g.snap[0];
+      c[idx(WaitCause::kTargetIdle)] = g.snap[1];
+      chain_for(e.task, t);
+      StartReason reason = StartReason::kScheduler;
+      std::uint32_t pred = 0;
+      if (g.ready == t) {
+        reason = g.ready_reason;
+        pred = g.ready_node;
+      } else if (g.head == t && g.head > g.ready && previous_head_launch_ == t) {
+        reason = StartReason::kGroupHead;
+        pred = previous_head_node_;
+      } else if (last_target_end_ == t) {
+        reason = StartReason::kTarget;
+        pred = last_target_end_node_;
+      }
+      started(e.task, g, t, reason, pred);
+      finish_waits(e.task, g, t, c);
+      for (std::uint32_t wi : g.targets) is_head_target_[wi] = 0;
+      if (blocked_head_ == e.task) {
+        for (std::uint32_t wi : g.targets) {
+          workers_[wi].reserved = false;
+          set_piece(wi, t);
+        }
+        blocked_head_ = TaskId();
+      }
+      auto f = std::find(group_fifo_.begin(), group_fifo_.end(), e.task);
+      if (f != group_fifo_.end()) group_fifo_.erase(f);
+      previous_head_ = std::string(core_.name(e.task));
+      previous_head_node_ = g.node;
+      previous_head_launch_ = t;
+      head_ = TaskId();
+      head_runs_.clear();
+      if (!group_fifo_.empty()) become_head(group_fifo_.front(), t);
+      break;
+    }
+    case EventKind::kDispatch: {
+      auto it = live_.find(e.task.index());
+      if (it == live_.end()) break;
+      Live& l = it->second;
+      if (e.target.sub) {
+        if (e.member == 0) {
+          std::array<ExactSum, kWaitCauses> c;
+          c[idx(WaitCause::kProducers)].add_diff(l.ready, l.submit);
+          c[idx(WaitCause::kSubPool)].add_diff(t, l.ready);
+          StartReason reason = StartReason::kScheduler;
+          std::uint32_t pred = 0;
+          if (l.ready == t) {
+            reason = l.ready_reason;
+            pred = l.ready_node;
+          } else if (last_sub_end_ == t) {
+            reason = StartReason::kSubPool;
+            pred = last_sub_end_node_;
+          }
+          started(e.task, l, t, reason, pred);
+          finish_waits(e.task, l, t, c);
+        }
+        break;
+      }
+      const std::optional<std::uint32_t> wi = index_of(e.target.worker);
+      if (!wi) break;
+      Worker& w = workers_[*wi];
+      if (l.kind == TaskKind::kSingle) {
+        flush(w, t);
+        std::array<ExactSum, kWaitCauses> c;
+        c[idx(WaitCause::kProducers)].add_diff(l.ready, l.submit);
+        const WaitCause piece_cause[4] = {WaitCause::kFifo, WaitCause::kGroupRun, WaitCause::kReserved,
+                                          WaitCause::kScheduler};
+        for (std::size_t k = 0; k < 4; ++k) {
+          c[idx(piece_cause[k])] = w.cum[k];
+          c[idx(piece_cause[k])].add(l.snap[k], true);
+        }
+        StartReason reason = StartReason::kScheduler;
+        std::uint32_t pred = 0;
+        if (l.ready == t) {
+          reason = l.ready_reason;
+          pred = l.ready_node;
+        } else if (w.last_end == t) {
+          reason = StartReason::kWorker;
+          pred = w.last_end_node;
+        }
+        started(e.task, l, t, reason, pred);
+        finish_waits(e.task, l, t, c);
+        l.snap = {};  // not needed any more
+      }
+      target_changed(*wi, t, true);
+      w.running = e.task;
+      w.group = e.task_kind == TaskKind::kGroup;
+      w.since = t;
+      w.node = l.node;
+      ++w.runs;
+      set_piece(*wi, t);
+      break;
+    }
+    case EventKind::kMemberEnd: {
+      if (e.target.sub) {
+        auto it = live_.find(e.task.index());
+        last_sub_end_ = t;
+        last_sub_end_node_ = it == live_.end() ? 0 : it->second.node;
+        break;
+      }
+      const std::optional<std::uint32_t> wi = index_of(e.target.worker);
+      if (!wi) break;
+      Worker& w = workers_[*wi];
+      target_changed(*wi, t, false);  // reads the run that ends
+      w.last_end = t;
+      w.last_end_node = w.node;
+      w.running = TaskId();
+      w.since = t;
+      set_piece(*wi, t);
+      break;
+    }
+    case EventKind::kComplete:
+    case EventKind::kFail:
+    case EventKind::kPoison: {
+      auto it = live_.find(e.task.index());
+      if (it == live_.end()) break;
+      const std::uint32_t n = it->second.node;
+      live_.erase(it);
+      if (n) {
+        nodes_[n].end = t;
+        ended_now_.push_back(n);  // the ended_now_ hold takes over the live task's reference
+        if (!last_ || t > nodes_[last_].end) {
+          hold(n);
+          release(last_);
+          last_ = n;
+        }
+      }
+      if (e.kind == EventKind::kComplete) {
+        last_completed_t_ = t;
+        last_completed_node_ = n;
+      }
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+std::optional<TaskWaits> WaitAttribution::take(TaskId task) {
+  auto it = done_.find(task.index());
+  if (it == done_.end()) return std::nullopt;
+  TaskWaits w = std::move(it->second);
+  done_.erase(it);
+  return w;
+}
+
+std::optional<TaskWaits> WaitAttribution::peek(TaskId task) const {
+  auto it = done_.find(task.index());
+  if (it == done_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::array<double, kWaitCauses> WaitAttribution::totals() const {
+  std::array<double, kWaitCauses> out{};
+  for (std::size_t k = 0; k < kWaitCauses; ++k) out[k] = totals_[k].value();
+  return out;
+}
+
+std::vector<CriticalStep> WaitAttribution::critical_path() const {
+  std::vector<CriticalStep> out;
+  for (std::uint32_t n = last_; n; n = nodes_[n].pred) {
+    const Node& x = nodes_[n];
+    CriticalStep s;
+    s.task = std::string(core_.name(x.task));
+    s.start_s = x.start;
+    s.end_s = x.end;
+    s.reason = x.reason;
+    if (x.pred) s.after = std::string(core_.name(nodes_[x.pred].task));
+    out.push_back(std::move(s));
+  }
+  std::reverse(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace dirsched
