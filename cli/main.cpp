@@ -19,6 +19,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "dirsched/escape.hpp"
 #include "dirsched/explore.hpp"
 #include "dirsched/generate.hpp"
 #include "dirsched/output_folder.hpp"
@@ -33,6 +34,8 @@
 namespace {
 
 using namespace dirsched;
+
+bool stdout_written();
 
 std::vector<std::string> split_list(const std::string& s) {
   std::vector<std::string> out;
@@ -55,13 +58,7 @@ std::vector<std::string> simgrid_args(const std::vector<std::string>& cfg) {
   return out;
 }
 
-std::string read_file(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + p.string());
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string read_file(const std::filesystem::path& p) { return read_run_file(p.string()); }  // never blocks on a FIFO
 
 // `run --engine threads [--time-scale X]`: the scenario on real threads (runtime/) instead of SimGrid.
 struct ThreadsEngine {
@@ -399,6 +396,9 @@ int cmd_render(const std::string& dir_arg) {
               << " in it); render writes only into a folder that dirsched run wrote\n";
     return 2;
   }
+  // The folder is locked for the whole redraw: a run replacing it waits, so the pictures always match
+  // the data beside them.
+  const FolderLock folder_lock(dir);
   nlohmann::json summary = nlohmann::json::object();
   const fs::path summary_path = fs::path(dir) / "summary.json";
   if (fs::exists(summary_path)) summary = read_output_json(summary_path.string());
@@ -493,7 +493,11 @@ int cmd_check(const std::vector<std::string>& files, const std::vector<std::stri
     } else {
       std::fflush(stdout);
       const pid_t pid = fork_tracked();
-      if (pid == 0) _exit(check_one(f, cfg, assignment, policy));
+      if (pid == 0) {
+        int child_rc = check_one(f, cfg, assignment, policy);
+        if (!stdout_written()) child_rc = kExitCannotWrite;  // the parent says so once, at its end
+        _exit(child_rc);
+      }
       int status = 0;
       waitpid(pid, &status, 0);
       child_finished(pid);
@@ -517,11 +521,46 @@ int cmd_check(const std::vector<std::string>& files, const std::vector<std::stri
   return unchecked ? 1 : 0;
 }
 
+// Whether everything written to stdout so far reached it (flushed; a full disk or /dev/full fails here).
+bool stdout_written() {
+  std::cout.flush();
+  return std::cout.good() && std::fflush(stdout) == 0 && !std::ferror(stdout);
+}
+
+// Text on stderr, and on stdout for the commands that print text (not the JSON of gen and explore,
+// nor sweep --plan's commands), goes through the terminal filter: a control character or an escape
+// sequence in a name is shown as text (\x1b), never sent raw. The filters are never destroyed (the
+// streams flush at exit).
+void filter_terminal_text(bool stdout_too) {
+  static TerminalFilter* err = new TerminalFilter(std::cerr.rdbuf());
+  std::cerr.rdbuf(err);
+  if (stdout_too) {
+    static TerminalFilter* out = new TerminalFilter(std::cout.rdbuf());
+    std::cout.rdbuf(out);
+  }
+}
+
+int run_command(int argc, char** argv);
+
 }  // namespace
 
 int main(int argc, char** argv) {
   // First, before any thread: SIGINT, SIGTERM and SIGHUP go to the thread that removes temporaries.
   install_interrupt_cleanup();
+  const int rc = run_command(argc, argv);
+  // Every write to stdout is checked: output lost on a full disk is an error (exit 3), never a success.
+  if (!stdout_written()) {
+    const int e = errno;
+    std::cerr << "dirsched: cannot write to standard output" << (e ? std::string(": ") + std::strerror(e) : "")
+              << "\n";
+    return kExitCannotWrite;
+  }
+  return rc;
+}
+
+namespace {
+
+int run_command(int argc, char** argv) {
   CLI::App app{"dirsched: simulate and verify directed task scheduling"};
   app.set_version_flag("--version", std::string("dirsched ") + dirsched_version());
   app.require_subcommand(1);
@@ -653,11 +692,13 @@ int main(int argc, char** argv) {
     app.exit(e);
     return 2;
   }
+  filter_terminal_text(!*gen && !*exp && !sweep_plan);
   try {
     if (std::find(cfg.begin(), cfg.end(), "help") != cfg.end()) {  // --cfg=help: SimGrid's options
       print_simgrid_help();
       return 0;
     }
+    check_simgrid_cfg(cfg);  // an option that writes files or would crash SimGrid, before anything runs
     if (policy) parse_policy(*policy, "--policy");  // a typo stops here, before anything runs
     if (*run) {
       threads.on = run_engine == "threads";
@@ -725,3 +766,5 @@ int main(int argc, char** argv) {
   }
   return 0;
 }
+
+}  // namespace
