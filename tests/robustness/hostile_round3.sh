@@ -121,6 +121,10 @@ waits render "$dirsched" render "$tmp/locked"
 long=$(printf 'x%.0s' $(seq 230))
 expect out-name-too-long 2 "the folder's name is 230 bytes long, more than 215" "$dirsched" run "$ok" --out "$long"
 
+# 8. gen writes only what the loader reads: a slow arrival rate whose times pass 2^32 s is refused.
+expect gen-times-overflow 2 "would write a scenario the loader refuses" \
+  "$dirsched" gen stream --tasks 100 --arrival-rate 1e-9
+
 # 4. Every write to stdout is checked: into /dev/full is exit 3 with a message, never a silent 0.
 full() {  # name, command...
   local name=$1 rc=0
