@@ -97,25 +97,30 @@ rm "$tmp/fifo-sweep/variant-0001/summary.json" && mkfifo "$tmp/fifo-sweep/varian
 expect fifo-collect 2 "summary.json: not a regular file" "$dirsched" sweep --collect "$tmp/fifo-sweep"
 
 # 5. A run folder is locked while render redraws it or a run replaces it: each waits for the other
-# (here the lock is held by flock(1) for 2 s; before the locks, neither waited).
-waits() {  # name, command...: the command must wait for the lock and then succeed
-  local name=$1 rc=0
-  shift
-  flock "$tmp/locked" sleep 2 &
+# (here the lock is held by flock(1) for 4 s; before the locks, each replaced its files at once).
+waits() {  # name, file the command replaces, command...: nothing changes while the lock is held
+  local name=$1 file=$2 rc=0
+  shift 2
+  flock "$tmp/locked" sleep 4 &
   local holder=$!
   sleep 0.3
-  local t0 t1
-  t0=$(date +%s%N)
-  "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
-  t1=$(date +%s%N)
+  local before during after
+  before=$(stat -c %i "$tmp/locked/$file")
+  "$@" >"$tmp/out" 2>"$tmp/err" &
+  local cmd=$!
+  sleep 2.5
+  during=$(stat -c %i "$tmp/locked/$file")
+  wait "$cmd" || rc=$?
   wait "$holder"
+  after=$(stat -c %i "$tmp/locked/$file")
   if [ "$rc" != 0 ]; then echo "FAIL lock-$name: exit $rc"; sed 's/^/  | /' "$tmp/err" | head -3; fail=1
-  elif [ $(((t1 - t0) / 1000000)) -lt 1200 ]; then echo "FAIL lock-$name: did not wait for the folder's lock"; fail=1
+  elif [ "$during" != "$before" ]; then echo "FAIL lock-$name: $file replaced while the folder was locked"; fail=1
+  elif [ "$after" = "$before" ]; then echo "FAIL lock-$name: $file never replaced"; fail=1
   else echo "ok   lock-$name"; fi
 }
 "$dirsched" run "$ok" --out "$tmp/locked" >/dev/null 2>&1 || { echo "FAIL setup locked run"; fail=1; }
-waits run "$dirsched" run "$ok" --out "$tmp/locked"
-waits render "$dirsched" render "$tmp/locked"
+waits run summary.json "$dirsched" run "$ok" --out "$tmp/locked"
+waits render report.html "$dirsched" render "$tmp/locked"
 
 # 8. An --out name its temporaries would not fit beside: refused before the run, saying so.
 long=$(printf 'x%.0s' $(seq 230))
