@@ -135,9 +135,14 @@ def _as_given(value):
     if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, numbers.Integral):
-        # Past the 64-bit range the CLI's reader cannot hold the number: the largest unsigned 64-bit
-        # value (or the smallest signed one) names no worker either, and the core records the rejection.
-        return max(-(2**63), min(int(value), 2**64 - 1))
+        value = int(value)
+        try:
+            float(value)
+        except OverflowError:
+            # Past a double's range (10**400) no JSON reader holds the number: recorded as its digits,
+            # a string, which the core rejects (not an integer) instead of the CLI refusing the file.
+            return str(value)
+        return value
     if isinstance(value, float):
         return value if math.isfinite(value) else repr(value)
     if isinstance(value, dict):
