@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <pwd.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -13,6 +14,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
+#include <climits>
 #include <cstring>
 #include <mutex>
 #include <random>
@@ -245,6 +247,14 @@ fs::path check_output_folder(const std::string& out, FolderKind kind, const std:
   std::string s = p.string();
   while (s.size() > 1 && s.back() == '/') s.pop_back();
   p = s;
+  // Its temporaries sit beside it under a longer name (NAME.events.tmp-dirsched-PID-RANDOM): a name
+  // that leaves them no room would fail at the end of the run, naming a file the user never asked for.
+  constexpr std::size_t kTempExtra = 40;  // ".events" + ".tmp-dirsched-" + a 10-digit pid + "-" + 8 hex
+  if (const std::string base = p.filename().string(); base.size() + kTempExtra > NAME_MAX)
+    throw OutputRefused(label + ": the folder's name is " + std::to_string(base.size()) + " bytes long, more than " +
+                        std::to_string(NAME_MAX - kTempExtra) + " (a name holds at most " + std::to_string(NAME_MAX) +
+                        " bytes, and the temporaries beside the folder add " + std::to_string(kTempExtra) +
+                        "); give a shorter name");
   const fs::path canon = canonical_or_self(p);
   std::error_code ec;
   const fs::path cwd = canonical_or_self(fs::current_path(ec));
@@ -410,7 +420,30 @@ void write_file_atomic(const fs::path& dest, std::string_view text) {
     throw_write_error(dest, e);
 }
 
+FolderLock::FolderLock(const fs::path& dir) {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd_ < 0) return;  // nothing there (yet): nothing to lock
+    while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+    }
+    // The folder may have been replaced while this waited: the lock must be on the one at the path.
+    struct stat held {}, now {};
+    if (::fstat(fd_, &held) == 0 && ::stat(dir.c_str(), &now) == 0 && held.st_dev == now.st_dev &&
+        held.st_ino == now.st_ino)
+      return;
+    ::close(fd_);
+    fd_ = -1;
+  }
+}
+
+FolderLock::~FolderLock() {
+  if (fd_ >= 0) ::close(fd_);  // closing releases the flock
+}
+
 void replace_folder(TempPath& tmp, const fs::path& dest, FolderKind kind) {
+  // Never while `render` (or another reader that locks) works in the old folder: it would write the
+  // old run's pictures into the new one. Taken before the registry's lock, so a signal can still clean up.
+  const FolderLock folder_lock(dest);
   std::unique_lock<std::recursive_mutex> lock(registry().m);
   // The new folder's entries reach the disk before the folder becomes visible (its files were synced
   // as they were written); the parent's new entry right after, before success is reported.

@@ -9,11 +9,16 @@
 #include "dirsched/output_folder.hpp"
 #include "dirsched/progress.hpp"
 
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -72,7 +77,50 @@ std::string csv_field(const std::string& s) {
 
 }  // namespace
 
+namespace {
+
+// Opens `path` for reading without blocking (a FIFO would block open() and read() forever) and refuses
+// anything but a regular file. Returns the descriptor, blocking again, or -1 (errno set) when it
+// cannot be opened.
+int open_regular(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return -1;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw std::runtime_error(path + ": not a regular file (a FIFO, a device, a socket or a folder); a run "
+                                    "folder holds regular files only");
+  }
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  return fd;
+}
+
+}  // namespace
+
+std::string read_run_file(const std::string& path) {
+  const int fd = open_regular(path);
+  if (fd < 0) throw std::runtime_error("cannot read " + path + " (" + std::strerror(errno) + ")");
+  std::string text;
+  char buf[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int e = errno;
+      ::close(fd);
+      throw std::runtime_error("cannot read " + path + " (" + std::strerror(e) + ")");
+    }
+    if (n == 0) break;
+    text.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return text;
+}
+
 nlohmann::json read_output_json(const std::string& path) {
+  // Never a FIFO or a device: the reader below would block on it.
+  if (const int fd = open_regular(path); fd >= 0) ::close(fd);
   // The loader's strict reader: a hostile summary.json or marker is refused as a scenario would be.
   try {
     return read_json_file(path);

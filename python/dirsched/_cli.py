@@ -7,10 +7,12 @@ A call that exits non-zero raises CliError carrying the command's stderr.
 
 import os
 import shutil
+import signal
 import subprocess
+import threading
 from pathlib import Path
 
-__all__ = ["CliError", "find_cli", "call_cli"]
+__all__ = ["CliError", "find_cli", "call_cli", "interrupt_children"]
 
 
 class CliError(RuntimeError):
@@ -42,10 +44,53 @@ def find_cli():
     )
 
 
+# The CLI children running now (a sweep runs several from threads): an interrupt reaches each.
+_children = set()
+_children_lock = threading.Lock()
+# How long an interrupted child has to remove its temporaries before it is killed.
+_INTERRUPT_GRACE_S = 10
+
+
+def interrupt_children():
+    """Sends SIGINT to every CLI child still running (they remove their temporaries and exit 130)."""
+    with _children_lock:
+        children = list(_children)
+    for proc in children:
+        if proc.poll() is None:
+            try:
+                proc.send_signal(signal.SIGINT)
+            except OSError:
+                pass
+
+
 def call_cli(args, cli=None):
-    """Runs `dirsched ARGS...`; returns its stdout, or raises CliError."""
+    """Runs `dirsched ARGS...`; returns its stdout, or raises CliError.
+
+    An interrupt (Ctrl-C, a Jupyter interrupt: KeyboardInterrupt) is forwarded to the child as SIGINT,
+    never SIGKILL, so that it removes its temporaries; the call waits for it (SIGKILL only if it has
+    not stopped after _INTERRUPT_GRACE_S seconds) and re-raises the KeyboardInterrupt."""
     command = [cli or find_cli()] + [str(a) for a in args]
-    proc = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    with _children_lock:
+        _children.add(proc)
+    try:
+        try:
+            stdout, stderr = proc.communicate()
+        except BaseException:
+            if proc.poll() is None:
+                try:
+                    proc.send_signal(signal.SIGINT)
+                    proc.communicate(timeout=_INTERRUPT_GRACE_S)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.communicate()
+                except BaseException:
+                    proc.kill()
+                    proc.wait()
+            raise
+    finally:
+        with _children_lock:
+            _children.discard(proc)
     if proc.returncode != 0:
-        raise CliError(command, proc.returncode, proc.stderr, proc.stdout)
-    return proc.stdout
+        raise CliError(command, proc.returncode, stderr, stdout)
+    return stdout

@@ -34,9 +34,11 @@ import numbers
 import os
 import shutil
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
+import threading
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor
+from concurrent.futures import wait as wait_futures
 
-from ._cli import call_cli, find_cli
+from ._cli import CliError, call_cli, find_cli, interrupt_children
 from .results import Result, SweepResult
 from .simpler import CallConfig, TaskArgs
 
@@ -50,10 +52,64 @@ def _move_into_run(tmp, folder, name):
     if isinstance(m, dict) and isinstance(m.get("files"), list) and name not in m["files"]:
         m["files"] = sorted(m["files"] + [name])
         fd, mtmp = tempfile.mkstemp(prefix=".dirsched-run.tmp-dirsched-%d-" % os.getpid(), dir=folder)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(json.dumps(m, separators=(",", ":")) + "\n")
+        _write_durably(fd, json.dumps(m, separators=(",", ":")) + "\n")
         os.replace(mtmp, marker)
     os.replace(tmp, os.path.join(folder, name))
+    _sync_folder(folder)
+
+
+def _write_durably(fd, text):
+    """Writes TEXT to the open file FD and flushes it to the disk (fsync) before closing it: a marker
+    renamed into place after this is whole after a crash."""
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def _sync_folder(folder):
+    """fsync of the folder itself: the renames into it survive a crash."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _foreign_entries(folder):
+    """The entries of run folder FOLDER that dirsched did not write (not listed in its .dirsched-run's
+    "files"; anything but a regular file; temporaries and the marker excepted), sorted: the CLI's rule
+    (outputs/src/output_folder.cpp, foreign_entries). A marker that is not JSON lists nothing."""
+    try:
+        with open(os.path.join(folder, ".dirsched-run"), encoding="utf-8") as f:
+            marker = json.load(f)
+    except (OSError, ValueError):
+        marker = None
+    own = set(marker["files"]) if isinstance(marker, dict) and isinstance(marker.get("files"), list) else None
+    foreign = []
+    for entry in sorted(os.listdir(folder)):
+        if entry == ".dirsched-run" or ".tmp-dirsched-" in entry:
+            continue
+        path = os.path.join(folder, entry)
+        regular = os.path.isfile(path) and not os.path.islink(path)
+        if own is None or not regular or entry not in own:
+            foreign.append(entry if regular else entry + "/")
+    return foreign
+
+
+def _without_temp(error, tmp, label):
+    """The CliError ERROR with the name of the deleted temporary scenario TMP replaced by LABEL (what
+    the user can act on): the file it names no longer exists."""
+    if not isinstance(error, CliError):
+        return error
+    command = [label if a == tmp else a for a in error.command]
+    fixed = CliError(command, error.returncode, error.stderr.replace(tmp, label), error.stdout.replace(tmp, label))
+    return fixed
 
 __all__ = ["Testbed", "Handle", "Buffer"]
 
@@ -79,7 +135,14 @@ def _as_given(value):
     if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, numbers.Integral):
-        return int(value)
+        value = int(value)
+        try:
+            float(value)
+        except OverflowError:
+            # Past a double's range (10**400) no JSON reader holds the number: recorded as its digits,
+            # a string, which the core rejects (not an integer) instead of the CLI refusing the file.
+            return str(value)
+        return value
     if isinstance(value, float):
         return value if math.isfinite(value) else repr(value)
     if isinstance(value, dict):
@@ -371,9 +434,13 @@ class Testbed:
         tmp = self._write_beside(out, scenario)
         try:
             stdout = call_cli(["run", tmp, "--out", out] + self._policy_args(policy), cli)
-        except BaseException:
+        except BaseException as e:
             os.unlink(tmp)
-            raise
+            label = "the scenario recorded from %s" % (getattr(orch_fn, "__qualname__", None) or repr(orch_fn))
+            fixed = _without_temp(e, tmp, label)
+            if fixed is e:
+                raise
+            raise fixed from None
         _move_into_run(tmp, out, "scenario.json")
         return Result(out, stdout)
 
@@ -395,24 +462,45 @@ class Testbed:
         out = os.path.abspath(out)
         self._prepare_sweep_folder(out, make_orch_fn, len(variants))
 
+        stop = threading.Event()  # set on an interrupt: queued variants do not start
+
         def run_one(item):
             index, s, chosen = item
+            if stop.is_set():
+                return
             folder = os.path.join(out, "variant-%04d" % index)
             tmp = self._write_beside(folder, s)
             cmd = ["run", tmp, "--out", folder] + self._policy_args(policy)
             try:
                 call_cli(cmd, cli)
-            except BaseException:
+            except BaseException as e:
                 os.unlink(tmp)
-                raise
+                fixed = _without_temp(e, tmp, "the scenario of variant %d" % index)
+                if fixed is e:
+                    raise
+                raise fixed from None
             _move_into_run(tmp, folder, "scenario.json")
             fd, vtmp = tempfile.mkstemp(prefix="variant.json.tmp-dirsched-%d-" % os.getpid(), dir=folder)
             with os.fdopen(fd, "w", encoding="utf-8") as f:
                 f.write(json.dumps({"variant": index, "vars": chosen}, indent=2, sort_keys=True) + "\n")
             _move_into_run(vtmp, folder, "variant.json")
 
-        with ThreadPoolExecutor(max_workers=max(1, int(jobs))) as pool:
-            pending = [pool.submit(run_one, item) for item in scenarios]
+        pool = ThreadPoolExecutor(max_workers=max(1, int(jobs)))
+        pending = [pool.submit(run_one, item) for item in scenarios]
+        try:
+            # Waits in short steps: the main thread stays interruptible (Ctrl-C, a Jupyter interrupt).
+            while not all(f.done() for f in pending):
+                wait_futures(pending, timeout=0.2, return_when=FIRST_EXCEPTION)
+        except BaseException:
+            # Interrupted: no queued variant starts, the running ones get SIGINT (they remove their
+            # temporaries), and the interrupt goes on once they have stopped.
+            stop.set()
+            for f in pending:
+                f.cancel()
+            interrupt_children()
+            pool.shutdown(wait=True)
+            raise
+        pool.shutdown(wait=True)
         errors = [f.exception() for f in pending if f.exception() is not None]
         if errors:
             raise errors[0]
@@ -472,11 +560,27 @@ class Testbed:
                     "%s: is the sweep folder of scenario %r (%s), not of %r (%s); give another path"
                     % (out, theirs.get("scenario"), theirs.get("file"), me["scenario"], me["file"])
                 )
-            for entry in os.listdir(out):
+            stale_folders = []
+            for entry in sorted(os.listdir(out)):
                 digits = entry[len("variant-"):]
                 stale = entry.startswith("variant-") and digits.isdigit() and int(digits) >= count
-                if stale and os.path.isfile(os.path.join(out, entry, ".dirsched-run")):
-                    shutil.rmtree(os.path.join(out, entry))  # a run of an earlier, larger sweep
+                folder = os.path.join(out, entry)
+                if stale and not os.path.islink(folder) and os.path.isfile(os.path.join(folder, ".dirsched-run")):
+                    # A run of an earlier, larger sweep: removed only when it holds nothing but what
+                    # dirsched wrote (the CLI's rule); a file of the user's stops the sweep, before any
+                    # folder is removed.
+                    foreign = _foreign_entries(folder)
+                    if foreign:
+                        one = len(foreign) == 1
+                        raise FileExistsError(
+                            "%s: holds %d %s dirsched did not write (%s); removing the stale variant folder "
+                            "would delete %s: move %s out, or give a new path"
+                            % (folder, len(foreign), "entry" if one else "entries", ", ".join(foreign[:3]),
+                               "it" if one else "them", "it" if one else "them")
+                        )
+                    stale_folders.append(folder)
+            for folder in stale_folders:
+                shutil.rmtree(folder)
         os.makedirs(out, exist_ok=True)
         text = json.dumps(
             {"dirsched": "sweep", "scenario": me["scenario"], "file": me["file"], "variant_count": count,
@@ -484,9 +588,9 @@ class Testbed:
             sort_keys=True, separators=(",", ":"),
         )  # fmt: skip
         fd, tmp = tempfile.mkstemp(prefix=".dirsched-sweep.tmp-dirsched-%d-" % os.getpid(), dir=out)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text + "\n")
+        _write_durably(fd, text + "\n")
         os.replace(tmp, marker)
+        _sync_folder(out)
 
     @staticmethod
     def _policy_args(policy):

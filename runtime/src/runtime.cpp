@@ -1,9 +1,12 @@
 #include "dirsched/runtime.hpp"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <condition_variable>
 #include <exception>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 namespace dirsched {
@@ -161,12 +164,35 @@ double Runtime::now() const {
 void Runtime::run(Orchestrator& orchestrator) {
   Impl& m = *impl_;
   m.start = std::chrono::steady_clock::now();
+  // One thread per worker and one for the scheduler: when the system cannot start them all, the
+  // message says how many were asked for, how many started and the limit (not just "Resource
+  // temporarily unavailable").
+  const std::size_t wanted = m.workers.size() + 1;
+  std::size_t started = 0;
+  auto cannot_start = [&](const std::system_error& e) {
+    m.stop_workers();
+    struct rlimit lim {};
+    std::string limit = "unlimited";
+    if (getrlimit(RLIMIT_NPROC, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY) limit = std::to_string(lim.rlim_cur);
+    return std::runtime_error("the threads engine needs " + std::to_string(wanted) +
+                              " threads (one per worker and the scheduler's) and could start only " +
+                              std::to_string(started) + " (" + e.code().message() +
+                              "; the limit of processes and threads, ulimit -u, is " + limit +
+                              ", and each thread needs its stack, ulimit -s and -v)");
+  };
   for (auto& w : m.workers) {
     Impl::Worker* worker = w.get();
-    worker->thread = std::thread([&m, worker] { m.worker_main(*worker); });
+    try {
+      worker->thread = std::thread([&m, worker] { m.worker_main(*worker); });
+    } catch (const std::system_error& e) {
+      throw cannot_start(e);
+    }
+    ++started;
   }
   std::exception_ptr error;
-  std::thread scheduler([&] {
+  std::thread scheduler;
+  try {
+    scheduler = std::thread([&] {
     Scheduler& core = core_;
     std::vector<MemberEnd> ends;
     std::vector<End> taken;
@@ -210,6 +236,9 @@ void Runtime::run(Orchestrator& orchestrator) {
       error = std::current_exception();
     }
   });
+  } catch (const std::system_error& e) {
+    throw cannot_start(e);
+  }
   scheduler.join();
   m.stop_workers();  // waits for running members to return
   if (error) std::rethrow_exception(error);

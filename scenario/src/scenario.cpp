@@ -55,7 +55,27 @@ class Obj {
       return *fallback;
     }
     if (!v->is_string()) fail("expected a string, found " + type_of(*v), key);
-    return v->get<std::string>();
+    std::string text = v->get<std::string>();
+    // Names are data: a control character would reach a terminal, a C string would cut at a NUL. A
+    // description may hold newlines and tabs.
+    if (const std::string bad = control_character(text, key == "description"); !bad.empty())
+      fail("holds the control character " + bad + " (names and values may not)", key);
+    return text;
+  }
+  // The first control character of `s` as text (\x00-\x1f, \x7f, or \u0080-\u009f), or "". With
+  // `layout`, newline and tab are allowed.
+  static std::string control_character(const std::string& s, bool layout = false) {
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      const unsigned char c = static_cast<unsigned char>(s[i]);
+      char b[12] = "";
+      if ((c < 0x20 && !(layout && (c == '\n' || c == '\t'))) || c == 0x7f)
+        std::snprintf(b, sizeof b, "\\x%02x", c);
+      else if (c == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+               static_cast<unsigned char>(s[i + 1]) <= 0x9F)
+        std::snprintf(b, sizeof b, "\\u%04x", static_cast<unsigned char>(s[i + 1]));
+      if (b[0]) return b;
+    }
+    return "";
   }
   double num(const std::string& key, double fallback, bool non_negative = true) {
     const json* v = get(key);
@@ -480,6 +500,8 @@ struct Loader {
     if (!c->is_object()) top.fail("expected an object, found " + Obj::type_of(*c), "callables");
     for (auto it = c->begin(); it != c->end(); ++it) {
       Obj o(it.value(), "callables." + it.key(), file);
+      if (const std::string bad = Obj::control_character(it.key()); !bad.empty())
+        o.fail("the callable's name holds the control character " + bad + " (names may not)");
       CallableSpec spec;
       spec.name = it.key();
       const std::string ns = o.str("namespace");

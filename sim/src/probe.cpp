@@ -3,7 +3,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
+#include <limits>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -156,12 +159,85 @@ std::string strip_log_prefix(std::string line) {
   return line;
 }
 
+// The --cfg options dirsched passes to SimGrid: the models and their numeric knobs, and the context
+// factory and stack. Everything else is refused (an allow-list: a SimGrid release may add options):
+// tracing/* and model-check/* write files (tracing/filename, the default simgrid.trace) or read them
+// (tracing/comment-file), `path` and `plugin` change which files are read or what runs, smpi/* and
+// exception/* do not apply, contexts/nthreads and contexts/synchro would run actors in parallel over the
+// driver's shared state. `min`/`max` bound a number (NaN when the value is not a number: SimGrid then
+// says why); `whole` wants an integer.
+struct AllowedCfg {
+  const char* name;
+  bool numeric;
+  double min, max;
+  const char* why;
+};
+constexpr AllowedCfg kAllowedCfg[] = {
+    {"network/model", false, 0, 0, "the network model"},
+    {"cpu/model", false, 0, 0, "the CPU model"},
+    {"host/model", false, 0, 0, "the host model"},
+    {"network/optim", false, 0, 0, "the network model's optimisation"},
+    {"cpu/optim", false, 0, 0, "the CPU model's optimisation"},
+    {"network/maxmin-selective-update", false, 0, 0, "a solver switch"},
+    {"cpu/maxmin-selective-update", false, 0, 0, "a solver switch"},
+    {"network/crosstraffic", false, 0, 0, "a model switch"},
+    {"network/TCP-gamma", true, 0, 1e15, "the TCP window (bytes)"},
+    {"network/weight-S", true, 0, 1e15, "a model parameter"},
+    {"network/latency-factor", false, 0, 0, "a model parameter"},
+    {"network/bandwidth-factor", false, 0, 0, "a model parameter"},
+    {"network/loopback-lat", true, 0, 1e6, "the loopback latency (s)"},
+    {"network/loopback-bw", true, 1e-6, 1e15, "the loopback bandwidth (bytes/s)"},
+    {"maxmin/precision", true, 1e-15, 1, "the solver's precision"},
+    {"maxmin/concurrency-limit", true, -1, 1e6, "the solver's concurrency limit"},
+    {"surf/precision", true, 1e-15, 1, "the simulated time's precision"},
+    {"precision/timing", true, 1e-15, 1, "the simulated time's precision"},
+    {"precision/work-amount", true, 1e-15, 1, "the solver's precision"},
+    {"contexts/factory", false, 0, 0, "how actors run (thread, ucontext, raw, boost)"},
+    // SimGrid crashes (SIGSEGV) on a stack too small for an actor: at least 256 KiB, at most 1 GiB.
+    {"contexts/stack-size", true, 256, 1048576, "an actor's stack (KiB)"},
+    {"contexts/guard-size", true, 0, 256, "the guard pages below an actor's stack"},
+};
+
 }  // namespace
+
+std::string allowed_simgrid_options() {
+  std::string o;
+  for (const AllowedCfg& a : kAllowedCfg) o += (o.empty() ? "" : ", ") + std::string(a.name);
+  return o;
+}
+
+void check_simgrid_cfg(const std::vector<std::string>& cfg) {
+  for (const std::string& c : cfg) {
+    const std::string text = c.rfind("--cfg=", 0) == 0 ? c.substr(6) : c;
+    const std::string shown = "--cfg=" + text;
+    const auto colon = text.find(':');
+    if (colon == std::string::npos || colon == 0)
+      throw std::runtime_error(shown + ": expected NAME:VALUE (docs/limits.md lists the options allowed)");
+    const std::string name = text.substr(0, colon), value = text.substr(colon + 1);
+    const AllowedCfg* allowed = nullptr;
+    for (const AllowedCfg& a : kAllowedCfg)
+      if (name == a.name) allowed = &a;
+    if (!allowed)
+      throw std::runtime_error(shown + ": '" + name +
+                               "' is not an option dirsched passes to SimGrid (options that write or read "
+                               "files, or run actors in parallel, are refused; allowed: " +
+                               allowed_simgrid_options() + "; docs/limits.md says why)");
+    if (!allowed->numeric) continue;
+    char* end = nullptr;
+    errno = 0;
+    const double v = std::strtod(value.c_str(), &end);
+    if (value.empty() || end != value.c_str() + value.size()) continue;  // not a number: SimGrid says so
+    if (!(v >= allowed->min && v <= allowed->max))
+      throw std::runtime_error(shown + ": " + allowed->why + " must be in [" + number(allowed->min) + ", " +
+                               number(allowed->max) + "]");
+  }
+}
 
 void probe_simgrid(const Scenario& s, const std::vector<std::string>& simgrid_args) {
   std::vector<std::string> cfg;
   for (const std::string& a : simgrid_args)
     if (a.rfind("--cfg=", 0) == 0) cfg.push_back(a);
+  check_simgrid_cfg(cfg);
   // The platform this code builds always has its routes: without --cfg nothing can go wrong there.
   if (s.platform.empty() && cfg.empty()) return;
   const std::string platform = s.platform.empty() ? "the default platform" : s.platform;

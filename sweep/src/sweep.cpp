@@ -16,6 +16,7 @@
 #include <string_view>
 #include <tuple>
 
+#include "dirsched/escape.hpp"
 #include "dirsched/output_folder.hpp"
 #include "dirsched/outputs.hpp"
 
@@ -25,13 +26,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::string read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + p.string());
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string read(const fs::path& p) { return read_run_file(p.string()); }  // never blocks on a FIFO
 
 // Six significant digits after rounding away binary noise: "0.433", never "0.43300000000000033".
 std::string g6(double v) {
@@ -40,22 +35,7 @@ std::string g6(double v) {
   return std::string(b) == "-0" ? "0" : b;
 }
 
-std::string esc(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '<')
-      o += "&lt;";
-    else if (c == '>')
-      o += "&gt;";
-    else if (c == '&')
-      o += "&amp;";
-    else if (c == '"')
-      o += "&quot;";
-    else
-      o += c;
-  }
-  return o;
-}
+std::string esc(const std::string& s) { return html_escape(s); }
 
 std::string values_text(const VarAssignment& values) {
   std::string o;
@@ -607,6 +587,7 @@ std::vector<SweepRow> collect(const std::string& dir, std::vector<std::string>* 
   std::set<std::string> names;
   std::map<std::size_t, fs::path> held;  // variant index -> the folder whose variant.json says it
   for (const auto& [index, f] : found) {
+    const FolderLock folder_lock(f);  // never while a run replaces it: its variant.json and summary.json agree
     if (!fs::exists(f / "summary.json") || !fs::exists(f / "variant.json"))
       throw std::runtime_error(f.string() + ": missing summary.json or variant.json (did that variant run?)");
     const std::string vpath = (f / "variant.json").string();

@@ -5,6 +5,11 @@
 // - GroupMix/W: a mix of singles and 4-member groups on W workers.
 // - Chains/W: W chains of 64 singles each, every link an INOUT on the chain's own buffer.
 // - RecorderPerLiveTask: the Recorder's bytes for the same live tasks (the core's subtracted).
+// - WideGroup: one group of 65,536 members (the loader's limit) on 65,536 workers, submitted (its ids
+//   checked distinct) and drained; a last group names one id twice (rejected). Issue 28: the check
+//   compared every pair (about 2 s a group).
+// - ManyGroups: 100,000 two-member groups on 65,536 workers, with a Recorder observing, submitted and
+//   drained.
 // Counters: bytes_per_live_task (heap bytes held per submitted, unfinished task).
 #include <benchmark/benchmark.h>
 
@@ -170,6 +175,46 @@ void RecorderPerLiveTask(benchmark::State& state) {
   state.counters["bytes_per_live_task"] = per_task;
 }
 BENCHMARK(RecorderPerLiveTask)->Iterations(3)->Unit(benchmark::kMillisecond);
+
+void WideGroup(benchmark::State& state) {
+  constexpr int kMembers = 65536;
+  Platform p(kMembers);
+  std::vector<Dispatch> inflight;
+  for (auto _ : state) {
+    Scheduler s(p.registry);
+    std::vector<WorkerId> ws;
+    for (int m = 0; m < kMembers; ++m) ws.push_back(WorkerId(kMembers - 1 - m));
+    s.submit_next_level_group("wide", p.chip, std::vector<std::vector<Arg>>(kMembers), std::move(ws));
+    std::vector<WorkerId> twice;
+    for (int m = 0; m < kMembers; ++m) twice.push_back(WorkerId(m == kMembers - 1 ? 0 : m));
+    const SubmitResult r =
+        s.submit_next_level_group("twice", p.chip, std::vector<std::vector<Arg>>(kMembers), std::move(twice));
+    benchmark::DoNotOptimize(r);
+    drain(s, inflight);
+  }
+  state.SetItemsProcessed(state.iterations() * 2 * kMembers);
+}
+BENCHMARK(WideGroup)->Unit(benchmark::kMillisecond);
+
+void ManyGroups(benchmark::State& state) {
+  constexpr int kGroups = 100000, kWorkers = 65536;
+  Platform p(kWorkers);
+  std::vector<Dispatch> inflight;
+  for (auto _ : state) {
+    Scheduler s(p.registry);
+    Recorder recorder(s);
+    recorder.set_keep_records(false);
+    s.set_observer(&recorder);
+    s.reserve(kGroups);
+    for (int g = 0; g < kGroups; ++g)
+      s.submit_next_level_group("g", p.chip, std::vector<std::vector<Arg>>(2),
+                                {WorkerId((2 * g) % kWorkers), WorkerId((2 * g + 1) % kWorkers)});
+    drain(s, inflight);
+    benchmark::DoNotOptimize(recorder.record_count());
+  }
+  state.SetItemsProcessed(state.iterations() * kGroups);
+}
+BENCHMARK(ManyGroups)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

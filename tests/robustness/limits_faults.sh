@@ -72,7 +72,7 @@ expect cfg-bad-model 2 "dirsched: --cfg=network/model:NOPE: Model 'NOPE' is inva
 expect cfg-bad-model-check 2 "--cfg=network/model:NOPE: Model 'NOPE' is invalid!" "$dirsched" check "$ok" --cfg=network/model:NOPE
 expect cfg-bad-choice 2 "--cfg=cpu/optim:NOPE: Invalid value 'NOPE' for option cpu/optim. Possible values: Full, Lazy, TI" \
   "$dirsched" run "$ok" --out out --cfg=cpu/optim:NOPE
-expect cfg-unknown-name 2 "--cfg=nope:1: SimGrid has no option 'nope' (dirsched run --cfg=help lists them)" \
+expect cfg-unknown-name 2 "--cfg=nope:1: 'nope' is not an option dirsched passes to SimGrid" \
   "$dirsched" run "$ok" --out out --cfg=nope:1
 expect cfg-no-value 2 "--cfg=network/model: expected NAME:VALUE" "$dirsched" run "$ok" --out out --cfg=network/model
 expect cfg-not-a-number 2 "--cfg=network/TCP-gamma:abc: invalid double" "$dirsched" run "$ok" --out out --cfg=network/TCP-gamma:abc

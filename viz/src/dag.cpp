@@ -20,6 +20,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "dirsched/escape.hpp"
 #include "dirsched/viz.hpp"
 
 namespace dirsched::viz {
@@ -134,26 +135,26 @@ Spec build(const RunView& v) {
   for (const TaskView& task : v.tasks) {
     const TaskView* t = &task;
     Spec::Node& n = spec.nodes[spec.add_node(t->name)];
-    std::string label = t->name + "\n" + t->state;
+    std::string label = dot_escape(t->name) + "\n" + t->state;
     if (t->kind == "group" || t->kind == "sub_group") {
       for (std::uint32_t m = 0; m < t->members; ++m) {
         std::string where = m < t->workers.size() ? t->workers[m] : "";
         for (const MemberBar& b : t->runs)
           if (b.member == m) where = b.worker;
-        label += "\n[" + std::to_string(m) + "]@" + (where.empty() ? "?" : where);
+        label += "\n[" + std::to_string(m) + "]@" + (where.empty() ? "?" : dot_escape(where));
       }
     } else if (!t->runs.empty()) {
-      label += "\n@" + t->runs.front().worker;
+      label += "\n@" + dot_escape(t->runs.front().worker);
     } else if (!t->workers.empty()) {
-      label += "\n@" + t->workers.front();
+      label += "\n@" + dot_escape(t->workers.front());
     }
-    if (!t->code.empty()) label += "\n" + t->code;
-    std::string tip = t->kind + " " + t->name + ": " + t->state;
+    if (!t->code.empty()) label += "\n" + dot_escape(t->code);
+    std::string tip = t->kind + " " + dot_escape(t->name) + ": " + t->state;
     if (t->submit >= 0) tip += ", submit " + fmt(t->submit) + " s";
     if (t->ready >= 0) tip += ", ready " + fmt(t->ready) + " s";
     if (t->start >= 0) tip += ", start " + fmt(t->start) + " s";
     if (t->end >= 0) tip += ", end " + fmt(t->end) + " s";
-    if (!t->cause.empty()) tip += ", poisoned by " + t->cause;
+    if (!t->cause.empty()) tip += ", poisoned by " + dot_escape(t->cause);
     n.attrs = {{"label", label}, {"shape", shape_of(t->kind)}, {"fillcolor", state_colour(t->state)},
                {"tooltip", tip}};
     if (t->state == "NOT_SUBMITTED") n.attrs.push_back({"style", "dashed"});
@@ -161,7 +162,7 @@ Spec build(const RunView& v) {
   for (const DepEdge& d : v.deps) {
     auto a = spec.index.find(d.producer), b = spec.index.find(d.consumer);
     if (a == spec.index.end() || b == spec.index.end()) continue;
-    spec.edges.push_back({a->second, b->second, d.buffer, {{"label", d.buffer}}});
+    spec.edges.push_back({a->second, b->second, d.buffer, {{"label", dot_escape(d.buffer)}}});
   }
   return spec;
 }
@@ -195,7 +196,7 @@ std::optional<Spec> build_condensed(const RunView& v) {
   }
   if (clusters.size() > kMaxDagSvgNodes) return std::nullopt;  // even condensed, too many to lay out
   for (const auto& [k, cl] : clusters) {
-    std::string label = k + "\n" + std::to_string(cl.tasks) + (cl.tasks == 1 ? " task" : " tasks");
+    std::string label = dot_escape(k) + "\n" + std::to_string(cl.tasks) + (cl.tasks == 1 ? " task" : " tasks");
     std::string worst = "COMPLETED";
     for (const auto& [state, n] : cl.states) {
       if (state != "COMPLETED") worst = state;

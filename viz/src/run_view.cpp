@@ -91,6 +91,7 @@ void check_summary(const json& s) {
   field(s, "", "error", is_text, "a string or null", true);
   field(s, "", "stall_report_s", is_num, "a number");
   field(s, "", "makespan_s", is_num, "a number");
+  field(s, "", "seed", is_count, "an integer");
   field(s, "", "variant", is_count, "an integer or null", true);
   if (s.contains("vars") && !s["vars"].is_object()) fail("vars", "an object");
   if (s.contains("tasks")) {

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <set>
 
+#include "dirsched/escape.hpp"
 #include "dirsched/viz.hpp"
 
 namespace dirsched::viz {
@@ -35,22 +36,7 @@ std::string text_of(const nlohmann::json& v) {
   return v.is_string() ? v.get<std::string>() : v.dump();
 }
 
-std::string esc(const std::string& s) {
-  std::string o;
-  for (char ch : s) {
-    if (ch == '<')
-      o += "&lt;";
-    else if (ch == '>')
-      o += "&gt;";
-    else if (ch == '&')
-      o += "&amp;";
-    else if (ch == '"')
-      o += "&quot;";
-    else
-      o += ch;
-  }
-  return o;
-}
+std::string esc(const std::string& s) { return html_escape(s); }
 
 // One row of the report's group table.
 std::string group_row(const nlohmann::json& g) {
@@ -524,7 +510,7 @@ std::string report_html(const RunView& v, const nlohmann::json& summary,
     o += "<tr><th>makespan</th><td>" + g6(summary["makespan_s"].get<double>()) + " s</td></tr>";
   if (summary.contains("error") && summary["error"].is_string())
     o += "<tr><th>error</th><td>" + esc(summary["error"].get<std::string>()) + "</td></tr>";
-  if (summary.contains("seed")) o += "<tr><th>seed</th><td>" + summary["seed"].dump() + "</td></tr>";
+  if (summary.contains("seed")) o += "<tr><th>seed</th><td>" + esc(summary["seed"].dump()) + "</td></tr>";
   if (summary.contains("policy"))
     o += "<tr><th>policy</th><td>" + esc(text_of(summary["policy"])) + "</td></tr>";
   if (summary.contains("engine")) {

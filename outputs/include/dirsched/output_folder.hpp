@@ -153,6 +153,21 @@ void write_file_atomic(const std::filesystem::path& dest, std::string_view text)
 // Renames, WriteError naming `to` on failure.
 void rename_path(const std::filesystem::path& from, const std::filesystem::path& to);
 
+// An exclusive flock(2) on a folder, held while it lives: `run` takes it before it replaces a run
+// folder, `render` for the whole of its redraw, `sweep --collect` on each variant folder while reading
+// it, so that none of them sees a folder half old, half new. A folder that does not exist is not
+// locked; a folder replaced while this waited is locked again at its path.
+class FolderLock {
+ public:
+  explicit FolderLock(const std::filesystem::path& dir);
+  ~FolderLock();
+  FolderLock(const FolderLock&) = delete;
+  FolderLock& operator=(const FolderLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
 // Moves the complete folder `tmp` to `dest`, which is absent or a folder of `kind` (checked again
 // here, under the lock: OutputRefused otherwise). Durable: `tmp` is synced before the move (its files
 // must be synced already) and the parent folder after it; when that last sync fails the move is undone

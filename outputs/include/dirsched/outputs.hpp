@@ -168,6 +168,9 @@ std::string outcome_line(const Run& run);
 // std::runtime_error "PATH: not valid JSON at line L, column C: REASON", "PATH: JSON.PATH: REASON" or
 // "PATH: cannot open the file: ...".
 nlohmann::json read_output_json(const std::string& path);
+// The whole of a file a run wrote (events.jsonl): a regular file only, never a FIFO, a device or a
+// folder, which are refused (std::runtime_error "PATH: not a regular file ...") without blocking.
+std::string read_run_file(const std::string& path);
 // One line of a JSON Lines file a run wrote (events.jsonl), as strictly: std::runtime_error
 // "PATH line N: REASON" (a syntax fault "at column C" of that line).
 nlohmann::json parse_output_line(std::string_view line, const std::string& path, std::size_t line_no);
