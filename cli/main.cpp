@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <sstream>
 
 #include "dirsched/explore.hpp"
@@ -278,10 +279,24 @@ std::string shell_quote(const std::string& s) {
   return o + "'";
 }
 
+// The largest --lines-per-task, and the array ids a default Slurm takes (MaxArraySize 1001: 0..1000).
+constexpr std::size_t kMaxLinesPerTask = 1000000;
+constexpr std::size_t kSlurmDefaultMaxArrayId = 1000;
+
 int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
               std::optional<std::size_t> sample, std::uint64_t seed, std::size_t max_variants, bool plan,
-              const std::vector<std::string>& cfg, const PolicyFlag& policy) {
+              const std::vector<std::string>& cfg, const PolicyFlag& policy, const std::string& outputs,
+              std::size_t lines_per_task) {
   namespace fs = std::filesystem;
+  // --outputs: what each variant writes. A plan's default is what --collect reads (summary.json; every
+  // variant writes variant.json); a local sweep's default is every output.
+  std::vector<std::string> data, pictures;
+  if (!parse_outputs(outputs, data, pictures)) return 2;
+  if (plan && !outputs.empty() && std::find(data.begin(), data.end(), "summary") == data.end()) {
+    std::cerr << "dirsched: --outputs " << outputs
+              << ": a plan's runs must write summary (sweep --collect reads summary.json)\n";
+    return 2;
+  }
   const Scenario base = load_scenario(file);
   if (base.vars.empty()) {
     std::cerr << "dirsched: " << file << ": vars: the scenario has no sweep variables\n";
@@ -298,16 +313,28 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
   prepare_sweep_folder(dir, marker);
   if (plan) {
     const std::string self = fs::canonical("/proc/self/exe").string();
+    SweepPlan lines;
     for (const Variant& v : variants) {
       std::string cmd = self + " run " + shell_quote(fs::absolute(file).string()) + " --out " +
-                        shell_quote((fs::absolute(out) / variant_dir(v)).string()) +
-                        " --outputs events,summary,tasks,metrics,report";
+                        shell_quote((fs::absolute(out) / variant_dir(v)).string()) + " --outputs " +
+                        shell_quote(outputs.empty() ? "summary" : outputs);
       for (const auto& [name, value] : v.values) cmd += " --var " + shell_quote(name + "=" + value.dump());
       for (const std::string& c : cfg) cmd += " --cfg=" + shell_quote(c);
       if (policy) cmd += " --policy " + shell_quote(*policy);
-      std::cout << cmd << "\n";
+      lines.variants.push_back(v.index);
+      lines.lines.push_back(cmd);
     }
-    std::cerr << variants.size() << " commands; afterwards: " << self << " sweep --collect " << out << "\n";
+    write_sweep_plan(dir, lines);  // what `--collect DIR --missing` prints from
+    for (const std::string& line : lines.lines) std::cout << line << "\n";
+    const std::size_t tasks = (variants.size() + lines_per_task - 1) / lines_per_task;
+    std::cerr << variants.size() << " commands; afterwards: " << self << " sweep --collect " << out << "\n"
+              << "on Slurm (docs/howto-run-on-a-cluster.md), with this plan saved as PLAN: sbatch --array=1-" << tasks
+              << " scripts/slurm-array.sh PLAN " << lines_per_task << " (" << lines_per_task
+              << (lines_per_task == 1 ? " line" : " lines") << " per array task)\n";
+    if (tasks > kSlurmDefaultMaxArrayId)
+      std::cerr << "dirsched: warning: " << tasks << " array tasks: a default Slurm (MaxArraySize 1001) takes ids up to "
+                << kSlurmDefaultMaxArrayId << "; give --lines-per-task "
+                << (variants.size() + kSlurmDefaultMaxArrayId - 1) / kSlurmDefaultMaxArrayId << " or more\n";
     return 0;
   }
   std::size_t running = 0, failed = 0, unwritable = 0, next = 0, finished = 0;
@@ -324,7 +351,7 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
           RunOptions options;
           options.simgrid_args = simgrid_args(cfg);
           _exit(run_to_folder(with_policy(load_scenario(file, v.values), policy), options,
-                              (fs::path(dir) / variant_dir(v)).string(), {}, {}, true));
+                              (fs::path(dir) / variant_dir(v)).string(), data, pictures, true));
         } catch (const WriteError& e) {
           std::cerr << "dirsched: " << variant_dir(v) << ": " << e.what() << "\n";
           _exit(kExitCannotWrite);
@@ -350,6 +377,28 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
               << (unwritable ? " (" + std::to_string(unwritable) + " could not write their outputs)" : "") << "\n";
     return unwritable ? kExitCannotWrite : 1;
   }
+  return 0;
+}
+
+// `sweep --collect DIR --missing`: the plan lines of the variants not complete yet, in plan order (a
+// variant a live process is writing is left out, and said on stderr).
+int cmd_missing(const std::string& dir) {
+  const SweepPlan plan = read_sweep_plan(dir);
+  const SweepProgress progress = sweep_progress(dir);
+  std::set<std::size_t> missing(progress.missing.begin(), progress.missing.end()), running;
+  for (const auto& [path, pid] : progress.live_temps) {
+    const std::string name = std::filesystem::path(path).filename().string();
+    for (std::size_t index : missing)
+      if (name.rfind(variant_dir({index, {}}) + ".", 0) == 0) running.insert(index);
+  }
+  std::size_t printed = 0;
+  for (std::size_t i = 0; i < plan.variants.size(); ++i)
+    if (missing.count(plan.variants[i]) && !running.count(plan.variants[i])) std::cout << plan.lines[i] << "\n", ++printed;
+  std::cerr << printed << " of " << plan.variants.size() << " plan lines still to run";
+  if (!running.empty())
+    std::cerr << "; left out, a dirsched on this machine is running them now: "
+              << variant_list_text({running.begin(), running.end()});
+  std::cerr << "\n";
   return 0;
 }
 
@@ -581,6 +630,18 @@ int main(int argc, char** argv) {
                     "Build sweep.csv, sweep.svg and the ranking from a folder of variant runs");
   sweep->add_option("--cfg", cfg, "SimGrid configuration, passed through");
   sweep->add_option("--policy", policy, policy_help);
+  std::string sweep_outputs;
+  sweep->add_option("--outputs", sweep_outputs,
+                    "What each variant writes, as run --outputs (default all; with --plan: summary, what "
+                    "--collect reads; variant.json always)");
+  std::size_t sweep_lines_per_task = 1;
+  CLI::Option* lines_per_task =
+      sweep->add_option("--lines-per-task", sweep_lines_per_task,
+                        "--plan: plan lines per Slurm array task, for the sbatch line it prints (default 1)")
+          ->check(cli::whole_number(1, kMaxLinesPerTask));
+  bool sweep_missing = false;
+  sweep->add_flag("--missing", sweep_missing,
+                  "With --collect: print the plan lines of the variants still to run, nothing else");
 
   CLI::App* compare =
       app.add_subcommand("compare", "Compare two run folders (exit 0 same, 1 different, 2 trouble)");
@@ -672,13 +733,21 @@ int main(int argc, char** argv) {
       return cmd_run(run_file, out_dir, seed, outputs, cfg, check_invariants, run_vars, policy, threads);
     }
     if (*sweep) {
-      if (!collect_dir.empty()) return cmd_collect(collect_dir);
+      if (sweep_missing && collect_dir.empty()) {
+        std::cerr << "dirsched sweep: --missing goes with --collect DIR\n";
+        return 2;
+      }
+      if (lines_per_task->count() && !sweep_plan) {
+        std::cerr << "dirsched sweep: --lines-per-task goes with --plan\n";
+        return 2;
+      }
+      if (!collect_dir.empty()) return sweep_missing ? cmd_missing(collect_dir) : cmd_collect(collect_dir);
       if (sweep_file.empty() || (sweep_out.empty())) {
         std::cerr << "dirsched sweep: give SCENARIO and --out DIR, or --collect DIR\n";
         return 2;
       }
       const int rc = cmd_sweep(sweep_file, sweep_out, sweep_jobs, sweep_sample, sweep_seed, sweep_max_variants,
-                               sweep_plan, cfg, policy);
+                               sweep_plan, cfg, policy, sweep_outputs, sweep_lines_per_task);
       return rc != 0 || sweep_plan ? rc : cmd_collect(sweep_out);
     }
     if (*compare) {
