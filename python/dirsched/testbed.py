@@ -34,7 +34,7 @@ import numbers
 import os
 import shutil
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor, wait
 
 from ._cli import call_cli, find_cli
 from .results import Result, SweepResult
@@ -54,6 +54,23 @@ def _move_into_run(tmp, folder, name):
             f.write(json.dumps(m, separators=(",", ":")) + "\n")
         os.replace(mtmp, marker)
     os.replace(tmp, os.path.join(folder, name))
+
+
+def _run_variant(cli, out, index, scenario, var_args, policy_args):
+    """One variant of Testbed.sweep: `dirsched run` of the recorded scenario into OUT/variant-NNNN, the
+    scenario kept there as scenario.json. Module level, so that any executor can pickle it."""
+    folder = os.path.join(out, "variant-%04d" % index)
+    tmp = Testbed._write_beside(folder, scenario)
+    cmd = ["run", tmp, "--out", folder] + list(policy_args)
+    for v in var_args:
+        cmd += ["--var", v]
+    try:
+        call_cli(cmd, cli)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+    _move_into_run(tmp, folder, "scenario.json")
+
 
 __all__ = ["Testbed", "Handle", "Buffer"]
 
@@ -377,11 +394,17 @@ class Testbed:
         _move_into_run(tmp, out, "scenario.json")
         return Result(out, stdout)
 
-    def sweep(self, make_orch_fn, values, out, jobs=2, seed=0, policy=None, args=None, cfg=None):
+    def sweep(self, make_orch_fn, values, out, jobs=2, seed=0, policy=None, args=None, cfg=None, executor=None):
         """One variant per combination of ``values`` (name -> candidates), ``make_orch_fn(**combination)``
         returning its orchestration function. Variants are numbered as `dirsched sweep` numbers them
         (names in order, the last varying fastest), run into OUT/variant-NNNN, and ranked by
-        `dirsched sweep --collect OUT`, which writes sweep.csv and sweep.svg."""
+        `dirsched sweep --collect OUT`, which writes sweep.csv and sweep.svg.
+
+        ``executor``: any ``concurrent.futures.Executor`` (a ProcessPoolExecutor, a Dask client's
+        ``get_executor()``, mpi4py's MPIPoolExecutor) runs the variants instead of a thread pool of
+        ``jobs`` threads; it is not shut down here. The variants are recorded in this process; each task
+        is one `dirsched run` of a recorded scenario (a module-level function, picklable), so the results
+        are the same whatever runs them. OUT must be a path every worker sees."""
         names, variants, candidates = self._variants(values)
         scenarios = []
         for index, (combination, as_json) in enumerate(variants):
@@ -394,22 +417,16 @@ class Testbed:
         out = os.path.abspath(out)
         self._prepare_sweep_folder(out, make_orch_fn, len(variants))
 
-        def run_one(item):
-            index, s, var_args = item
-            folder = os.path.join(out, "variant-%04d" % index)
-            tmp = self._write_beside(folder, s)
-            cmd = ["run", tmp, "--out", folder] + self._policy_args(policy)
-            for v in var_args:
-                cmd += ["--var", v]
-            try:
-                call_cli(cmd, cli)
-            except BaseException:
-                os.unlink(tmp)
-                raise
-            _move_into_run(tmp, folder, "scenario.json")
-
-        with ThreadPoolExecutor(max_workers=max(1, int(jobs))) as pool:
-            pending = [pool.submit(run_one, item) for item in scenarios]
+        policy_args = self._policy_args(policy)
+        tasks = [(cli, out, index, s, var_args, policy_args) for index, s, var_args in scenarios]
+        if executor is None:
+            with ThreadPoolExecutor(max_workers=max(1, int(jobs))) as pool:
+                pending = [pool.submit(_run_variant, *t) for t in tasks]
+        else:
+            if not isinstance(executor, Executor):
+                raise TypeError("sweep: executor must be a concurrent.futures.Executor, got %r" % (executor,))
+            pending = [executor.submit(_run_variant, *t) for t in tasks]
+            wait(pending)
         errors = [f.exception() for f in pending if f.exception() is not None]
         if errors:
             raise errors[0]
