@@ -23,6 +23,7 @@ for _ in $(seq 1200); do
   sleep 0.05
 done
 # SIGKILL, as a lost node: parallel first (it starts nothing more), then the variants it was running.
+kill -STOP "$pp"  # it starts nothing more while its children are listed
 kids=$(descendants "$pp")
 kill -KILL "$pp"
 for k in $kids; do kill -KILL "$k" 2>/dev/null; done
