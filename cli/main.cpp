@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <sstream>
 
 #include "dirsched/escape.hpp"
@@ -410,17 +411,23 @@ std::string shell_quote(const std::string& s) {
   return o + "'";
 }
 
+// The largest --lines-per-task, and the array ids a default Slurm takes (MaxArraySize 1001: 0..1000).
+constexpr std::size_t kMaxLinesPerTask = 1000000;
+constexpr std::size_t kSlurmDefaultMaxArrayId = 1000;
+
 int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
               std::optional<std::size_t> sample, std::uint64_t seed, std::size_t max_variants, bool plan,
               const std::vector<std::string>& cfg, const PolicyFlag& policy, const std::string& outputs,
-              double budget_s, std::optional<std::size_t> replicates_flag = std::nullopt) {
+              double budget_s, std::optional<std::size_t> replicates_flag, std::size_t lines_per_task) {
   namespace fs = std::filesystem;
-  // --outputs of every variant's run (sweep --collect reads their summary.json: it must be one of them).
+  // --outputs: what each variant writes. A plan's default is what --collect reads (summary.json; every
+  // variant writes variant.json); a local sweep's default is every output. Either way a sweep ranks its
+  // variants by their summary.json: it must be one of them.
   std::vector<std::string> data, pictures;
   if (!parse_outputs(outputs, data, pictures)) return 2;
   if (!outputs.empty() && std::find(data.begin(), data.end(), "summary") == data.end()) {
     std::cerr << "dirsched sweep: --outputs " << outputs
-              << ": a sweep ranks its variants by their summary.json; add summary\n";
+              << ": a sweep ranks its variants by their summary.json (sweep --collect reads it); add summary\n";
     return 2;
   }
   Progress::get().begin("load");
@@ -455,16 +462,28 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
   prepare_sweep_folder(dir, marker);
   if (plan) {
     const std::string self = fs::canonical("/proc/self/exe").string();
+    SweepPlan lines;
     for (const Variant& v : variants) {
       std::string cmd = self + " run " + shell_quote(fs::absolute(file).string()) + " --out " +
                         shell_quote((fs::absolute(out) / variant_dir(v)).string()) + " --outputs " +
-                        shell_quote(outputs.empty() ? "events,summary,tasks,metrics,report" : outputs);
+                        shell_quote(outputs.empty() ? "summary" : outputs);
       for (const auto& [name, value] : v.values) cmd += " --var " + shell_quote(name + "=" + value.dump());
       for (const std::string& c : cfg) cmd += " --cfg=" + shell_quote(c);
       if (policy) cmd += " --policy " + shell_quote(*policy);
-      std::cout << cmd << "\n";
+      lines.variants.push_back(v.index);
+      lines.lines.push_back(cmd);
     }
-    std::cerr << variants.size() << " commands; afterwards: " << self << " sweep --collect " << out << "\n";
+    write_sweep_plan(dir, lines);  // what `--collect DIR --missing` prints from
+    for (const std::string& line : lines.lines) std::cout << line << "\n";
+    const std::size_t tasks = (variants.size() + lines_per_task - 1) / lines_per_task;
+    std::cerr << variants.size() << " commands; afterwards: " << self << " sweep --collect " << out << "\n"
+              << "on Slurm (docs/howto-run-on-a-cluster.md), with this plan saved as PLAN: sbatch --array=1-" << tasks
+              << " scripts/slurm-array.sh PLAN " << lines_per_task << " (" << lines_per_task
+              << (lines_per_task == 1 ? " line" : " lines") << " per array task)\n";
+    if (tasks > kSlurmDefaultMaxArrayId)
+      std::cerr << "dirsched: warning: " << tasks << " array tasks: a default Slurm (MaxArraySize 1001) takes ids up to "
+                << kSlurmDefaultMaxArrayId << "; give --lines-per-task "
+                << (variants.size() + kSlurmDefaultMaxArrayId - 1) / kSlurmDefaultMaxArrayId << " or more\n";
     return 0;
   }
   {
@@ -580,6 +599,28 @@ std::vector<std::vector<SweepRow>> read_replicates(const std::string& path, cons
       throw std::runtime_error(path + ": variant " + std::to_string(rows.front().variant.index) + " has " +
                                std::to_string(rows.size()) + " of " + std::to_string(replicates) + " replicates");
   return out;
+}
+
+// `sweep --collect DIR --missing`: the plan lines of the variants not complete yet, in plan order (a
+// variant a live process is writing is left out, and said on stderr).
+int cmd_missing(const std::string& dir) {
+  const SweepPlan plan = read_sweep_plan(dir);
+  const SweepProgress progress = sweep_progress(dir);
+  std::set<std::size_t> missing(progress.missing.begin(), progress.missing.end()), running;
+  for (const auto& [path, pid] : progress.live_temps) {
+    const std::string name = std::filesystem::path(path).filename().string();
+    for (std::size_t index : missing)
+      if (name.rfind(variant_dir({index, {}}) + ".", 0) == 0) running.insert(index);
+  }
+  std::size_t printed = 0;
+  for (std::size_t i = 0; i < plan.variants.size(); ++i)
+    if (missing.count(plan.variants[i]) && !running.count(plan.variants[i])) std::cout << plan.lines[i] << "\n", ++printed;
+  std::cerr << printed << " of " << plan.variants.size() << " plan lines still to run";
+  if (!running.empty())
+    std::cerr << "; left out, a dirsched on this machine is running them now: "
+              << variant_list_text({running.begin(), running.end()});
+  std::cerr << "\n";
+  return 0;
 }
 
 int cmd_collect(const std::string& dir, const RankChoice& choice = {}) {
@@ -1138,7 +1179,8 @@ int run_command(int argc, char** argv) {
   sweep->add_option("--policy", policy, policy_help);
   std::string sweep_outputs;
   sweep->add_option("--outputs", sweep_outputs,
-                    "Outputs of every variant's run (as run --outputs; must include summary), also in --plan's commands");
+                    "What each variant writes, as run --outputs (must include summary; default all; with --plan: "
+                    "summary, what --collect reads; variant.json always)");
   sweep->add_option("--picture-budget", picture_budget, budget_help)->check(budget_range);
   sweep->add_flag("--quiet", quiet, quiet_help);
 
@@ -1159,6 +1201,14 @@ int run_command(int argc, char** argv) {
   optimize->add_option("--pareto", sweep_pareto, "Two metrics A,B of the Pareto set (default makespan,group_wait_max)");
   optimize->add_option("--cfg", cfg, "SimGrid configuration, passed through");
   optimize->add_option("--policy", policy, policy_help);
+  std::size_t sweep_lines_per_task = 1;
+  CLI::Option* lines_per_task =
+      sweep->add_option("--lines-per-task", sweep_lines_per_task,
+                        "--plan: plan lines per Slurm array task, for the sbatch line it prints (default 1)")
+          ->check(cli::whole_number(1, kMaxLinesPerTask));
+  bool sweep_missing = false;
+  sweep->add_flag("--missing", sweep_missing,
+                  "With --collect: print the plan lines of the variants still to run, nothing else");
 
   CLI::App* compare =
       app.add_subcommand("compare", "Compare two run folders (exit 0 same, 1 different, 2 trouble)");
@@ -1277,13 +1327,22 @@ int run_command(int argc, char** argv) {
       if (*optimize)
         return cmd_optimize(optimize_file, optimize_out, optimize_budget, optimize_seed, optimize_jobs, cfg, policy,
                             sweep_replicates, choice);
-      if (!collect_dir.empty()) return cmd_collect(collect_dir, choice);
+      if (sweep_missing && collect_dir.empty()) {
+        std::cerr << "dirsched sweep: --missing goes with --collect DIR\n";
+        return 2;
+      }
+      if (lines_per_task->count() && !sweep_plan) {
+        std::cerr << "dirsched sweep: --lines-per-task goes with --plan\n";
+        return 2;
+      }
+      if (!collect_dir.empty()) return sweep_missing ? cmd_missing(collect_dir) : cmd_collect(collect_dir, choice);
       if (sweep_file.empty() || (sweep_out.empty())) {
         std::cerr << "dirsched sweep: give SCENARIO and --out DIR, or --collect DIR\n";
         return 2;
       }
       const int rc = cmd_sweep(sweep_file, sweep_out, sweep_jobs, sweep_sample, sweep_seed, sweep_max_variants,
-                               sweep_plan, cfg, policy, sweep_outputs, picture_budget, sweep_replicates);
+                               sweep_plan, cfg, policy, sweep_outputs, picture_budget, sweep_replicates,
+                               sweep_lines_per_task);
       return rc != 0 || sweep_plan ? rc : cmd_collect(sweep_out, choice);
     }
     if (*compare) {

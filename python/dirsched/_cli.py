@@ -26,6 +26,9 @@ class CliError(RuntimeError):
         text = stderr.strip() or stdout.strip() or "no output"
         super().__init__("%s (exit status %d)" % (text, returncode))
 
+    def __reduce__(self):  # picklable, so that it crosses a process pool or a Dask worker whole
+        return (CliError, (self.command, self.returncode, self.stderr, self.stdout))
+
 
 def find_cli():
     env = os.environ.get("DIRSCHED_BIN")

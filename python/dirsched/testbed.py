@@ -35,7 +35,7 @@ import os
 import shutil
 import tempfile
 import threading
-from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor
+from concurrent.futures import FIRST_EXCEPTION, Executor, ThreadPoolExecutor
 from concurrent.futures import wait as wait_futures
 
 from ._cli import CliError, call_cli, find_cli, interrupt_children
@@ -110,6 +110,31 @@ def _without_temp(error, tmp, label):
     command = [label if a == tmp else a for a in error.command]
     fixed = CliError(command, error.returncode, error.stderr.replace(tmp, label), error.stdout.replace(tmp, label))
     return fixed
+
+
+def _run_variant(cli, out, index, scenario, chosen, policy_args, stop=None):
+    """One variant of Testbed.sweep: `dirsched run` of the recorded scenario into OUT/variant-NNNN, the
+    scenario kept there as scenario.json and the variant's values as variant.json. Module level, so
+    that any executor can pickle it. STOP (a threading.Event, local pools only) set: do not start."""
+    if stop is not None and stop.is_set():
+        return
+    folder = os.path.join(out, "variant-%04d" % index)
+    tmp = Testbed._write_beside(folder, scenario)
+    cmd = ["run", tmp, "--out", folder] + list(policy_args)
+    try:
+        call_cli(cmd, cli)
+    except BaseException as e:
+        os.unlink(tmp)
+        fixed = _without_temp(e, tmp, "the scenario of variant %d" % index)
+        if fixed is e:
+            raise
+        raise fixed from None
+    _move_into_run(tmp, folder, "scenario.json")
+    fd, vtmp = tempfile.mkstemp(prefix="variant.json.tmp-dirsched-%d-" % os.getpid(), dir=folder)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(json.dumps({"variant": index, "vars": chosen}, indent=2, sort_keys=True) + "\n")
+    _move_into_run(vtmp, folder, "variant.json")
+
 
 __all__ = ["Testbed", "Handle", "Buffer"]
 
@@ -444,11 +469,17 @@ class Testbed:
         _move_into_run(tmp, out, "scenario.json")
         return Result(out, stdout)
 
-    def sweep(self, make_orch_fn, values, out, jobs=2, seed=0, policy=None, args=None, cfg=None):
+    def sweep(self, make_orch_fn, values, out, jobs=2, seed=0, policy=None, args=None, cfg=None, executor=None):
         """One variant per combination of ``values`` (name -> candidates), ``make_orch_fn(**combination)``
         returning its orchestration function. Variants are numbered as `dirsched sweep` numbers them
         (names in order, the last varying fastest), run into OUT/variant-NNNN, and ranked by
-        `dirsched sweep --collect OUT`, which writes sweep.csv and sweep.svg."""
+        `dirsched sweep --collect OUT`, which writes sweep.csv and sweep.svg.
+
+        ``executor``: any ``concurrent.futures.Executor`` (a ProcessPoolExecutor, a Dask client's
+        ``get_executor()``, mpi4py's MPIPoolExecutor) runs the variants instead of a thread pool of
+        ``jobs`` threads; it is not shut down here. The variants are recorded in this process; each task
+        is one `dirsched run` of a recorded scenario (a module-level function, picklable), so the results
+        are the same whatever runs them. OUT must be a path every worker sees."""
         names, variants, candidates = self._variants(values)
         scenarios = []
         for index, (combination, as_json) in enumerate(variants):
@@ -462,31 +493,16 @@ class Testbed:
         out = os.path.abspath(out)
         self._prepare_sweep_folder(out, make_orch_fn, len(variants))
 
+        policy_args = self._policy_args(policy)
+        tasks = [(cli, out, index, s, chosen, policy_args) for index, s, chosen in scenarios]
+        if executor is not None and not isinstance(executor, Executor):
+            raise TypeError("sweep: executor must be a concurrent.futures.Executor, got %r" % (executor,))
         stop = threading.Event()  # set on an interrupt: queued variants do not start
-
-        def run_one(item):
-            index, s, chosen = item
-            if stop.is_set():
-                return
-            folder = os.path.join(out, "variant-%04d" % index)
-            tmp = self._write_beside(folder, s)
-            cmd = ["run", tmp, "--out", folder] + self._policy_args(policy)
-            try:
-                call_cli(cmd, cli)
-            except BaseException as e:
-                os.unlink(tmp)
-                fixed = _without_temp(e, tmp, "the scenario of variant %d" % index)
-                if fixed is e:
-                    raise
-                raise fixed from None
-            _move_into_run(tmp, folder, "scenario.json")
-            fd, vtmp = tempfile.mkstemp(prefix="variant.json.tmp-dirsched-%d-" % os.getpid(), dir=folder)
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(json.dumps({"variant": index, "vars": chosen}, indent=2, sort_keys=True) + "\n")
-            _move_into_run(vtmp, folder, "variant.json")
-
-        pool = ThreadPoolExecutor(max_workers=max(1, int(jobs)))
-        pending = [pool.submit(run_one, item) for item in scenarios]
+        pool = ThreadPoolExecutor(max_workers=max(1, int(jobs))) if executor is None else None
+        if pool is not None:
+            pending = [pool.submit(_run_variant, *t, stop) for t in tasks]
+        else:
+            pending = [executor.submit(_run_variant, *t) for t in tasks]
         try:
             # Waits in short steps: the main thread stays interruptible (Ctrl-C, a Jupyter interrupt).
             while not all(f.done() for f in pending):
@@ -498,9 +514,11 @@ class Testbed:
             for f in pending:
                 f.cancel()
             interrupt_children()
-            pool.shutdown(wait=True)
+            if pool is not None:
+                pool.shutdown(wait=True)
             raise
-        pool.shutdown(wait=True)
+        if pool is not None:
+            pool.shutdown(wait=True)
         errors = [f.exception() for f in pending if f.exception() is not None]
         if errors:
             raise errors[0]

@@ -551,7 +551,9 @@ void prepare_sweep_folder(const std::string& dir, const SweepMarker& m) {
   write_file_atomic(folder / marker_name(FolderKind::kSweep), sweep_marker_json(m));
 }
 
-std::vector<SweepRow> collect(const std::string& dir, std::vector<std::string>* var_names) {
+namespace {
+
+fs::path sweep_folder(const std::string& dir) {
   std::string d = dir;
   while (d.size() > 1 && d.back() == '/') d.pop_back();
   const fs::path folder(d);
@@ -559,7 +561,88 @@ std::vector<SweepRow> collect(const std::string& dir, std::vector<std::string>* 
   if (!has_marker(folder, FolderKind::kSweep))
     throw std::runtime_error(d + ": not a dirsched sweep folder (no " + std::string(marker_name(FolderKind::kSweep)) +
                              " in it)");
+  return folder;
+}
+
+bool process_runs(pid_t pid) {
+  return kill(pid, 0) == 0 || errno == EPERM;
+}
+
+const char* kPlanName = ".dirsched-plan";
+
+}  // namespace
+
+SweepProgress sweep_progress(const std::string& dir) {
+  const fs::path folder = sweep_folder(dir);
+  const SweepMarker marker = read_sweep_marker(folder.string());
+  SweepProgress p;
+  for (std::size_t index : marker.variants) {
+    const fs::path f = folder / variant_dir({index, {}});
+    const bool complete = fs::is_directory(f) && fs::is_regular_file(f / "summary.json") &&
+                          fs::is_regular_file(f / "variant.json");
+    (complete ? p.complete : p.missing).push_back(index);
+  }
+  std::vector<fs::path> entries;
+  for (const auto& e : fs::directory_iterator(folder)) entries.push_back(e.path());
+  std::sort(entries.begin(), entries.end());
+  for (const fs::path& f : entries)
+    if (const pid_t owner = temp_owner(f.filename().string()))
+      (process_runs(owner) ? p.live_temps : p.dead_temps).emplace_back(f.string(), static_cast<long>(owner));
+  return p;
+}
+
+std::string variant_list_text(const std::vector<std::size_t>& indices) {
+  std::vector<std::size_t> v = indices;
+  std::sort(v.begin(), v.end());
+  std::string o;
+  for (std::size_t i = 0; i < v.size();) {
+    std::size_t j = i;
+    while (j + 1 < v.size() && v[j + 1] == v[j] + 1) ++j;
+    o += (o.empty() ? "" : ", ") + variant_dir({v[i], {}});
+    if (j > i) o += (j == i + 1 ? ", " : "..") + variant_dir({v[j], {}});
+    i = j + 1;
+  }
+  return o;
+}
+
+void write_sweep_plan(const std::string& dir, const SweepPlan& plan) {
+  const json j = {{"dirsched", "plan"}, {"variants", plan.variants}, {"lines", plan.lines}};
+  write_file_atomic(fs::path(dir) / kPlanName, j.dump() + "\n");
+}
+
+SweepPlan read_sweep_plan(const std::string& dir) {
+  const fs::path folder = sweep_folder(dir);
+  const std::string path = (folder / kPlanName).string();
+  if (!fs::exists(path))
+    throw std::runtime_error(path + ": no such file: the folder has no plan (only `sweep --plan` keeps one)");
+  const json j = read_output_json(path);
+  auto bad = [&](const std::string& what) { return std::runtime_error(path + ": " + what); };
+  if (!j.is_object() || j.value("dirsched", json()) != "plan") throw bad("not a plan (\"dirsched\": \"plan\")");
+  if (!j.contains("variants") || !j["variants"].is_array()) throw bad("variants: expected an array");
+  if (!j.contains("lines") || !j["lines"].is_array() || j["lines"].size() != j["variants"].size())
+    throw bad("lines: expected one line per variant");
+  SweepPlan plan;
+  for (std::size_t i = 0; i < j["variants"].size(); ++i) {
+    if (!j["variants"][i].is_number_unsigned()) throw bad("variants[" + std::to_string(i) + "]: expected a variant index");
+    if (!j["lines"][i].is_string()) throw bad("lines[" + std::to_string(i) + "]: expected a string");
+    plan.variants.push_back(j["variants"][i].get<std::size_t>());
+    plan.lines.push_back(j["lines"][i].get<std::string>());
+  }
+  if (plan.variants != read_sweep_marker(folder.string()).variants)
+    throw bad("the plan is of other variants than the sweep folder's (" + std::string(marker_name(FolderKind::kSweep)) +
+              "): the folder was swept again since; make the plan again with `sweep --plan`");
+  return plan;
+}
+
+std::vector<SweepRow> collect(const std::string& dir, std::vector<std::string>* var_names) {
+  const fs::path folder = sweep_folder(dir);
+  const std::string d = folder.string();
   const SweepMarker marker = read_sweep_marker(d);
+  const SweepProgress progress = sweep_progress(d);
+  if (!progress.live_temps.empty())
+    throw std::runtime_error(progress.live_temps.front().first + ": a temporary of a dirsched still running (process " +
+                             std::to_string(progress.live_temps.front().second) +
+                             "); wait for it to finish, or stop it");
   const std::set<std::size_t> listed(marker.variants.begin(), marker.variants.end());
   std::map<std::size_t, fs::path> found;
   std::vector<fs::path> entries;
@@ -567,10 +650,7 @@ std::vector<SweepRow> collect(const std::string& dir, std::vector<std::string>* 
   std::sort(entries.begin(), entries.end());
   for (const fs::path& f : entries) {
     const std::string name = f.filename().string();
-    if (const pid_t owner = temp_owner(name))
-      throw std::runtime_error(f.string() + ": a temporary left by an interrupted dirsched (process " +
-                               std::to_string(owner) + "); rerun the sweep, or remove it");
-    if (name.rfind("variant-", 0) != 0) continue;
+    if (temp_owner(name) || name.rfind("variant-", 0) != 0) continue;  // temporaries: sweep_progress
     const auto index = variant_folder_index(name);
     if (!index || name != variant_dir({*index, {}}) || !fs::is_directory(f))
       throw std::runtime_error(f.string() + ": not a variant folder (variant-NNNN)");
@@ -579,10 +659,13 @@ std::vector<SweepRow> collect(const std::string& dir, std::vector<std::string>* 
                                std::to_string(listed.size()) + " variants (" + marker_name(FolderKind::kSweep) + ")");
     found[*index] = f;
   }
-  for (std::size_t index : marker.variants)
-    if (!found.count(index))
-      throw std::runtime_error((folder / variant_dir({index, {}})).string() + ": missing: variant " +
-                               std::to_string(index) + " of the sweep has not run (or did not finish)");
+  if (!progress.missing.empty()) {
+    const std::size_t n = progress.missing.size();
+    throw std::runtime_error(d + ": " + std::to_string(n) + " of " + std::to_string(marker.variants.size()) +
+                             " variants missing (not run, or did not finish): " +
+                             variant_list_text(progress.missing) + "; `dirsched sweep --collect " + d +
+                             " --missing` prints the plan " + (n == 1 ? "line" : "lines") + " to run");
+  }
   std::vector<SweepRow> rows;
   std::set<std::string> names;
   std::map<std::size_t, fs::path> held;  // variant index -> the folder whose variant.json says it
@@ -617,6 +700,12 @@ std::vector<SweepRow> collect(const std::string& dir, std::vector<std::string>* 
     }
   }
   if (var_names) var_names->assign(names.begin(), names.end());
+  // Every variant is complete: what dead processes left (a variant killed, then run again) is garbage.
+  for (const auto& [path, pid] : progress.dead_temps) {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+    if (ec) throw_write_error(path, ec.value());
+  }
   return rows;
 }
 

@@ -23,7 +23,7 @@ run_case 0 "" "collect" "$d" sweep --collect "$w/sw/"
 cp "$w/sw/sweep.csv" "$sandbox/good.csv"
 
 mv "$w/sw/variant-0002" "$sandbox/v2"
-refused_untouched "$w" 2 "$w/sw/variant-0002: missing: variant 2 of the sweep" "collect with a missing variant" "$d" sweep --collect "$w/sw"
+refused_untouched "$w" 2 "$w/sw: 1 of 4 variants missing \(not run, or did not finish\): variant-0002;" "collect with a missing variant" "$d" sweep --collect "$w/sw"
 cp -r "$sandbox/v2" "$w/sw/variant-002"
 refused_untouched "$w" 2 "$w/sw/variant-002: not a variant folder \(variant-NNNN\)" "collect with a misnamed variant" "$d" sweep --collect "$w/sw"
 rm -rf "$w/sw/variant-002"
@@ -65,10 +65,19 @@ refused_untouched "$w" 2 "$w/sw/.dirsched-sweep: a NUL byte after the document a
 cp "$sandbox/marker.good" "$w/sw/.dirsched-sweep"
 refused_untouched "$w" 2 "not a dirsched sweep folder \(no .dirsched-sweep" "collect of a run folder" "$d" sweep --collect "$w/sw/variant-0000"
 
-# A leftover of a run that was killed: collect refuses it; a new sweep removes it (its process is gone).
+# A temporary of a process still running: collect refuses it. One left by a run that was killed (its
+# process is gone) beside a complete variant: collect removes it; so does a new sweep.
+sleep 60 &
+live=$!
+cleanup_hooks+=("kill $live 2>/dev/null")
+mkdir "$w/sw/variant-0001.tmp-dirsched-$live-0badf00d"
+refused_untouched "$w" 2 "$w/sw/variant-0001.tmp-dirsched-$live-0badf00d: a temporary of a dirsched still running \(process $live\)" \
+  "collect with a live temporary" "$d" sweep --collect "$w/sw"
+rmdir "$w/sw/variant-0001.tmp-dirsched-$live-0badf00d"
 mkdir "$w/sw/variant-0001.tmp-dirsched-999999-0badf00d"
-refused_untouched "$w" 2 "$w/sw/variant-0001.tmp-dirsched-999999-0badf00d: a temporary left by an interrupted dirsched \(process 999999\)" \
-  "collect with a leftover temporary" "$d" sweep --collect "$w/sw"
+run_case 0 "" "collect with a dead process's temporary" "$d" sweep --collect "$w/sw"
+no_temps "$w" "collect"
+mkdir "$w/sw/variant-0001.tmp-dirsched-999999-0badf00d"
 # The same scenario again: the dead process's temporary goes, the table comes back the same.
 run_case 0 "" "the sweep again" "$d" sweep "$s" --out "$w/sw" -j 2
 no_temps "$w" "a sweep again"

@@ -24,7 +24,8 @@ grep -q 'class="best"' "$tmp/sweep/sweep.svg" || { echo "FAIL sweep.svg highligh
 [[ -f "$tmp/sweep/variant-0003/report.html" ]] || { echo "FAIL a variant's full run folder"; fail=1; }
 
 # The plan: one self-contained command per variant; running them and collecting gives the same table.
-"$dirsched" sweep "$scenario" --out "$tmp/planned" --plan >"$tmp/plan" 2>/dev/null
+# (--outputs: compare below reads the events of a planned variant; a plan's default is summary only.)
+"$dirsched" sweep "$scenario" --out "$tmp/planned" --plan --outputs events,summary >"$tmp/plan" 2>/dev/null
 [[ $(wc -l <"$tmp/plan") -eq 4 ]] || { echo "FAIL plan lines"; cat "$tmp/plan"; fail=1; }
 bash "$tmp/plan" >/dev/null || { echo "FAIL running the plan"; fail=1; }
 "$dirsched" sweep --collect "$tmp/planned" >/dev/null || { echo "FAIL collect"; fail=1; }

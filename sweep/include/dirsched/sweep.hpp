@@ -89,11 +89,36 @@ SweepMarker read_sweep_marker(const std::string& dir);
 // OutputRefused, a sweep folder of another scenario; removes the run folders of variants that are not
 // in `m` and the temporaries of processes that no longer run; writes the marker (atomically).
 void prepare_sweep_folder(const std::string& dir, const SweepMarker& m);
+// Where the marker's variants of sweep folder `dir` stand, without changing anything. A variant is
+// complete when its folder holds summary.json and variant.json (a run folder appears whole, by one
+// rename); else it is missing. A temporary (NAME.tmp-dirsched-PID-...) is live while process PID runs on
+// this machine, dead otherwise. Throws as collect() when `dir` is not a sweep folder.
+struct SweepProgress {
+  std::vector<std::size_t> complete, missing;                    // in the marker's order
+  std::vector<std::pair<std::string, long>> live_temps, dead_temps;  // path, process id
+};
+SweepProgress sweep_progress(const std::string& dir);
+// "variant-0003, variant-0007..variant-0009" (runs of consecutive indices joined).
+std::string variant_list_text(const std::vector<std::size_t>& indices);
+
+// The plan that `sweep --plan` printed, kept in the sweep folder (.dirsched-plan) so that
+// `sweep --collect DIR --missing` can print the lines still to run: one line per marker variant.
+struct SweepPlan {
+  std::vector<std::size_t> variants;
+  std::vector<std::string> lines;
+};
+void write_sweep_plan(const std::string& dir, const SweepPlan& plan);
+// Throws std::runtime_error naming the file: missing (the folder has no plan), malformed, or not of
+// the folder's current variants.
+SweepPlan read_sweep_plan(const std::string& dir);
+
 // Reads DIR/variant-*/variant.json and summary.json of the variants the marker lists. Throws
 // std::runtime_error naming the path when DIR is not a sweep folder, when a listed variant is missing,
 // when two folders hold one variant index or a folder's variant.json names another index, when a
-// folder is not one of the marker's variants, when a temporary of an interrupted run is left, and for
-// a malformed file (with its line).
+// folder is not one of the marker's variants, when a temporary of a running dirsched is there, and for
+// a malformed file (with its line); a missing variant refusal names every missing one. A temporary left
+// by a dead process beside a complete variant (a run killed, then run again) is removed, only once
+// every check passed.
 std::vector<SweepRow> collect(const std::string& dir, std::vector<std::string>* var_names);
 
 // compare: who each run is (folder, scenario, variable values, policy), every divergence of the
