@@ -27,6 +27,7 @@
 #include "dirsched/sim.hpp"
 #include "dirsched/fidelity.hpp"
 #include "dirsched/strace_import.hpp"
+#include "dirsched/strace_writer.hpp"
 #include "dirsched/sweep.hpp"
 #include "dirsched/threads_engine.hpp"
 #include "dirsched/viz.hpp"
@@ -83,7 +84,12 @@ int run_to_folder(const Scenario& scenario, RunOptions options, const std::strin
   if (!all && selected_data.empty()) selected_data = {"none"};  // pictures only: no data file
   const bool events =
       all || std::find(selected_data.begin(), selected_data.end(), "events") != selected_data.end();
-  options.record_events = draw || events;
+  // strace.log (the runtime's [STRACE] grammar) is made from the event log, after the run.
+  const auto strace_at = std::find(selected_data.begin(), selected_data.end(), "strace");
+  const bool strace = strace_at != selected_data.end();
+  if (strace) selected_data.erase(strace_at);
+  if (strace && selected_data.empty()) selected_data = {"none"};
+  options.record_events = draw || events || strace;
   // The log streams to a registered temporary beside the output folder (moved in at the end).
   NewParents parents(out);
   std::optional<TempPath> events_tmp;
@@ -133,6 +139,7 @@ int run_to_folder(const Scenario& scenario, RunOptions options, const std::strin
                             &note);
     if (!note.empty()) notes.push_back(note);
   }
+  if (strace) files["strace.log"] = strace_log_from_events(read_file(run->events_file), scenario);
   if (!scenario.vars.empty()) {
     // Which variant of the sweep this is (null when the values are not one of the candidates).
     const auto index = variant_index(scenario);
@@ -161,7 +168,7 @@ int run_to_folder(const Scenario& scenario, RunOptions options, const std::strin
 // Splits --outputs into data files and pictures; false (after a message) for an unknown name.
 bool parse_outputs(const std::string& outputs, std::vector<std::string>& data_out,
                    std::vector<std::string>& pictures_out) {
-  static const std::set<std::string> data = {"events", "summary", "tasks", "metrics"};
+  static const std::set<std::string> data = {"events", "summary", "tasks", "metrics", "strace"};
   static const std::set<std::string> pictures = {"dag", "timeline", "trace", "report"};
   for (const std::string& o : split_list(outputs)) {
     if (data.count(o))
@@ -170,7 +177,7 @@ bool parse_outputs(const std::string& outputs, std::vector<std::string>& data_ou
       pictures_out.push_back(o);
     else {
       std::cerr << "dirsched: --outputs: unknown output '" << o
-                << "' (events, summary, tasks, metrics, dag, timeline, trace, report)\n";
+                << "' (events, summary, tasks, metrics, strace, dag, timeline, trace, report)\n";
       return false;
     }
   }
@@ -538,7 +545,8 @@ int main(int argc, char** argv) {
   run->add_option("--seed", seed, "Seed, overriding the scenario's");
   run->add_option(
       "--outputs", outputs,
-      "Comma-separated subset of events,summary,tasks,metrics,dag,timeline,trace,report (default all)");
+      "Comma-separated subset of events,summary,tasks,metrics,dag,timeline,trace,report (default all), "
+      "or strace (strace.log in the runtime's [STRACE] grammar; never by default)");
   run->add_option("--cfg", cfg, "SimGrid configuration, passed through (e.g. --cfg=network/model:CM02)");
   bool check_invariants = false;
   run->add_flag("--check-invariants", check_invariants,

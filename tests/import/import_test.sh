@@ -119,4 +119,64 @@ refuse no-complete "a dispatch without a completion" 'del lines[find("node.compl
 "$dirsched" import strace "$tmp/no-complete.log" --out "$tmp/trunc" --allow-truncated >/dev/null 2>"$tmp/err" || { echo "FAIL --allow-truncated"; cat "$tmp/err"; fail=1; }
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1]+"/import-report.json")); s=json.load(open(sys.argv[1]+"/observed/summary.json")); sys.exit(0 if [f["task"] for f in r["fates_unknown"]]==["r2.t1"] and s["outcome"]=="TRUNCATED" and s["tasks"]["RUNNING"]==1 else 1)' "$tmp/trunc" \
   || { echo "FAIL truncated member reported"; fail=1; }
+
+# Round trip: a replay written out in the [STRACE] grammar (run --outputs strace), imported again and
+# replayed, gives the same dispatches (task, member, worker, in order) at the same times (to 1 ns, the
+# grammar's resolution).
+"$dirsched" run "$tmp/basic/scenario.json" --out "$tmp/rt1" --outputs events,summary,tasks,strace >/dev/null 2>"$tmp/err" || { echo "FAIL run --outputs strace"; cat "$tmp/err"; fail=1; }
+"$dirsched" import strace "$tmp/rt1/strace.log" --out "$tmp/rt-imp" >/dev/null 2>"$tmp/err" || { echo "FAIL import of strace.log"; cat "$tmp/err"; fail=1; }
+"$dirsched" run "$tmp/rt-imp/scenario.json" --out "$tmp/rt2" --outputs events,summary,tasks >/dev/null 2>"$tmp/err" || { echo "FAIL replay of the re-import"; cat "$tmp/err"; fail=1; }
+"$dirsched" check "$tmp/rt-imp/scenario.json" >"$tmp/out" 2>&1 || { echo "FAIL the re-import's expect (orders, fates) does not hold on its replay"; cat "$tmp/out"; fail=1; }
+python3 - "$tmp/rt1" "$tmp/rt2" "$tmp/rt-imp/observed" <<'PY' || fail=1
+import json, sys
+def disp(d):
+    out = []
+    for l in open(d + "/events.jsonl"):
+        e = json.loads(l)
+        if e["event"] in ("dispatch", "member_end"):
+            out.append((e["event"], e["task"], e["member"], e.get("worker", e.get("sub_worker")), e["t_s"]))
+    return out
+a, b, o = disp(sys.argv[1]), disp(sys.argv[2]), disp(sys.argv[3])
+ok = len(a) == len(b) == len(o) and len(a) == 12
+for x, y, z in zip(a, b, o):
+    ok &= x[:4] == y[:4] and abs(x[4] - y[4]) < 1e-9 and abs(x[4] - z[4]) < 1e-9
+if not ok:
+    print("FAIL round trip:\n", a, "\n", b, "\n", o)
+sys.exit(0 if ok else 1)
+PY
+grep -q "^\[mono_ns=1000000100000\]\[T0x2\]\[TIMING\] submit: \[STRACE\] v=1 pid=1 tid=2 inv=1 hid=a1 depth=0 name=node.submit ts=1000000100000 dur=0 run_id=1 task_slot=0 group_index=0 group_size=1 worker_id=0$" "$tmp/rt1/strace.log" \
+  || { echo "FAIL strace.log's submit line"; head -3 "$tmp/rt1/strace.log"; fail=1; }
+
+# Calibration: --sample-durations leaves the ops without durations (members draw from their callable's
+# observed list, seeded); --calibrate-overheads sets dispatch_cost_s to the median dispatch span.
+"$dirsched" import strace "$here/basic.log" --out "$tmp/cal" --sample-durations --calibrate-overheads >/dev/null 2>"$tmp/err" || { echo "FAIL calibrated import"; cat "$tmp/err"; fail=1; }
+"$dirsched" import strace "$here/basic.log" --out "$tmp/samp" --sample-durations >/dev/null 2>"$tmp/err" || { echo "FAIL sampled import"; fail=1; }
+python3 - "$tmp/cal/scenario.json" "$tmp/cal/import-report.json" <<'PY' || fail=1
+import json, sys
+s = json.load(open(sys.argv[1])); r = json.load(open(sys.argv[2]))
+# dispatch spans 9000, 7000, 6000, 4000, 5000, 5000 ns: median 5500 ns
+ok = s["scheduler"]["dispatch_cost_s"] == 5.5e-06 and all("duration_s" not in o for o in s["trace"]) and r["overheads"]["dispatch_spans"] == 6
+if not ok: print("FAIL calibration", s["scheduler"], r.get("overheads"))
+sys.exit(0 if ok else 1)
+PY
+for seed in 3 3 4; do "$dirsched" run "$tmp/samp/scenario.json" --out "$tmp/samp-$seed-$RANDOM" --seed $seed --outputs events >/dev/null 2>&1 || { echo "FAIL sampled replay"; fail=1; }; done
+python3 - "$tmp" "$tmp/samp/scenario.json" <<'PY' || fail=1
+import json, sys, glob
+sc = json.load(open(sys.argv[2]))
+lists = {n: c["duration"]["empirical"] for n, c in sc["callables"].items()}
+runs = {}
+for d in sorted(glob.glob(sys.argv[1] + "/samp-*")):
+    start, call, durs = {}, {}, []
+    for l in open(d + "/events.jsonl"):
+        e = json.loads(l)
+        if e["event"] == "submit": call[e["task"]] = e["callable"]
+        if e["event"] == "dispatch": start[(e["task"], e["member"])] = e["t_s"]
+        if e["event"] == "member_end":
+            x = e["t_s"] - start[(e["task"], e["member"])]
+            durs.append(x)
+            if not any(abs(x - v) < 1e-12 for v in lists[call[e["task"]]]):
+                print("FAIL a sampled duration not in its callable's list:", e["task"], x); sys.exit(1)
+    runs.setdefault(d.split("/samp-")[1].split("-")[0], []).append(open(d + "/events.jsonl").read())
+if runs["3"][0] != runs["3"][1]: print("FAIL one seed, two sampled timelines"); sys.exit(1)
+PY
 exit $fail
