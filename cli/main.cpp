@@ -31,6 +31,9 @@
 #include "dirsched/progress.hpp"
 #include "dirsched/scenario.hpp"
 #include "dirsched/sim.hpp"
+#include "dirsched/fidelity.hpp"
+#include "dirsched/strace_import.hpp"
+#include "dirsched/strace_writer.hpp"
 #include "dirsched/sweep.hpp"
 #include "dirsched/threads_engine.hpp"
 #include "dirsched/viz.hpp"
@@ -167,7 +170,12 @@ int run_to_folder(const Scenario& scenario, RunOptions options, const std::strin
   if (!all && selected_data.empty()) selected_data = {"none"};  // pictures only: no data file
   const bool events =
       all || std::find(selected_data.begin(), selected_data.end(), "events") != selected_data.end();
-  options.record_events = draw || events;
+  // strace.log (the runtime's [STRACE] grammar) is made from the event log, after the run.
+  const auto strace_at = std::find(selected_data.begin(), selected_data.end(), "strace");
+  const bool strace = strace_at != selected_data.end();
+  if (strace) selected_data.erase(strace_at);
+  if (strace && selected_data.empty()) selected_data = {"none"};
+  options.record_events = draw || events || strace;
   // The log streams to a registered temporary beside the output folder (moved in at the end).
   NewParents parents(out);
   std::optional<TempPath> events_tmp;
@@ -223,6 +231,7 @@ int run_to_folder(const Scenario& scenario, RunOptions options, const std::strin
   // selection leaves it out): read it first.
   std::string events_text;
   if (draw && !aggregate) events_text = read_file(run->events_file);
+  if (strace) files["strace.log"] = strace_log_from_events(read_file(run->events_file), scenario);
   if (!scenario.vars.empty()) {
     // Which variant of the sweep this is (null when the values are not one of the candidates).
     const auto index = variant_index(scenario);
@@ -262,7 +271,7 @@ int run_to_folder(const Scenario& scenario, RunOptions options, const std::strin
 // Splits --outputs into data files and pictures; false (after a message) for an unknown name.
 bool parse_outputs(const std::string& outputs, std::vector<std::string>& data_out,
                    std::vector<std::string>& pictures_out) {
-  static const std::set<std::string> data = {"events", "summary", "tasks", "metrics"};
+  static const std::set<std::string> data = {"events", "summary", "tasks", "metrics", "strace"};
   static const std::set<std::string> pictures = {"dag", "timeline", "trace", "report", "paje"};
   for (const std::string& o : split_list(outputs)) {
     if (data.count(o))
@@ -271,7 +280,7 @@ bool parse_outputs(const std::string& outputs, std::vector<std::string>& data_ou
       pictures_out.push_back(o);
     else {
       std::cerr << "dirsched: --outputs: unknown output '" << o
-                << "' (events, summary, tasks, metrics, dag, timeline, trace, report, paje)\n";
+                << "' (events, summary, tasks, metrics, strace, dag, timeline, trace, report, paje)\n";
       return false;
     }
   }
@@ -1112,7 +1121,8 @@ int run_command(int argc, char** argv) {
   run->add_option(
       "--outputs", outputs,
       "Comma-separated subset of events,summary,tasks,metrics,dag,timeline,trace,report (default all), "
-      "and paje (trace.paje for ViTE, only when named)");
+      "paje (trace.paje for ViTE, only when named) and strace (strace.log in the runtime's [STRACE] grammar; "
+      "only when named)");
   run->add_option("--cfg", cfg, "SimGrid configuration, passed through (e.g. --cfg=network/model:CM02)");
   bool check_invariants = false;
   run->add_flag("--check-invariants", check_invariants,
@@ -1275,6 +1285,42 @@ int run_command(int argc, char** argv) {
                         : cli::real_number(r.min, r.max));
   }
 
+  CLI::App* imp = app.add_subcommand("import", "Read a real run's log into a scenario, an observed run folder and a report");
+  imp->require_subcommand(1);
+  CLI::App* imp_strace = imp->add_subcommand("strace", "The runtime's [STRACE] host log (docs/howto-import-a-real-run.md)");
+  ImportOptions import_options;
+  std::string import_out;
+  imp_strace->add_option("log", import_options.log, "The host log")->required();
+  imp_strace->add_option("--out", import_out, "Output folder: a new path, or an earlier import to replace")->required();
+  CLI::Option* imp_pid = imp_strace->add_option("--pid", import_options.pid, "The scheduler process to import");
+  imp_strace->add_option("--level", import_options.level,
+                         "The level word of the scheduler process (node, network1, network2, network3)")
+      ->excludes(imp_pid);
+  imp_strace->add_option("--run", import_options.runs, "Import only this run_id (repeatable)")
+      ->check(cli::whole_number(1, INT64_MAX));
+  CLI::Option* imp_deps = imp_strace->add_option("--deps", import_options.deps_file,
+                                                 "A trace the Python front end recorded from the same orchestration");
+  imp_strace->add_option("--infer-deps", import_options.infer_gap_us,
+                         "Guess P -> T when T starts within GAP_US microseconds of P's end (marked as guesses)")
+      ->check(cli::real_number(0, 1e12))
+      ->excludes(imp_deps);
+  imp_strace->add_flag("--allow-truncated", import_options.allow_truncated,
+                       "Import a log cut short: a dispatch without a completion has no observed end");
+  imp_strace->add_flag("--calibrate-overheads", import_options.calibrate_overheads,
+                       "Estimate scheduler.dispatch_cost_s from the dispatch spans");
+  imp_strace->add_flag("--sample-durations", import_options.sample_durations,
+                       "Ops carry no duration: each member draws from its callable's observed durations");
+
+  CLI::App* fid = app.add_subcommand(
+      "fidelity", "Measure a replay against a recorded run (exit 1 beyond --max-makespan-error, 2 trouble)");
+  std::string fid_observed, fid_simulated, fid_json;
+  std::optional<double> fid_bound;
+  fid->add_option("observed", fid_observed, "The recorded run folder (dirsched import's observed/)")->required();
+  fid->add_option("simulated", fid_simulated, "A run folder of the replay")->required();
+  fid->add_option("--json", fid_json, "Also write every measure as JSON to FILE");
+  fid->add_option("--max-makespan-error", fid_bound, "Exit 1 when |makespan error| is above X (0.05 = 5%)")
+      ->check(cli::real_number(0, 1e6));
+
   cli::name_checked_values(app);  // "--tasks UINT in [1, 10000000]", not CLI11's "FLOAT:UINT in ..."
   try {
     app.parse(argc, argv);
@@ -1350,6 +1396,27 @@ int run_command(int argc, char** argv) {
       const Comparison c = compare_runs(compare_a, compare_b, compare_limit);
       std::cout << c.text;
       return c.same ? 0 : 1;
+    }
+    if (*imp) {
+      if (import_options.pid && *import_options.pid < 0) {
+        std::cerr << "dirsched import strace: --pid: expected a process id (not negative)\n";
+        return 2;
+      }
+      if (!import_options.deps_file.empty())
+        throw std::runtime_error("--deps: not built yet in this version (see docs/howto-import-a-real-run.md)");
+      import_options.progress = isatty(STDERR_FILENO);
+      check_output_folder(import_out, FolderKind::kImport, "--out");  // before the log is read
+      const ImportResult r = import_strace(import_options);
+      write_import(r, import_out);
+      std::cout << r.summary_text << "outputs in " << import_out
+                << "/ (scenario.json, observed/, import-report.json)\n";
+      return 0;
+    }
+    if (*fid) {
+      const Fidelity f = measure_fidelity(fid_observed, fid_simulated, fid_bound);
+      if (!fid_json.empty()) write_file_atomic(fid_json, f.json.dump(2) + "\n");
+      std::cout << f.text;
+      return f.within ? 0 : 1;
     }
     if (*check) return cmd_check(check_files, cfg, parse_vars(check_vars), policy);
     if (*render) return cmd_render(render_dir, picture_budget);

@@ -126,7 +126,9 @@ fs::path canonical_or_self(const fs::path& p) {
 }
 
 std::string what_folder(FolderKind kind) {
-  return kind == FolderKind::kRun ? "dirsched run folder" : "dirsched sweep folder";
+  return kind == FolderKind::kRun     ? "dirsched run folder"
+         : kind == FolderKind::kSweep ? "dirsched sweep folder"
+                                      : "dirsched import folder";
 }
 
 }  // namespace
@@ -136,7 +138,9 @@ void throw_write_error(const fs::path& p, int err) {
 }
 
 const char* marker_name(FolderKind kind) {
-  return kind == FolderKind::kRun ? ".dirsched-run" : ".dirsched-sweep";
+  return kind == FolderKind::kRun     ? ".dirsched-run"
+         : kind == FolderKind::kSweep ? ".dirsched-sweep"
+                                      : ".dirsched-import";
 }
 
 bool has_marker(const fs::path& dir, FolderKind kind) {

@@ -112,7 +112,11 @@ std::unique_ptr<Run> run_threads(const Scenario& scenario, const ThreadsOptions&
     const double factor = rng.factor(c.cost.jitter);  // one draw per dispatch, as on SimGrid
     const std::optional<double> own = replay.member_duration(d.task, d.member);
     call.context = replay.member_fails(d.task, d.member) ? &kFails : nullptr;
-    call.value = (own ? *own : c.cost.duration_s.value_or(0.0)) * factor;
+    call.value = (own                      ? *own
+                  : c.cost.duration_s        ? *c.cost.duration_s
+                  : !c.cost.empirical.empty() ? rng.pick(c.cost.empirical)
+                                              : 0.0) *
+                 factor;  // the empirical draw after the jitter's, as on SimGrid
     ++run->result.dispatches;
     if (keep_order) run->result.dispatch_order.push_back(dispatch_label(*run->core, d));
   };

@@ -1,5 +1,7 @@
 #include "dirsched/scenario.hpp"
 
+#include <algorithm>
+
 #include <cmath>
 #include <cstdlib>
 #include <algorithm>
@@ -394,7 +396,10 @@ void TimeBudget::members(const OpSpec& op) {
                         : c.cost.jitter.kind == Jitter::Kind::kUniform ? 1 + c.cost.jitter.rel
                                                                        : 1 + kNormalJitterSigmas * c.cost.jitter.rel;
   for (std::size_t m = 0; m < op.args.size(); ++m)
-    serial_ += op.member_duration(m).value_or(c.cost.duration_s.value_or(0)) * factor + s_.iteration_cost_s +
+    serial_ += op.member_duration(m).value_or(c.cost.duration_s.value_or(
+                   c.cost.empirical.empty() ? 0 : *std::max_element(c.cost.empirical.begin(), c.cost.empirical.end()))) *
+                   factor +
+               s_.iteration_cost_s +
                s_.dispatch_cost_s;
 }
 
@@ -521,7 +526,19 @@ struct Loader {
           spec.eligible->push_back(WorkerId(id));
         }
       }
-      if (o.has("duration_s") && o.has("flops")) o.fail("give duration_s or flops, not both");
+      if ((o.has("duration_s") + o.has("flops") + o.has("duration")) > 1)
+        o.fail(o.has("duration") ? "give one of duration_s, duration and flops" : "give duration_s or flops, not both");
+      if (const json* d = o.get("duration")) {
+        Obj dur(*d, o.at("duration"), file);
+        const json& list = dur.need("empirical");
+        const std::string lp = dur.at("empirical");
+        if (!list.is_array() || list.empty())
+          throw ScenarioError(file, lp, "expected a non-empty array of seconds, found " + Obj::type_of(list));
+        if (list.size() > kMaxTasks) throw ScenarioError(file, lp, "more than 100,000,000 values");
+        for (std::size_t i = 0; i < list.size(); ++i)
+          spec.cost.empirical.push_back(dur.time_value(list[i], index_path(lp, i)));
+        dur.done();
+      }
       if (o.has("duration_s")) spec.cost.duration_s = o.time("duration_s", 0);
       if (o.has("flops")) spec.cost.flops = o.bounded("flops", 0, kMaxFlops, "flops", "per callable");
       if (const json* j = o.get("jitter")) spec.cost.jitter = jitter(*j, o.at("jitter"));

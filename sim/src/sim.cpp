@@ -210,6 +210,8 @@ class Driver {
       f.duration = *own * factor;
     else if (c.cost.duration_s)
       f.duration = *c.cost.duration_s * factor;
+    else if (!c.cost.empirical.empty())
+      f.duration = rng_.pick(c.cost.empirical) * factor;
     else if (c.cost.flops)
       f.flops = *c.cost.flops * factor;
     f.in_bytes = c.cost.input_bytes;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <vector>
 
 #include "dirsched/scenario.hpp"
 
@@ -20,6 +21,13 @@ class JitterRng {
     double u1 = uniform01(), u2 = uniform01();
     if (u1 < 1e-300) u1 = 1e-300;
     return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
+  }
+  // One of a callable's empirical durations, drawn uniformly (one draw, only for such a callable, so
+  // every other scenario's stream is unchanged).
+  double pick(const std::vector<double>& values) {
+    const auto n = static_cast<double>(values.size());
+    auto i = static_cast<std::size_t>(uniform01() * n);
+    return values[std::min(i, values.size() - 1)];
   }
   // The factor a member's cost is multiplied by.
   double factor(const Jitter& j) {

@@ -48,6 +48,9 @@ struct Jitter {
 
 struct Cost {
   std::optional<double> duration_s;
+  // `"duration": {"empirical": [...]}`: each member draws one of these seconds, uniformly, from the
+  // run's seeded stream (an imported callable's observed durations). Empty: not given.
+  std::vector<double> empirical;
   std::optional<double> flops;
   Jitter jitter;
   double input_bytes = 0;

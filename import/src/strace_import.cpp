@@ -1,0 +1,1256 @@
+// `dirsched import strace`: the runtime's [STRACE] host log in, a scenario, an observed run folder and
+// a report out (see strace_import.hpp and ../shared/docs/strace-import.md).
+#include "dirsched/strace_import.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+
+#include "dirsched/json_reader.hpp"
+#include "dirsched/output_folder.hpp"
+#include "dirsched/outputs.hpp"
+
+namespace dirsched {
+namespace {
+
+namespace fs = std::filesystem;
+using ojson = nlohmann::ordered_json;
+
+// ---------------------------------------------------------------------------------------------------
+// Lines and records.
+
+enum class SpanKind : std::uint8_t { kGraphBuild, kSubmit, kDispatch, kFrameSubmit, kActivate, kComplete, kRetire };
+constexpr const char* kSpanNames[] = {"graph_build", "submit",   "dispatch",
+                                      "frame_submit", "activate", "complete", "post_fence_retirement"};
+// The level words of the scheduler spans, newest first; `l3` and `host` are older logs' names.
+constexpr const char* kLevelWords[] = {"node", "network1", "network2", "network3", "l3", "host"};
+
+// Identity attributes: their values must be integers, never capped.
+enum Attr : std::uint8_t { kRunId, kTaskSlot, kGroupIndex, kGroupSize, kWorkerId, kDispatchId, kOutcome, kPrepareOnly, kAttrCount };
+constexpr const char* kAttrNames[] = {"run_id",    "task_slot",   "group_index",  "group_size",
+                                      "worker_id", "dispatch_id", "outcome",      "prepare_only"};
+
+// One scheduler span of a process, as much as the import needs of it.
+struct Span {
+  SpanKind kind;
+  std::uint8_t word;      // index into kLevelWords
+  std::int8_t endpoint;   // 0 local_mailbox, 1 remote_l3, -1 absent or other
+  std::uint8_t has = 0;   // bit i: attribute i given
+  std::uint32_t hid = 0;  // index into Parsed::hids (submits)
+  long long ts = 0, dur = 0;
+  std::uint64_t line = 0;
+  long long attr[kAttrCount] = {};
+  bool given(Attr a) const { return (has >> a) & 1u; }
+};
+
+struct Candidate {
+  std::set<std::string> words;
+  std::set<long long> runs;
+  std::set<std::pair<long long, long long>> tasks;
+  std::uint64_t first_line = 0, spans = 0;
+};
+
+// The first problem found in a process while reading (a torn record, a capped or non-integer identity).
+struct Problem {
+  std::uint64_t line = 0;
+  std::string rule;
+};
+
+struct Parsed {
+  std::uint64_t lines = 0, noise = 0, other_records = 0, other_spans = 0, device_spans = 0, anchors = 0,
+                stall_warnings = 0, torn = 0, frame_submits = 0;
+  std::vector<std::string> stall_lines;  // the first few, as logged
+  std::map<long long, Candidate> candidates;
+  std::map<long long, Problem> problems;  // pid -> its first problem
+  std::optional<Problem> torn_unknown;    // a torn record whose pid cannot be read
+  std::map<long long, std::vector<Span>> spans;
+  std::vector<std::string> hids;
+  std::unordered_map<std::string, std::uint32_t> hid_index;
+};
+
+bool parse_ll(std::string_view s, long long& out) {
+  if (s.empty()) return false;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && p == s.data() + s.size();
+}
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+bool is_hex(std::string_view s) {
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) s.remove_prefix(2);
+  if (s.empty()) return false;
+  for (char c : s)
+    if (hex_value(c) < 0) return false;
+  return true;
+}
+
+class LogReader {
+ public:
+  LogReader(const ImportOptions& o, Parsed& p) : o_(o), p_(p) {}
+
+  void read() {
+    std::ifstream in(o_.log, std::ios::binary);
+    struct stat st {};
+    if (stat(o_.log.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || !in)
+      throw std::runtime_error(o_.log + ": cannot read the log (" +
+                               (stat(o_.log.c_str(), &st) != 0 ? std::strerror(errno) : "not a regular file") + ")");
+    const double total = static_cast<double>(st.st_size);
+    std::string line;
+    double done = 0;
+    int shown = -1;
+    const bool progress = o_.progress && st.st_size > (16 << 20);
+    while (std::getline(in, line)) {
+      ++p_.lines;
+      done += static_cast<double>(line.size() + 1);
+      if (progress) {
+        const int pct = static_cast<int>(100 * done / total);
+        if (pct != shown) {
+          std::fprintf(stderr, "\rimport: %s %3d%% (%llu lines)", o_.log.c_str(), pct,
+                       static_cast<unsigned long long>(p_.lines));
+          shown = pct;
+        }
+      }
+      take_line(line);
+    }
+    if (progress) std::fprintf(stderr, "\n");
+    if (in.bad()) throw std::runtime_error(o_.log + ": read error after line " + std::to_string(p_.lines));
+  }
+
+ private:
+  [[noreturn]] void refuse(const std::string& rule) const {
+    throw ImportError(o_.log + ":" + std::to_string(p_.lines) + ": " + rule);
+  }
+
+  void take_line(std::string_view line) {
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    static constexpr std::string_view kHead = "[mono_ns=";
+    std::size_t at = line.find(kHead);
+    if (at == std::string_view::npos) {
+      if (line.find("NEXT_LEVEL group reservation stalled") != std::string_view::npos)
+        stall(line);
+      else
+        ++p_.noise;
+      return;
+    }
+    if (line.substr(0, at).find_first_not_of(" \t") != std::string_view::npos) ++p_.noise;  // harness text before it
+    // Two records can share a line: each runs up to the next record head (a '[' inside a value is
+    // always escaped, so the head cannot occur inside a record).
+    while (at != std::string_view::npos) {
+      const std::size_t next = line.find(kHead, at + 1);
+      record(line.substr(at, next == std::string_view::npos ? std::string_view::npos : next - at));
+      at = next;
+    }
+  }
+
+  void stall(std::string_view text) {
+    ++p_.stall_warnings;
+    if (p_.stall_lines.size() < 20) p_.stall_lines.push_back(std::string(text));
+  }
+
+  // `[mono_ns=<ns>][T0x<hex>][<LEVEL>] <func>: <message>`
+  void record(std::string_view r) {
+    auto take = [&r](std::string_view open, char close, std::string_view& out) {
+      if (r.substr(0, open.size()) != open) return false;
+      const std::size_t end = r.find(close, open.size());
+      if (end == std::string_view::npos) return false;
+      out = r.substr(open.size(), end - open.size());
+      r.remove_prefix(end + 1);
+      return true;
+    };
+    std::string_view mono, thread, level, func;
+    long long ns = 0;
+    if (!take("[mono_ns=", ']', mono) || !parse_ll(mono, ns) || !take("[T0x", ']', thread) || !take("[", ']', level) ||
+        !take(" ", ':', func)) {
+      ++p_.noise;
+      return;
+    }
+    if (!r.empty() && r.front() == ' ') r.remove_prefix(1);
+    while (!r.empty() && (r.back() == ' ' || r.back() == '\t')) r.remove_suffix(1);
+    if (r.substr(0, 9) == "[STRACE] ") return span(r.substr(9));
+    if (r.substr(0, 15) == "[CLOCK_ANCHOR] ") {
+      ++p_.anchors;
+      return;
+    }
+    if (r.find("NEXT_LEVEL group reservation stalled") != std::string_view::npos) return stall(r);
+    ++p_.other_records;
+  }
+
+  void torn(std::optional<long long> pid, const std::string& why) {
+    ++p_.torn;
+    const std::string rule = "a torn [STRACE] record (" + why + "): a span was lost";
+    if (!pid) {
+      if (!p_.torn_unknown) p_.torn_unknown = Problem{p_.lines, rule};
+      return;
+    }
+    problem(*pid, rule);
+  }
+  void problem(long long pid, const std::string& rule) {
+    if (!p_.problems.count(pid)) p_.problems[pid] = Problem{p_.lines, rule};
+  }
+
+  // `v=1 pid= tid= inv= hid= depth= name= ts= dur= [k=v ...]`
+  void span(std::string_view s) {
+    std::vector<std::string_view> tokens;
+    for (std::size_t i = 0; i < s.size();) {
+      const std::size_t sp = s.find(' ', i);
+      const std::size_t end = sp == std::string_view::npos ? s.size() : sp;
+      if (end > i) tokens.push_back(s.substr(i, end - i));
+      i = end + 1;
+    }
+    auto value = [&](std::size_t i, std::string_view key) -> std::optional<std::string_view> {
+      if (i >= tokens.size() || tokens[i].size() < key.size() + 1 || tokens[i].substr(0, key.size()) != key ||
+          tokens[i][key.size()] != '=')
+        return std::nullopt;
+      return tokens[i].substr(key.size() + 1);
+    };
+    long long v = 0;
+    const auto vtext = value(0, "v");
+    if (!vtext || !parse_ll(*vtext, v)) return torn(std::nullopt, "no v=");
+    if (v != 1) refuse("record version v=" + std::string(*vtext) + ": only v=1 is read");
+    long long pid = 0, tid = 0, depth = 0, ts = 0, dur = 0;
+    std::uint64_t inv = 0;
+    const auto pidt = value(1, "pid");
+    if (!pidt || !parse_ll(*pidt, pid)) return torn(std::nullopt, "no pid");
+    const auto tidt = value(2, "tid"), invt = value(3, "inv"), hidt = value(4, "hid"), deptht = value(5, "depth"),
+               namet = value(6, "name"), tst = value(7, "ts"), durt = value(8, "dur");
+    if (!tidt || !parse_ll(*tidt, tid)) return torn(pid, "no tid");
+    if (!invt || std::from_chars(invt->data(), invt->data() + invt->size(), inv).ptr != invt->data() + invt->size() ||
+        invt->empty())
+      return torn(pid, "no inv");
+    if (!hidt || !is_hex(*hidt)) return torn(pid, "no hid");
+    if (!deptht || !parse_ll(*deptht, depth)) return torn(pid, "no depth");
+    if (!namet || namet->empty()) return torn(pid, "no name");
+    if (!tst || !parse_ll(*tst, ts)) return torn(pid, "no ts");
+    if (!durt || !parse_ll(*durt, dur)) return torn(pid, "no dur");
+    for (std::size_t i = 9; i < tokens.size(); ++i)
+      if (tokens[i].find('=') == std::string_view::npos || tokens[i].front() == '=')
+        return torn(pid, "attribute '" + std::string(tokens[i]) + "' has no value");
+    // Attributes: the clock domain first (a device clock never mixes with host times).
+    std::map<std::string_view, std::string_view> attrs;
+    for (std::size_t i = 9; i < tokens.size(); ++i) {
+      const std::size_t eq = tokens[i].find('=');
+      attrs.emplace(tokens[i].substr(0, eq), tokens[i].substr(eq + 1));
+    }
+    if (auto c = attrs.find("clk"); c != attrs.end() && c->second == "dev") {
+      ++p_.device_spans;
+      return;
+    }
+    const std::string name = strace_decode(std::string(*namet));
+    const std::size_t dot = name.find('.');
+    std::optional<std::uint8_t> word;
+    std::optional<SpanKind> kind;
+    if (depth == 0 && dot != std::string::npos) {
+      for (std::uint8_t w = 0; w < std::size(kLevelWords); ++w)
+        if (name.compare(0, dot, kLevelWords[w]) == 0 && dot == std::strlen(kLevelWords[w])) word = w;
+      for (std::uint8_t k = 0; k < std::size(kSpanNames); ++k)
+        if (name.compare(dot + 1, std::string::npos, kSpanNames[k]) == 0) kind = static_cast<SpanKind>(k);
+    }
+    if (!word || !kind) {
+      ++p_.other_spans;
+      return;
+    }
+    if (*kind == SpanKind::kFrameSubmit) {  // nested in its dispatch: it says nothing the dispatch does not
+      ++p_.frame_submits;
+      return;
+    }
+    if (o_.pid && *o_.pid != pid) return;
+    if (o_.level && *o_.level != kLevelWords[*word]) return;
+    Span sp;
+    sp.kind = *kind;
+    sp.word = *word;
+    sp.ts = ts;
+    sp.dur = dur;
+    sp.line = p_.lines;
+    sp.endpoint = -1;
+    for (std::uint8_t a = 0; a < kAttrCount; ++a) {
+      auto it = attrs.find(kAttrNames[a]);
+      if (it == attrs.end()) continue;
+      if (!it->second.empty() && it->second.back() == '~') {
+        problem(pid, "identity attribute " + std::string(kAttrNames[a]) + "=" + std::string(it->second) +
+                         " is capped (ends in ~): its value is lost");
+        return;
+      }
+      if (!parse_ll(it->second, sp.attr[a])) {
+        problem(pid, "identity attribute " + std::string(kAttrNames[a]) + "=" + std::string(it->second) +
+                         " is not an integer");
+        return;
+      }
+      sp.has |= static_cast<std::uint8_t>(1u << a);
+    }
+    if (sp.given(kRunId) && sp.attr[kRunId] == 0) {
+      problem(pid, "run_id=0 (run ids count from 1; 0 is invalid)");
+      return;
+    }
+    if (auto e = attrs.find("endpoint_kind"); e != attrs.end())
+      sp.endpoint = e->second == "local_mailbox" ? 0 : e->second == "remote_l3" ? 1 : -1;
+    if (sp.kind != SpanKind::kGraphBuild && sp.kind != SpanKind::kRetire) {
+      const std::string h = strace_decode(std::string(*hidt));
+      auto [it, inserted] = p_.hid_index.emplace(h, static_cast<std::uint32_t>(p_.hids.size()));
+      if (inserted) p_.hids.push_back(h);
+      sp.hid = it->second;
+    }
+    // What a task needs: submit and dispatch-like spans carry run_id and task_slot.
+    const bool per_task = sp.kind != SpanKind::kGraphBuild && sp.kind != SpanKind::kRetire;
+    if (per_task && !(sp.given(kRunId) && sp.given(kTaskSlot))) {
+      problem(pid, std::string("identity attribute ") + (sp.given(kRunId) ? "task_slot" : "run_id") +
+                       " missing from " + name);
+      return;
+    }
+    if (sp.kind != SpanKind::kGraphBuild && sp.kind != SpanKind::kRetire && sp.kind != SpanKind::kSubmit) {
+      for (Attr a : {kGroupIndex, kWorkerId, kDispatchId})
+        if (!sp.given(a)) {
+          problem(pid, std::string("identity attribute ") + kAttrNames[a] + " missing from " + name);
+          return;
+        }
+      if (sp.kind == SpanKind::kComplete && !sp.given(kOutcome)) {
+        problem(pid, "outcome missing from " + name);
+        return;
+      }
+    }
+    Candidate& c = p_.candidates[pid];
+    if (c.spans++ == 0) c.first_line = p_.lines;
+    c.words.insert(kLevelWords[*word]);
+    if (sp.given(kRunId)) c.runs.insert(sp.attr[kRunId]);
+    if (per_task) c.tasks.insert({sp.attr[kRunId], sp.attr[kTaskSlot]});
+    p_.spans[pid].push_back(sp);
+  }
+
+  const ImportOptions& o_;
+  Parsed& p_;
+};
+
+// ---------------------------------------------------------------------------------------------------
+// The run of one process.
+
+struct Attempt {
+  long long worker = 0, dispatch_id = 0;
+  int member = 0;
+  long long dispatch_ts = 0, dispatch_dur = 0;
+  std::uint64_t line = 0;
+  bool staged = false;
+  std::optional<long long> activate_ts;
+  std::optional<long long> complete_ts;
+  long long complete_dur = 0;
+  std::uint64_t complete_line = 0;
+  long long outcome = -1;
+  int endpoint = -1;
+  std::uint32_t hid = 0;
+  long long start() const { return staged && activate_ts ? *activate_ts : dispatch_ts; }
+};
+
+struct TaskObs {
+  long long run = 0, slot = 0;
+  const Span* submit = nullptr;
+  std::map<int, std::vector<Attempt>> members;  // group_index -> attempts, by dispatch ts
+  // Filled when the model is built.
+  std::string name, callable, kind;  // kind: single, group, sub, sub_group
+  bool left_out = false;
+  double at_s = 0;
+};
+
+std::string num(double v) {
+  return format_number(v);
+}
+
+class Builder {
+ public:
+  Builder(const ImportOptions& o, const Parsed& p) : o_(o), p_(p) {}
+
+  ImportResult build() {
+    choose();
+    const std::vector<Span>& spans = p_.spans.at(pid_);
+    if (auto it = p_.problems.find(pid_); it != p_.problems.end()) refuse(it->second.line, it->second.rule);
+    if (p_.torn_unknown)
+      refuse(p_.torn_unknown->line, p_.torn_unknown->rule + " (its pid cannot be read, so it may be this process's)");
+    pair(spans);
+    check();
+    model();
+    return emit();
+  }
+
+ private:
+  [[noreturn]] void refuse(std::uint64_t line, const std::string& rule) const {
+    throw ImportError(o_.log + ":" + std::to_string(line) + ": " + rule);
+  }
+
+  bool wanted(long long run) const {
+    return o_.runs.empty() || std::find(o_.runs.begin(), o_.runs.end(), run) != o_.runs.end();
+  }
+
+  void choose() {
+    std::vector<long long> pids;
+    for (const auto& [pid, c] : p_.candidates) pids.push_back(pid);
+    auto describe = [&](long long pid) {
+      const Candidate& c = p_.candidates.at(pid);
+      std::string words;
+      for (const std::string& w : c.words) words += (words.empty() ? "" : "/") + w;
+      return "pid " + std::to_string(pid) + " (level " + words + ", " + std::to_string(c.runs.size()) + " runs, " +
+             std::to_string(c.tasks.size()) + " tasks)";
+    };
+    if (pids.empty()) {
+      std::string what = o_.pid ? " of pid " + std::to_string(*o_.pid) : o_.level ? " at level " + *o_.level : "";
+      refuse(p_.lines, "no scheduler span" + what +
+                           " (<level>.submit, .dispatch, .complete, ... at depth 0): nothing to import");
+    }
+    if (pids.size() > 1) {
+      std::string list;
+      for (long long pid : pids) list += (list.empty() ? "" : "; ") + describe(pid);
+      refuse(p_.candidates.at(pids[1]).first_line,
+             "several scheduler processes and no choice: give --pid N or --level WORD (" + list + ")");
+    }
+    pid_ = pids[0];
+    const Candidate& c = p_.candidates.at(pid_);
+    for (const std::string& w : c.words) words_ += (words_.empty() ? "" : "/") + w;
+    chosen_ = describe(pid_);
+  }
+
+  using MemberKey = std::tuple<long long, long long, long long, long long, long long>;  // run slot gi worker did
+
+  void pair(const std::vector<Span>& spans) {
+    std::map<MemberKey, Attempt*> open;
+    std::vector<const Span*> later;  // activates and completes, after every dispatch is known
+    for (const Span& s : spans) {
+      if (s.kind == SpanKind::kGraphBuild) {
+        if (!s.given(kRunId)) {
+          note("graph_build at line " + std::to_string(s.line) + " has no run_id: ignored");
+          continue;
+        }
+        if (!wanted(s.attr[kRunId])) continue;
+        auto [it, inserted] = graph_build_.emplace(s.attr[kRunId], s.ts);
+        if (!inserted) it->second = std::min(it->second, s.ts);
+        continue;
+      }
+      if (s.kind == SpanKind::kRetire) {
+        ++retirements_;
+        continue;
+      }
+      if (!wanted(s.attr[kRunId])) continue;
+      TaskObs& t = task(s.attr[kRunId], s.attr[kTaskSlot]);
+      if (s.kind == SpanKind::kSubmit) {
+        if (t.submit)
+          refuse(s.line, "two submits for one task (run_id " + std::to_string(t.run) + ", task_slot " +
+                             std::to_string(t.slot) + "; the first at line " + std::to_string(t.submit->line) + ")");
+        t.submit = &s;
+        continue;
+      }
+      if (s.kind != SpanKind::kDispatch) {
+        later.push_back(&s);
+        continue;
+      }
+      const MemberKey key{s.attr[kRunId], s.attr[kTaskSlot], s.attr[kGroupIndex], s.attr[kWorkerId],
+                          s.attr[kDispatchId]};
+      if (auto it = open.find(key); it != open.end())
+        refuse(s.line, "a member dispatched twice without an end between (" + member_text(t, s.attr[kGroupIndex]) +
+                           " on worker " + std::to_string(s.attr[kWorkerId]) + " with dispatch_id " +
+                           std::to_string(s.attr[kDispatchId]) + ", first at line " + std::to_string(it->second->line) +
+                           ")");
+      Attempt a;
+      a.worker = s.attr[kWorkerId];
+      a.dispatch_id = s.attr[kDispatchId];
+      a.member = static_cast<int>(s.attr[kGroupIndex]);
+      a.dispatch_ts = s.ts;
+      a.dispatch_dur = s.dur;
+      a.line = s.line;
+      a.staged = s.given(kPrepareOnly) && s.attr[kPrepareOnly] != 0;
+      a.endpoint = s.endpoint;
+      a.hid = s.hid;
+      if (s.attr[kGroupIndex] < -1 || s.attr[kGroupIndex] > (1LL << 30))
+        refuse(s.line, "group_index " + std::to_string(s.attr[kGroupIndex]) + " outside [0, group_size)");
+      std::vector<Attempt>& list = t.members[a.member];
+      list.push_back(a);
+      attempts_.push_back({&t, a.member, list.size() - 1});
+      open[key] = nullptr;
+    }
+    // Index attempts by key (the vectors are complete now: pointers stay valid).
+    std::map<MemberKey, Attempt*> by_key;
+    for (auto& [k, t] : tasks_)
+      for (auto& [m, list] : t.members)
+        for (Attempt& a : list) by_key[{t.run, t.slot, m, a.worker, a.dispatch_id}] = &a;
+    for (const Span* s : later) {
+      const MemberKey key{s->attr[kRunId], s->attr[kTaskSlot], s->attr[kGroupIndex], s->attr[kWorkerId],
+                          s->attr[kDispatchId]};
+      auto it = by_key.find(key);
+      const TaskObs& t = tasks_.at({s->attr[kRunId], s->attr[kTaskSlot]});
+      const std::string who = member_text(t, s->attr[kGroupIndex]) + " on worker " +
+                              std::to_string(s->attr[kWorkerId]) + " (dispatch_id " +
+                              std::to_string(s->attr[kDispatchId]) + ")";
+      if (s->kind == SpanKind::kActivate) {
+        if (it == by_key.end()) refuse(s->line, "an activate with no dispatch before it: " + who);
+        if (it->second->activate_ts) refuse(s->line, "a second activate of one dispatch: " + who);
+        it->second->activate_ts = s->ts;
+        continue;
+      }
+      if (it == by_key.end()) refuse(s->line, "a completion before its dispatch (no dispatch of " + who + ")");
+      Attempt& a = *it->second;
+      if (a.complete_ts)
+        refuse(s->line, "a completion before its dispatch (" + who + " completed already at line " +
+                            std::to_string(a.complete_line) + ")");
+      if (s->ts < a.dispatch_ts)
+        refuse(s->line, "a completion before its dispatch (" + who + ": complete ts " + std::to_string(s->ts) +
+                            " < dispatch ts " + std::to_string(a.dispatch_ts) + ", line " + std::to_string(a.line) + ")");
+      a.complete_ts = s->ts;
+      a.complete_dur = s->dur;
+      a.complete_line = s->line;
+      a.outcome = s->attr[kOutcome];
+    }
+  }
+
+  static std::string member_text(const TaskObs& t, long long gi) {
+    return "run_id " + std::to_string(t.run) + " task_slot " + std::to_string(t.slot) + " group_index " +
+           std::to_string(gi);
+  }
+
+  TaskObs& task(long long run, long long slot) {
+    auto [it, inserted] = tasks_.try_emplace({run, slot});
+    if (inserted) it->second.run = run, it->second.slot = slot;
+    return it->second;
+  }
+
+  bool is_sub(const TaskObs& t) const { return !t.submit && graph_build_.count(t.run); }
+
+  void check() {
+    // Per member: staging, completions, one dispatch at a time.
+    for (auto& [key, t] : tasks_) {
+      const Span* sub = t.submit;
+      if (sub) {
+        const long long gi = sub->given(kGroupIndex) ? sub->attr[kGroupIndex] : 0;
+        const long long size = sub->given(kGroupSize) ? sub->attr[kGroupSize] : 1;
+        if (size < 1 || size > 65536)
+          refuse(sub->line, "group_size " + std::to_string(size) + " of run_id " + std::to_string(t.run) +
+                                " task_slot " + std::to_string(t.slot) + " is not in [1, 65536]");
+        if (gi != 0 && gi != -1)
+          refuse(sub->line, "group_index " + std::to_string(gi) + " outside [0, group_size) on a submit (0 for a single, -1 for a group)");
+        if (gi == 0 && !sub->given(kWorkerId))
+          refuse(sub->line, "identity attribute worker_id missing from the submit of a single (run_id " +
+                                std::to_string(t.run) + " task_slot " + std::to_string(t.slot) + ")");
+      }
+      for (auto& [m, list] : t.members) {
+        std::sort(list.begin(), list.end(),
+                  [](const Attempt& a, const Attempt& b) { return a.dispatch_ts < b.dispatch_ts; });
+        for (std::size_t i = 0; i < list.size(); ++i) {
+          const Attempt& a = list[i];
+          if (i > 0) {
+            const Attempt& prev = list[i - 1];
+            if (!prev.complete_ts || *prev.complete_ts > a.dispatch_ts)
+              refuse(a.line, "a member dispatched twice without an end between (" + member_text(t, m) +
+                                 ", first at line " + std::to_string(prev.line) + ")");
+          }
+          if (sub) {
+            const long long gi = sub->given(kGroupIndex) ? sub->attr[kGroupIndex] : 0;
+            const long long size = gi == 0 ? 1 : sub->given(kGroupSize) ? sub->attr[kGroupSize] : 1;
+            if (m < 0 || m >= size)
+              refuse(a.line, "group_index " + std::to_string(m) + " outside [0, group_size) (group_size " +
+                                 std::to_string(size) + ", run_id " + std::to_string(t.run) + " task_slot " +
+                                 std::to_string(t.slot) + ")");
+            if (gi == 0 && a.worker != sub->attr[kWorkerId])
+              refuse(a.line, "a single dispatched to another worker than its submit named (worker " +
+                                 std::to_string(a.worker) + ", the submit at line " + std::to_string(sub->line) +
+                                 " named " + std::to_string(sub->attr[kWorkerId]) + ")");
+          } else if (m < 0) {
+            refuse(a.line, "group_index " + std::to_string(m) + " outside [0, group_size) on a dispatch");
+          }
+          if (a.staged && !a.activate_ts)
+            refuse(a.line, "prepare_only=1 with no activate (" + member_text(t, m) + " on worker " +
+                               std::to_string(a.worker) + ")");
+          if (a.activate_ts && a.complete_ts && *a.complete_ts < *a.activate_ts)
+            refuse(a.complete_line, "a completion before its dispatch (before its activate at " +
+                                        std::to_string(*a.activate_ts) + ")");
+          if (!a.complete_ts && !o_.allow_truncated)
+            refuse(a.line, "a dispatch without a completion (" + member_text(t, m) + " on worker " +
+                               std::to_string(a.worker) + "); give --allow-truncated to import a log cut short");
+        }
+      }
+    }
+    // Per worker: one member at a time (a staged dispatch occupies its worker from its activate).
+    struct Busy {
+      long long start, end;
+      std::uint64_t line;
+    };
+    std::map<std::pair<bool, long long>, std::vector<Busy>> per_worker;
+    for (auto& [key, t] : tasks_) {
+      if (!t.submit && !is_sub(t)) continue;  // orphans: reported, not imported
+      for (auto& [m, list] : t.members)
+        for (const Attempt& a : list)
+          per_worker[{is_sub(t), a.worker}].push_back(
+              {a.start(), a.complete_ts ? *a.complete_ts : std::numeric_limits<long long>::max(), a.line});
+    }
+    for (auto& [w, list] : per_worker) {
+      std::sort(list.begin(), list.end(), [](const Busy& a, const Busy& b) { return a.start < b.start; });
+      for (std::size_t i = 1; i < list.size(); ++i)
+        if (list[i].start < list[i - 1].end)
+          refuse(list[i].line, "two overlapping dispatches on one worker (" + std::string(w.first ? "SUB " : "") +
+                                   "worker " + std::to_string(w.second) + ": this one starts before the one at line " +
+                                   std::to_string(list[i - 1].line) + " ends)");
+    }
+  }
+
+  void note(const std::string& text) { assumptions_.push_back(text); }
+
+  // Names, workers, callables, ops.
+  void model() {
+    if (graph_build_.empty()) {
+      long long t0 = std::numeric_limits<long long>::max();
+      for (const Span& s : p_.spans.at(pid_))
+        if (wanted(s.given(kRunId) ? s.attr[kRunId] : 0) || !s.given(kRunId)) t0 = std::min(t0, s.ts);
+      t0_ = t0 == std::numeric_limits<long long>::max() ? 0 : t0;
+      note("no graph_build span: time origin t0 is the earliest scheduler span (ts " + std::to_string(t0_) +
+           "), and no task without a submit can be told SUB");
+    } else {
+      t0_ = graph_build_.begin()->second;
+      for (const auto& [run, ts] : graph_build_) t0_ = std::min(t0_, ts);
+    }
+    // Workers: NEXT_LEVEL ids on NEXT_LEVEL dispatches (and singles' submit targets), SUB pool size.
+    for (auto& [key, t] : tasks_) {
+      if (t.submit) {
+        if (t.submit->given(kWorkerId) && t.submit->attr[kGroupIndex] == 0) nl_.try_emplace(t.submit->attr[kWorkerId], -1);
+        for (auto& [m, list] : t.members)
+          for (const Attempt& a : list) {
+            int& e = nl_.try_emplace(a.worker, -1).first->second;
+            if (a.endpoint >= 0) e = a.endpoint;
+          }
+      } else if (is_sub(t)) {
+        for (auto& [m, list] : t.members)
+          for (const Attempt& a : list) sub_pool_ = std::max(sub_pool_, a.worker + 1);
+      }
+    }
+    const bool node = words_ == "node" || words_ == "l3" || words_ == "host";
+    for (const auto& [w, e] : nl_)
+      if (e < 0)
+        note("worker " + std::to_string(w) + " is named by a submit but never dispatched to: its kind (" +
+             (node ? "local_chip" : "local_worker") + ") is assumed");
+    note("workers are registered in ascending id order: the runtime does not log its registration order");
+    note("scheduler.policy is 'seed' (the runtime version the log comes from is not logged; the default of the testbed)");
+
+    for (auto& [key, t] : tasks_) {
+      t.name = "r" + std::to_string(t.run) + ".t" + std::to_string(t.slot);
+      if (t.submit) {
+        t.callable = "h" + p_.hids[t.submit->hid];
+        const bool group = t.submit->attr[kGroupIndex] == -1;
+        t.kind = group ? "group" : "single";
+        if (group) {
+          const long long size = t.submit->attr[kGroupSize];
+          std::vector<long long> missing;
+          for (long long m = 0; m < size; ++m)
+            if (!t.members.count(static_cast<int>(m))) missing.push_back(m);
+          if (!missing.empty()) {
+            t.left_out = true;
+            std::string ms;
+            for (long long m : missing) ms += (ms.empty() ? "" : ", ") + std::to_string(m);
+            left_out_.push_back({{"task", t.name},
+                                 {"line", t.submit->line},
+                                 {"why", "group never dispatched member(s) " + ms + ": its targets are unknown"}});
+          }
+        }
+      } else if (is_sub(t)) {
+        t.kind = t.members.size() > 1 ? "sub_group" : "sub";
+        t.callable = "h" + p_.hids[t.members.begin()->second.front().hid];
+      } else {
+        t.left_out = true;
+        left_out_.push_back({{"task", t.name},
+                             {"line", t.members.begin()->second.front().line},
+                             {"why", "dispatches with no submit, and run " + std::to_string(t.run) +
+                                         " has no graph_build in the log: SUB cannot be told from a lost submit"}});
+      }
+    }
+  }
+
+  std::string worker_kind(long long w) const {
+    const int e = nl_.at(w);
+    const bool node = words_ == "node" || words_ == "l3" || words_ == "host";
+    if (e == 1) return "remote";
+    return node ? "local_chip" : "local_worker";
+  }
+  static std::string ns_of_kind(const std::string& k) {
+    return k == "remote" ? "REMOTE" : k == "local_chip" ? "LOCAL_CHIP" : "LOCAL_PYTHON";
+  }
+
+  double rel_s(long long ts) const { return static_cast<double>(ts - t0_) / 1e9; }
+
+  ImportResult emit();
+  std::vector<std::pair<std::string, std::string>> observed_run(const std::string& name);
+
+  const ImportOptions& o_;
+  const Parsed& p_;
+  long long pid_ = 0;
+  std::string words_, chosen_;
+  std::map<long long, long long> graph_build_;  // run -> earliest ts
+  std::map<std::pair<long long, long long>, TaskObs> tasks_;
+  struct AttemptRef {
+    TaskObs* task;
+    int member;
+    std::size_t index;
+  };
+  std::vector<AttemptRef> attempts_;
+  std::uint64_t retirements_ = 0;
+  long long t0_ = 0;
+  std::map<long long, int> nl_;  // NEXT_LEVEL id -> endpoint (0 local, 1 remote, -1 unknown)
+  long long sub_pool_ = 0;
+  std::vector<std::string> assumptions_;
+  std::vector<ojson> left_out_;
+};
+
+// Median of a list (sorted copy; the mean of the two middle values for an even count).
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+ImportResult Builder::emit() {
+  ImportResult out;
+  const std::string stem = fs::path(o_.log).stem().string();
+  out.scenario_name = "import-" + (stem.empty() ? std::string("log") : stem);
+  ojson flagged = ojson::array(), sub_at = ojson::array(), retries = ojson::array(), unknown_fates = ojson::array();
+
+  // Callables: h<hid> in the namespace of the workers that ran it; SUB callables LOCAL_PYTHON.
+  std::map<std::string, std::string> callable_ns;  // name -> namespace
+  std::map<std::string, std::vector<double>> observed;  // name -> observed member durations (s)
+  std::map<std::string, std::string> renamed;
+  for (auto& [key, t] : tasks_) {
+    if (t.left_out) continue;
+    std::string ns = "LOCAL_PYTHON";
+    if (t.submit) {
+      long long w = t.kind == "single" ? t.submit->attr[kWorkerId] : t.members.begin()->second.front().worker;
+      ns = ns_of_kind(worker_kind(w));
+    }
+    auto [it, inserted] = callable_ns.emplace(t.callable, ns);
+    if (!inserted && it->second != ns) {
+      // One hid on two kinds of worker: a callable per namespace.
+      const std::string other = t.callable + "." + ns;
+      if (!renamed.count(other))
+        note("callable " + t.callable + " ran on " + it->second + " and " + ns + " workers: the " + ns +
+             " runs are callable " + other);
+      renamed[other] = t.callable;
+      t.callable = other;
+      callable_ns.emplace(other, ns);
+    }
+    for (auto& [m, list] : t.members) {
+      const Attempt& a = list.front();
+      if (a.complete_ts && a.outcome != 3) observed[t.callable].push_back(static_cast<double>(*a.complete_ts - a.start()) / 1e9);
+      if (list.size() > 1)
+        retries.push_back({{"task", t.name}, {"member", m}, {"dispatches", list.size()},
+                           {"note", "the first dispatch is imported; the others are ignored"}});
+    }
+  }
+
+  // The scenario.
+  ojson sc;
+  sc["name"] = out.scenario_name;
+  std::string runs_text;
+  for (const auto& [run, ts] : graph_build_) runs_text += (runs_text.empty() ? "" : ",") + std::to_string(run);
+  sc["description"] = "Imported by dirsched import strace from " + fs::path(o_.log).filename().string() + " (pid " +
+                      std::to_string(pid_) + ", level " + words_ + ")";
+  sc["seed"] = 0;
+  ojson sched = {{"policy", "seed"}, {"stall_report_s", 5}};
+  // Overheads: the dispatch span's own duration is what the scheduler spends per member.
+  ojson overheads = nullptr;
+  if (o_.calibrate_overheads) {
+    std::vector<double> dispatch_durs, gaps;
+    std::map<std::pair<bool, long long>, std::vector<std::pair<long long, long long>>> per_worker;  // start, end
+    for (auto& [key, t] : tasks_) {
+      if (t.left_out) continue;
+      for (auto& [m, list] : t.members) {
+        const Attempt& a = list.front();
+        dispatch_durs.push_back(static_cast<double>(a.dispatch_dur) / 1e9);
+        if (a.complete_ts) per_worker[{!t.submit, a.worker}].push_back({a.dispatch_ts, *a.complete_ts});
+      }
+    }
+    for (auto& [w, list] : per_worker) {
+      std::sort(list.begin(), list.end());
+      for (std::size_t i = 1; i < list.size(); ++i) gaps.push_back(static_cast<double>(list[i].first - list[i - 1].second) / 1e9);
+    }
+    const double dispatch_cost = median(dispatch_durs);
+    sched["dispatch_cost_s"] = dispatch_cost;
+    overheads = {{"dispatch_cost_s", dispatch_cost},
+                 {"method", "median of the dispatch spans' dur over the members imported"},
+                 {"dispatch_spans", dispatch_durs.size()},
+                 {"completion_to_next_dispatch_s",
+                  {{"median", median(gaps)}, {"count", gaps.size()},
+                   {"note", "gap from a completion to the next dispatch on the same worker; reported, not modelled "
+                            "(it mixes the scheduler's cost with waiting for work)"}}}};
+  }
+  sc["scheduler"] = sched;
+  ojson nl = ojson::array();
+  for (const auto& [w, e] : nl_) nl.push_back({{"id", w}, {"kind", worker_kind(w)}});
+  sc["workers"] = {{"next_level", nl}, {"sub", sub_pool_}};
+  ojson callables = ojson::object();
+  for (const auto& [name, ns] : callable_ns) {
+    const std::vector<double>& obs = observed[name];
+    ojson c = {{"namespace", ns}};
+    if (obs.empty()) {
+      c["duration_s"] = 0;
+    } else {
+      c["duration"] = {{"empirical", obs}};
+    }
+    callables[name] = c;
+  }
+  sc["callables"] = callables;
+
+  ojson trace = ojson::array();
+  ojson expect_order = ojson::object(), expect_state = ojson::object();
+  double last_at = 0;
+  long long prev_run = -1;
+  long long prev_submit_ts = t0_;
+  struct Disp {
+    long long ts;
+    std::string worker, label;
+  };
+  std::vector<Disp> disps;
+  for (auto& [key, t] : tasks_) {
+    if (t.left_out) continue;
+    if (prev_run != -1 && t.run != prev_run) trace.push_back({{"op", "drain"}});
+    prev_run = t.run;
+    ojson op;
+    const bool group = t.kind == "group" || t.kind == "sub_group";
+    if (t.kind == "single") op["op"] = "submit_next_level";
+    if (t.kind == "group") op["op"] = "submit_next_level_group";
+    if (t.kind == "sub") op["op"] = "submit_sub";
+    if (t.kind == "sub_group") op["op"] = "submit_sub_group";
+    op["task"] = t.name;
+    op["callable"] = t.callable;
+    if (t.submit) {
+      double at = rel_s(t.submit->ts);
+      if (at < last_at) {
+        note("task " + t.name + " was submitted (ts) before the task before it in (run_id, task_slot) order: at_s " +
+             num(at) + " is kept at " + num(last_at));
+        at = last_at;
+      }
+      op["at_s"] = at;
+      t.at_s = at;
+      last_at = at;
+      prev_submit_ts = t.submit->ts;
+    } else {
+      long long first = std::numeric_limits<long long>::max();
+      for (auto& [m, list] : t.members) first = std::min(first, list.front().dispatch_ts);
+      sub_at.push_back({{"task", t.name}, {"after_s", rel_s(prev_submit_ts)}, {"before_s", rel_s(first)},
+                        {"note", "a SUB task writes no submit span: its submit time is unknown; the op follows the previous one"}});
+      t.at_s = last_at;
+    }
+    // Members: group members 0..n-1; SUB group members by distinct group_index, in order.
+    std::vector<int> members;
+    if (t.kind == "single") members = {0};
+    else if (t.kind == "group")
+      for (long long m = 0; m < t.submit->attr[kGroupSize]; ++m) members.push_back(static_cast<int>(m));
+    else
+      for (auto& [m, list] : t.members) members.push_back(m);
+    ojson durations = ojson::array(), fails = ojson::array(), workers = ojson::array();
+    bool any_fail = false, all_known = true, unknown = false;
+    ojson args = ojson::array();
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      auto it = t.members.find(members[i]);
+      if (t.kind == "group") workers.push_back(it->second.front().worker);
+      args.push_back(ojson::array());
+      if (it == t.members.end()) {
+        durations.push_back(nullptr);
+        fails.push_back(false);
+        all_known = false;
+        continue;
+      }
+      const Attempt& a = it->second.front();
+      const std::string w = t.submit ? std::to_string(a.worker) : "sub" + std::to_string(a.worker);
+      const std::string label = t.name + (group ? "[" + std::to_string(i) + "]" : "");
+      disps.push_back({a.start(), w, label});
+      if (!a.complete_ts || a.outcome == 3) {
+        durations.push_back(nullptr);
+        fails.push_back(false);
+        unknown = true;
+        continue;
+      }
+      durations.push_back(static_cast<double>(*a.complete_ts - a.start()) / 1e9);
+      const bool f = a.outcome == 1 || a.outcome == 2;
+      any_fail |= f;
+      fails.push_back(f);
+    }
+    if (t.kind == "single") op["worker"] = t.submit->attr[kWorkerId];
+    if (t.kind == "group") op["workers"] = workers;
+    if (group)
+      op["args_list"] = args;
+    else
+      op["args"] = ojson::array();
+    bool has_null = false;
+    for (const auto& d : durations) has_null |= d.is_null();
+    if (!o_.sample_durations && !has_null) op["duration_s"] = group ? durations : durations[0];
+    if (has_null && !o_.sample_durations) {
+      // The members the log saw keep their times; the others take the callable's (its empirical list).
+      bool any = false;
+      for (const auto& d : durations) any |= !d.is_null();
+      if (any) {
+        ojson filled = ojson::array();
+        const std::vector<double>& obs = observed[t.callable];
+        for (const auto& d : durations) filled.push_back(d.is_null() ? ojson(obs.empty() ? 0.0 : median(obs)) : d);
+        op["duration_s"] = group ? filled : filled[0];
+      }
+      flagged.push_back({{"task", t.name},
+                         {"why", t.members.empty() ? "never dispatched: no observed duration (its target is kept)"
+                                                   : "a member has no observed end (truncated or skipped): it takes the "
+                                                     "median of its callable's observed durations"}});
+    }
+    bool fail_any = false;
+    for (const auto& f : fails) fail_any |= f.get<bool>();
+    if (fail_any) op["fail"] = group ? fails : fails[0];
+    trace.push_back(op);
+    if (all_known && !unknown && !t.members.empty())
+      expect_state[t.name] = any_fail ? "FAILED" : "COMPLETED";
+    else
+      unknown_fates.push_back({{"task", t.name},
+                               {"why", t.members.empty() ? "never dispatched" : "a member has no observed end"}});
+  }
+  std::stable_sort(disps.begin(), disps.end(), [](const Disp& a, const Disp& b) { return a.ts < b.ts; });
+  for (const Disp& d : disps) {
+    if (!expect_order.contains(d.worker)) expect_order[d.worker] = ojson::array();
+    expect_order[d.worker].push_back(d.label);
+  }
+  sc["trace"] = trace;
+  ojson expect = ojson::object();
+  if (!expect_order.empty()) expect["dispatch_order_per_worker"] = expect_order;
+  if (!expect_state.empty()) expect["final_state"] = expect_state;
+  if (!expect.empty()) sc["expect"] = expect;
+  out.scenario_json = sc.dump(2) + "\n";
+
+  // The observed run folder.
+  out.observed = observed_run(out.scenario_name);
+
+  // The report.
+  ojson rep;
+  rep["log"] = o_.log;
+  rep["process"] = {{"pid", pid_}, {"level", words_}};
+  ojson cands = ojson::array();
+  for (const auto& [pid, c] : p_.candidates) {
+    std::string w;
+    for (const std::string& x : c.words) w += (w.empty() ? "" : "/") + x;
+    cands.push_back({{"pid", pid}, {"level", w}, {"runs", c.runs.size()}, {"tasks", c.tasks.size()}});
+  }
+  rep["candidates"] = cands;
+  ojson runs = ojson::array();
+  for (const auto& [run, ts] : graph_build_) runs.push_back(run);
+  rep["runs"] = runs;
+  rep["t0_ns"] = t0_;
+  std::size_t imported = 0, members = 0;
+  for (auto& [key, t] : tasks_)
+    if (!t.left_out) ++imported, members += t.members.size();
+  rep["tasks"] = {{"seen", tasks_.size()}, {"imported", imported}, {"left_out", left_out_.size()}};
+  rep["members_dispatched"] = members;
+  rep["lines"] = {{"total", p_.lines},
+                  {"noise", p_.noise},
+                  {"other_log_records", p_.other_records},
+                  {"other_spans", p_.other_spans},
+                  {"device_clock_spans", p_.device_spans},
+                  {"frame_submit_spans", p_.frame_submits},
+                  {"clock_anchors", p_.anchors},
+                  {"torn_records_other_processes", p_.torn},
+                  {"post_fence_retirements", retirements_}};
+  rep["stall_warnings"] = {{"count", p_.stall_warnings}, {"lines", p_.stall_lines},
+                           {"note", "the warning has no time of its own: it is counted, not placed"}};
+  rep["assumptions"] = assumptions_;
+  rep["left_out"] = left_out_;
+  rep["no_observed_duration"] = flagged;
+  rep["sub_submit_times_unknown"] = sub_at;
+  rep["retried_members"] = retries;
+  rep["fates_unknown"] = unknown_fates;
+  rep["dependencies"] = {{"source", "none"},
+                         {"note", "no dependencies were given: every task is independent in the scenario"}};
+  if (!overheads.is_null()) rep["overheads"] = overheads;
+  rep["calibrated"] = {{"durations", "per callable: the observed member durations as duration.empirical"},
+                       {"ops", o_.sample_durations ? "ops carry no duration: each member draws from its callable"
+                                                   : "each op carries its members' observed durations"}};
+  out.report_json = rep.dump(2) + "\n";
+
+  std::ostringstream txt;
+  txt << "imported " << o_.log << ": " << chosen_ << "\n";
+  txt << "  " << imported << " tasks (" << members << " members dispatched) in " << graph_build_.size()
+      << " runs; " << left_out_.size() << " left out, " << flagged.size() << " without an observed duration, "
+      << unknown_fates.size() << " with a fate the log cannot tell\n";
+  txt << "  workers: " << nl_.size() << " NEXT_LEVEL, " << sub_pool_ << " SUB; callables: " << callable_ns.size()
+      << "\n";
+  txt << "  lines: " << p_.lines << " (" << p_.noise << " noise, " << p_.other_records << " other log records, "
+      << p_.other_spans << " other spans, " << p_.device_spans << " device-clock spans, " << p_.stall_warnings
+      << " stall warnings)\n";
+  if (!overheads.is_null())
+    txt << "  dispatch cost (median dispatch span): " << human_number(overheads["dispatch_cost_s"].get<double>())
+        << " s\n";
+  for (const std::string& a : assumptions_) txt << "  assumed: " << a << "\n";
+  out.summary_text = txt.str();
+  return out;
+}
+
+// The recorded timeline as a run folder: the events a run of the testbed writes, at the logged times
+// (relative to t0), so that compare, render, the report and fidelity read it as any run.
+std::vector<std::pair<std::string, std::string>> Builder::observed_run(const std::string& name) {
+  struct Ev {
+    double t;
+    int order;  // at one instant: ends, then task ends, then submits, readies, dispatches, launches
+    std::size_t n;
+    std::string body;  // the fields after "task"
+    std::string task;
+    std::string event;
+  };
+  std::vector<Ev> evs;
+  auto add = [&](double t, int order, const std::string& event, const std::string& task, const std::string& body) {
+    evs.push_back({t, order, evs.size(), body, task, event});
+  };
+  double makespan = 0;
+  std::map<std::string, double> busy;  // worker label -> busy seconds
+  std::vector<double> single_waits, group_waits;
+  ojson groups = ojson::array();
+  std::map<std::string, long long> counts = {{"COMPLETED", 0}, {"FAILED", 0}, {"POISONED", 0}, {"REJECTED", 0},
+                                             {"NOT_SUBMITTED", 0}, {"PENDING", 0}, {"READY", 0}, {"RUNNING", 0}};
+  std::string csv = "job_id,kind,callable,allocated_resources,submission_time,ready_time,starting_time,finish_time,"
+                    "waiting_time,execution_time,final_state\n";
+  std::size_t total = 0;
+  bool truncated = false, failed = false;
+  for (auto& [key, t] : tasks_) {
+    if (t.left_out) continue;
+    ++total;
+    const bool sub = !t.submit;
+    const bool group = t.kind == "group" || t.kind == "sub_group";
+    std::vector<int> members;
+    if (t.kind == "group")
+      for (long long m = 0; m < t.submit->attr[kGroupSize]; ++m) members.push_back(static_cast<int>(m));
+    else
+      for (auto& [m, list] : t.members) members.push_back(m);
+    if (t.kind == "single") members = {0};
+    // The submit: at its span's ts; a SUB task's at its first dispatch (its submit is not logged).
+    double submit_t = t.at_s;
+    if (sub) {
+      long long first = std::numeric_limits<long long>::max();
+      for (auto& [m, list] : t.members) first = std::min(first, list.front().dispatch_ts);
+      submit_t = rel_s(first);
+    } else {
+      submit_t = rel_s(t.submit->ts);
+    }
+    std::string workers;
+    if (!sub) {
+      workers = ",\"workers\":[";
+      for (std::size_t i = 0; i < members.size(); ++i) {
+        auto it = t.members.find(members[i]);
+        const long long w = t.kind == "single" ? t.submit->attr[kWorkerId] : it->second.front().worker;
+        workers += (i ? "," : "") + std::to_string(w);
+      }
+      workers += "]";
+    }
+    const char* op = t.kind == "single" ? "submit_next_level" : t.kind == "group" ? "submit_next_level_group"
+                     : t.kind == "sub"  ? "submit_sub" : "submit_sub_group";
+    add(submit_t, 2, "submit", t.name,
+        ",\"kind\":\"" + t.kind + "\",\"op\":\"" + op + "\",\"callable\":" + json_string(t.callable) +
+            ",\"members\":" + std::to_string(members.size()) + workers);
+    const std::string queue = t.kind == "single" ? "worker:" + std::to_string(t.submit->attr[kWorkerId])
+                              : t.kind == "group" ? "group" : "sub";
+    add(submit_t, 3, "ready", t.name, ",\"queue\":\"" + queue + "\"");
+    double first_start = -1, last_start = -1, last_end = -1;
+    bool all_ended = true, any_fail = false;
+    double first_fail = -1;
+    int first_fail_member = 0;
+    std::string resources;
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      auto it = t.members.find(members[i]);
+      if (it == t.members.end()) {
+        all_ended = false;
+        continue;
+      }
+      const Attempt& a = it->second.front();
+      const std::string target =
+          sub ? ",\"sub_worker\":\"sub" + std::to_string(a.worker) + "\"" : ",\"worker\":" + std::to_string(a.worker);
+      const std::string label = sub ? "sub" + std::to_string(a.worker) : std::to_string(a.worker);
+      resources += (resources.empty() ? "" : " ") + label;
+      const double start = rel_s(a.start());
+      first_start = first_start < 0 ? start : std::min(first_start, start);
+      last_start = std::max(last_start, start);
+      add(start, 4, "dispatch", t.name, ",\"member\":" + std::to_string(i) + target);
+      if (!a.complete_ts || a.outcome == 3) {
+        all_ended = false;
+        truncated |= !a.complete_ts;
+        continue;
+      }
+      const double end = rel_s(*a.complete_ts);
+      const bool f = a.outcome == 1 || a.outcome == 2;
+      busy[label] += end - start;
+      makespan = std::max(makespan, end);
+      last_end = std::max(last_end, end);
+      add(end, 0, "member_end", t.name,
+          ",\"member\":" + std::to_string(i) + target + ",\"outcome\":\"" + (f ? "failure" : "success") + "\"");
+      if (f && (first_fail < 0 || end < first_fail)) first_fail = end, first_fail_member = static_cast<int>(i);
+      any_fail |= f;
+    }
+    const bool launched = first_start >= 0 && static_cast<std::size_t>(std::count_if(members.begin(), members.end(),
+                                                                                   [&](int m) { return t.members.count(m) > 0; })) == members.size();
+    if (t.kind == "group" && launched) add(last_start, 5, "group_launched", t.name, "");
+    std::string state;
+    double finish = -1;
+    if (any_fail) {
+      add(first_fail, 1, "fail", t.name, ",\"member\":" + std::to_string(first_fail_member));
+      state = "FAILED", finish = first_fail, failed = true;
+    } else if (all_ended && launched) {
+      add(last_end, 1, "complete", t.name, "");
+      state = "COMPLETED", finish = last_end;
+    } else {
+      state = first_start >= 0 ? "RUNNING" : "READY";
+    }
+    ++counts[state];
+    if (first_start >= 0) (group ? group_waits : single_waits).push_back(first_start - submit_t);
+    if (t.kind == "group")
+      groups.push_back({{"task", t.name},
+                        {"workers", ojson::parse(workers.substr(11))},
+                        {"ready_s", submit_t},
+                        {"launched_s", launched ? ojson(last_start) : ojson(nullptr)},
+                        {"ready_wait_s", (launched ? last_start : makespan) - submit_t},
+                        {"idle_target_s", 0},
+                        {"overtakes", 0},
+                        {"overtaken_by", ojson::array()}});
+    auto t6 = [](double v) { return v < 0 ? std::string() : format_number(v); };
+    csv += t.name + "," + t.kind + "," + t.callable + "," + resources + "," + t6(submit_t) + "," + t6(submit_t) + "," +
+           t6(first_start) + "," + t6(finish) + "," + (first_start >= 0 ? t6(first_start - submit_t) : "") + "," +
+           (first_start >= 0 && finish >= 0 ? t6(finish - first_start) : "") + "," + state + "\n";
+  }
+  std::sort(evs.begin(), evs.end(), [](const Ev& a, const Ev& b) {
+    return a.t != b.t ? a.t < b.t : a.order != b.order ? a.order < b.order : a.n < b.n;
+  });
+  std::string events;
+  for (std::size_t i = 0; i < evs.size(); ++i)
+    events += "{\"seq\":" + std::to_string(i) + ",\"t_s\":" + format_number(evs[i].t) + ",\"event\":\"" +
+              evs[i].event + "\",\"task\":" + json_string(evs[i].task) + evs[i].body + "}\n";
+  ojson s;
+  s["scenario"] = name;
+  s["description"] = "The timeline recorded in " + fs::path(o_.log).filename().string() + " (pid " +
+                     std::to_string(pid_) + ")";
+  s["seed"] = 0;
+  s["policy"] = "seed";
+  s["stall_report_s"] = 5;
+  s["engine"] = "strace";
+  s["time_scale"] = 1;
+  s["dirsched_version"] = dirsched_version();
+  s["outcome"] = truncated ? "TRUNCATED" : failed ? "FAILED" : "COMPLETED";
+  s["error"] = nullptr;
+  s["makespan_s"] = makespan;
+  ojson c = ojson::object();
+  for (const char* k : {"COMPLETED", "FAILED", "POISONED", "REJECTED", "NOT_SUBMITTED", "PENDING", "READY", "RUNNING"})
+    c[k] = counts[k];
+  c["total"] = total;
+  s["tasks"] = c;
+  ojson ws = ojson::array();
+  for (const auto& [w, e] : nl_)
+    ws.push_back({{"worker", w}, {"kind", worker_kind(w)}, {"host", ""}, {"busy_s", busy[std::to_string(w)]},
+                  {"utilisation", makespan > 0 ? busy[std::to_string(w)] / makespan : 0.0}});
+  for (long long i = 0; i < sub_pool_; ++i) {
+    const std::string l = "sub" + std::to_string(i);
+    ws.push_back({{"worker", l}, {"kind", "sub"}, {"host", ""}, {"busy_s", busy[l]},
+                  {"utilisation", makespan > 0 ? busy[l] / makespan : 0.0}});
+  }
+  s["workers"] = ws;
+  s["queue_waits"] = ojson::object();
+  s["groups"] = groups;
+  s["stalls"] = ojson::array();
+  auto waits = [](std::vector<double> v) {
+    ojson w = {{"count", v.size()}, {"p50_s", 0}, {"p95_s", 0}, {"max_s", 0}, {"mean_s", 0}};
+    if (v.empty()) return w;
+    std::sort(v.begin(), v.end());
+    auto at = [&](double q) {
+      const auto k = static_cast<std::size_t>(std::ceil(q * static_cast<double>(v.size())));
+      return v[k == 0 ? 0 : k - 1];
+    };
+    double sum = 0;
+    for (double x : v) sum += x;
+    w["p50_s"] = at(0.5), w["p95_s"] = at(0.95), w["max_s"] = v.back(),
+    w["mean_s"] = sum / static_cast<double>(v.size());
+    return w;
+  };
+  s["ready_waits"] = {{"single", waits(single_waits)}, {"group", waits(group_waits)}};
+  s["stuck"] = ojson::array();
+  s["events"] = evs.size();
+  s["notes"] = {"observed: the times are the log's (CLOCK_MONOTONIC, relative to the earliest graph_build); "
+                "the stall warnings have no time and are in import-report.json"};
+  return {{"events.jsonl", events}, {"summary.json", s.dump(2) + "\n"}, {"tasks.csv", csv}};
+}
+
+}  // namespace
+
+std::string strace_decode(const std::string& v) {
+  std::string out;
+  out.reserve(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (v[i] == '%' && i + 2 < v.size() && hex_value(v[i + 1]) >= 0 &&
+        hex_value(v[i + 2]) >= 0) {
+      out += static_cast<char>(hex_value(v[i + 1]) * 16 + hex_value(v[i + 2]));
+      i += 2;
+    } else {
+      out += v[i];
+    }
+  }
+  return out;
+}
+
+std::string strace_encode(const std::string& v) {
+  std::string out;
+  for (unsigned char c : v) {
+    if (c <= 0x20 || c > 0x7E || c == '%' || c == '[' || c == ']') {
+      char b[4];
+      std::snprintf(b, sizeof b, "%%%02X", c);
+      out += b;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+ImportResult import_strace(const ImportOptions& options) {
+  Parsed parsed;
+  LogReader(options, parsed).read();
+  return Builder(options, parsed).build();
+}
+
+void write_import(const ImportResult& result, const std::string& out_arg) {
+  const fs::path out = check_output_folder(out_arg, FolderKind::kImport, "--out");
+  // An earlier import is replaced only when it holds nothing but what an import writes.
+  struct stat st {};
+  if (lstat(out.c_str(), &st) == 0) {
+    std::vector<std::string> foreign;
+    for (const auto& e : fs::directory_iterator(out)) {
+      const std::string n = e.path().filename().string();
+      if (n != "scenario.json" && n != "import-report.json" && n != "observed" && n != ".dirsched-import" &&
+          temp_owner(n) == 0)
+        foreign.push_back(n);
+    }
+    if (!foreign.empty())
+      throw OutputRefused("--out " + out_arg + ": holds " + foreign.front() +
+                          ", which dirsched import did not write; replacing the folder would delete it: move it out");
+  }
+  NewParents parents(out);
+  TempPath tmp(temp_path_beside(out));
+  create_temp_dir(tmp);
+  write_file(tmp.path() / "scenario.json", result.scenario_json);
+  write_file(tmp.path() / "import-report.json", result.report_json);
+  const fs::path obs = tmp.path() / "observed";
+  if (mkdir(obs.c_str(), 0755) != 0) throw_write_error(out / "observed", errno);
+  std::vector<std::string> names;
+  for (const auto& [file, text] : result.observed) {
+    write_file(obs / file, text);
+    names.push_back(file);
+  }
+  write_file(obs / marker_name(FolderKind::kRun),
+             run_marker_json(result.scenario_name, dirsched_version(), {"strace", 1}, names));
+  if (const int e = sync_path(obs)) throw_write_error(out / "observed", e);
+  write_file(tmp.path() / marker_name(FolderKind::kImport), "{\"dirsched\":\"import\"}\n");
+  replace_folder(tmp, out, FolderKind::kImport);
+  parents.keep();
+}
+
+}  // namespace dirsched

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# dirsched fidelity on hand-made run folders whose errors are known: the makespan error, dispatch
+# errors, order agreement, Kendall's tau-b, fate mismatches, group launch error, the bound's exit 1.
+set -u
+dirsched=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+mk() {  # folder, makespan, then events as JSON lines on stdin
+  mkdir -p "$1"
+  cat >"$1/events.jsonl"
+  printf '{"scenario":"hand","engine":"strace","time_scale":1,"makespan_s":%s,"outcome":"COMPLETED"}\n' "$2" >"$1/summary.json"
+  printf '{"dirsched":"run","scenario":"hand","engine":"strace","time_scale":1,"files":["events.jsonl","summary.json"]}\n' >"$1/.dirsched-run"
+}
+# Observed: a on 0 at 0, b on 0 at 1, g (group) members on 0 and 1 at 2, c on 1 at 0; makespan 4.
+mk "$tmp/obs" 4 <<'EOF2'
+{"seq":0,"t_s":0,"event":"submit","task":"a","kind":"single"}
+{"seq":1,"t_s":0,"event":"submit","task":"b","kind":"single"}
+{"seq":2,"t_s":0,"event":"submit","task":"c","kind":"single"}
+{"seq":3,"t_s":0,"event":"submit","task":"g","kind":"group"}
+{"seq":4,"t_s":0,"event":"dispatch","task":"a","member":0,"worker":0}
+{"seq":5,"t_s":0,"event":"dispatch","task":"c","member":0,"worker":1}
+{"seq":6,"t_s":1,"event":"complete","task":"a"}
+{"seq":7,"t_s":1,"event":"dispatch","task":"b","member":0,"worker":0}
+{"seq":8,"t_s":2,"event":"complete","task":"b"}
+{"seq":9,"t_s":2,"event":"complete","task":"c"}
+{"seq":10,"t_s":2,"event":"dispatch","task":"g","member":0,"worker":0}
+{"seq":11,"t_s":2,"event":"dispatch","task":"g","member":1,"worker":1}
+{"seq":12,"t_s":2,"event":"group_launched","task":"g"}
+{"seq":13,"t_s":4,"event":"complete","task":"g"}
+EOF2
+# Simulated: b before a on worker 0 (a at 1.5, b at 0.5), c as observed, g at 3 (launch error +1),
+# b fails; makespan 5 (error +25%).
+mk "$tmp/sim" 5 <<'EOF2'
+{"seq":0,"t_s":0,"event":"submit","task":"a","kind":"single"}
+{"seq":1,"t_s":0,"event":"submit","task":"b","kind":"single"}
+{"seq":2,"t_s":0,"event":"submit","task":"c","kind":"single"}
+{"seq":3,"t_s":0,"event":"submit","task":"g","kind":"group"}
+{"seq":4,"t_s":0,"event":"dispatch","task":"c","member":0,"worker":1}
+{"seq":5,"t_s":0.5,"event":"dispatch","task":"b","member":0,"worker":0}
+{"seq":6,"t_s":1.5,"event":"fail","task":"b","member":0}
+{"seq":7,"t_s":1.5,"event":"dispatch","task":"a","member":0,"worker":0}
+{"seq":8,"t_s":2,"event":"complete","task":"c"}
+{"seq":9,"t_s":2.5,"event":"complete","task":"a"}
+{"seq":10,"t_s":3,"event":"dispatch","task":"g","member":0,"worker":0}
+{"seq":11,"t_s":3,"event":"dispatch","task":"g","member":1,"worker":1}
+{"seq":12,"t_s":3,"event":"group_launched","task":"g"}
+{"seq":13,"t_s":5,"event":"complete","task":"g"}
+EOF2
+"$dirsched" fidelity "$tmp/obs" "$tmp/sim" --json "$tmp/f.json" >"$tmp/out" 2>"$tmp/err"; rc=$?
+[[ $rc -eq 0 ]] || { echo "FAIL no bound: exit $rc"; cat "$tmp/err"; fail=1; }
+grep -q "^verdict: makespan +25.0%" "$tmp/out" || { echo "FAIL verdict line"; cat "$tmp/out"; fail=1; }
+python3 - "$tmp/f.json" <<'PY' || fail=1
+import json, sys
+f = json.load(open(sys.argv[1]))
+ok = True
+def want(c, what):
+    global ok
+    if not c: print("FAIL", what, json.dumps(f, indent=1)[:3000]); ok = False
+want(f["makespan_error"] == 0.25, "makespan error +0.25")
+d = f["dispatch_error_s"]
+# |errors|: a 1.5, b 0.5, c 0, g[0] 1, g[1] 1 -> sorted 0, .5, 1, 1, 1.5: median (nearest rank) 1, max 1.5
+want(d["members"] == 5 and d["median"] == 1 and d["max"] == 1.5 and d["p95"] == 1.5, "dispatch errors")
+want(d["share_of_observed_makespan"]["max"] == 0.375, "max as a share of the observed makespan")
+want(f["order_agreement"]["share"] == 0.5 and f["order_agreement"]["differing"] == ["0"], "order agreement: worker 0 differs")
+# observed times a0 b1 c0 g0 2 g1 2 vs simulated a1.5 b.5 c0 g0 3 g1 3: tau-b = (n0-n1-n2+n3-2*swaps)/sqrt((n0-n1)(n0-n2))
+# n0=10, ties x: (a,c)=1 + (g0,g1)=1 -> n1=2; ties y: c? no: (g0,g1)=1 -> n2=1; joint (g0,g1)=1 -> n3=1
+# discordant: (a,b) only -> tau = (10-2-1+1-2)/sqrt(8*9) = 6/sqrt(72)
+want(abs(f["kendall_tau"]["tau_b"] - 6 / 72 ** 0.5) < 1e-12, "kendall tau-b %s" % f["kendall_tau"])
+want(f["fate_mismatches"]["count"] == 1 and f["fate_mismatches"]["tasks"][0] == {"task": "b", "observed": "COMPLETED", "simulated": "FAILED"}, "fate mismatch b")
+want(f["group_launch_error_s"]["max"] == 1 and f["group_launch_error_s"]["groups"][0]["error_s"] == 1, "group launch error")
+sys.exit(0 if ok else 1)
+PY
+"$dirsched" fidelity "$tmp/obs" "$tmp/sim" --max-makespan-error 0.3 >"$tmp/out" 2>&1; rc=$?
+[[ $rc -eq 0 ]] && grep -q "within the bound of 30.0%" "$tmp/out" || { echo "FAIL within bound: exit $rc"; cat "$tmp/out"; fail=1; }
+"$dirsched" fidelity "$tmp/obs" "$tmp/sim" --max-makespan-error 0.2 >"$tmp/out" 2>&1; rc=$?
+[[ $rc -eq 1 ]] && grep -q "BEYOND the bound of 20.0%" "$tmp/out" || { echo "FAIL beyond bound: exit $rc"; cat "$tmp/out"; fail=1; }
+"$dirsched" fidelity "$tmp/obs" "$tmp/obs" --max-makespan-error 0 >"$tmp/out" 2>&1 || { echo "FAIL a run against itself"; cat "$tmp/out"; fail=1; }
+grep -q "order: 2 of 2 workers" "$tmp/out" || { echo "FAIL itself: order"; cat "$tmp/out"; fail=1; }
+"$dirsched" fidelity "$tmp/obs" "$tmp/nope" >"$tmp/out" 2>"$tmp/err"; rc=$?
+[[ $rc -eq 2 ]] && grep -q "nope: no such run folder" "$tmp/err" || { echo "FAIL a missing folder: exit $rc"; fail=1; }
+exit $fail

@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# dirsched import strace: the sample logs of tests/import/ (written by the project in the runtime's
+# [STRACE] grammar) read into a scenario, an observed run folder and a report; every refusal rule of
+# ../shared/docs/strace-import.md broken once (exit 2, FILE:LINE: rule, nothing written).
+set -u
+dirsched=$1
+here=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+# The basic log: singles, a group, a SUB task, a staged dispatch, a failure, two runs, noise, a device
+# span, a nested span, two records on one line, a dispatch written before its submit.
+"$dirsched" import strace "$here/basic.log" --out "$tmp/basic" >"$tmp/out" 2>"$tmp/err" || { echo "FAIL basic import"; cat "$tmp/err"; fail=1; }
+python3 - "$tmp/basic" "$tmp/out" <<'PY' || fail=1
+import json, sys
+d = sys.argv[1]
+sc = json.load(open(d + "/scenario.json"))
+rep = json.load(open(d + "/import-report.json"))
+ok = True
+def want(cond, what):
+    global ok
+    if not cond:
+        print("FAIL basic:", what); ok = False
+ops = sc["trace"]
+want([o["op"] for o in ops] == ["submit_next_level", "submit_next_level_group", "submit_sub", "drain",
+                                "submit_next_level", "submit_next_level"], "ops %s" % [o["op"] for o in ops])
+want([o.get("task") for o in ops if o["op"] != "drain"] == ["r1.t0", "r1.t1", "r1.t2", "r2.t0", "r2.t1"], "task names")
+want(ops[0]["worker"] == 0 and ops[0]["callable"] == "ha1" and abs(ops[0]["at_s"] - 0.0001) < 1e-15, "single r1.t0 %s" % ops[0])
+want(ops[0]["duration_s"] == 0.002, "single duration from dispatch to complete")
+want(ops[1]["workers"] == [1, 0] and ops[1]["duration_s"] == [0.005, 0.003], "group targets from its members' dispatches %s" % ops[1])
+want(ops[2]["callable"] == "hc3" and "at_s" not in ops[2] and ops[2]["duration_s"] == 0.001, "SUB task %s" % ops[2])
+want(ops[4]["duration_s"] == 0.001, "staged dispatch starts at its activate %s" % ops[4])
+want(ops[5].get("fail") is True and ops[5]["duration_s"] == 0.0005, "failure %s" % ops[5])
+want(sc["workers"] == {"next_level": [{"id": 0, "kind": "local_chip"}, {"id": 1, "kind": "local_chip"}], "sub": 1}, "workers")
+want(sc["callables"]["ha1"]["duration"]["empirical"] == [0.002, 0.001, 0.0005], "empirical durations of ha1")
+want(sc["scheduler"]["policy"] == "seed" and sc["scheduler"]["stall_report_s"] == 5, "scheduler")
+ex = sc["expect"]
+want(ex["dispatch_order_per_worker"] == {"0": ["r1.t0", "r1.t1[1]", "r2.t1"], "1": ["r1.t1[0]", "r2.t0"], "sub0": ["r1.t2"]},
+     "expect order %s" % ex["dispatch_order_per_worker"])
+want(ex["final_state"] == {"r1.t0": "COMPLETED", "r1.t1": "COMPLETED", "r1.t2": "COMPLETED", "r2.t0": "COMPLETED", "r2.t1": "FAILED"}, "fates")
+L = rep["lines"]
+want(L["total"] == 28 and L["noise"] == 3 and L["device_clock_spans"] == 1 and L["other_spans"] == 2 and L["clock_anchors"] == 1,
+     "line counts %s" % L)
+want(rep["stall_warnings"]["count"] == 1, "stall warning counted")
+want(len(rep["sub_submit_times_unknown"]) == 1 and rep["sub_submit_times_unknown"][0]["task"] == "r1.t2", "SUB interval reported")
+want(any("ascending id order" in a for a in rep["assumptions"]), "registration order assumption reported")
+ev = [json.loads(l) for l in open(d + "/observed/events.jsonl")]
+disp = [(e["task"], e.get("member"), e.get("worker", e.get("sub_worker")), e["t_s"]) for e in ev if e["event"] == "dispatch"]
+want(("r1.t1", 1, 0, 0.0023) in disp and ("r2.t0", 0, 1, 0.0062) in disp and ("r1.t2", 0, "sub0", 0.0005) in disp, "observed dispatches %s" % disp)
+s = json.load(open(d + "/observed/summary.json"))
+want(s["engine"] == "strace" and s["makespan_s"] == 0.0072 and s["tasks"]["COMPLETED"] == 4 and s["tasks"]["FAILED"] == 1, "observed summary")
+want(json.load(open(d + "/observed/.dirsched-run"))["engine"] == "strace", "observed marker")
+want("5 tasks" in open(sys.argv[2]).read(), "readable summary on stdout")
+sys.exit(0 if ok else 1)
+PY
+# The scenario replays, and the observed folder reads as a run folder (compare, render).
+"$dirsched" run "$tmp/basic/scenario.json" --out "$tmp/replay" >/dev/null 2>"$tmp/err" || { echo "FAIL replay of the imported scenario"; cat "$tmp/err"; fail=1; }
+"$dirsched" compare "$tmp/basic/observed" "$tmp/replay" >"$tmp/cmp" 2>"$tmp/err"; rc=$?
+[[ $rc -le 1 ]] || { echo "FAIL compare reads the observed folder (exit $rc)"; cat "$tmp/err"; fail=1; }
+"$dirsched" render "$tmp/basic/observed" >/dev/null 2>"$tmp/err" || { echo "FAIL render of the observed folder"; cat "$tmp/err"; fail=1; }
+[[ -s "$tmp/basic/observed/timeline.svg" ]] || { echo "FAIL no timeline drawn"; fail=1; }
+# Importing again replaces the earlier import (and nothing else).
+"$dirsched" import strace "$here/basic.log" --out "$tmp/basic" >/dev/null 2>&1 || { echo "FAIL re-import over an import"; fail=1; }
+touch "$tmp/basic/notes.txt"
+"$dirsched" import strace "$here/basic.log" --out "$tmp/basic" >/dev/null 2>&1 && { echo "FAIL an import replaced a folder holding a foreign file"; fail=1; }
+[[ -e "$tmp/basic/notes.txt" ]] || { echo "FAIL notes.txt deleted"; fail=1; }
+
+# Several processes: refused without a choice (listing the candidates), chosen by --pid or --level.
+"$dirsched" import strace "$here/two-processes.log" --out "$tmp/two" >/dev/null 2>"$tmp/err"; rc=$?
+[[ $rc -eq 2 ]] && grep -q "two-processes.log:[0-9]*: several scheduler processes and no choice" "$tmp/err" && grep -q "pid 4242 (level node" "$tmp/err" && grep -q "pid 5151 (level network1" "$tmp/err" \
+  || { echo "FAIL several processes (exit $rc)"; cat "$tmp/err"; fail=1; }
+[[ ! -e "$tmp/two" ]] || { echo "FAIL a refused import wrote"; fail=1; }
+"$dirsched" import strace "$here/two-processes.log" --out "$tmp/two-l4" --level network1 >/dev/null 2>"$tmp/err" || { echo "FAIL --level network1"; cat "$tmp/err"; fail=1; }
+python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); w=s["workers"]["next_level"]; sys.exit(0 if w==[{"id":7,"kind":"local_worker"},{"id":9,"kind":"remote"}] and s["callables"]["hf00d"]["namespace"]=="LOCAL_PYTHON" else 1)' "$tmp/two-l4/scenario.json" || { echo "FAIL network1 workers and kinds"; cat "$tmp/two-l4/scenario.json"; fail=1; }
+"$dirsched" import strace "$here/two-processes.log" --out "$tmp/two-pid" --pid 4242 >/dev/null 2>"$tmp/err" || { echo "FAIL --pid 4242"; cat "$tmp/err"; fail=1; }
+"$dirsched" import strace "$here/basic.log" --out "$tmp/run2" --run 2 >/dev/null 2>"$tmp/err" || { echo "FAIL --run 2"; fail=1; }
+python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); sys.exit(0 if [o["task"] for o in s["trace"]]==["r2.t0","r2.t1"] else 1)' "$tmp/run2/scenario.json" || { echo "FAIL --run 2 keeps run 2 only"; fail=1; }
+
+# Refusals: each rule broken once in a copy of basic.log. Columns: name, rule text expected, then a
+# Python expression over `lines` (the log as a list) that breaks it and sets `at` (1-based line).
+refuse() {  # name, expected text, python edit, [extra option]
+  local name=$1 text=$2 edit=$3 opt=${4:-}
+  python3 - "$here/basic.log" "$tmp/$name.log" "$tmp/$name.line" <<PY || { echo "FAIL $name: cannot make the log"; fail=1; return; }
+import sys, re
+lines = open(sys.argv[1]).read().split("\n")
+def find(*words):
+    for i, l in enumerate(lines):
+        if all(w in l for w in words): return i
+    raise SystemExit("no line with %s" % (words,))
+at = None
+$edit
+open(sys.argv[2], "w").write("\n".join(lines))
+open(sys.argv[3], "w").write(str(at))
+PY
+  local line; line=$(cat "$tmp/$name.line")
+  "$dirsched" import strace "$tmp/$name.log" --out "$tmp/$name.out" $opt >"$tmp/out" 2>"$tmp/err"; local rc=$?
+  if [[ $rc -ne 2 ]]; then echo "FAIL $name: exit $rc, expected 2"; cat "$tmp/err"; fail=1; fi
+  if ! grep -qF "$tmp/$name.log:$line: $text" "$tmp/err"; then echo "FAIL $name: expected '$name.log:$line: $text' on stderr, got:"; cat "$tmp/err"; fail=1; fi
+  [[ ! -e "$tmp/$name.out" ]] || { echo "FAIL $name: wrote $name.out"; fail=1; }
+  [[ -z $(ls "$tmp" | grep tmp-dirsched) ]] || { echo "FAIL $name: left a temporary"; fail=1; }
+}
+refuse no-span "no scheduler span" 'lines = [l for l in lines if "[STRACE]" not in l or "depth=0 name=node." not in l]; at = len(lines) - (lines[-1] == "")'
+refuse version "record version v=2: only v=1 is read" 'at = find("node.submit ", "task_slot=1 "); lines[at] = lines[at].replace("v=1 pid", "v=2 pid"); at += 1'
+refuse torn "a torn [STRACE] record" 'at = find("node.dispatch ", "task_slot=1 group_index=0"); lines[at] = lines[at][:lines[at].index("name=node.disp") + 14]; at += 1'
+refuse capped "identity attribute task_slot=1~ is capped" 'at = find("node.submit ", "task_slot=1 "); lines[at] = lines[at].replace("task_slot=1 ", "task_slot=1~ "); at += 1'
+refuse non-integer "identity attribute worker_id=w1 is not an integer" 'at = find("node.dispatch ", "task_slot=1 group_index=0"); lines[at] = lines[at].replace("worker_id=1", "worker_id=w1"); at += 1'
+refuse run-id-0 "run_id=0 (run ids count from 1" 'at = find("node.submit ", "run_id=2 task_slot=1 "); lines[at] = lines[at].replace("run_id=2", "run_id=0"); at += 1'
+refuse two-submits "two submits for one task" 'i = find("node.submit ", "task_slot=1 "); lines.insert(i + 1, lines[i]); at = i + 2'
+refuse single-elsewhere "a single dispatched to another worker than its submit named" 'i = find("node.submit ", "run_id=1 task_slot=0 "); lines[i] = lines[i].replace("worker_id=0", "worker_id=1"); at = find("node.dispatch ", "run_id=1 task_slot=0 ") + 1'
+refuse group-index "group_index 2 outside [0, group_size)" 'at = find("node.dispatch ", "task_slot=1 group_index=1"); lines[at] = lines[at].replace("group_index=1", "group_index=2"); c = find("node.complete ", "task_slot=1 group_index=1"); lines[c] = lines[c].replace("group_index=1", "group_index=2"); at += 1'
+refuse twice "a member dispatched twice without an end between" 'i = find("node.dispatch ", "run_id=1 task_slot=0 "); lines.insert(i + 1, lines[i].replace("dispatch_id=0", "dispatch_id=7").replace("ts=1000200000", "ts=1000250000")); at = i + 2'
+refuse overlap "two overlapping dispatches on one worker" 'lines = [l.replace("worker_id=0", "worker_id=1") if "run_id=2 task_slot=1 " in l else l for l in lines]; at = find("node.dispatch ", "run_id=2 task_slot=1 ") + 1'
+refuse complete-early "a completion before its dispatch" 'at = find("node.complete ", "run_id=1 task_slot=0 "); lines[at] = lines[at].replace("ts=1002200000", "ts=1000100000"); at += 1'
+refuse no-activate "prepare_only=1 with no activate" 'del lines[find("node.activate ")]; at = find("node.dispatch ", "run_id=2 task_slot=0 ") + 1'
+refuse no-complete "a dispatch without a completion" 'del lines[find("node.complete ", "run_id=2 task_slot=1 ")]; at = find("node.dispatch ", "run_id=2 task_slot=1 ") + 1'
+
+# --allow-truncated imports the cut log; the member has no observed end and its fate is unknown.
+"$dirsched" import strace "$tmp/no-complete.log" --out "$tmp/trunc" --allow-truncated >/dev/null 2>"$tmp/err" || { echo "FAIL --allow-truncated"; cat "$tmp/err"; fail=1; }
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1]+"/import-report.json")); s=json.load(open(sys.argv[1]+"/observed/summary.json")); sys.exit(0 if [f["task"] for f in r["fates_unknown"]]==["r2.t1"] and s["outcome"]=="TRUNCATED" and s["tasks"]["RUNNING"]==1 else 1)' "$tmp/trunc" \
+  || { echo "FAIL truncated member reported"; fail=1; }
+
+# Round trip: a replay written out in the [STRACE] grammar (run --outputs strace), imported again and
+# replayed, gives the same dispatches (task, member, worker, in order) at the same times (to 1 ns, the
+# grammar's resolution).
+"$dirsched" run "$tmp/basic/scenario.json" --out "$tmp/rt1" --outputs events,summary,tasks,strace >/dev/null 2>"$tmp/err" || { echo "FAIL run --outputs strace"; cat "$tmp/err"; fail=1; }
+"$dirsched" import strace "$tmp/rt1/strace.log" --out "$tmp/rt-imp" >/dev/null 2>"$tmp/err" || { echo "FAIL import of strace.log"; cat "$tmp/err"; fail=1; }
+"$dirsched" run "$tmp/rt-imp/scenario.json" --out "$tmp/rt2" --outputs events,summary,tasks >/dev/null 2>"$tmp/err" || { echo "FAIL replay of the re-import"; cat "$tmp/err"; fail=1; }
+"$dirsched" check "$tmp/rt-imp/scenario.json" >"$tmp/out" 2>&1 || { echo "FAIL the re-import's expect (orders, fates) does not hold on its replay"; cat "$tmp/out"; fail=1; }
+python3 - "$tmp/rt1" "$tmp/rt2" "$tmp/rt-imp/observed" <<'PY' || fail=1
+import json, sys
+def disp(d):
+    out = []
+    for l in open(d + "/events.jsonl"):
+        e = json.loads(l)
+        if e["event"] in ("dispatch", "member_end"):
+            out.append((e["event"], e["task"], e["member"], e.get("worker", e.get("sub_worker")), e["t_s"]))
+    return out
+a, b, o = disp(sys.argv[1]), disp(sys.argv[2]), disp(sys.argv[3])
+ok = len(a) == len(b) == len(o) and len(a) == 12
+for x, y, z in zip(a, b, o):
+    ok &= x[:4] == y[:4] and abs(x[4] - y[4]) < 1e-9 and abs(x[4] - z[4]) < 1e-9
+if not ok:
+    print("FAIL round trip:\n", a, "\n", b, "\n", o)
+sys.exit(0 if ok else 1)
+PY
+grep -q "^\[mono_ns=1000000100000\]\[T0x2\]\[TIMING\] submit: \[STRACE\] v=1 pid=1 tid=2 inv=1 hid=a1 depth=0 name=node.submit ts=1000000100000 dur=0 run_id=1 task_slot=0 group_index=0 group_size=1 worker_id=0$" "$tmp/rt1/strace.log" \
+  || { echo "FAIL strace.log's submit line"; head -3 "$tmp/rt1/strace.log"; fail=1; }
+
+# Calibration: --sample-durations leaves the ops without durations (members draw from their callable's
+# observed list, seeded); --calibrate-overheads sets dispatch_cost_s to the median dispatch span.
+"$dirsched" import strace "$here/basic.log" --out "$tmp/cal" --sample-durations --calibrate-overheads >/dev/null 2>"$tmp/err" || { echo "FAIL calibrated import"; cat "$tmp/err"; fail=1; }
+"$dirsched" import strace "$here/basic.log" --out "$tmp/samp" --sample-durations >/dev/null 2>"$tmp/err" || { echo "FAIL sampled import"; fail=1; }
+python3 - "$tmp/cal/scenario.json" "$tmp/cal/import-report.json" <<'PY' || fail=1
+import json, sys
+s = json.load(open(sys.argv[1])); r = json.load(open(sys.argv[2]))
+# dispatch spans 9000, 7000, 6000, 4000, 5000, 5000 ns: median 5500 ns
+ok = s["scheduler"]["dispatch_cost_s"] == 5.5e-06 and all("duration_s" not in o for o in s["trace"]) and r["overheads"]["dispatch_spans"] == 6
+if not ok: print("FAIL calibration", s["scheduler"], r.get("overheads"))
+sys.exit(0 if ok else 1)
+PY
+for seed in 3 3 4; do "$dirsched" run "$tmp/samp/scenario.json" --out "$tmp/samp-$seed-$RANDOM" --seed $seed --outputs events >/dev/null 2>&1 || { echo "FAIL sampled replay"; fail=1; }; done
+python3 - "$tmp" "$tmp/samp/scenario.json" <<'PY' || fail=1
+import json, sys, glob
+sc = json.load(open(sys.argv[2]))
+lists = {n: c["duration"]["empirical"] for n, c in sc["callables"].items()}
+runs = {}
+for d in sorted(glob.glob(sys.argv[1] + "/samp-*")):
+    start, call, durs = {}, {}, []
+    for l in open(d + "/events.jsonl"):
+        e = json.loads(l)
+        if e["event"] == "submit": call[e["task"]] = e["callable"]
+        if e["event"] == "dispatch": start[(e["task"], e["member"])] = e["t_s"]
+        if e["event"] == "member_end":
+            x = e["t_s"] - start[(e["task"], e["member"])]
+            durs.append(x)
+            if not any(abs(x - v) < 1e-12 for v in lists[call[e["task"]]]):
+                print("FAIL a sampled duration not in its callable's list:", e["task"], x); sys.exit(1)
+    runs.setdefault(d.split("/samp-")[1].split("-")[0], []).append(open(d + "/events.jsonl").read())
+if runs["3"][0] != runs["3"][1]: print("FAIL one seed, two sampled timelines"); sys.exit(1)
+PY
+exit $fail
