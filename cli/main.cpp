@@ -546,7 +546,7 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
     std::vector<Evaluation> evals;
     for (std::size_t i = 0; i < variants.size(); ++i)
       for (std::size_t r = 1; r < replicates; ++r) evals.push_back({&loaded[i], loaded[i].seed + r, variants[i]});
-    if (tty) std::fprintf(stderr, "[dirsched] sweep: %zu more replicate runs\n", evals.size());
+    if (Progress::get().shown()) std::fprintf(stderr, "[dirsched] sweep: %zu more replicate runs\n", evals.size());
     const std::vector<SweepRow> rows = evaluate_all(evals, jobs, simgrid_args(cfg));
     std::vector<std::uint64_t> seeds;
     for (std::size_t r = 0; r < replicates; ++r) seeds.push_back(base.seed + r);
@@ -920,7 +920,7 @@ int cmd_render(const std::string& dir_arg, double budget_s) {
   // aggregated, in one streaming pass: bounded in memory whatever the log holds.
   const bool big = (summary.contains("tasks") && summary["tasks"].is_object() &&
                     summary["tasks"].value("total", 0.0) > static_cast<double>(viz::kMaxPictureTasks)) ||
-                   fs::file_size(events) > (std::uintmax_t{256} << 20);
+                   (fs::is_regular_file(events) && fs::file_size(events) > (std::uintmax_t{256} << 20));
   if (big) {
     try {
       Progress::get().begin("pictures");

@@ -578,8 +578,9 @@ SweepProgress sweep_progress(const std::string& dir) {
   SweepProgress p;
   for (std::size_t index : marker.variants) {
     const fs::path f = folder / variant_dir({index, {}});
-    const bool complete = fs::is_directory(f) && fs::is_regular_file(f / "summary.json") &&
-                          fs::is_regular_file(f / "variant.json");
+    // Present, whatever their type: a FIFO or a folder in their place is then refused by the reader
+    // (exit 2, "not a regular file"), never counted as a variant still to run.
+    const bool complete = fs::is_directory(f) && fs::exists(f / "summary.json") && fs::exists(f / "variant.json");
     (complete ? p.complete : p.missing).push_back(index);
   }
   std::vector<fs::path> entries;

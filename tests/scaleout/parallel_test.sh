@@ -6,7 +6,7 @@
 # dead process's temporaries. Usage: parallel_test.sh DIRSCHED ROOT
 d=$1 ROOT=$2
 source "$(dirname "$0")/lib.sh"
-need parallel setsid
+need parallel setsid strace
 local_sweep
 
 "$d" sweep "$s" --out "$tmp/p" --plan --outputs events,summary >"$tmp/plan" 2>/dev/null || no "--plan"
@@ -43,32 +43,32 @@ cmp -s "$tmp/local/sweep.csv" "$tmp/p/sweep.csv" ||
   { no "sweep.csv from GNU parallel differs from the local sweep's"; diff "$tmp/local/sweep.csv" "$tmp/p/sweep.csv"; }
 [[ -z "$(find "$tmp/p" -name '*.tmp-dirsched-*')" ]] || no "temporaries left after collect"
 
-# One variant SIGKILLed while it writes (SIGSTOPped once its event log exists, so the kill lands
-# mid-run; tried again when the run finished first).
+# One variant SIGKILLed while it writes. No race with the run's speed: strace holds every fsync of
+# the run for 1 s (the files are written, not yet renamed into place), so the kill always lands mid-run.
 line=$(sed -n 7p "$tmp/plan")
-for attempt in 1 2 3 4 5; do
-  rm -rf "$tmp/p/variant-0006" "$tmp/p/sweep.csv"
-  bash -c "exec $line" >/dev/null 2>&1 &
-  victim=$!
-  daemons+=("$victim")
-  for _ in $(seq 2000); do
-    compgen -G "$tmp/p/variant-0006.events.tmp-dirsched-$victim-*" >/dev/null && kill -STOP "$victim" && break
-    kill -0 "$victim" 2>/dev/null || break
-    sleep 0.005
-  done
-  compgen -G "$tmp/p/variant-0006.events.tmp-dirsched-$victim-*" >/dev/null && break
-  wait "$victim"
+rm -rf "$tmp/p/variant-0006" "$tmp/p/sweep.csv"
+strace -f -qq -o /dev/null -e trace=fsync -e inject=fsync:delay_enter=1000000 bash -c "exec $line" >/dev/null 2>&1 &
+tracer=$!
+daemons+=("$tracer")
+victim=
+for _ in $(seq 4000); do
+  if f=$(compgen -G "$tmp/p/variant-0006.*tmp-dirsched-*"); then
+    victim=$(sed -n 's/.*\.tmp-dirsched-\([0-9]*\)-.*/\1/p' <<<"$f" | head -n1)
+    break
+  fi
+  kill -0 "$tracer" 2>/dev/null || break
+  sleep 0.005
 done
-if compgen -G "$tmp/p/variant-0006.events.tmp-dirsched-$victim-*" >/dev/null; then
-  kill -KILL "$victim"
-  wait "$victim" 2>/dev/null
+[[ -n $victim ]] && kill -KILL "$victim" 2>/dev/null
+wait "$tracer" 2>/dev/null
+if [[ -n $victim ]] && compgen -G "$tmp/p/variant-0006.*tmp-dirsched-$victim-*" >/dev/null; then
   [[ ! -d $tmp/p/variant-0006 ]] || no "the killed variant's folder exists"
   "$d" sweep --collect "$tmp/p" >/dev/null 2>"$tmp/err" && no "collect with a killed variant succeeded"
   grep -q "1 of 16 variants missing (not run, or did not finish): variant-0006;" "$tmp/err" ||
     { no "collect names the killed variant"; cat "$tmp/err"; }
   [[ "$("$d" sweep --collect "$tmp/p" --missing 2>/dev/null)" == "$line" ]] || no "--missing prints the killed variant's line"
   bash -c "$line" >/dev/null 2>&1 || no "the killed variant's line run again"
-  compgen -G "$tmp/p/variant-0006.events.tmp-dirsched-$victim-*" >/dev/null || no "the dead process's temporary is gone before collect"
+  compgen -G "$tmp/p/variant-0006.*tmp-dirsched-$victim-*" >/dev/null || no "the dead process's temporary is gone before collect"
   "$d" sweep --collect "$tmp/p" >/dev/null 2>"$tmp/err" || { no "collect after the rerun"; cat "$tmp/err"; }
   [[ -z "$(find "$tmp/p" -name '*.tmp-dirsched-*')" ]] || no "collect left the killed variant's temporaries"
   cmp -s "$tmp/local/sweep.csv" "$tmp/p/sweep.csv" || no "sweep.csv after the rerun"

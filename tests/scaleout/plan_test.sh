@@ -90,7 +90,7 @@ rc=$?
 grep -q -- "--array=1-2 scripts/slurm-array.sh PLAN 8 (8 lines per array task)" "$tmp/err" || { no "the sbatch line of K=8"; cat "$tmp/err"; }
 "$d" sweep "$s" --out "$tmp/k" --plan --outputs events,summary >"$tmp/kplan" 2>/dev/null || no "--plan --outputs events,summary"
 grep -q -- "--outputs 'events,summary'" "$tmp/kplan" || no "the plan passes --outputs"
-for bad in "--plan --outputs events|--outputs events: a plan's runs must write summary" \
+for bad in "--plan --outputs events|--outputs events: a sweep ranks its variants by their summary.json" \
            "--plan --outputs pie|--outputs: unknown output 'pie'" \
            "--lines-per-task 2|--lines-per-task goes with --plan" \
            "--plan --lines-per-task 0|--lines-per-task" \
