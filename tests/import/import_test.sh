@@ -115,6 +115,15 @@ refuse complete-early "a completion before its dispatch" 'at = find("node.comple
 refuse no-activate "prepare_only=1 with no activate" 'del lines[find("node.activate ")]; at = find("node.dispatch ", "run_id=2 task_slot=0 ") + 1'
 refuse no-complete "a dispatch without a completion" 'del lines[find("node.complete ", "run_id=2 task_slot=1 ")]; at = find("node.dispatch ", "run_id=2 task_slot=1 ") + 1'
 
+# --deps and --infer-deps are not built yet: refused (exit 2, saying so), never a silent no-op.
+for opt in "--deps $here/basic.log" "--infer-deps 50"; do
+  read -ra a <<<"$opt"
+  "$dirsched" import strace "$here/basic.log" --out "$tmp/nodeps" "${a[@]}" >/dev/null 2>"$tmp/err"
+  rc=$?
+  [[ $rc -eq 2 && ! -e $tmp/nodeps ]] && grep -q -- "${a[0]}: not built yet" "$tmp/err" ||
+    { echo "FAIL ${a[0]} refused (exit $rc)"; cat "$tmp/err"; fail=1; }
+done
+
 # --allow-truncated imports the cut log; the member has no observed end and its fate is unknown.
 "$dirsched" import strace "$tmp/no-complete.log" --out "$tmp/trunc" --allow-truncated >/dev/null 2>"$tmp/err" || { echo "FAIL --allow-truncated"; cat "$tmp/err"; fail=1; }
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1]+"/import-report.json")); s=json.load(open(sys.argv[1]+"/observed/summary.json")); sys.exit(0 if [f["task"] for f in r["fates_unknown"]]==["r2.t1"] and s["outcome"]=="TRUNCATED" and s["tasks"]["RUNNING"]==1 else 1)' "$tmp/trunc" \
