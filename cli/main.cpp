@@ -131,9 +131,8 @@ void draw_pictures(const Run& run, const std::string& out, std::string events_te
   Progress::get().end();
 }
 
-// The pictures of a run past viz::kMaxPictureTasks: timeline.svg aggregated, trace.json windowed
-// (and trace.paje when asked: it is linear, one line per state change), from `early` or from the log
-// in the folder.
+// The pictures of a run past viz::kMaxPictureTasks: timeline.svg aggregated, trace.json windowed, from
+// `early` or from the log in the folder (no trace.paje: the note says so).
 void draw_aggregate(const Run& run, const std::string& out, std::optional<viz::Aggregate> early,
                     const std::vector<std::string>& selected) {
   namespace fs = std::filesystem;
@@ -220,7 +219,7 @@ int run_to_folder(const Scenario& scenario, RunOptions options, const std::strin
     notes.push_back("pictures aggregated: " + std::to_string(run->recorder->record_count()) + " tasks exceed " +
                     std::to_string(viz::kMaxPictureTasks) +
                     ": timeline.svg shows utilisation and queue depth per worker and the longest group waits, "
-                    "trace.json is windowed; no dag.svg, dag.dot or report.html");
+                    "trace.json is windowed; no dag.svg, dag.dot, report.html or trace.paje");
     // The log stays in the folder only when it is one of the data files: otherwise it is read now.
     if (!events && !run->events_file.empty()) {
       const nlohmann::json summary_doc = nlohmann::json::parse(summary_json(*run));
@@ -424,6 +423,14 @@ std::string shell_quote(const std::string& s) {
 constexpr std::size_t kMaxLinesPerTask = 1000000;
 constexpr std::size_t kSlurmDefaultMaxArrayId = 1000;
 
+// Whether the seed changes a run of SCENARIO: a jitter, or durations drawn from an empirical list.
+// Without either every seed gives the same run, and replications are pointless.
+bool seed_matters(const Scenario& scenario) {
+  for (const CallableSpec& c : scenario.callables)
+    if ((c.cost.jitter.kind != Jitter::Kind::kNone && c.cost.jitter.rel > 0) || c.cost.empirical.size() > 1) return true;
+  return false;
+}
+
 int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
               std::optional<std::size_t> sample, std::uint64_t seed, std::size_t max_variants, bool plan,
               const std::vector<std::string>& cfg, const PolicyFlag& policy, const std::string& outputs,
@@ -448,14 +455,14 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
   const std::vector<Variant> variants =
       sample ? sample_variants(base, *sample, seed, max_variants) : enumerate_variants(base, max_variants);
   // Validate every variant before running any: a value may make the file malformed (a "$X" typo).
-  // A jitter (in any variant) is what makes a seed matter: without one, replicates are the same run.
+  // A jitter or an empirical duration (in any variant) is what makes a seed matter: without one,
+  // replicates are the same run.
   bool jitter = false;
-  for (const Variant& v : variants)
-    for (const CallableSpec& c : load_scenario(file, v.values).callables) jitter |= c.cost.jitter.kind != Jitter::Kind::kNone && c.cost.jitter.rel > 0;
+  for (const Variant& v : variants) jitter |= seed_matters(load_scenario(file, v.values));
   Progress::get().end();
   std::size_t replicates = replicates_flag.value_or(base.replicates);
   if (replicates > 1 && !jitter) {
-    std::cerr << "dirsched: " << file << ": no callable has a jitter: the scenario is deterministic and needs no "
+    std::cerr << "dirsched: " << file << ": no callable has a jitter or an empirical duration: the scenario is deterministic and needs no "
               << "replications (every seed gives the same run); running 1 replicate\n";
     replicates = 1;
   }
@@ -469,6 +476,12 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
   SweepMarker marker{base.name, fs::weakly_canonical(fs::absolute(file)).string(), {}};
   for (const Variant& v : variants) marker.variants.push_back(v.index);
   prepare_sweep_folder(dir, marker);
+  {
+    // An earlier replicated sweep's: this one writes its own, or none (a plan's --collect must not mix
+    // the old replicates with the new variant folders).
+    std::error_code ec;
+    fs::remove(fs::path(dir) / "replicates.jsonl", ec);
+  }
   if (plan) {
     const std::string self = fs::canonical("/proc/self/exe").string();
     SweepPlan lines;
@@ -494,10 +507,6 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
                 << kSlurmDefaultMaxArrayId << "; give --lines-per-task "
                 << (variants.size() + kSlurmDefaultMaxArrayId - 1) / kSlurmDefaultMaxArrayId << " or more\n";
     return 0;
-  }
-  {
-    std::error_code ec;  // an earlier replicated sweep's: this one writes its own, or none
-    fs::remove(fs::path(dir) / "replicates.jsonl", ec);
   }
   std::size_t running = 0, failed = 0, unwritable = 0, next = 0, finished = 0;
   Progress::get().begin("sweep", static_cast<double>(variants.size()), "variants");
@@ -575,6 +584,8 @@ struct RankChoice {
 // and line.
 std::vector<std::vector<SweepRow>> read_replicates(const std::string& path, const std::vector<SweepRow>& first,
                                                    std::vector<std::uint64_t>& seeds) {
+  if (std::error_code ec; std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+    throw std::runtime_error(path + ": not a regular file (a FIFO, a device, a socket or a folder)");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot read " + path);
   std::map<std::size_t, std::size_t> at;
@@ -748,10 +759,9 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
   std::vector<std::string> names;
   for (const auto& [name, c] : base.vars) dims.push_back(c.size()), names.push_back(name);
   std::size_t replicates = replicates_flag.value_or(base.replicates);
-  bool jitter = false;
-  for (const CallableSpec& c : base.callables) jitter |= c.cost.jitter.kind != Jitter::Kind::kNone && c.cost.jitter.rel > 0;
+  const bool jitter = seed_matters(base);
   if (replicates > 1 && !jitter) {
-    std::cerr << "dirsched: " << file << ": no callable has a jitter: deterministic, no replications needed; "
+    std::cerr << "dirsched: " << file << ": no callable has a jitter or an empirical duration: deterministic, no replications needed; "
               << "1 run per evaluation\n";
     replicates = 1;
   }

@@ -40,6 +40,8 @@ Timeline load(const std::string& dir) {
     throw std::runtime_error((fs::path(dir) / "summary.json").string() + ": makespan_s: expected a number");
   t.makespan = summary["makespan_s"].get<double>();
   const std::string path = (fs::path(dir) / "events.jsonl").string();
+  if (std::error_code ec; fs::exists(path, ec) && !fs::is_regular_file(path, ec))
+    throw std::runtime_error(path + ": not a regular file (a FIFO, a device, a socket or a folder)");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error(path + ": cannot open the file");
   std::map<std::string, std::string> kind;
@@ -86,9 +88,10 @@ double rank(const std::vector<double>& v, double q) {
 
 // Kendall's tau-b between two rankings of the same items (Knight's O(n log n) algorithm: sort by x
 // then y, count the swaps a merge sort by y makes; ties in x, in y and in both are taken out).
+// Undefined (NaN) with fewer than two items or when every time of one side is tied: no order to compare.
 double kendall_tau_b(std::vector<std::pair<double, double>> p) {
   const std::size_t n = p.size();
-  if (n < 2) return 1;
+  if (n < 2) return std::nan("");
   std::sort(p.begin(), p.end());
   auto pairs = [](std::uint64_t k) { return k * (k - 1) / 2; };
   std::uint64_t n0 = pairs(n), n1 = 0, n3 = 0;
@@ -134,7 +137,7 @@ double kendall_tau_b(std::vector<std::pair<double, double>> p) {
   const double num = static_cast<double>(n0) - static_cast<double>(n1) - static_cast<double>(n2) +
                      static_cast<double>(n3) - 2.0 * static_cast<double>(swaps);
   const double den = std::sqrt(static_cast<double>(n0 - n1) * static_cast<double>(n0 - n2));
-  return den > 0 ? num / den : 1;
+  return den > 0 ? num / den : std::nan("");
 }
 
 std::string pct(double f) {
@@ -199,7 +202,7 @@ Fidelity measure_fidelity(const std::string& observed, const std::string& simula
   const double agreement = workers.empty() ? 1 : static_cast<double>(same) / static_cast<double>(workers.size());
   const double tau = kendall_tau_b(ranks);
   j["order_agreement"] = {{"share", agreement}, {"workers", workers.size()}, {"differing", differing}};
-  j["kendall_tau"] = {{"tau_b", tau}, {"pairs_of", ranks.size()},
+  j["kendall_tau"] = {{"tau_b", std::isnan(tau) ? ojson(nullptr) : ojson(tau)}, {"pairs_of", ranks.size()},
                       {"method", "Kendall's tau-b of observed vs simulated dispatch times (ties counted as ties)"}};
   // Fates: every task whose final state differs, never dropped.
   ojson fates = ojson::array();
@@ -254,7 +257,10 @@ Fidelity measure_fidelity(const std::string& observed, const std::string& simula
     t << "; " << only_a.size() << " dispatched only in the observed run, " << only_b.size() << " only in the simulated";
   t << "\n";
   t << "order: " << same << " of " << workers.size() << " workers dispatch in the same sequence ("
-    << human_percent(agreement) << "%); Kendall tau-b " << human_number(tau) << "\n";
+    << human_percent(agreement) << "%); Kendall tau-b "
+    << (std::isnan(tau) ? std::string("undefined (fewer than two dispatches, or one side's times all tied)")
+                        : human_number(tau))
+    << "\n";
   t << "fates: " << fates.size() << " tasks end differently";
   for (std::size_t i = 0; i < fates.size() && i < 10; ++i)
     t << (i ? ", " : ": ") << fates[i]["task"].get<std::string>() << " " << fates[i]["observed"].get<std::string>()

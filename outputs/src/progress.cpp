@@ -22,6 +22,7 @@ double Progress::since_start() const {
 void Progress::reset() {
   if (active_) end();
   phases_.clear();
+  process_start_ = Clock::now();  // a sweep variant's child: its wall_s counts from its own start
 }
 
 void Progress::begin(const std::string& name, double total, const std::string& unit) {

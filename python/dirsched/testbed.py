@@ -609,6 +609,11 @@ class Testbed:
         _write_durably(fd, text + "\n")
         os.replace(tmp, marker)
         _sync_folder(out)
+        # An earlier replicated CLI sweep's extra replicates: --collect would mix them with these runs.
+        try:
+            os.unlink(os.path.join(out, "replicates.jsonl"))
+        except FileNotFoundError:
+            pass
 
     @staticmethod
     def _policy_args(policy):

@@ -66,6 +66,9 @@ Aggregate aggregate_run(const std::string& events_path, const nlohmann::json* su
                         std::size_t window_runs) {
   Aggregate a;
   a.buckets = std::max<std::size_t>(buckets, 1);
+  // A FIFO, a device or a folder would block or mislead the reader: refused before it is opened.
+  if (std::error_code ec; std::filesystem::exists(events_path, ec) && !std::filesystem::is_regular_file(events_path, ec))
+    throw VizError("events.jsonl: not a regular file (a FIFO, a device, a socket or a folder): " + events_path);
   std::ifstream in(events_path, std::ios::binary);
   if (!in) throw VizError("events.jsonl: cannot read " + events_path);
   // The end time first: the log is in time order, so its last line has it.
