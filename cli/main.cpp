@@ -92,6 +92,17 @@ std::vector<std::string> picture_files(const std::vector<std::string>& selected)
 
 constexpr const char* kPicturesInterrupted = "pictures-interrupted.txt";
 
+// From here until end_pictures(): a stop (Ctrl-C) keeps the run's data files in `out` and leaves
+// pictures-interrupted.txt there saying so.
+void begin_pictures(const std::string& out) {
+  set_interrupt_note((std::filesystem::path(out) / kPicturesInterrupted).string(),
+                     "The run's data files are complete; its pictures were not drawn: the run was stopped while "
+                     "drawing them. `dirsched render " + out + "` draws them.",
+                     "the data files are in " + out + "/; pictures interrupted (dirsched render " + out +
+                         " draws them)");
+  Progress::get().begin("pictures");
+}
+
 // The pictures of a run whose data files are in `out` already: each drawn under the budget (see
 // viz::dag_picture), written atomically, listed in the marker before they are drawn. While they are
 // drawn, a stop (Ctrl-C) keeps the data and leaves pictures-interrupted.txt saying so. A note about a
@@ -101,12 +112,7 @@ void draw_pictures(const Run& run, const std::string& out, std::string events_te
                    bool summary) {
   namespace fs = std::filesystem;
   add_to_run_marker(out, picture_files(selected));  // pictures-interrupted.txt is always dirsched's
-  set_interrupt_note((fs::path(out) / kPicturesInterrupted).string(),
-                     "The run's data files are complete; its pictures were not drawn: the run was stopped while "
-                     "drawing them. `dirsched render " + out + "` draws them.",
-                     "the data files are in " + out + "/; pictures interrupted (dirsched render " + out +
-                         " draws them)");
-  Progress::get().begin("pictures");
+  begin_pictures(out);
   const nlohmann::json summary_doc = nlohmann::json::parse(summary_json(run));
   std::string note;
   const viz::RunView view = viz::parse_run(events_text, &summary_doc);
@@ -143,12 +149,7 @@ void draw_aggregate(const Run& run, const std::string& out, std::optional<viz::A
   if (want("timeline")) names.push_back("timeline.svg");
   if (want("trace")) names.push_back("trace.json");
   add_to_run_marker(out, names);
-  set_interrupt_note((fs::path(out) / kPicturesInterrupted).string(),
-                     "The run's data files are complete; its pictures were not drawn: the run was stopped while "
-                     "drawing them. `dirsched render " + out + "` draws them.",
-                     "the data files are in " + out + "/; pictures interrupted (dirsched render " + out +
-                         " draws them)");
-  Progress::get().begin("pictures");
+  begin_pictures(out);
   const nlohmann::json summary_doc = nlohmann::json::parse(summary_json(run));
   const viz::Aggregate a = early ? std::move(*early) : viz::aggregate_run((fs::path(out) / "events.jsonl").string(), &summary_doc);
   if (want("timeline")) write_file_atomic(fs::path(out) / "timeline.svg", viz::aggregate_timeline_svg(a));
@@ -230,7 +231,8 @@ int run_to_folder(const Scenario& scenario, RunOptions options, const std::strin
   // selection leaves it out): read it first.
   std::string events_text;
   if (draw && !aggregate) events_text = read_file(run->events_file);
-  if (strace) files["strace.log"] = strace_log_from_events(read_file(run->events_file), scenario);
+  if (strace)  // from the log read for the pictures when it was
+    files["strace.log"] = strace_log_from_events(events_text.empty() ? read_file(run->events_file) : events_text, scenario);
   if (!scenario.vars.empty()) {
     // Which variant of the sweep this is (null when the values are not one of the candidates).
     const auto index = variant_index(scenario);
