@@ -41,6 +41,17 @@ struct ErrorReport {
   std::string message;  // without the "dirsched: " prefix
 };
 
+// An error already classified elsewhere (in a forked child that ran an evaluation): it keeps its kind
+// across the process boundary, so a bug in the child still ends the command with 134, not 2.
+class ClassifiedError : public std::runtime_error {
+ public:
+  ClassifiedError(ErrorKind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
+  ErrorKind kind() const { return kind_; }
+
+ private:
+  ErrorKind kind_;
+};
+
 // The kind and message of the exception being handled; call it only inside a catch block.
 inline ErrorReport classify_current_exception() {
   const auto internal = [](const std::string& what, const char* type) {
@@ -49,6 +60,8 @@ inline ErrorReport classify_current_exception() {
   };
   try {
     throw;
+  } catch (const ClassifiedError& e) {
+    return {e.kind(), e.what()};
   } catch (const WriteError& e) {
     return {ErrorKind::kCannotWrite, e.what()};
   } catch (const ScenarioError& e) {

@@ -5,11 +5,13 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <stdexcept>
 
 #include "dirsched/output_folder.hpp"
+#include "error_kind.hpp"
 #include "dirsched/outputs.hpp"
 #include "dirsched/sim.hpp"
 
@@ -40,6 +42,7 @@ std::vector<SweepRow> evaluate_all(const std::vector<Evaluation>& evals, unsigne
   std::map<int, Child> active;  // read end -> child
   std::size_t next = 0;
   std::string failure;
+  cli::ErrorKind failure_kind = cli::ErrorKind::kBadInput;
   while ((next < evals.size() && failure.empty()) || !active.empty()) {
     while (failure.empty() && next < evals.size() && active.size() < std::max(1u, jobs)) {
       const std::size_t i = next++;
@@ -54,6 +57,7 @@ std::vector<SweepRow> evaluate_all(const std::vector<Evaluation>& evals, unsigne
         int rc = 0;
         std::string text;
         try {
+          if (const char* kind = std::getenv("DIRSCHED_INTERNAL_ERROR_TEST_IN_CHILD")) cli::throw_for_test(kind);
           RunOptions o;
           o.seed = evals[i].seed;
           o.record_events = false;
@@ -61,8 +65,10 @@ std::vector<SweepRow> evaluate_all(const std::vector<Evaluation>& evals, unsigne
           const std::unique_ptr<Run> run = simulate(*evals[i].scenario, o);
           const SweepRow r = row_from_summary(evals[i].variant, nlohmann::json::parse(summary_json(*run)));
           text = "R" + sweep_row_json(r).dump();
-        } catch (const std::exception& e) {
-          text = std::string("E") + e.what();
+        } catch (...) {
+          // The kind travels as one digit before the message, so the parent ends as the child would have.
+          const cli::ErrorReport report = cli::classify_current_exception();
+          text = "E" + std::to_string(static_cast<int>(report.kind)) + report.message;
           rc = 2;
         }
         write_all(fds[1], text);
@@ -99,15 +105,22 @@ std::vector<SweepRow> evaluate_all(const std::vector<Evaluation>& evals, unsigne
       if (c.out.size() > 1 && c.out[0] == 'R' && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
         rows[c.index] = sweep_row_from_json(e.variant, nlohmann::json::parse(c.out.substr(1)));
       } else if (failure.empty()) {
-        failure = who + ": " +
-                  (c.out.size() > 1 && c.out[0] == 'E' ? c.out.substr(1)
-                   : WIFSIGNALED(status) ? "ended by signal " + std::to_string(WTERMSIG(status))
-                                         : "ended with status " + std::to_string(WEXITSTATUS(status)));
+        if (c.out.size() > 2 && c.out[0] == 'E') {
+          failure_kind = static_cast<cli::ErrorKind>(c.out[1] - '0');
+          failure = who + ": " + c.out.substr(2);
+        } else {
+          // A child that died without a report (a signal, an abort) is a bug, never bad input.
+          failure_kind = cli::ErrorKind::kInternal;
+          failure = "internal error: " + who + ": the evaluation " +
+                    (WIFSIGNALED(status) ? "ended by signal " + std::to_string(WTERMSIG(status))
+                                         : "ended with status " + std::to_string(WEXITSTATUS(status))) +
+                    " without a report; this is a bug in dirsched: please report it with the input";
+        }
       }
       active.erase(q.fd);
     }
   }
-  if (!failure.empty()) throw std::runtime_error(failure);
+  if (!failure.empty()) throw cli::ClassifiedError(failure_kind, failure);
   return rows;
 }
 

@@ -1042,7 +1042,7 @@ int check_one(const std::string& file, const std::vector<std::string>& cfg, cons
 int cmd_check(const std::vector<std::string>& files, const std::vector<std::string>& cfg,
               const VarAssignment& assignment, const PolicyFlag& policy) {
   // SimGrid allows one Engine per process: each scenario runs in a child process (a single file in this one).
-  int passed = 0, failed = 0, malformed = 0, unchecked = 0;
+  int passed = 0, failed = 0, malformed = 0, unchecked = 0, crashed = 0, unwritable = 0;
   for (const std::string& f : files) {
     int rc = 0;
     if (files.size() == 1) {
@@ -1051,29 +1051,40 @@ int cmd_check(const std::vector<std::string>& files, const std::vector<std::stri
       std::fflush(stdout);
       const pid_t pid = fork_tracked();
       if (pid == 0) {
+        if (const char* kind = std::getenv("DIRSCHED_INTERNAL_ERROR_TEST_IN_CHILD")) cli::throw_for_test(kind);
         int child_rc = check_one(f, cfg, assignment, policy);
         if (!stdout_written()) child_rc = kExitCannotWrite;  // the parent says so once, at its end
         _exit(child_rc);
       }
       int status = 0;
-      waitpid(pid, &status, 0);
+      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
       child_finished(pid);
-      rc = WIFEXITED(status) ? WEXITSTATUS(status) : 3;
+      if (WIFSIGNALED(status)) {
+        // An internal error aborts the child (134 = SIGABRT); any signal is a crash, never a verdict.
+        std::cout << "FAIL " << f << ": crashed (signal " << WTERMSIG(status) << ")\n";
+        ++crashed, ++failed;
+        continue;
+      }
+      rc = WIFEXITED(status) ? WEXITSTATUS(status) : cli::kExitInternal;
     }
     if (rc == 0)
       ++passed;
     else if (rc == kNoExpect)
       ++unchecked;
-    else if (rc == 2)
+    else if (rc == kExitBadInput)
       ++malformed, ++failed;
-    else {
-      if (rc == 3) std::cout << "FAIL " << f << ": crashed\n";
+    else if (rc == kExitCannotWrite)
+      ++unwritable, ++failed;  // the child could not write its report; the parent's own check says so
+    else
       ++failed;
-    }
   }
   std::cout << passed << " passed, " << failed << " failed";
   if (unchecked) std::cout << ", " << unchecked << " without expect (not counted as passed)";
+  if (crashed) std::cout << ", " << crashed << " crashed (a bug in dirsched: please report it with the file)";
   std::cout << "\n";
+  if (crashed) return cli::kExitInternal;
+  if (unwritable) return kExitCannotWrite;
   if (failed) return malformed == failed && !unchecked ? 2 : 1;
   return unchecked ? 1 : 0;
 }

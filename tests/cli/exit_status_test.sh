@@ -34,5 +34,22 @@ echo '{' >"$tmp/bad.json"
 rc=$?
 [[ $rc -eq 2 ]] || { echo "FAIL a malformed scenario: exit $rc, expected 2"; fail=1; }
 rm -f "$tmp/bad.json"
+# In a forked child the kind survives the process boundary: an evaluation child of `sweep --replicates`
+# (the evaluation pool) and a `check` child of several files end the command as the child's error would.
+child() {  # KIND STATUS PATTERN COMMAND...
+  local kind=$1 want=$2 pattern=$3 rc
+  shift 3
+  (cd "$tmp" && DIRSCHED_INTERNAL_ERROR_TEST_IN_CHILD=$kind "$@" >"$tmp/stdout" 2>"$tmp/stderr")
+  rc=$?
+  [[ $rc -eq $want ]] || { echo "FAIL child $kind ($2): exit $rc, expected $want"; cat "$tmp/stdout" "$tmp/stderr"; fail=1; }
+  grep -qE "$pattern" "$tmp/stdout" "$tmp/stderr" || { echo "FAIL child $kind: no line matches '$pattern':"; cat "$tmp/stdout" "$tmp/stderr"; fail=1; }
+  rm -rf "$tmp/sw"
+}
+sweep=("$dirsched" sweep "$root/scenarios/choose-worker-set.json" --replicates 2 --out sw --quiet)
+child logic_error 134 'internal error \(logic error\): test: a broken internal rule' "${sweep[@]}"
+child runtime_error 2 '^dirsched: .*test: a file that is not there' "${sweep[@]}"
+checks=("$dirsched" check "$root/scenarios/quick-tour.json" "$root/scenarios/quick-tour.json")
+child logic_error 134 'crashed \(signal 6\)' "${checks[@]}"
+child runtime_error 2 '0 passed, 2 failed' "${checks[@]}"
 [[ $fail -eq 0 ]] && echo "exit status: internal errors 134, bad input 2, cannot write 3"
 exit $fail
