@@ -436,7 +436,8 @@ bool seed_matters(const Scenario& scenario) {
 int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
               std::optional<std::size_t> sample, std::uint64_t seed, std::size_t max_variants, bool plan,
               const std::vector<std::string>& cfg, const PolicyFlag& policy, const std::string& outputs,
-              double budget_s, std::optional<std::size_t> replicates_flag, std::size_t lines_per_task) {
+              double budget_s, std::optional<std::size_t> replicates_flag, std::size_t lines_per_task,
+              const std::string& collect_flags) {
   namespace fs = std::filesystem;
   // --outputs: what each variant writes. A plan's default is what --collect reads (summary.json; every
   // variant writes variant.json); a local sweep's default is every output. Either way a sweep ranks its
@@ -459,14 +460,26 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
   // Validate every variant before running any: a value may make the file malformed (a "$X" typo).
   // A jitter or an empirical duration (in any variant) is what makes a seed matter: without one,
   // replicates are the same run.
-  bool jitter = false;
-  for (const Variant& v : variants) jitter |= seed_matters(load_scenario(file, v.values));
+  bool jitter = false, seed_swept = false;
+  for (const Variant& v : variants) {
+    const Scenario s = load_scenario(file, v.values);
+    jitter |= seed_matters(s);
+    seed_swept |= s.seed != base.seed;
+  }
   Progress::get().end();
   std::size_t replicates = replicates_flag.value_or(base.replicates);
   if (replicates > 1 && !jitter) {
     std::cerr << "dirsched: " << file << ": no callable has a jitter or an empirical duration: the scenario is deterministic and needs no "
               << "replications (every seed gives the same run); running 1 replicate\n";
     replicates = 1;
+  }
+  if (replicates > 1 && seed_swept) {
+    // Replicate r of every variant runs with seed + r, the same seeds for every variant, so that
+    // variants are compared on common random numbers (the paired intervals need it).
+    std::cerr << "dirsched: " << file << ": seed: the variants have different seeds (a sweep variable in \"seed\"), and "
+              << replicates << " replicates run every variant under the same seeds for a paired comparison; "
+              << "take the variable out of \"seed\", or give --replicates 1\n";
+    return 2;
   }
   if (replicates > 1 && plan) {
     std::cerr << "dirsched: sweep --plan prints one run per variant; a replicated sweep (" << replicates
@@ -494,13 +507,15 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
       for (const auto& [name, value] : v.values) cmd += " --var " + shell_quote(name + "=" + value.dump());
       for (const std::string& c : cfg) cmd += " --cfg=" + shell_quote(c);
       if (policy) cmd += " --policy " + shell_quote(*policy);
+      if (budget_s != viz::kDefaultPictureBudget) cmd += " --picture-budget " + nlohmann::json(budget_s).dump();
       lines.variants.push_back(v.index);
       lines.lines.push_back(cmd);
     }
     write_sweep_plan(dir, lines);  // what `--collect DIR --missing` prints from
     for (const std::string& line : lines.lines) std::cout << line << "\n";
     const std::size_t tasks = (variants.size() + lines_per_task - 1) / lines_per_task;
-    std::cerr << variants.size() << " commands; afterwards: " << self << " sweep --collect " << out << "\n"
+    std::cerr << variants.size() << " commands; afterwards: " << self << " sweep --collect " << shell_quote(out)
+              << collect_flags << "\n"
               << "on Slurm (docs/howto-run-on-a-cluster.md), with this plan saved as PLAN: sbatch --array=1-" << tasks
               << " scripts/slurm-array.sh PLAN " << lines_per_task << " (" << lines_per_task
               << (lines_per_task == 1 ? " line" : " lines") << " per array task)\n";
@@ -1187,18 +1202,18 @@ int run_command(int argc, char** argv) {
   sweep->add_option("--out", sweep_out, "Folder for variant-NNNN run folders, sweep.csv and sweep.svg");
   std::size_t sweep_max_variants = kDefaultMaxVariants;
   sweep->add_option("-j,--jobs", sweep_jobs, "Variants run at once (processes)")->check(cli::whole_number(1, 256));
-  sweep->add_option("--sample", sweep_sample, "Run a seeded random sample of K variants")
+  CLI::Option* sweep_sample_option = sweep->add_option("--sample", sweep_sample, "Run a seeded random sample of K variants")
       ->check(cli::whole_number(1, kMaxMaxVariants));
   sweep->add_option("--seed", sweep_seed, "Seed of --sample")->check(any_seed);
   sweep->add_option("--max-variants", sweep_max_variants,
                     "Refuse a sweep of more variants than this (default 10000)")
       ->check(cli::whole_number(1, kMaxMaxVariants));
-  sweep->add_flag("--plan", sweep_plan,
+  CLI::Option* sweep_plan_option = sweep->add_flag("--plan", sweep_plan,
                   "Print one self-contained command per variant instead of running them");
   sweep->add_option("--collect", collect_dir,
                     "Build sweep.csv, sweep.svg and the ranking from a folder of variant runs");
   std::optional<std::size_t> sweep_replicates;
-  sweep->add_option("--replicates", sweep_replicates,
+  CLI::Option* sweep_replicates_option = sweep->add_option("--replicates", sweep_replicates,
                     "Run every variant under N seeds (seed, seed+1, ...: the same for every variant); default the "
                     "scenario's \"replicates\", else 1")
       ->check(cli::whole_number(1, 10000));
@@ -1211,10 +1226,11 @@ int run_command(int argc, char** argv) {
   sweep->add_option("--cfg", cfg, "SimGrid configuration, passed through");
   sweep->add_option("--policy", policy, policy_help);
   std::string sweep_outputs;
-  sweep->add_option("--outputs", sweep_outputs,
+  CLI::Option* sweep_outputs_option = sweep->add_option("--outputs", sweep_outputs,
                     "What each variant writes, as run --outputs (must include summary; default all; with --plan: "
                     "summary, what --collect reads; variant.json always)");
-  sweep->add_option("--picture-budget", picture_budget, budget_help)->check(budget_range);
+  CLI::Option* sweep_budget_option =
+      sweep->add_option("--picture-budget", picture_budget, budget_help)->check(budget_range);
   sweep->add_flag("--quiet", quiet, quiet_help);
 
   CLI::App* optimize = app.add_subcommand("optimize", "Search a scenario's vars for the best variant");
@@ -1404,6 +1420,21 @@ int run_command(int argc, char** argv) {
         std::cerr << "dirsched sweep: --lines-per-task goes with --plan\n";
         return 2;
       }
+      // The ranking flags are --collect's: a plan prints them in the --collect line it suggests.
+      std::string collect_flags;
+      if (!sweep_objective.empty()) collect_flags += " --objective " + shell_quote(sweep_objective);
+      if (!sweep_pareto.empty()) collect_flags += " --pareto " + shell_quote(sweep_pareto);
+      if (!collect_dir.empty()) {
+        // What only running variants means has no effect on a collect: refused, not ignored.
+        for (const CLI::Option* o : {sweep_replicates_option, sweep_outputs_option, sweep_plan_option,
+                                     sweep_sample_option, sweep_budget_option})
+          if (o->count()) {
+            std::cerr << "dirsched sweep: " << o->get_name() << " has no effect with --collect (it is about running "
+                      << "variants; --collect ranks the folders already there"
+                      << (o == sweep_replicates_option ? ", with the replicates in their replicates.jsonl" : "") << ")\n";
+            return 2;
+          }
+      }
       if (!collect_dir.empty()) return sweep_missing ? cmd_missing(collect_dir) : cmd_collect(collect_dir, choice);
       if (sweep_file.empty() || (sweep_out.empty())) {
         std::cerr << "dirsched sweep: give SCENARIO and --out DIR, or --collect DIR\n";
@@ -1411,7 +1442,7 @@ int run_command(int argc, char** argv) {
       }
       const int rc = cmd_sweep(sweep_file, sweep_out, sweep_jobs, sweep_sample, sweep_seed, sweep_max_variants,
                                sweep_plan, cfg, policy, sweep_outputs, picture_budget, sweep_replicates,
-                               sweep_lines_per_task);
+                               sweep_lines_per_task, collect_flags);
       return rc != 0 || sweep_plan ? rc : cmd_collect(sweep_out, choice);
     }
     if (*compare) {

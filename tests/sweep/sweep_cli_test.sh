@@ -35,6 +35,8 @@ json.dump(b, open(t + "/badjit.json", "w"))
 # Seed 1: [0,1,2,3] wins the single seed (15.73 s against 15.85 s), [4,5,6,7] wins 4 of the 5 paired seeds.
 two = json.loads(json.dumps(base)); two["vars"]["gb"] = [[0, 1, 2, 3], [4, 5, 6, 7]]; two["seed"] = 1
 json.dump(two, open(t + "/two.json", "w"))
+sw = json.loads(json.dumps(two)); sw["seed"] = "$s"; sw["vars"]["s"] = [1, 2]
+json.dump(sw, open(t + "/swept-seed.json", "w"))
 det = json.loads(json.dumps(base)); det["vars"]["jit"] = [0]; det["vars"]["gb"] = [[0, 1, 2, 3], [4, 5, 6, 7]]
 json.dump(det, open(t + "/det.json", "w"))
 PY
@@ -63,6 +65,18 @@ expect deterministic 0 "deterministic and needs no replications" "$d" sweep "$tm
 head -1 "$tmp/det/sweep.csv" | grep -q '^variant,gb,jit,clean' || { echo "FAIL deterministic sweep.csv changed shape"; fail=1; }
 expect objective-typo 2 "--objective: unknown metric 'makespn'" "$d" sweep "$tmp/det.json" --out "$tmp/det" --objective makespn
 
+# Replicates run every variant under the same seeds: a swept seed cannot be paired, refused before anything runs.
+expect swept-seed 2 'seed: the variants have different seeds' "$d" sweep "$tmp/swept-seed.json" --out "$tmp/sws" --replicates 3
+[[ ! -e "$tmp/sws" ]] || { echo "FAIL swept-seed: wrote $tmp/sws"; fail=1; }
+expect swept-seed-one 0 "" "$d" sweep "$tmp/swept-seed.json" --out "$tmp/sws1" --replicates 1 --outputs summary
+# A plan carries the picture budget to every line and the ranking flags to the --collect line it prints;
+# --collect refuses what only running means.
+expect plan-flags 0 "--collect '$tmp/plan' --objective 'makespan'" \
+  "$d" sweep "$tmp/det.json" --out "$tmp/plan" --plan --picture-budget 2 --objective makespan --replicates 1
+grep -q -- "--picture-budget 2.0$" "$tmp/out" || { echo "FAIL plan-flags: no --picture-budget on the plan lines"; fail=1; }
+for flag in "--replicates 3" "--outputs summary" "--plan" "--sample 1" "--picture-budget 1"; do
+  expect "collect $flag" 2 "${flag%% *} has no effect with --collect" "$d" sweep --collect "$tmp/det" $flag
+done
 expect optimize 0 "exhaustive: 2 of 2 variants evaluated" "$d" optimize "$tmp/two.json" --out "$tmp/opt"
 python3 - "$tmp/opt" <<'PY' || fail=1
 import json, sys
