@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iterator>
 #include <queue>
+#include <map>
 #include <unordered_map>
 
 #include "dirsched/viz.hpp"
@@ -114,8 +115,10 @@ Aggregate aggregate_run(const std::string& events_path, const nlohmann::json* su
     double start;
     std::size_t window;  // its slice in a.window, or SIZE_MAX
   };
-  std::unordered_map<std::string, Live> live;            // "task#member" -> its run
-  std::unordered_map<std::string, double> group_ready;  // READY groups
+  // Ordered maps: both are walked at the end, and the walk's order reaches the picture (float sums,
+  // ties among the longest waits), so it must not depend on a hash.
+  std::map<std::string, Live> live;            // "task#member" -> its run
+  std::map<std::string, double> group_ready;  // READY groups
   std::unordered_map<std::string, std::size_t> single_lane;  // READY singles -> their worker's lane
   auto add_busy = [&](std::size_t l, double from, double to) {
     if (to <= from) return;
@@ -295,7 +298,7 @@ std::string aggregate_trace(const Aggregate& a) {
            ",\"queue_depth\":" + fmt(depth) + "}}";
     }
   }
-  std::unordered_map<std::string, std::size_t> tid;
+  std::map<std::string, std::size_t> tid;  // walked below: the thread names in worker order, not hash order
   for (const RunSlice& r : a.window) {
     const auto t = tid.emplace(r.worker, tid.size()).first->second;
     const double end = r.end < 0 ? a.end_time : r.end;
