@@ -103,6 +103,35 @@ TEST(ReplicatedRanking, NamesATieBreaker) {
   EXPECT_THROW(parse_objective("makespan,nope"), std::invalid_argument);
 }
 
+// One replicate under the default objective: the classic text (rank() and places()) and the ranking
+// every file is drawn from (rank_replicated) give the same order and the same shared places, exact
+// ties included (random rows over a few values, so that ties on every key are common).
+TEST(ReplicatedRanking, OneReplicateAgreesWithTheClassicRanking) {
+  std::mt19937_64 rng(7);
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<SweepRow> rows;
+    std::vector<std::vector<SweepRow>> per_variant;
+    const std::size_t n = 2 + rng() % 9;
+    for (std::size_t i = 0; i < n; ++i) {
+      SweepRow r = rep(i, 10 + static_cast<double>(rng() % 3), 1 + static_cast<double>(rng() % 2));
+      r.group_wait_max_s = static_cast<double>(rng() % 2);
+      r.group_idle_target_s = static_cast<double>(rng() % 2);
+      r.single_wait_mean_s = static_cast<double>(rng() % 2) / 2;
+      if (rng() % 5 == 0) r.clean = false, r.failed = 1;
+      rows.push_back(r);
+      per_variant.push_back({r});
+    }
+    const std::vector<std::size_t> order = rank(rows);
+    const std::vector<std::size_t> place = places(rows, order);
+    const Ranking ranking = rank_replicated(per_variant, default_objective(), {0});
+    ASSERT_EQ(ranking.order.size(), n);
+    for (std::size_t k = 0; k < n; ++k) {
+      EXPECT_EQ(ranking.order[k].variant.index, rows[order[k]].variant.index) << "trial " << trial << " place " << k;
+      EXPECT_EQ(ranking.order[k].place, place[k]) << "trial " << trial << " place " << k;
+    }
+  }
+}
+
 // The heatmap marks best exactly the variants the ranking puts first: four equal makespans, one of
 // them ahead on a tie-breaker, is one best cell, not four.
 TEST(Charts, HeatmapBestCellsAreTheRankingsFirstPlace) {
