@@ -873,6 +873,14 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
                      "output folder"}};
   nlohmann::json best_doc = with_values(doc, best.values);
   best_doc.erase("vars");
+  // best.json lives in DIR: a relative platform path is made relative to DIR, so that it still names the
+  // same file when best.json is run from there.
+  if (best_doc.contains("platform") && best_doc["platform"].is_string()) {
+    const fs::path platform(best_doc["platform"].get<std::string>());
+    if (platform.is_relative())
+      best_doc["platform"] = fs::proximate(fs::absolute(fs::path(base_dir) / platform),
+                                           fs::absolute(dir)).lexically_normal().generic_string();
+  }
   best_doc["description"] = doc.value("description", std::string()) + (doc.contains("description") ? " " : "") +
                             "(dirsched optimize: best of " + std::to_string(res.evaluations) + " evaluations: " +
                             best_vals.dump() + ")";

@@ -88,5 +88,21 @@ if not ok:
     print("FAIL optimize.json/best.json:", o["best"], o["exhaustive"], o["evaluations"])
     sys.exit(1)
 PY
+# best.json is written in DIR: a relative platform path still names the platform from there.
+python3 - "$root/scenarios/transfer-cost.json" "$root" "$tmp/sub" <<'PY'
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+d["platform"] = os.path.relpath(sys.argv[2] + "/platforms/four-chips-four-remote.xml", sys.argv[3])
+d.setdefault("vars", {})["unused_is_refused"] = [1]
+d["vars"] = {"dur": [1, 2]}
+for c in d["callables"].values():
+    c["duration_s"] = "$dur"
+    break
+os.makedirs(sys.argv[3], exist_ok=True)
+json.dump(d, open(sys.argv[3] + "/plat.json", "w"))
+PY
+expect optimize-platform 0 "exhaustive" "$d" optimize "$tmp/sub/plat.json" --out "$tmp/opt2/deeper"
+(cd "$tmp" && "$d" run "$tmp/opt2/deeper/best.json" --out "$tmp/bestrun" --outputs summary >/dev/null 2>"$tmp/err") ||
+  { echo "FAIL optimize-platform: best.json does not run: $(cat "$tmp/err")"; fail=1; }
 [[ $fail -eq 0 ]] && echo "sweep and optimize: all cases pass"
 exit $fail
