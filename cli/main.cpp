@@ -756,22 +756,8 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
     std::cerr << "dirsched: " << file << ": vars: the scenario has no sweep variables\n";
     return 2;
   }
-  // The folder: new, or one this command wrote (nothing else in it).
-  std::string dir = out;
-  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-  static const std::set<std::string> mine = {"optimize.json", "best.json", "optimize-convergence.svg"};
-  if (fs::exists(dir)) {
-    if (!fs::is_directory(dir) || fs::is_symlink(dir)) {
-      std::cerr << "dirsched: --out " << dir << ": not a folder\n";
-      return 2;
-    }
-    for (const auto& e : fs::directory_iterator(dir))
-      if (!mine.count(e.path().filename().string())) {
-        std::cerr << "dirsched: --out " << dir << ": holds " << e.path().filename().string()
-                  << ", which optimize did not write; give a new folder\n";
-        return 2;
-      }
-  }
+  // The folder: new, or one an earlier optimize wrote (its marker); replaced whole at the end.
+  const std::string dir = check_output_folder(out, FolderKind::kOptimize, "--out").string();
   std::vector<std::size_t> dims;
   std::vector<std::string> names;
   for (const auto& [name, c] : base.vars) dims.push_back(c.size()), names.push_back(name);
@@ -884,9 +870,11 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
   best_doc["description"] = doc.value("description", std::string()) + (doc.contains("description") ? " " : "") +
                             "(dirsched optimize: best of " + std::to_string(res.evaluations) + " evaluations: " +
                             best_vals.dump() + ")";
-  create_parents(fs::path(dir) / "x");
-  write_file_atomic(fs::path(dir) / "optimize.json", o.dump(2) + "\n");
-  write_file_atomic(fs::path(dir) / "best.json", best_doc.dump(2) + "\n");
+  NewParents parents(dir);
+  TempPath tmp(temp_path_beside(dir));
+  create_temp_dir(tmp);
+  write_file(tmp.path() / "optimize.json", o.dump(2) + "\n");
+  write_file(tmp.path() / "best.json", best_doc.dump(2) + "\n");
   // The convergence chart: the best primary key over evaluations.
   {
     const double w = 640, h = 320, left = 70, top = 50, pw = 520, ph = 220;
@@ -914,8 +902,11 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
                       g6_text(left + pw) + "\" y=\"" + g6_text(top + ph + 16) + "\" text-anchor=\"end\">" +
                       std::to_string(res.evaluations) + " evaluations</text>\n<polyline points=\"" + pts +
                       "\" fill=\"none\" stroke=\"#2e9e5b\" stroke-width=\"2\"/>\n</svg>\n";
-    write_file_atomic(fs::path(dir) / "optimize-convergence.svg", svg);
+    write_file(tmp.path() / "optimize-convergence.svg", svg);
   }
+  write_file(tmp.path() / marker_name(FolderKind::kOptimize), "{\"dirsched\":\"optimize\"}\n");
+  replace_folder(tmp, dir, FolderKind::kOptimize);
+  parents.keep();
   std::cout << (res.exhaustive ? "exhaustive: " : "search (seeded coordinate descent, seed " + std::to_string(seed) + "): ")
             << res.evaluations << " of " << variant_count_text(base) << " variants evaluated (" << runs << " runs, "
             << replicates << " per variant; " << g6_text(static_cast<double>(runs) / std::max(secs, 1e-9))

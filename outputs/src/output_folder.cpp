@@ -126,9 +126,10 @@ fs::path canonical_or_self(const fs::path& p) {
 }
 
 std::string what_folder(FolderKind kind) {
-  return kind == FolderKind::kRun     ? "dirsched run folder"
-         : kind == FolderKind::kSweep ? "dirsched sweep folder"
-                                      : "dirsched import folder";
+  return kind == FolderKind::kRun      ? "dirsched run folder"
+         : kind == FolderKind::kSweep  ? "dirsched sweep folder"
+         : kind == FolderKind::kImport ? "dirsched import folder"
+                                       : "dirsched optimize folder";
 }
 
 }  // namespace
@@ -138,9 +139,10 @@ void throw_write_error(const fs::path& p, int err) {
 }
 
 const char* marker_name(FolderKind kind) {
-  return kind == FolderKind::kRun     ? ".dirsched-run"
-         : kind == FolderKind::kSweep ? ".dirsched-sweep"
-                                      : ".dirsched-import";
+  return kind == FolderKind::kRun      ? ".dirsched-run"
+         : kind == FolderKind::kSweep  ? ".dirsched-sweep"
+         : kind == FolderKind::kImport ? ".dirsched-import"
+                                       : ".dirsched-optimize";
 }
 
 bool has_marker(const fs::path& dir, FolderKind kind) {

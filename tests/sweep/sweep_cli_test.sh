@@ -88,6 +88,12 @@ if not ok:
     print("FAIL optimize.json/best.json:", o["best"], o["exhaustive"], o["evaluations"])
     sys.exit(1)
 PY
+# optimize's folder follows the folder rule: a folder it did not write is refused, its own is replaced whole.
+mkdir -p "$tmp/mine" && echo keep >"$tmp/mine/best.json"
+expect optimize-foreign 2 "exists and is not a dirsched optimize folder" "$d" optimize "$tmp/two.json" --out "$tmp/mine"
+[[ $(cat "$tmp/mine/best.json") == keep ]] || { echo "FAIL optimize-foreign: the user's best.json changed"; fail=1; }
+[[ -f "$tmp/opt/.dirsched-optimize" ]] || { echo "FAIL optimize: no .dirsched-optimize marker"; fail=1; }
+expect optimize-again 0 "exhaustive" "$d" optimize "$tmp/two.json" --out "$tmp/opt"
 # best.json is written in DIR: a relative platform path still names the platform from there.
 python3 - "$root/scenarios/transfer-cost.json" "$root" "$tmp/sub" <<'PY'
 import json, os, sys

@@ -67,8 +67,9 @@ class WriteError : public std::runtime_error {
 // "cannot write PATH: REASON" from errno.
 [[noreturn]] void throw_write_error(const std::filesystem::path& p, int err);
 
-enum class FolderKind { kRun, kSweep, kImport };
-const char* marker_name(FolderKind kind);  // ".dirsched-run", ".dirsched-sweep", ".dirsched-import"
+enum class FolderKind { kRun, kSweep, kImport, kOptimize };
+// ".dirsched-run", ".dirsched-sweep", ".dirsched-import", ".dirsched-optimize"
+const char* marker_name(FolderKind kind);
 bool has_marker(const std::filesystem::path& dir, FolderKind kind);
 
 // The names a run folder's files can have (besides the marker): the data files, variant.json and the
