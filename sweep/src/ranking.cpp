@@ -6,41 +6,15 @@
 #include <stdexcept>
 
 #include "dirsched/sweep.hpp"
+#include "dirsched/escape.hpp"
+#include "dirsched/format.hpp"
 
 namespace dirsched {
 namespace {
 
 using nlohmann::json;
 
-std::string g6(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.6g", std::round(v * 1e12) / 1e12);
-  return std::string(b) == "-0" ? "0" : b;
-}
-
-std::string esc(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '<')
-      o += "&lt;";
-    else if (c == '>')
-      o += "&gt;";
-    else if (c == '&')
-      o += "&amp;";
-    else if (c == '"')
-      o += "&quot;";
-    else
-      o += c;
-  }
-  return o;
-}
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-  std::string o = "\"";
-  for (char c : s) o += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return o + "\"";
-}
+std::string esc(const std::string& s) { return html_escape(s); }
 
 std::string values_text(const VarAssignment& values) {
   std::string o;
@@ -64,15 +38,6 @@ const MetricDef kMetrics[metric::kCount] = {
     {"single_wait_p95", "single_ready_wait_p95_s", "single wait p95"},
     {"single_wait_max", "single_ready_wait_max_s", "worst single wait"},
 };
-
-double tick_step(double span, int target) {
-  if (span <= 0) return 1;
-  const double raw = span / target;
-  const double p = std::pow(10.0, std::floor(std::log10(raw)));
-  for (double m : {1.0, 2.0, 5.0, 10.0})
-    if (m * p >= raw) return m * p;
-  return 10 * p;
-}
 
 }  // namespace
 

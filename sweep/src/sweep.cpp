@@ -17,6 +17,7 @@
 #include <tuple>
 
 #include "dirsched/escape.hpp"
+#include "dirsched/format.hpp"
 #include "dirsched/output_folder.hpp"
 #include "dirsched/outputs.hpp"
 
@@ -28,29 +29,12 @@ using nlohmann::json;
 
 std::string read(const fs::path& p) { return read_run_file(p.string()); }  // never blocks on a FIFO
 
-// Six significant digits after rounding away binary noise: "0.433", never "0.43300000000000033".
-std::string g6(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.6g", std::round(v * 1e12) / 1e12);
-  return std::string(b) == "-0" ? "0" : b;
-}
-
 std::string esc(const std::string& s) { return html_escape(s); }
 
 std::string values_text(const VarAssignment& values) {
   std::string o;
   for (const auto& [k, v] : values) o += (o.empty() ? "" : ", ") + k + "=" + v.dump();
   return o;
-}
-
-// 1, 2 or 5 times a power of ten, giving about `target` ticks over `span`.
-double tick_step(double span, int target) {
-  if (span <= 0) return 1;
-  const double raw = span / target;
-  const double p = std::pow(10.0, std::floor(std::log10(raw)));
-  for (double m : {1.0, 2.0, 5.0, 10.0})
-    if (m * p >= raw) return m * p;
-  return 10 * p;
 }
 
 // The ranking key of a row, without its index: equal keys are a tie.
@@ -78,14 +62,6 @@ void waits_from(const json& s, const char* kind, double& mean, double& p95, doub
     max = std::max(max, it.value().value("max_s", 0.0));
   }
   mean = n > 0 ? sum / n : 0;
-}
-
-// RFC 4180: a field holding a comma, a double quote, CR or LF is quoted, inner quotes doubled.
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-  std::string o = "\"";
-  for (char c : s) o += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return o + "\"";
 }
 
 }  // namespace

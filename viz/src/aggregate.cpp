@@ -11,6 +11,8 @@
 #include <unordered_map>
 
 #include "dirsched/viz.hpp"
+#include "dirsched/escape.hpp"
+#include "dirsched/format.hpp"
 
 namespace dirsched::viz {
 namespace {
@@ -36,21 +38,12 @@ bool field(std::string_view line, std::string_view key, std::string_view& out) {
   out = line.substr(i, j - i);
   return true;
 }
+std::string esc(std::string_view s) { return html_escape(s); }
+
 double number(std::string_view s) {
   return std::strtod(std::string(s).c_str(), nullptr);
 }
 
-std::string esc(std::string_view s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '<') o += "&lt;";
-    else if (c == '>') o += "&gt;";
-    else if (c == '&') o += "&amp;";
-    else if (c == '"') o += "&quot;";
-    else if (static_cast<unsigned char>(c) >= 0x20) o += c;
-  }
-  return o;
-}
 std::string fmt(double v) {
   char b[32];
   std::snprintf(b, sizeof b, "%.6g", v);

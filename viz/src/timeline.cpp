@@ -5,6 +5,7 @@
 #include <set>
 
 #include "dirsched/escape.hpp"
+#include "dirsched/format.hpp"
 #include "dirsched/viz.hpp"
 
 namespace dirsched::viz {
@@ -17,13 +18,6 @@ std::string num(double v) {
   while (s.size() > 1 && s.back() == '0') s.pop_back();
   if (s.back() == '.') s.pop_back();
   return s;
-}
-
-// Six significant digits after rounding away binary noise ("0.433", not "0.43300000000000033").
-std::string g6(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.6g", std::round(v * 1e12) / 1e12);
-  return std::string(b) == "-0" ? "0" : b;
 }
 
 std::string percent(double fraction) {
@@ -56,16 +50,6 @@ constexpr const char* kGroupHeader =
     "<tr><th>group</th><th>workers</th><th>READY wait (s)</th><th>launched at (s)</th><th>waited with an "
     "idle "
     "target (s)</th><th>singles that overtook it</th></tr>";
-
-// 1, 2 or 5 times a power of ten, giving about `target` ticks over `span`.
-double tick_step(double span, int target) {
-  if (span <= 0) return 1;
-  const double raw = span / target;
-  const double p = std::pow(10.0, std::floor(std::log10(raw)));
-  for (double m : {1.0, 2.0, 5.0, 10.0})
-    if (m * p >= raw) return m * p;
-  return 10 * p;
-}
 
 const char* bar_colour(const MemberBar& b) {
   if (b.failed) return "#e05a47";
