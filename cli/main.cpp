@@ -807,23 +807,19 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   const Variant best = variant_at(base, res.best);
   // Pareto among the evaluated clean points.
+  std::vector<std::pair<double, double>> points;
+  std::vector<std::size_t> point_of;
+  for (const auto& [p, m] : means)
+    if (clean[p]) points.emplace_back(m[choice.pareto_a].mean, m[choice.pareto_b].mean), point_of.push_back(p);
   nlohmann::json pareto = nlohmann::json::array();
-  for (const auto& [p, m] : means) {
-    if (!clean[p]) continue;
-    bool dominated = false;
-    for (const auto& [q, n] : means) {
-      if (q == p || !clean[q]) continue;
-      const double pa = m[choice.pareto_a].mean, pb = m[choice.pareto_b].mean, qa = n[choice.pareto_a].mean,
-                   qb = n[choice.pareto_b].mean;
-      if (qa <= pa && qb <= pb && (qa < pa || qb < pb)) dominated = true;
-    }
-    if (dominated) continue;
+  for (std::size_t k : non_dominated(points)) {
+    const std::size_t p = point_of[k];
     nlohmann::json vals = nlohmann::json::object();
-    for (const auto& [k, v] : variant_at(base, p).values) vals[k] = v;
+    for (const auto& [name, v] : variant_at(base, p).values) vals[name] = v;
     pareto.push_back({{"variant", p},
                       {"vars", vals},
-                      {metric_def(choice.pareto_a).name, m[choice.pareto_a].mean},
-                      {metric_def(choice.pareto_b).name, m[choice.pareto_b].mean}});
+                      {metric_def(choice.pareto_a).name, points[k].first},
+                      {metric_def(choice.pareto_b).name, points[k].second}});
   }
   nlohmann::json objective = nlohmann::json::object();
   for (std::size_t k = 0; k < metric::kCount; ++k) objective[metric_def(k).name] = means[res.best][k].mean;

@@ -2,6 +2,7 @@
 // cells, the Pareto scatter, ranking.json, sweep-summary.csv and the replicated sweep.csv.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <cstdio>
 #include <stdexcept>
 
@@ -242,19 +243,34 @@ std::set<std::size_t> best_variants(const Ranking& r) {
   return out;
 }
 
-std::vector<std::size_t> pareto_front(const Ranking& r, std::size_t a, std::size_t b) {
+std::vector<std::size_t> non_dominated(const std::vector<std::pair<double, double>>& points) {
+  std::vector<std::size_t> by(points.size());
+  for (std::size_t i = 0; i < by.size(); ++i) by[i] = i;
+  std::sort(by.begin(), by.end(), [&](std::size_t x, std::size_t y) { return points[x] < points[y]; });
+  // Walk the groups of equal a in increasing a: a point is not dominated when its b is its group's
+  // smallest and smaller than every b of a smaller a.
   std::vector<std::size_t> out;
-  for (std::size_t i = 0; i < r.order.size(); ++i) {
-    const RankedVariant& v = r.order[i];
-    if (!v.clean) continue;
-    bool dominated = false;
-    for (const RankedVariant& w : r.order) {
-      if (!w.clean || &w == &v) continue;
-      const double va = v.stats[a].mean, vb = v.stats[b].mean, wa = w.stats[a].mean, wb = w.stats[b].mean;
-      if (wa <= va && wb <= vb && (wa < va || wb < vb)) dominated = true;
-    }
-    if (!dominated) out.push_back(i);
+  double best_before = std::numeric_limits<double>::infinity();
+  for (std::size_t g = 0; g < by.size();) {
+    std::size_t end = g;
+    while (end < by.size() && points[by[end]].first == points[by[g]].first) ++end;
+    const double group_min = points[by[g]].second;
+    if (group_min < best_before)
+      for (std::size_t k = g; k < end && points[by[k]].second == group_min; ++k) out.push_back(by[k]);
+    best_before = std::min(best_before, group_min);
+    g = end;
   }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<std::size_t> pareto_front(const Ranking& r, std::size_t a, std::size_t b) {
+  std::vector<std::pair<double, double>> points;
+  std::vector<std::size_t> at;  // the clean variants' places in r.order
+  for (std::size_t i = 0; i < r.order.size(); ++i)
+    if (r.order[i].clean) points.emplace_back(r.order[i].stats[a].mean, r.order[i].stats[b].mean), at.push_back(i);
+  std::vector<std::size_t> out;
+  for (std::size_t k : non_dominated(points)) out.push_back(at[k]);
   return out;
 }
 

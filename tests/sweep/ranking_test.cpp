@@ -162,6 +162,24 @@ TEST(Charts, HeatmapBestCellsAreTheRankingsFirstPlace) {
   EXPECT_EQ(count(scatter, "class=\"point best\""), 1u);
 }
 
+// The O(n log n) front is the quadratic definition's, ties and duplicates included.
+TEST(Pareto, NonDominatedMatchesTheDefinition) {
+  std::mt19937_64 rng(3);
+  for (int trial = 0; trial < 300; ++trial) {
+    std::vector<std::pair<double, double>> p(1 + rng() % 12);
+    for (auto& [a, b] : p) a = static_cast<double>(rng() % 4), b = static_cast<double>(rng() % 4);
+    std::vector<std::size_t> want;
+    for (std::size_t i = 0; i < p.size(); ++i) {
+      bool dominated = false;
+      for (std::size_t j = 0; j < p.size(); ++j)
+        dominated |= p[j].first <= p[i].first && p[j].second <= p[i].second &&
+                     (p[j].first < p[i].first || p[j].second < p[i].second);
+      if (!dominated) want.push_back(i);
+    }
+    EXPECT_EQ(non_dominated(p), want) << "trial " << trial;
+  }
+}
+
 TEST(Pareto, KeepsOnlyNonDominatedCleanVariants) {
   std::vector<std::vector<SweepRow>> per;
   const double pts[][2] = {{10, 5}, {12, 3}, {11, 6}, {15, 1}, {9, 9}};

@@ -206,6 +206,9 @@ int compare_on(const RankedVariant& a, const RankedVariant& b, std::size_t id);
 // Variant indexes ranked first (place 1, clean): what every chart marks best.
 std::set<std::size_t> best_variants(const Ranking& r);
 // The non-dominated clean variants on two metrics (means; smaller is better), as positions in r.order.
+// The points no other point dominates (as small or smaller on both, smaller on one), as indexes in
+// input order; equal points do not dominate each other. O(n log n): a sort by (a, b), then one pass.
+std::vector<std::size_t> non_dominated(const std::vector<std::pair<double, double>>& points);
 std::vector<std::size_t> pareto_front(const Ranking& r, std::size_t a, std::size_t b);
 std::string ranking_json(const std::vector<std::string>& var_names, const Ranking& r,
                          const std::vector<std::size_t>* pareto = nullptr, std::size_t pa = 0, std::size_t pb = 0);
