@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <climits>
@@ -446,7 +447,9 @@ FolderLock::~FolderLock() {
   if (fd_ >= 0) ::close(fd_);  // closing releases the flock
 }
 
-void replace_folder(TempPath& tmp, const fs::path& dest, FolderKind kind) {
+namespace {
+
+void replace_folder_now(TempPath& tmp, const fs::path& dest, FolderKind kind) {
   // Never while `render` (or another reader that locks) works in the old folder: it would write the
   // old run's pictures into the new one. Taken before the registry's lock, so a signal can still clean up.
   const FolderLock folder_lock(dest);
@@ -508,6 +511,54 @@ void replace_folder(TempPath& tmp, const fs::path& dest, FolderKind kind) {
   }
   tmp.release();
   lock.unlock();
+}
+
+}  // namespace
+
+std::vector<fs::path> remove_dead_temporaries(const fs::path& dest) {
+  // DEST.tmp-dirsched-PID-HEX (a folder being written, or an old folder being replaced) and
+  // DEST.TAG.tmp-dirsched-PID-HEX (the streamed files beside it): nothing else is touched.
+  const std::string base = dest.filename().string();
+  const fs::path parent = dest.has_parent_path() ? dest.parent_path() : fs::path(".");
+  auto ours = [&](const std::string& name) -> pid_t {
+    if (name.size() <= base.size() + 1 || name.compare(0, base.size() + 1, base + ".") != 0) return 0;
+    std::string rest = name.substr(base.size());  // ".tmp-dirsched-..." or ".TAG.tmp-dirsched-..."
+    if (rest.rfind(kTempMark, 0) != 0) {
+      const auto dot = rest.find('.', 1);
+      if (dot == std::string::npos) return 0;
+      for (std::size_t i = 1; i < dot; ++i)
+        if (!std::islower(static_cast<unsigned char>(rest[i]))) return 0;
+      rest = rest.substr(dot);
+      if (rest.rfind(kTempMark, 0) != 0) return 0;
+    }
+    const std::string tail = rest.substr(std::strlen(kTempMark));  // PID-HEX
+    const auto dash = tail.find('-');
+    if (dash == std::string::npos || dash == 0 || tail.size() - dash - 1 != 8) return 0;
+    for (std::size_t i = 0; i < tail.size(); ++i)
+      if (i != dash && !(i < dash ? std::isdigit(static_cast<unsigned char>(tail[i]))
+                                  : std::isxdigit(static_cast<unsigned char>(tail[i]))))
+        return 0;
+    return temp_owner(name);
+  };
+  std::vector<fs::path> removed;
+  std::error_code ec;
+  for (fs::directory_iterator it(parent, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    const pid_t owner = ours(name);
+    // Only a process that is gone: a live one (here, or a pid reused since) keeps its temporary.
+    if (owner == 0 || owner == getpid() || kill(owner, 0) == 0 || errno != ESRCH) continue;
+    std::error_code rec;
+    fs::remove_all(it->path(), rec);
+    if (!rec) removed.push_back(it->path());
+  }
+  return removed;
+}
+
+void replace_folder(TempPath& tmp, const fs::path& dest, FolderKind kind) {
+  replace_folder_now(tmp, dest, kind);
+  // The new folder is in place: what killed runs into the same path left beside it is garbage.
+  for (const fs::path& p : remove_dead_temporaries(dest))
+    std::fprintf(stderr, "dirsched: removed %s, left by a process that was killed\n", p.c_str());
 }
 
 void install_interrupt_cleanup() {

@@ -30,6 +30,28 @@ for sig in INT TERM; do
   [[ "$(snap "$w")" == "$before" ]] || { echo "FAIL SIG$sig: the old run folder changed"; diff <(echo "$before") <(snap "$w"); fail=1; }
   grep -q "outputs in" "$sandbox/out" && { echo "FAIL SIG$sig: claimed outputs"; fail=1; }
 done
+# kill -9 leaves its temporaries (nothing can catch it); the next run into the same path removes them
+# once its own folder is in place, and touches nothing else: not a live process's temporary, not another
+# path's, not a file of the user's.
+"$d" run "$sandbox/big.json" --out "$w/out" --outputs events,summary,tasks >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 200); do
+  compgen -G "$w/out.events.tmp-dirsched-$pid-*" >/dev/null && [[ -s $(compgen -G "$w/out.events.tmp-dirsched-$pid-*" | head -1) ]] && break
+  sleep 0.05
+done
+kill -KILL $pid
+wait $pid 2>/dev/null
+compgen -G "$w/out*.tmp-dirsched-$pid-*" >/dev/null || echo "note: SIGKILL came before any temporary was made"
+sleep 1000 &
+live=$!
+mkdir "$w/out.tmp-dirsched-$live-0badf00d" "$w/other.tmp-dirsched-999999-0badf00d"
+echo mine >"$w/out.notes.tmp-dirsched-keep"
+run_case 0 "" "a run after kill -9" "$d" run "$ROOT/scenarios/quick-tour.json" --out "$w/out"
+compgen -G "$w/out*.tmp-dirsched-$pid-*" >/dev/null && { echo "FAIL kill -9: the dead run's temporaries stayed"; ls -A "$w"; fail=1; }
+[[ -d "$w/out.tmp-dirsched-$live-0badf00d" && -d "$w/other.tmp-dirsched-999999-0badf00d" && -f "$w/out.notes.tmp-dirsched-keep" ]] ||
+  { echo "FAIL kill -9: the next run removed what was not a dead run's temporary of its path"; ls -A "$w"; fail=1; }
+kill $live
+rm -rf "$w/out.tmp-dirsched-$live-0badf00d" "$w/other.tmp-dirsched-999999-0badf00d" "$w/out.notes.tmp-dirsched-keep"
 # A sweep stopped by SIGTERM: the parent forwards it to its variants, waits for them, exits 143, and
 # the sweep folder holds nothing but its marker (no variant half-written, no temporary).
 echo '{ "name": "big-sweep", "generate": { "family": "stream", "tasks": 200000, "workers": 64, "seed": "$w" }, "vars": { "w": [0, 1] } }' >"$sandbox/big-sweep.json"

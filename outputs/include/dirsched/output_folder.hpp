@@ -175,6 +175,12 @@ class FolderLock {
 // (WriteError, `dest` as it was). An existing `dest` is exchanged atomically and the old folder removed; where the file system cannot exchange, the old folder is renamed aside first
 // and removed after (a stop between the renames cannot happen: signals wait for the lock).
 void replace_folder(TempPath& tmp, const std::filesystem::path& dest, FolderKind kind);
+// Removes what processes that are gone (killed: kill -9, a lost node) left beside `dest`: the
+// temporaries named DEST.tmp-dirsched-PID-HEX and DEST.TAG.tmp-dirsched-PID-HEX whose PID no longer
+// runs on this machine; returns what it removed. replace_folder calls it once the new folder is in
+// place. (On a folder shared by several machines, a PID is looked up on this one: run into one path
+// from one machine at a time.)
+std::vector<std::filesystem::path> remove_dead_temporaries(const std::filesystem::path& dest);
 
 // Starts the signal thread (see the header). Call once, first thing in main, before any thread.
 void install_interrupt_cleanup();
