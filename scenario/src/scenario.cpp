@@ -12,6 +12,7 @@
 #include <set>
 
 #include "dirsched/generate.hpp"
+#include "dirsched/platform_file.hpp"
 #include "dirsched/trace_file.hpp"
 #include "op_reader.hpp"
 
@@ -949,7 +950,7 @@ struct Loader {
       if (!p->is_string()) top.fail("expected a string", "platform");
       std::filesystem::path path(p->get<std::string>());
       if (path.is_relative()) path = std::filesystem::path(base_dir) / path;
-      if (!std::filesystem::exists(path)) top.fail("platform file not found: " + path.string(), "platform");
+      if (const std::optional<std::string> problem = platform_file_problem(path.string())) top.fail(*problem, "platform");
       s.platform = path.lexically_normal().string();
     }
     top.get("vars");  // read first, by run()

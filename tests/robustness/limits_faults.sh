@@ -54,10 +54,30 @@ scenario "$in/clock.json" slow-latency.xml "$bytes"
 expect clock-past-2p32 2 "clock.json: platform: $in/slow-latency.xml: the simulated clock passed 2^32 s" \
   "$dirsched" run "$in/clock.json" --out out
 
-mkdir -p "$in/platform-dir"
-scenario "$in/dir.json" platform-dir "$bytes"
-expect platform-directory 2 "dir.json: platform: $in/platform-dir is a directory, not a platform file" \
+mkdir -p "$in/platform-dir.xml"
+scenario "$in/dir.json" platform-dir.xml "$bytes"
+expect platform-directory 2 "dir.json: platform: $in/platform-dir.xml: not a regular file" \
   "$dirsched" run "$in/dir.json" --out out
+# Checked at load, before SimGrid pays for it: a *.so (SimGrid loads it as code), a FIFO, and a
+# six-line cluster of 5e7 hosts (8 GB and 200 s in SimGrid before it failed).
+: >"$in/code.so"
+scenario "$in/so.json" code.so "$bytes"
+expect platform-so 2 "so.json: platform: $in/code.so: a platform file is SimGrid XML, named *.xml" \
+  "$dirsched" run "$in/so.json" --out out
+mkfifo "$in/fifo.xml"
+scenario "$in/fifo.json" fifo.xml "$bytes"
+expect platform-fifo 2 "fifo.json: platform: $in/fifo.xml: not a regular file" timeout 20 "$dirsched" run "$in/fifo.json" --out out
+cat >"$in/huge.xml" <<XML
+<?xml version="1.0"?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <!-- <cluster id="commented" prefix="x" suffix="" radical="0-999999999" speed="1Gf" bw="1GBps" lat="1us"/> -->
+  <cluster id="c" prefix="h" suffix="" radical="0-49999999" speed="1Gf" bw="1GBps" lat="1us"/>
+</platform>
+XML
+scenario "$in/huge.json" huge.xml "$bytes"
+expect platform-hosts 2 "huge.json: platform: $in/huge.xml: declares more than 262144 hosts" \
+  timeout 20 "$dirsched" run "$in/huge.json" --out out
 echo "not xml at all" >"$in/garbage.xml"
 scenario "$in/garbage.json" garbage.xml "$bytes"
 expect platform-not-xml 2 "garbage.json: platform: $in/garbage.xml: " "$dirsched" run "$in/garbage.json" --out out
