@@ -40,6 +40,13 @@ struct Params {
                           "the family '" + spec.family + "' would make " + number_text(tasks) +
                               " tasks, more than the limit of " + std::to_string(kMaxTasks));
   }
+  // A product the family pays for before its first op (edges, members), within kMaxTasks.
+  void product(double value, const std::string& what, const std::string& of) const {
+    if (value > static_cast<double>(kMaxTasks))
+      throw ScenarioError(file, "generate",
+                          "the family '" + spec.family + "' would make " + number_text(value) + " " + what + " (" + of +
+                              "), more than the limit of " + std::to_string(kMaxTasks));
+  }
   void done() const {
     for (const auto& [k, v] : spec.params)
       if (!used.count(k))
@@ -100,11 +107,13 @@ OpGenerator::OpGenerator(const GenerateSpec& spec, const Scenario& s, const std:
     p.total(static_cast<double>(a_) * (1 + static_cast<double>(c_)));
     if (b_ > workers_)
       throw ScenarioError(file, "generate.size", "a group cannot be larger than the worker count");
+    p.product(static_cast<double>(a_) * static_cast<double>(b_), "group members", "groups x size");
     submits_ = a_ * (1 + c_);
   } else if (spec.family == "random") {
     family_ = Family::kRandom;
     a_ = p.count("tasks", 100);
     b_ = p.count("edges", 2, 0, static_cast<double>(kMaxGenEdges));
+    p.product(static_cast<double>(a_) * static_cast<double>(b_), "edges", "tasks x edges");
     fraction_ = p.get("group_fraction", 0.1);
     if (fraction_ > 1) throw ScenarioError(file, "generate.group_fraction", "must be at most 1");
     submits_ = a_;

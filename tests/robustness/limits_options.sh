@@ -53,6 +53,13 @@ echo '{"name":"e","generate":{"family":"random","tasks":10,"edges":1025}}' >"$tm
 expect generate-edges-past-limit 2 "edges.json: generate.edges: must be a number from 0 to 1024, found 1025" \
   "$dirsched" check "$tmp/edges.json"
 expect gen-edges-1024 0 "" "$dirsched" gen random --tasks 10 --edges 1024 --seed 3
+# What a block pays for before its first op is bounded as gen bounds it: tasks x edges, groups x size.
+echo '{"name":"e","generate":{"family":"random","tasks":1000000,"edges":1000}}' >"$tmp/product.json"
+expect generate-tasks-x-edges 2 "product.json: generate: the family 'random' would make 1000000000 edges (tasks x edges), more than the limit of 100000000" \
+  timeout 20 "$dirsched" run "$tmp/product.json" --out "$tmp/never"
+echo '{"name":"m","generate":{"family":"tp-groups","groups":10000000,"size":65536,"workers":65536,"singles_per_group":0}}' >"$tmp/members.json"
+expect generate-members 2 "members.json: generate: the family 'tp-groups' would make 655360000000 group members (groups x size)" \
+  timeout 20 "$dirsched" run "$tmp/members.json" --out "$tmp/never"
 echo '{"name":"e","seed":3,"generate":{"family":"random","tasks":10,"edges":1024}}' >"$tmp/edges.json"
 expect generate-edges-1024 5 "" "$dirsched" explore "$tmp/edges.json" --max-states 1
 # At the bounds the values are accepted (stdout only, nothing written).
