@@ -575,9 +575,8 @@ class Explorer {
     if (nodes_ > o_.max_states) stopped_ = true;
     if (o_.on_states && nodes_ % 4096 == 0) o_.on_states(nodes_);
     // The states held on the depth-first path, not the visited set, are what grow with a large
-    // scenario (each holds a copy of the core): the heap is checked every kMemoryCheckEvery nodes.
-    if (!stopped_ && nodes_ % kMemoryCheckEvery == 0 && heap_in_use() > o_.max_memory)
-      stopped_ = out_of_memory_ = true, memory_stop_at_ = nodes_;
+    // scenario (each holds a copy of the core): the heap is checked as check_memory() says.
+    if (!stopped_ && nodes_ >= next_memory_check_) check_memory();
     // visit() recurses once per step of the path: a path of tens of thousands of steps (a long trace)
     // would overflow the stack, so the search stops while kStackReserve is left.
     if (!stopped_ && reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0)) < stack_floor_)
@@ -628,8 +627,26 @@ class Explorer {
     return id;
   }
 
+  // The heap against max_memory, at the first node and then as often as the growth seen so far needs
+  // for the bound to hold: every kMemoryCheckEvery nodes while states are small, every node once one
+  // state's copy (a large scenario's core) could take what is left. The bound may be passed by what one
+  // node adds, never by kMemoryCheckEvery of them.
+  void check_memory() {
+    const std::size_t heap = heap_in_use();
+    if (heap > o_.max_memory) {
+      stopped_ = out_of_memory_ = true, memory_stop_at_ = nodes_;
+      return;
+    }
+    const std::size_t nodes = std::max<std::size_t>(1, nodes_ - last_check_nodes_);
+    const std::size_t per_node = (heap > last_check_heap_ ? heap - last_check_heap_ : 0) / nodes + 1;
+    const std::size_t room = o_.max_memory - heap;
+    next_memory_check_ = nodes_ + std::clamp<std::size_t>(room / (2 * per_node), 1, kMemoryCheckEvery);
+    last_check_nodes_ = nodes_, last_check_heap_ = heap;
+  }
+
   const Scenario& s_;
   const ExploreOptions& o_;
+  std::size_t next_memory_check_ = 0, last_check_nodes_ = 0, last_check_heap_ = 0;
   Registry registry_;
   Facts f_;
   std::size_t groups_ = 0;
