@@ -2,7 +2,7 @@
 # A sweep plan on GNU parallel (docs/howto-run-on-a-cluster.md): parallel is SIGKILLed midway with its
 # running variants (their temporaries left behind), resumed with --joblog and --resume-failed, and the
 # collected sweep.csv is byte for byte the local sweep's. Then one variant SIGKILLed mid-run on its own:
-# --collect refuses and names it, --missing prints its line, the line run again, --collect removes the
+# --collect refuses and names it, --missing prints its line, the line run again removes the
 # dead process's temporaries. Usage: parallel_test.sh DIRSCHED ROOT
 d=$1 ROOT=$2
 source "$(dirname "$0")/lib.sh"
@@ -67,8 +67,11 @@ if [[ -n $victim ]] && compgen -G "$tmp/p/variant-0006.*tmp-dirsched-$victim-*" 
   grep -q "1 of 16 variants missing (not run, or did not finish): variant-0006;" "$tmp/err" ||
     { no "collect names the killed variant"; cat "$tmp/err"; }
   [[ "$("$d" sweep --collect "$tmp/p" --missing 2>/dev/null)" == "$line" ]] || no "--missing prints the killed variant's line"
-  bash -c "$line" >/dev/null 2>&1 || no "the killed variant's line run again"
-  compgen -G "$tmp/p/variant-0006.*tmp-dirsched-$victim-*" >/dev/null || no "the dead process's temporary is gone before collect"
+  bash -c "$line" >/dev/null 2>"$tmp/err" || no "the killed variant's line run again"
+  # The rerun, once its folder is in place, removes what the killed process left beside it.
+  compgen -G "$tmp/p/variant-0006.*tmp-dirsched-$victim-*" >/dev/null && no "the rerun left the dead process's temporary"
+  grep -q "removed .*variant-0006.*tmp-dirsched-$victim-.*left by a process that was killed" "$tmp/err" ||
+    { no "the rerun names what it removed"; cat "$tmp/err"; }
   "$d" sweep --collect "$tmp/p" >/dev/null 2>"$tmp/err" || { no "collect after the rerun"; cat "$tmp/err"; }
   [[ -z "$(find "$tmp/p" -name '*.tmp-dirsched-*')" ]] || no "collect left the killed variant's temporaries"
   cmp -s "$tmp/local/sweep.csv" "$tmp/p/sweep.csv" || no "sweep.csv after the rerun"
