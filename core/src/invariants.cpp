@@ -75,9 +75,14 @@ void InvariantChecker::on_event(const Event& e) {
           // The walk ignores a lookup that finds the task itself; any other producer came earlier.
           if (!(d.producer < e.task))
             fail("no_self_dependency", who + " depends on itself or on a later task");
+          // Each run has its own tensor map: a lookup never finds another run's producer.
+          if (tasks_[d.producer.index()].run != e.run.index())
+            fail("same_run_producer", who + " depends on '" + name_of(tasks_[d.producer.index()]) +
+                                          "' of another run");
           producers_pool_.push_back(d.producer);
           ++t.producers_size;
         }
+      t.run = e.run.index();
       tasks_.push_back(std::move(t));
       break;
     }
@@ -198,6 +203,8 @@ void InvariantChecker::on_event(const Event& e) {
     case EventKind::kPending:
     case EventKind::kReject:
     case EventKind::kNotSubmitted:
+    case EventKind::kRunRaise:
+    case EventKind::kRunEnd:
     case EventKind::kGroupBlocked:
     case EventKind::kGroupStall:
     case EventKind::kReservationStall:

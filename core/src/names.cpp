@@ -46,11 +46,11 @@ constexpr std::array<std::string_view, 17> kCodes = {"missing_worker",
                                                      "unknown_buffer",
                                                      "run_failed"};
 static_assert(kCodes.size() == static_cast<std::size_t>(ErrorCode::kRunFailed) + 1, "one spelling per code");
-constexpr std::array<std::string_view, 14> kEvents = {
-    "submit",      "reject",           "pending",       "ready",
-    "dispatch",    "member_end",       "complete",      "fail",
-    "poison",      "not_submitted",    "group_blocked", "group_launched",
-    "group_stall", "reservation_stall"};
+constexpr std::array<std::string_view, 16> kEvents = {
+    "submit",      "reject",            "pending",       "ready",
+    "dispatch",    "member_end",        "complete",      "fail",
+    "poison",      "not_submitted",     "group_blocked", "group_launched",
+    "group_stall", "reservation_stall", "run_raise",     "run_end"};
 constexpr std::array<std::string_view, 2> kPolicies = {"seed", "head_reservation"};
 
 }  // namespace

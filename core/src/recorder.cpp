@@ -61,6 +61,7 @@ Recorder::Live& Recorder::new_record(const Event& e) {
   live_.emplace_back();
   Live& r = live_.back();
   r.kind = e.task_kind;
+  r.run = e.run.valid() ? e.run.index() : 0;
   if (e.task.valid()) {
     r.flags = kNamed;
     r.name = e.task.index();
@@ -96,6 +97,7 @@ void Recorder::build(std::size_t n, TaskRecord& out) const {
   else
     out.message.clear();
   out.task = r.flags & kNamed ? TaskId(r.name) : TaskId();
+  out.run = RunId(r.run);
   out.workers.clear();
   out.members.clear();
   out.cause.clear();
@@ -212,6 +214,7 @@ void Recorder::retire_one() {
   const std::size_t n = retired_;
   const Live& r = record(n);
   ++retired_states_[r.state];
+  ++retired_run_states_[r.run][r.state];
   if (r.ready >= 0 && r.start < 0 && r.kind == TaskKind::kSingle) unstarted_single_.push_back(r.ready);
   if (r.ready >= 0 && r.start < 0 && r.kind == TaskKind::kGroup) unstarted_group_.push_back(r.ready);
   if (on_retire_) {
@@ -238,6 +241,12 @@ void Recorder::finish() {
 std::map<TaskState, std::size_t> Recorder::state_counts() const {
   std::map<TaskState, std::size_t> out = retired_states_;
   for (std::size_t n = retired_; n < record_count(); ++n) ++out[record(n).state];
+  return out;
+}
+
+std::map<std::uint32_t, std::map<TaskState, std::size_t>> Recorder::run_state_counts() const {
+  auto out = retired_run_states_;
+  for (std::size_t n = retired_; n < record_count(); ++n) ++out[record(n).run][record(n).state];
   return out;
 }
 
@@ -281,6 +290,7 @@ void Recorder::worker_changed(std::uint32_t index, bool busy, double t) {
 
 void Recorder::on_event(const Event& e) {
   ++events_;
+  if (is_run_event(e.kind)) return;  // no task: the outputs read runs from the core
   // A submit, a reject or a not_submitted makes a record; every other event finds its task's.
   const bool first_sight =
       e.kind == EventKind::kSubmit || e.kind == EventKind::kReject || e.kind == EventKind::kNotSubmitted;
@@ -322,7 +332,10 @@ void Recorder::on_event(const Event& e) {
       break;
     case EventKind::kNotSubmitted:
       r.state = TaskState::kNotSubmitted;
-      if (e.rejection) {
+      if (e.callback_raised) {
+        r.where = intern_message("callback_raised");
+        r.flags |= kHasMessage;
+      } else if (e.rejection) {
         r.where = intern_message(e.rejection->message);
         r.flags |= kHasMessage;
       }
@@ -437,6 +450,8 @@ void Recorder::on_event(const Event& e) {
       break;
     }
     case EventKind::kGroupBlocked:
+    case EventKind::kRunRaise:
+    case EventKind::kRunEnd:
       break;
   }
   switch (e.kind) {

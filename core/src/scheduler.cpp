@@ -35,7 +35,6 @@ Scheduler::Scheduler(Registry registry, Options options, Observer* observer)
 BufferId Scheduler::add_buffer(Buffer buffer) {
   registry_.check_owner(buffer.name, buffer.memory, buffer.owner);
   buffers_.push_back(std::move(buffer));
-  producer_of_.push_back(TaskId());
   return BufferId(static_cast<std::uint32_t>(buffers_.size() - 1));
 }
 
@@ -221,9 +220,12 @@ std::optional<Rejection> Scheduler::validate(const SubmitRequest& r,
 SubmitResult Scheduler::submit(const SubmitRequest& r) {
   // Validation comes first: after the run's first failure an invalid submit is still refused with
   // its own code; only a valid one meets fail-fast.
+  const RunId run = submitting_run();  // CoreError (nothing changed) when no callback is open
+  RunState& rs = runs_[run.index()];
   std::vector<std::uint32_t>& targets = scratch_targets_;
   if (auto rejection = validate(r, targets)) {
     Event e{EventKind::kReject};
+    e.run = run;
     e.name = r.name;
     e.task_kind = r.kind;
     e.op_kind = r.kind;
@@ -231,10 +233,11 @@ SubmitResult Scheduler::submit(const SubmitRequest& r) {
     emit(e);
     return {TaskId(), std::move(rejection)};
   }
-  if (run_error_ && options_.fail_fast) {
-    // Fail-fast: the submit raises the run's first error and the task is never submitted.
-    Rejection raised{ErrorCode::kRunFailed, run_error_->message};
+  if (rs.info.error && options_.fail_fast) {
+    // Fail-fast: the submit raises its own run's first error and the task is never submitted.
+    Rejection raised{ErrorCode::kRunFailed, rs.info.error->message};
     Event e{EventKind::kNotSubmitted};
+    e.run = run;
     e.name = r.name;
     e.task_kind = r.kind;
     e.op_kind = r.kind;
@@ -257,6 +260,7 @@ SubmitResult Scheduler::submit(const SubmitRequest& r) {
                                                                    : r.kind;
   task.state = TaskState::kPending;
   task.callable = r.callable;
+  task.run = run.index();
   task.slot_begin = static_cast<std::uint32_t>(slots_.size());
   for (std::uint32_t m = 0; m < task.members; ++m)
     slots_.push_back({is_sub(r.kind) ? 0 : targets[m], false, false, false});
@@ -273,7 +277,7 @@ SubmitResult Scheduler::submit(const SubmitRequest& r) {
   TaskId poisoner;
   for (const auto& member : r.args)
     for (const Arg& a : member) {
-      TaskId& entry = producer_of_[a.buffer.index()];
+      TaskId& entry = producer_entry(run.index(), a.buffer);
       if (a.tag == Tag::kInput || a.tag == Tag::kInOut) {
         const TaskId p = entry;
         if (p.valid() && p != id) {
@@ -294,6 +298,7 @@ SubmitResult Scheduler::submit(const SubmitRequest& r) {
   names_ += r.name;
   tasks_.push_back(task);
   ++live_;
+  ++rs.info.live;
   {
     Event e = event_for(EventKind::kSubmit, id);
     std::vector<WorkerId>& ws = scratch_workers_;
@@ -306,7 +311,7 @@ SubmitResult Scheduler::submit(const SubmitRequest& r) {
   }
   if (poisoner.valid()) {
     tasks_[id.index()].state = TaskState::kPoisoned;
-    --live_;
+    task_ended(tasks_[id.index()]);
     Event e = event_for(EventKind::kPoison, id);
     e.cause = poisoner;
     emit(e);
@@ -366,14 +371,129 @@ SubmitResult Scheduler::submit_sub_group(std::string name, CallableId callable,
 }
 
 void Scheduler::not_submitted(std::string_view name) {
+  const RunId run = submitting_run();
   Event e{EventKind::kNotSubmitted};
   e.name = name;
+  e.run = run;
   Rejection raised;
-  if (run_error_) {
-    raised = {ErrorCode::kRunFailed, run_error_->message};
+  if (const auto& error = runs_[run.index()].info.error) {
+    raised = {ErrorCode::kRunFailed, error->message};
     e.rejection = &raised;
   }
   emit(e);
+}
+
+void Scheduler::not_submitted(std::string_view name, RunId run, bool callback_raised) {
+  run_info(run);  // CoreError for a run never declared
+  Event e{EventKind::kNotSubmitted};
+  e.name = name;
+  e.run = run;
+  e.callback_raised = callback_raised;
+  emit(e);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Runs
+
+RunId Scheduler::submitting_run() {
+  if (open_run_.valid()) return open_run_;
+  if (declared_runs_)
+    throw CoreError(CoreErrorCode::kRunOrder, "a submit with no run's callback open (begin_run first)");
+  // The implicit run: open for ever, never ended, silent.
+  RunState rs;
+  rs.info.name = "main";
+  rs.info.implicit = true;
+  rs.info.begun = true;
+  rs.info.begin_s = now_;
+  runs_.push_back(std::move(rs));
+  open_run_ = last_run_ = RunId(static_cast<std::uint32_t>(runs_.size() - 1));
+  return open_run_;
+}
+
+RunId Scheduler::add_run(std::string name) {
+  if (!declared_runs_ && !runs_.empty())
+    throw CoreError(CoreErrorCode::kRunOrder, "add_run after submits to the implicit run");
+  declared_runs_ = true;
+  RunState rs;
+  rs.info.name = std::move(name);
+  runs_.push_back(std::move(rs));
+  return RunId(static_cast<std::uint32_t>(runs_.size() - 1));
+}
+
+void Scheduler::begin_run(RunId run) {
+  const RunInfo& info = run_info(run);
+  if (open_run_.valid())
+    throw CoreError(CoreErrorCode::kRunOrder, "begin_run of '" + info.name + "' while the callback of '" +
+                                                  runs_[open_run_.index()].info.name + "' is open");
+  if (info.begun) throw CoreError(CoreErrorCode::kRunOrder, "run '" + info.name + "' was begun before");
+  RunInfo& r = runs_[run.index()].info;
+  r.begun = true;
+  r.begin_s = now_;
+  open_run_ = last_run_ = run;
+}
+
+void Scheduler::raise_run(const std::string& message) {
+  if (!open_run_.valid() && !declared_runs_) submitting_run();  // a raise before any submit: the implicit run
+  if (!open_run_.valid()) throw CoreError(CoreErrorCode::kRunOrder, "raise_run with no run's callback open");
+  RunInfo& r = runs_[open_run_.index()].info;
+  if (r.raised) throw CoreError(CoreErrorCode::kRunOrder, "run '" + r.name + "' raised twice");
+  r.raised = true;
+  if (!r.error) r.error = RunError{TaskId(), 0, message};  // a member failure stays its first error
+  if (r.implicit) return;
+  Event e{EventKind::kRunRaise};
+  e.name = r.name;
+  e.run = open_run_;
+  e.message = message;
+  emit(e);
+}
+
+void Scheduler::end_run(std::optional<std::string> raised) {
+  if (raised) raise_run(*raised);
+  if (!open_run_.valid()) throw CoreError(CoreErrorCode::kRunOrder, "end_run with no run's callback open");
+  const std::uint32_t run = open_run_.index();
+  RunInfo& r = runs_[run].info;
+  if (r.implicit) return;  // the implicit run's callback is the whole trace: it never closes
+  r.callback_ended = true;
+  r.callback_end_s = now_;
+  open_run_ = RunId();
+  check_run_end(run);
+}
+
+void Scheduler::task_ended(const Task& t) {
+  --live_;
+  DIRSCHED_INVARIANT(runs_[t.run].info.live > 0);
+  --runs_[t.run].info.live;
+}
+
+void Scheduler::check_run_end(std::uint32_t run) {
+  RunState& rs = runs_[run];
+  RunInfo& r = rs.info;
+  if (r.terminal || r.implicit || !r.callback_ended || r.live > 0) return;
+  r.terminal = true;
+  r.end_s = now_;
+  std::vector<TaskId>().swap(rs.producer_of);  // no later lookup can reach it
+  Event e{EventKind::kRunEnd};
+  e.name = r.name;
+  e.run = RunId(run);
+  e.run_failed = r.error.has_value();
+  emit(e);
+}
+
+TaskId& Scheduler::producer_entry(std::uint32_t run, BufferId buffer) {
+  std::vector<TaskId>& map = runs_[run].producer_of;
+  if (map.size() <= buffer.index()) map.resize(buffers_.size());
+  return map[buffer.index()];
+}
+
+const RunInfo& Scheduler::run_info(RunId run) const {
+  if (!run.valid() || run.index() >= runs_.size())
+    throw CoreError(CoreErrorCode::kUnknownTask, "run id was never issued");
+  return runs_[run.index()].info;
+}
+
+const std::optional<RunError>& Scheduler::run_error() const {
+  const RunId r = open_run_.valid() ? open_run_ : last_run_;
+  return r.valid() ? runs_[r.index()].info.error : kNoError;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -382,6 +502,7 @@ void Scheduler::not_submitted(std::string_view name) {
 Event Scheduler::event_for(EventKind kind, TaskId id) const {
   Event e{kind};
   e.task = id;
+  e.run = RunId(tasks_[id.index()].run);
   e.name = name_of(tasks_[id.index()]);
   e.task_kind = tasks_[id.index()].kind;
   e.op_kind = tasks_[id.index()].op;
@@ -432,7 +553,7 @@ void Scheduler::poison_from(TaskId failed) {
     const auto [c, via] = work[i];
     if (tasks_[c.index()].state != TaskState::kPending) continue;
     set_state(c, TaskState::kPoisoned);
-    --live_;
+    task_ended(tasks_[c.index()]);
     Event e = event_for(EventKind::kPoison, c);
     e.cause = via;
     emit(e);
@@ -453,7 +574,7 @@ void Scheduler::add_consumer(TaskId producer, TaskId consumer) {
 
 void Scheduler::finish(TaskId id) {
   Task& t = tasks_[id.index()];
-  --live_;
+  task_ended(t);
   if (!t.member_failed) {
     set_state(id, TaskState::kCompleted);
     Event e = event_for(EventKind::kComplete, id);
@@ -471,6 +592,7 @@ void Scheduler::finish(TaskId id) {
     emit(e);
     poison_from(id);
   }
+  check_run_end(tasks_[id.index()].run);
 }
 
 void Scheduler::apply(const Completion& c) {
@@ -504,8 +626,8 @@ void Scheduler::apply(const Completion& c) {
       t.member_failed = true;
       t.failed_member = c.member;
     }
-    if (!run_error_)
-      run_error_ =
+    if (std::optional<RunError>& error = runs_[t.run].info.error; !error)
+      error =
           RunError{c.task, c.member,
                    "task '" + std::string(name_of(t)) + "' member " + std::to_string(c.member) + " failed"};
   }
@@ -883,11 +1005,20 @@ std::string Scheduler::dump() const {
   for (std::uint32_t i = idle_sub_.first(); i != IndexSet::kNone; i = idle_sub_.next(i + 1))
     out += std::to_string(i) + ",";
   out += "]\ntensor_map:\n";
-  for (std::size_t b = 0; b < buffers_.size(); ++b)
-    if (producer_of_[b].valid()) out += "  " + buffers_[b].name + " <- " + task_name(producer_of_[b]) + "\n";
+  for (const RunState& rs : runs_)
+    for (std::size_t b = 0; b < rs.producer_of.size(); ++b)
+      if (rs.producer_of[b].valid())
+        out += "  " + buffers_[b].name + " <- " + task_name(rs.producer_of[b]) +
+               (runs_.size() > 1 ? " (run " + rs.info.name + ")" : "") + "\n";
+  const auto& error = run_error();
   out += "inbox=" + std::to_string(inbox_.size()) + " running=" + std::to_string(running_members_) +
-         " live=" + std::to_string(live_) + " run_error=" + (run_error_ ? run_error_->message : "none") +
-         "\n";
+         " live=" + std::to_string(live_) + " run_error=" + (error ? error->message : "none") + "\n";
+  if (declared_runs_)
+    for (const RunState& rs : runs_)
+      out += "run " + rs.info.name + (rs.info.begun ? " begun" : "") + (rs.info.callback_ended ? " ended" : "") +
+             (rs.info.raised ? " raised" : "") + (rs.info.terminal ? " terminal" : "") +
+             " live=" + std::to_string(rs.info.live) + " error=" + (rs.info.error ? rs.info.error->message : "none") +
+             "\n";
   return out;
 }
 
@@ -920,19 +1051,23 @@ void Scheduler::encode(std::vector<std::uint32_t>& out) const {
   for (std::size_t i = 0; i < sub_fifo_.size(); ++i) out.push_back(sub_fifo_.at(i).index());
   out.push_back(idle_sub_.size());
   for (std::uint32_t i = idle_sub_.first(); i != IndexSet::kNone; i = idle_sub_.next(i + 1)) out.push_back(i);
-  out.push_back(static_cast<std::uint32_t>(producer_of_.size()));
-  for (TaskId p : producer_of_) out.push_back(p.index());
+  // Every run's tensor map (a buffer no op of the run touched is an absent entry: invalid), and state.
+  out.push_back(static_cast<std::uint32_t>(runs_.size()));
+  for (const RunState& rs : runs_) {
+    out.push_back(static_cast<std::uint32_t>(buffers_.size()));
+    for (std::size_t b = 0; b < buffers_.size(); ++b)
+      out.push_back(b < rs.producer_of.size() ? rs.producer_of[b].index() : TaskId().index());
+    const RunInfo& r = rs.info;
+    out.push_back((r.begun ? 1u : 0u) | (r.callback_ended ? 2u : 0u) | (r.raised ? 4u : 0u) |
+                  (r.terminal ? 8u : 0u));
+    out.push_back(static_cast<std::uint32_t>(r.live));
+    out.push_back(r.error ? 1u : 0u);
+    if (r.error) out.push_back(r.error->task.index()), out.push_back(r.error->member);
+  }
+  out.push_back(open_run_.index());
   out.push_back(static_cast<std::uint32_t>(inbox_.size()));
   out.push_back(static_cast<std::uint32_t>(running_members_));
   out.push_back(static_cast<std::uint32_t>(live_));
-  // The run's error: which member failed (its message is a function of that).
-  if (run_error_) {
-    out.push_back(1);
-    out.push_back(run_error_->task.index());
-    out.push_back(run_error_->member);
-  } else {
-    out.push_back(0);
-  }
 }
 
 }  // namespace dirsched

@@ -287,14 +287,13 @@ class Explorer {
   void learn_trace() {
     std::vector<const OpSpec*> flat;  // submits in trace order, with the op position they belong to
     std::vector<std::size_t> pos;
-    for (std::size_t p = 0; p < s_.trace.size(); ++p) {
-      const OpSpec& op = s_.trace[p];
-      if (op.kind == OpKind::kBatch) {
-        for (const OpSpec& inner : op.ops) flat.push_back(&inner), pos.push_back(p);
-      } else if (!op.task.empty()) {
-        flat.push_back(&op), pos.push_back(p);
-      }
-    }
+    // A run op's submits (its batches opened) belong to the run op's position: the facts of a position
+    // then cover the whole callback, a superset of what is still to come inside it.
+    auto add = [&](const OpSpec& op, std::size_t p, auto& self) -> void {
+      if (!op.task.empty()) flat.push_back(&op), pos.push_back(p);
+      for (const OpSpec& inner : op.ops) self(inner, p, self);
+    };
+    for (std::size_t p = 0; p < s_.trace.size(); ++p) add(s_.trace[p], p, add);
     const std::size_t buffers = s_.buffers.size(), workers = registry_.next_level_count();
     f_.reads.assign(s_.trace.size() + 1, std::vector<bool>(buffers, false));
     f_.group_targets.assign(s_.trace.size() + 1, std::vector<bool>(workers, false));
@@ -366,7 +365,7 @@ class Explorer {
       if (is_sub(core.kind(task))) continue;
       // L4, first half: an end that may be a failure could set the run's first error.
       const bool may_fail = can_fail(st, task, member);
-      if (may_fail && !core.run_error()) continue;
+      if (may_fail && !core.run_info(core.run_of(task)).error) continue;
       // L1
       if (core.pending_consumers(task) > 0) continue;
       const OpSpec& op = st.replay->op_of(task);

@@ -52,6 +52,7 @@ Timeline load(const std::string& dir) {
     if (line.empty()) continue;
     const json e = parse_output_line(line, path, n);
     try {
+      if (e.at("event").get<std::string>().rfind("run_", 0) == 0) continue;  // a run's event: no task
       const std::string ev = e.at("event").get<std::string>(), task = e.at("task").get<std::string>();
       const double ts = e.at("t_s").get<double>();
       if (ev == "submit") kind[task] = e.value("kind", "single");

@@ -86,6 +86,7 @@ std::string strace_log_from_events(const std::string& events_jsonl, const Scenar
     ++n;
     if (line.empty()) continue;
     const nlohmann::json e = parse_output_line(line, "events.jsonl", n);
+    if (e.at("event").get<std::string>().rfind("run_", 0) == 0) continue;  // a run's event: no task
     const std::string ev = e.at("event").get<std::string>(), name = e.at("task").get<std::string>();
     const long long ts = ns_of(e.at("t_s").get<double>());
     if (ev == "submit") {

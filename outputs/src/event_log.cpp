@@ -84,7 +84,17 @@ void EventLog::on_event(const Event& e) {
   line_.clear();
   o += "{\"seq\":" + std::to_string(seq_++) + ",\"t_s\":" + format_number(e.t) + ",\"event\":\"";
   o += to_string(e.kind);
+  if (is_run_event(e.kind)) {  // a run's event: no task
+    o += "\",\"run\":" + json_string(e.name);
+    if (e.kind == EventKind::kRunRaise) o += ",\"message\":" + json_string(e.message);
+    if (e.kind == EventKind::kRunEnd) o += e.run_failed ? ",\"outcome\":\"FAILED\"" : ",\"outcome\":\"COMPLETED\"";
+    o += "}\n";
+    if (!path_.empty()) write_line();
+    return;
+  }
   o += "\",\"task\":" + json_string(e.name);
+  // A trace with runs: every task event names its run (a trace without keeps its lines as they were).
+  if (core_->declared_runs()) o += ",\"run\":" + json_string(core_->run_info(e.run).name);
   auto target = [&](const Target& t) {
     if (t.sub)
       o += ",\"sub_worker\":\"sub" + std::to_string(t.sub_index) + "\"";
@@ -117,7 +127,10 @@ void EventLog::on_event(const Event& e) {
            "\",\"message\":" + json_string(e.rejection->message);
       break;
     case EventKind::kNotSubmitted:
-      if (e.rejection) o += ",\"reason\":" + json_string(e.rejection->message);
+      if (e.callback_raised)
+        o += ",\"reason\":\"callback_raised\"";
+      else if (e.rejection)
+        o += ",\"reason\":" + json_string(e.rejection->message);
       break;
     case EventKind::kPending:
       o += ",\"producers\":[";
@@ -158,6 +171,8 @@ void EventLog::on_event(const Event& e) {
       break;
     case EventKind::kGroupLaunched:
     case EventKind::kComplete:
+    case EventKind::kRunRaise:
+    case EventKind::kRunEnd:
       break;
   }
   o += "}\n";

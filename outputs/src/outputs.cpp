@@ -330,6 +330,33 @@ std::string summary_json(const Run& run, const std::vector<std::string>& notes) 
   for (const Stuck& st : r.stuck)
     stuck.push_back({{"task", st.task}, {"state", to_string(st.state)}, {"reason", st.reason}});
   s["stuck"] = stuck;
+  if (run.core->declared_runs()) {
+    // Per run, in trace order (a trace without runs has none: its one run is the whole summary).
+    const Scheduler& core = *run.core;
+    const auto by_run = rec.run_state_counts();
+    ojson runs = ojson::array();
+    auto time = [](double t) { return t < 0 ? ojson(nullptr) : ojson(tidy(t)); };
+    for (std::uint32_t i = 0; i < core.run_count(); ++i) {
+      const RunInfo& info = core.run_info(RunId(i));
+      ojson tasks = ojson::object();
+      std::size_t total = 0;
+      for (TaskState st : {TaskState::kCompleted, TaskState::kFailed, TaskState::kPoisoned, TaskState::kRejected,
+                           TaskState::kNotSubmitted, TaskState::kPending, TaskState::kReady, TaskState::kRunning})
+        tasks[std::string(to_string(st))] = 0;
+      if (auto it = by_run.find(i); it != by_run.end())
+        for (const auto& [state, n] : it->second) tasks[std::string(to_string(state))] = n, total += n;
+      tasks["total"] = total;
+      runs.push_back({{"run", info.name},
+                      {"outcome", run_outcome(core, RunId(i))},
+                      {"error", info.error ? ojson(info.error->message) : ojson(nullptr)},
+                      {"raised", info.raised},
+                      {"start_s", time(info.begin_s)},
+                      {"callback_end_s", time(info.callback_end_s)},
+                      {"end_s", time(info.end_s)},
+                      {"tasks", tasks}});
+    }
+    s["runs"] = runs;
+  }
   if (r.violation)
     s["violation"] = {{"seq", r.violation->seq},
                       {"rule", r.violation->rule},
@@ -340,11 +367,12 @@ std::string summary_json(const Run& run, const std::vector<std::string>& notes) 
   return s.dump(2) + "\n";
 }
 
-const char* TasksCsv::header() {
-  // Column names follow Batsim's jobs.csv where the meaning is the same.
-  return "job_id,kind,callable,allocated_resources,submission_time,ready_time,starting_time,finish_time,"
-         "waiting_time,execution_time,final_state,wait_producers_s,wait_fifo_s,wait_group_run_s,wait_reserved_s,"
-         "wait_scheduler_s,wait_group_queue_s,wait_targets_busy_s,wait_target_idle_s,wait_sub_pool_s\n";
+std::string TasksCsv::header(bool runs) {
+  // Column names follow Batsim's jobs.csv where the meaning is the same. New columns only ever appended.
+  return std::string("job_id,kind,callable,allocated_resources,submission_time,ready_time,starting_time,finish_time,"
+                     "waiting_time,execution_time,final_state,wait_producers_s,wait_fifo_s,wait_group_run_s,wait_reserved_s,"
+                     "wait_scheduler_s,wait_group_queue_s,wait_targets_busy_s,wait_target_idle_s,wait_sub_pool_s") +
+         (runs ? ",run\n" : "\n");
 }
 
 const std::string& TasksCsv::callable_of(const TaskRecord& r) {
@@ -378,11 +406,12 @@ void TasksCsv::append_row(const TaskRecord& r, std::string& out) {
   std::optional<TaskWaits> w;
   if (run_.waits && r.task.valid() && r.start >= 0) w = take_waits_ ? run_.waits->take(r.task) : run_.waits->peek(r.task);
   for (std::size_t k = 0; k < kWaitCauses; ++k) out += w ? "," + format_number(tidy(w->s[k])) : std::string(",");
+  if (run_.scenario.has_runs) out += "," + csv_field(run_.core->run_info(r.run).name);
   out += "\n";
 }
 
 std::string tasks_csv(const Run& run) {
-  std::string out = TasksCsv::header();
+  std::string out = TasksCsv::header(run.scenario.has_runs);
   TasksCsv csv(run);
   run.recorder->for_each_task([&](const TaskRecord& r) { csv.append_row(r, out); });
   return out;
@@ -390,7 +419,7 @@ std::string tasks_csv(const Run& run) {
 
 TasksCsvWriter::TasksCsvWriter(const Run& run, const std::string& path) : csv_(run), path_(path) {
   csv_.set_take_waits(true);
-  buffer_ = TasksCsv::header();
+  buffer_ = TasksCsv::header(run.scenario.has_runs);
 }
 
 TasksCsvWriter::~TasksCsvWriter() {
@@ -596,6 +625,16 @@ std::optional<std::string> check_expectations(const Run& run) {
                "), got " + format_number(tidy(got));
     }
   }
+  if (e.contains("runs"))
+    for (auto it = e["runs"].begin(); it != e["runs"].end(); ++it) {
+      // A trace without runs has the one run "main", whose outcome is the scenario's.
+      std::string got = run.result.outcome;
+      if (run.core->declared_runs())
+        for (std::uint32_t i = 0; i < run.core->run_count(); ++i)
+          if (run.core->run_info(RunId(i)).name == it.key()) got = run_outcome(*run.core, RunId(i));
+      if (got != it.value().get<std::string>())
+        return "runs." + it.key() + ": expected " + it.value().get<std::string>() + ", got " + got;
+    }
   if (e.contains("outcome") && e["outcome"].get<std::string>() != run.result.outcome)
     return "outcome: expected " + e["outcome"].get<std::string>() + ", got " + run.result.outcome;
   if (e.contains("overtakes"))

@@ -20,6 +20,19 @@ void finish_result(Run& run, Replay& replay, InvariantChecker* checker) {
     r.outcome = "VIOLATION";
     r.error = "invariant " + r.violation->rule + " violated at event seq " +
               std::to_string(r.violation->seq) + ": " + r.violation->detail;
+  } else if (core.declared_runs()) {
+    // A trace with runs: FAILED if any run failed (the error of the first, in trace order), else STUCK
+    // if any is stuck, else COMPLETED.
+    r.outcome = "COMPLETED";
+    for (std::uint32_t i = 0; i < core.run_count(); ++i) {
+      const std::string outcome = run_outcome(core, RunId(i));
+      if (outcome == "FAILED" && r.outcome != "FAILED") {
+        r.outcome = "FAILED";
+        r.error = core.run_info(RunId(i)).error->message;
+      } else if (outcome == "STUCK" && r.outcome == "COMPLETED") {
+        r.outcome = "STUCK";
+      }
+    }
   } else if (core.run_error()) {
     r.outcome = "FAILED";
     r.error = core.run_error()->message;
@@ -32,6 +45,12 @@ void finish_result(Run& run, Replay& replay, InvariantChecker* checker) {
     r.outcome = "COMPLETED";
   }
   r.makespan_s = run.recorder->last_transition();
+}
+
+std::string run_outcome(const Scheduler& core, RunId run) {
+  const RunInfo& r = core.run_info(run);
+  if (r.error) return "FAILED";  // a member failed or its callback raised
+  return r.terminal ? "COMPLETED" : "STUCK";
 }
 
 std::string dispatch_label(const Scheduler& core, const Dispatch& d) {

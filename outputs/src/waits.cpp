@@ -283,6 +283,7 @@ void WaitAttribution::started(TaskId id, Live& l, double t, StartReason reason, 
 // ---------------------------------------------------------------------------------------------
 
 void WaitAttribution::on_event(const Event& e) {
+  if (is_run_event(e.kind)) return;  // no task, no wait
   new_instant(e.t);
   const double t = e.t;
   switch (e.kind) {

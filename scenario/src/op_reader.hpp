@@ -22,9 +22,10 @@ class OpReader {
   explicit OpReader(const Scenario& header);
   // One op at `path` ("trace[3]", "trace[3].ops[1]"): every key known, every value of its type, every
   // callable and buffer named exists, per-member lists have the member count. `names` holds the task
-  // names so far: a duplicate is refused (null: the caller checks uniqueness itself). ScenarioError
-  // with the file and the path otherwise.
-  OpSpec op(const nlohmann::json& v, const std::string& path, bool in_batch, std::set<std::string>* names) const;
+  // names so far: a duplicate is refused (null: the caller checks uniqueness itself). `in_run`: an op
+  // of a run's callback (no drain, no nested run). ScenarioError with the file and the path otherwise.
+  OpSpec op(const nlohmann::json& v, const std::string& path, bool in_batch, std::set<std::string>* names,
+            bool in_run = false) const;
   std::optional<std::size_t> callable(std::string_view name) const;
   std::optional<std::size_t> buffer(std::string_view name) const;
   const std::string& file() const { return file_; }

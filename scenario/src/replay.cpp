@@ -1,6 +1,7 @@
 #include "dirsched/replay.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace dirsched {
 
@@ -17,6 +18,11 @@ Replay::Replay(const Scenario& scenario, Scheduler& core) : scenario_(&scenario)
     if (op_count_ > 0 && !pull(current_)) op_count_ = 0;
   } else {
     op_count_ = scenario.trace.size();
+    if (scenario.has_runs) {
+      runs_.resize(op_count_);
+      for (std::size_t i = 0; i < op_count_; ++i)
+        if (scenario.trace[i].kind == OpKind::kRun) runs_[i] = core.add_run(scenario.trace[i].run);
+    }
   }
 }
 
@@ -30,6 +36,8 @@ bool Replay::pull(OpSpec& op) {
 
 void Replay::advance() {
   ++op_;
+  inner_ = 0;
+  phase_ = Phase::kBegin;
   if (pulled() && op_ < op_count_) pull(current_);
 }
 
@@ -73,13 +81,26 @@ void Replay::not_submitted(const OpSpec& op) {
 
 double Replay::earliest_start() const {
   const OpSpec* op = next();
+  if (op && op->kind == OpKind::kRun) {
+    if (phase_ == Phase::kBegin) return std::max(ready_at_, op->at_s.value_or(0.0));
+    if (phase_ == Phase::kInner) return std::max(ready_at_, op->ops[inner_].at_s.value_or(0.0));
+    return ready_at_;
+  }
   return op ? std::max(ready_at_, op->at_s.value_or(0.0)) : ready_at_;
+}
+
+bool Replay::every_begun_run_terminal() const {
+  for (RunId r : runs_)
+    if (r.valid() && core_->run_info(r).begun && !core_->run_terminal(r)) return false;
+  return true;
 }
 
 bool Replay::next_enabled() const {
   const OpSpec* op = next();
   if (!op) return false;
-  return op->kind != OpKind::kDrain || core_->non_terminal_tasks() == 0;
+  if (op->kind == OpKind::kRun) return phase_ != Phase::kWait || core_->run_terminal(runs_[op_]);
+  if (op->kind != OpKind::kDrain) return true;
+  return runs_.empty() ? core_->non_terminal_tasks() == 0 : every_begun_run_terminal();
 }
 
 SubmitRequest Replay::request(const OpSpec& op) const {
@@ -120,6 +141,7 @@ bool Replay::submit(const OpSpec& op) {
   if (res.rejection->code == ErrorCode::kRunFailed) return false;  // the core recorded it not_submitted
   if (scenario_->abort_on_reject) {
     abort_error_ = res.rejection->message + " (" + std::string(to_string(res.rejection->code)) + ")";
+    pending_abort_ = abort_error_;
     return false;
   }
   return true;  // recorded as a rejection; the replay goes on
@@ -155,12 +177,120 @@ void Replay::unwind_from(std::size_t op_index, std::size_t batch_index) {
 }
 
 void Replay::unwind_rest() {
-  if (!done()) unwind_from(op_, 0);
+  if (done()) return;
+  if (runs_.empty()) return unwind_from(op_, 0);
+  // A trace with runs (held whole): the rest of the open callback, then every later run's ops, each in
+  // its own run. Nothing raised: these ops were never reached (an earlier run never ended).
+  unwound_ = true;
+  auto rest = [&](const OpSpec& op, RunId run) {
+    if (op.kind == OpKind::kBatch)
+      for (const OpSpec& inner : op.ops) core_->not_submitted(inner.task, run, false);
+    else if (!op.task.empty())
+      core_->not_submitted(op.task, run, false);
+  };
+  for (std::size_t i = op_; i < op_count_; ++i) {
+    const OpSpec& op = scenario_->trace[i];
+    if (op.kind != OpKind::kRun) continue;
+    const std::size_t from = i == op_ && phase_ == Phase::kInner ? inner_ : i == op_ && phase_ != Phase::kBegin ? op.ops.size() : 0;
+    for (std::size_t j = from; j < op.ops.size(); ++j) rest(op.ops[j], runs_[i]);
+  }
+}
+
+// The open callback raises `message` at its op `from_inner` (of which the batch's submits from
+// `batch_from` were not made): its later ops are not submitted, the run's callback ends raised, and the
+// replay waits for the run. In a trace without runs (the implicit run's callback is the whole trace),
+// the rest of the trace is not submitted and the replay is over.
+void Replay::raise_run(const std::string& message, std::size_t from_inner, std::size_t batch_from) {
+  auto rest = [&](const OpSpec& op, std::size_t from, RunId run) {
+    if (op.kind == OpKind::kBatch) {
+      for (std::size_t j = from; j < op.ops.size(); ++j) core_->not_submitted(op.ops[j].task, run, true);
+    } else if (!op.task.empty() && from == 0) {
+      core_->not_submitted(op.task, run, true);
+    }
+  };
+  if (runs_.empty()) {
+    core_->raise_run(message);  // the implicit run: its error, no event
+    const RunId run = core_->open_run();
+    unwound_ = true;
+    for (std::size_t i = from_inner; i < scenario_->trace.size(); ++i)
+      rest(scenario_->trace[i], i == from_inner ? batch_from : 0, run);
+    return;
+  }
+  const OpSpec& run_op = scenario_->trace[op_];
+  const RunId run = runs_[op_];
+  core_->raise_run(message);
+  for (std::size_t j = from_inner; j < run_op.ops.size(); ++j)
+    rest(run_op.ops[j], j == from_inner ? batch_from : 0, run);
+  core_->end_run();
+  phase_ = Phase::kWait;
+}
+
+bool Replay::run_next_in_run(const OpSpec& run, double now) {
+  switch (phase_) {
+    case Phase::kBegin:
+      core_->begin_run(runs_[op_]);
+      ready_at_ = now;
+      phase_ = run.ops.empty() ? Phase::kEnd : Phase::kInner;
+      return false;
+    case Phase::kEnd:
+      core_->end_run();
+      ready_at_ = now;
+      phase_ = Phase::kWait;
+      return false;
+    case Phase::kWait:
+      ready_at_ = now;
+      advance();
+      return false;
+    case Phase::kInner:
+      break;
+  }
+  const OpSpec& op = run.ops[inner_];
+  const std::size_t at = inner_;
+  auto next_inner = [&] {
+    if (++inner_ == run.ops.size()) phase_ = Phase::kEnd;
+  };
+  ready_at_ = now;
+  switch (op.kind) {
+    case OpKind::kSleep:
+      ready_at_ = now + op.sleep_s;
+      next_inner();
+      return false;
+    case OpKind::kRaise:
+      raise_run(op.message, at + 1, 0);
+      return false;
+    case OpKind::kBatch:
+      for (std::size_t j = 0; j < op.ops.size(); ++j)
+        if (!submit(op.ops[j])) {
+          raise_run(raise_message(), at, j + 1);
+          return true;
+        }
+      next_inner();
+      return true;
+    default:
+      if (!submit(op)) {
+        raise_run(raise_message(), at + 1, 0);
+        return true;
+      }
+      next_inner();
+      return true;
+  }
+}
+
+// Why the open callback raised at a refused submit: fail-fast (its run's error) or on_reject abort.
+std::string Replay::raise_message() {
+  if (!pending_abort_.empty()) return std::exchange(pending_abort_, std::string());
+  const auto& error = core_->run_error();
+  return error ? error->message : std::string("orchestration failed");
 }
 
 bool Replay::run_next(double now) {
   const OpSpec& op = *next();
   switch (op.kind) {
+    case OpKind::kRun:
+      return run_next_in_run(op, now);
+    case OpKind::kRaise:  // a trace without runs: the implicit run's callback raises
+      raise_run(op.message, op_ + 1, 0);
+      return false;
     case OpKind::kSleep:
       ready_at_ = now + op.sleep_s;
       advance();

@@ -286,11 +286,12 @@ const json& OpReader::var_or(const json& v, const std::string& path) const {
   return resolve_var(assigned_, file_, v, path);
 }
 
-OpSpec OpReader::op(const json& raw, const std::string& path, bool in_batch, std::set<std::string>* names) const {
+OpSpec OpReader::op(const json& raw, const std::string& path, bool in_batch, std::set<std::string>* names,
+                    bool in_run) const {
   // An op of a streamed trace still holds its "$NAME" values (a full read substituted the whole file).
   json copy;
   const json* src = &raw;
-  if (!in_batch && !assigned_.empty() && has_var_text(raw)) {
+  if (!in_batch && !in_run && !assigned_.empty() && has_var_text(raw)) {
     copy = raw;
     substitute_vars(copy, assigned_, path, used_, nullptr);
     src = &copy;
@@ -306,12 +307,14 @@ OpSpec OpReader::op(const json& raw, const std::string& path, bool in_batch, std
                                                       {"submit_sub_group", OpKind::kSubmitSubGroup},
                                                       {"batch", OpKind::kBatch},
                                                       {"sleep", OpKind::kSleep},
-                                                      {"drain", OpKind::kDrain}};
+                                                      {"drain", OpKind::kDrain},
+                                                      {"run", OpKind::kRun},
+                                                      {"raise", OpKind::kRaise}};
   auto k = kinds.find(kind);
   if (k == kinds.end())
     o.fail("unknown op '" + kind +
                "' (submit_next_level, submit_next_level_group, submit_sub, "
-               "submit_sub_group, batch, sleep, drain)",
+               "submit_sub_group, batch, sleep, drain, run, raise)",
            "op");
   op.kind = k->second;
   if (o.has("at_s")) {
@@ -326,6 +329,8 @@ OpSpec OpReader::op(const json& raw, const std::string& path, bool in_batch, std
       break;
     case OpKind::kDrain:
       if (in_batch) o.fail("a batch holds submits only", "op");
+      if (in_run)
+        throw ScenarioError(file_, path, "drain is not allowed inside a run (a callback cannot wait for its own tasks)");
       break;
     case OpKind::kBatch: {
       if (in_batch) o.fail("a batch holds submits only", "op");
@@ -334,6 +339,21 @@ OpSpec OpReader::op(const json& raw, const std::string& path, bool in_batch, std
         op.ops.push_back(this->op(ops[i], index_path(o.at("ops"), i), true, names));
       break;
     }
+    case OpKind::kRun: {
+      // One orchestration callback: its ops are submits, batches, sleeps and raises (runs.md rules).
+      if (in_batch) o.fail("a batch holds submits only", "op");
+      if (in_run) throw ScenarioError(file_, path, "a run cannot hold another run (a callback is not nested)");
+      op.run = o.str("run");
+      if (op.run.empty()) o.fail("a run name must not be empty", "run");
+      const json& ops = array_at(o, "ops");
+      for (std::size_t i = 0; i < ops.size(); ++i)
+        op.ops.push_back(this->op(ops[i], index_path(o.at("ops"), i), false, names, true));
+      break;
+    }
+    case OpKind::kRaise:
+      if (in_batch) o.fail("a batch holds submits only", "op");
+      op.message = o.has("message") ? o.str("message") : "orchestration failed";
+      break;
     default:
       submit(o, op, names);
   }
@@ -405,6 +425,11 @@ void TimeBudget::members(const OpSpec& op) {
 }
 
 void TimeBudget::visit(const OpSpec& op) {
+  if (op.kind == OpKind::kRun) {  // a run's callback: its ops one after another
+    if (op.at_s) latest_at_ = std::max(latest_at_, *op.at_s);
+    for (const OpSpec& inner : op.ops) visit(inner);
+    return;
+  }
   if (op.at_s) latest_at_ = std::max(latest_at_, *op.at_s);
   serial_ += s_.iteration_cost_s + op.sleep_s;
   members(op);
@@ -432,6 +457,7 @@ struct Loader {
   Scenario s;
   Registry registry;  // the workers as the core will see them: its checks are the loader's checks
   std::set<std::string> task_names;
+  std::set<std::string> run_names;  // the trace's run ops, for duplicates and expect.runs
 
   void workers(Obj& top) {
     Obj w(top.need("workers"), "workers", file);
@@ -730,13 +756,28 @@ struct Loader {
             file, index_path("trace", i),
             "the trace submits more than the limit of " + std::to_string(kMaxTasks) + " tasks");
       s.trace.push_back(reader.op(t[i], index_path("trace", i), false, &task_names));
-      if (s.trace.back().at_s) {
-        if (*s.trace.back().at_s < last_at)
-          throw ScenarioError(file, index_path("trace", i) + ".at_s",
-                              "at_s is earlier than a previous op's at_s");
-        last_at = *s.trace.back().at_s;
+      const OpSpec& op = s.trace.back();
+      // at_s never goes back, a run's own and its callback's ops' included (one orchestrator thread).
+      auto at = [&](const OpSpec& x) {
+        if (!x.at_s) return;
+        if (*x.at_s < last_at) throw ScenarioError(file, x.path + ".at_s", "at_s is earlier than a previous op's at_s");
+        last_at = *x.at_s;
+      };
+      at(op);
+      if (op.kind == OpKind::kRun) {
+        for (const OpSpec& inner : op.ops) at(inner);
+        if (!run_names.insert(op.run).second)
+          throw ScenarioError(file, op.path + ".run", "duplicate run name '" + op.run + "'");
+        s.has_runs = true;
       }
     }
+    // A file has either no run op or only run, sleep and drain ops at its top level.
+    if (s.has_runs)
+      for (const OpSpec& op : s.trace) {
+        if (op.kind == OpKind::kRaise) throw ScenarioError(file, op.path, "a raise outside a run in a file with runs");
+        if (op.kind != OpKind::kRun && op.kind != OpKind::kSleep && op.kind != OpKind::kDrain)
+          throw ScenarioError(file, op.path, "a submit outside a run in a file with runs");
+      }
   }
 
   // The time budget (TimeBudget) over every op: the generated ones, made one at a time, or the trace's.
@@ -781,7 +822,8 @@ struct Loader {
     static const char* keys[] = {"dispatch_order", "dispatch_order_per_worker",
                                  "final_state",    "rejected",
                                  "makespan_s",     "outcome",
-                                 "overtakes",      "order"};
+                                 "overtakes",      "order",
+                                 "runs"};
     for (const char* k : keys) o.get(k);
     o.done();  // unknown keys first, as everywhere
     auto fail_at = [&](const std::string& path, const std::string& what) -> void {
@@ -859,6 +901,15 @@ struct Loader {
       ms.num("max", 0), ms.num("min", 0), ms.num("approx", 0), ms.num("rel", 0);
       ms.done();
     }
+    if (const json* m = object_at("runs"))
+      // Run name -> its outcome; a file without run ops has the one run "main".
+      for (auto it = m->begin(); it != m->end(); ++it) {
+        const std::string path = "expect.runs." + it.key();
+        if (s.has_runs ? !run_names.count(it.key()) : it.key() != "main") fail_at(path, "no such run");
+        static const std::set<std::string> outcomes = {"COMPLETED", "FAILED", "STUCK"};
+        if (!it->is_string() || !outcomes.count(it->get<std::string>()))
+          fail_at(path, "expected \"COMPLETED\", \"FAILED\" or \"STUCK\"");
+      }
     if (const json* out = o.get("outcome")) {
       // A run with a broken invariant fails `check` before its expectations are read: no VIOLATION.
       static const std::set<std::string> outcomes = {"COMPLETED", "FAILED", "STUCK"};
@@ -1011,7 +1062,7 @@ std::size_t Scenario::submit_count() const {
   if (generate) return OpGenerator(*generate, *this, file).submit_count();
   if (trace_file) return trace_file->submit_count();
   std::size_t n = 0;
-  for (const OpSpec& op : trace) n += op.kind == OpKind::kBatch ? op.ops.size() : op.task.empty() ? 0 : 1;
+  for_each_submit([&](const OpSpec&) { ++n; });
   return n;
 }
 
@@ -1030,7 +1081,7 @@ Policy parse_policy(const std::string& name, const std::string& where) {
 
 Scenario parse_scenario(const nlohmann::json& doc, const std::string& file, const std::string& base_dir,
                         const VarAssignment& assignment) {
-  Loader l{file, base_dir, assignment, nullptr, {}, {}, {}, {}, {}, {}};
+  Loader l{file, base_dir, assignment, nullptr, {}, {}, {}, {}, {}, {}, {}};
   l.run(doc);
   return std::move(l.s);
 }
@@ -1046,7 +1097,7 @@ Scenario load_scenario(const std::string& file, const VarAssignment& assignment,
     for (const bool trace_last : {true, false}) {
       try {
         if (const std::optional<detail::TraceScan> scan = detail::scan_trace_file(file, trace_last)) {
-          Loader l{file, base, assignment, &*scan, {}, {}, {}, {}, {}, {}};
+          Loader l{file, base, assignment, &*scan, {}, {}, {}, {}, {}, {}, {}};
           l.run(scan->header);
           return std::move(l.s);
         }

@@ -49,6 +49,7 @@ void EventTrace::on_event(const Event& e) {
   copy.idle_queued = nullptr;
   copy.deps = nullptr;
   copy.rejection = nullptr;
+  copy.message = {};
   events.push_back(copy);
 }
 

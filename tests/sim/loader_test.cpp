@@ -689,3 +689,86 @@ TEST(ExpectOnLoad, WrongTypesInsideExpectAreRefusedWithTheirPath) {
 
 }  // namespace
 }  // namespace dirsched
+
+namespace dirsched {
+namespace {
+
+json run_op(const std::string& name, json ops) {
+  return json{{"op", "run"}, {"run", name}, {"ops", std::move(ops)}};
+}
+json sub(const std::string& task) {
+  return json{{"op", "submit_next_level"}, {"task", task}, {"callable", "k"}, {"worker", 0}};
+}
+std::string error_text(const json& doc) {
+  try {
+    parse_scenario(doc, "f.json", ".");
+  } catch (const ScenarioError& e) {
+    return e.what();
+  }
+  return "(loaded)";
+}
+
+TEST(RunsLoader, ReadsRunAndRaiseOps) {
+  json d = base();
+  d["trace"] = json::array({run_op("r1", json::array({sub("a"), json{{"op", "raise"}}})),
+                            json{{"op", "sleep"}, {"s", 1}}, run_op("r2", json::array()), json{{"op", "drain"}}});
+  d["expect"] = json{{"runs", {{"r1", "FAILED"}, {"r2", "COMPLETED"}}}};
+  Scenario s = parse_scenario(d, "f.json", ".");
+  EXPECT_TRUE(s.has_runs);
+  ASSERT_EQ(s.trace[0].kind, OpKind::kRun);
+  EXPECT_EQ(s.trace[0].run, "r1");
+  ASSERT_EQ(s.trace[0].ops.size(), 2u);
+  EXPECT_EQ(s.trace[0].ops[1].kind, OpKind::kRaise);
+  EXPECT_EQ(s.trace[0].ops[1].message, "orchestration failed");
+  EXPECT_EQ(s.submit_count(), 1u);
+  EXPECT_FALSE(parse_scenario(base(), "f.json", ".").has_runs);
+}
+
+TEST(RunsLoader, LoadErrorsNameTheirPath) {
+  json d = base();
+  d["trace"] = json::array({run_op("r1", json::array({sub("a")})), run_op("r1", json::array())});
+  EXPECT_EQ(error_path(d), "trace[1].run");
+  EXPECT_NE(error_text(d).find("duplicate run name 'r1'"), std::string::npos);
+  d["trace"] = json::array({run_op("r1", json::array()), sub("a")});
+  EXPECT_EQ(error_path(d), "trace[1]");
+  EXPECT_NE(error_text(d).find("a submit outside a run in a file with runs"), std::string::npos);
+  d["trace"] = json::array({sub("a"), run_op("r1", json::array())});  // before the first run too
+  EXPECT_EQ(error_path(d), "trace[0]");
+  d["trace"] = json::array({run_op("r1", json::array()), json{{"op", "batch"}, {"ops", json::array({sub("a")})}}});
+  EXPECT_EQ(error_path(d), "trace[1]");
+  d["trace"] = json::array({run_op("r1", json::array()), json{{"op", "raise"}}});
+  EXPECT_EQ(error_path(d), "trace[1]");
+  d["trace"] = json::array({run_op("r1", json::array({sub("a"), json{{"op", "drain"}}}))});
+  EXPECT_EQ(error_path(d), "trace[0].ops[1]");
+  EXPECT_NE(error_text(d).find("drain is not allowed inside a run (a callback cannot wait for its own tasks)"),
+            std::string::npos);
+  d["trace"] = json::array({run_op("r1", json::array({run_op("r2", json::array())}))});
+  EXPECT_EQ(error_path(d), "trace[0].ops[0]");
+  d["trace"] = json::array({run_op("r1", json::array({sub("a")})), run_op("r2", json::array({sub("a")}))});
+  EXPECT_EQ(error_path(d), "trace[1].ops[0].task");  // task names unique across runs
+  json late = sub("b");
+  late["at_s"] = 1;
+  json run = run_op("r1", json::array({late}));
+  run["at_s"] = 2;
+  d["trace"] = json::array({run});
+  EXPECT_EQ(error_path(d), "trace[0].ops[0].at_s");
+  d["trace"] = json::array({run_op("r1", json::array({json{{"op", "raise"}, {"message", 3}}}))});
+  EXPECT_EQ(error_path(d), "trace[0].ops[0].message");
+}
+
+TEST(RunsLoader, ExpectRunsNamesRunsOfTheTrace) {
+  json d = base();
+  d["trace"] = json::array({run_op("r1", json::array({sub("a")}))});
+  d["expect"] = json{{"runs", {{"r9", "FAILED"}}}};
+  EXPECT_EQ(error_text(d), "f.json: expect.runs.r9: no such run");
+  d["expect"] = json{{"runs", {{"r1", "DONE"}}}};
+  EXPECT_EQ(error_path(d), "expect.runs.r1");
+  d = base();  // a trace without runs is the one run "main"
+  d["expect"] = json{{"runs", {{"main", "COMPLETED"}}}};
+  EXPECT_EQ(error_path(d), "(loaded)");
+  d["expect"] = json{{"runs", {{"r1", "COMPLETED"}}}};
+  EXPECT_EQ(error_path(d), "expect.runs.r1");
+}
+
+}  // namespace
+}  // namespace dirsched

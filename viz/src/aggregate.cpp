@@ -136,6 +136,7 @@ Aggregate aggregate_run(const std::string& events_path, const nlohmann::json* su
     ++line_no;
     if (line.empty()) continue;
     std::string_view l(line), ev, ts, task;
+    if (field(l, "event", ev) && ev.substr(0, 4) == "run_") continue;  // a run's event: no task
     if (!field(l, "event", ev) || !field(l, "t_s", ts) || !field(l, "task", task))
       throw VizError("events.jsonl line " + std::to_string(line_no) + ": an event without event, t_s or task");
     const double t = number(ts);

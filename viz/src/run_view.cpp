@@ -180,6 +180,7 @@ RunView parse_run(const std::string& events_jsonl, const json* summary) {
     try {
       e = json::parse(line);
       const std::string kind = e.at("event").get<std::string>();
+      if (kind.rfind("run_", 0) == 0) continue;  // a run's event (run_raise, run_end): no task to draw
       const double t = e.at("t_s").get<double>();
       // Issue 28: a time the pictures cannot place (the bar merge and the axis need finite, ordered times).
       if (!std::isfinite(t) || t < 0) throw VizError("t_s " + e.at("t_s").dump() + " is not a finite time >= 0");

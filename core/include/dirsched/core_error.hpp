@@ -24,6 +24,7 @@ enum class CoreErrorCode : std::uint8_t {
   kNotNextLevel,   // a NEXT_LEVEL-only query (target()) on a SUB task
   kUnknownWorker,  // a worker or SUB registration index past the registered ones
   kUnknownBuffer,  // a buffer id the core never issued
+  kRunOrder,       // a run's callback begun twice, ended with none open, or a submit outside any open callback
 };
 
 std::string_view to_string(CoreErrorCode code);  // unknown_task, unknown_member, ...

@@ -115,6 +115,7 @@ class Handle {
 using TaskId = Handle<struct TaskTag>;
 using BufferId = Handle<struct BufferTag>;
 using CallableId = Handle<struct CallableTag>;
+using RunId = Handle<struct RunTag>;
 
 }  // namespace dirsched
 

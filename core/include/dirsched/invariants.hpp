@@ -77,6 +77,7 @@ class InvariantChecker : public Observer {
     std::uint32_t dispatched = 0;
     std::uint32_t ended = 0;
     bool routed = false;
+    std::uint32_t run = 0;  // RunId index
   };
   template <typename T>
   struct View {

@@ -31,7 +31,12 @@ enum class EventKind : std::uint8_t {
   kGroupLaunched,     // the group FIFO head launched
   kGroupStall,        // seed: the same group has been the blocked head for stall_report_s
   kReservationStall,  // head_reservation: a reservation held an idle, queued target stall_report_s
+  // Run events (no task: `run` and `name` = the run's name). Never for the implicit run of a driver
+  // that declares no run (Scheduler::add_run), so such a driver sees exactly the events above.
+  kRunRaise,  // the run's callback raised: message
+  kRunEnd,    // the run turned terminal: run_failed says FAILED, else COMPLETED
 };
+constexpr bool is_run_event(EventKind k) { return k == EventKind::kRunRaise || k == EventKind::kRunEnd; }
 
 std::string_view to_string(EventKind kind);  // the event names of events.jsonl
 
@@ -54,8 +59,12 @@ struct Event {
   explicit Event(EventKind k) : kind(k) {}
   EventKind kind;
   double t = 0;
-  TaskId task;                             // invalid for kReject and kNotSubmitted
-  std::string_view name;                   // the task's name, always set
+  TaskId task;                             // invalid for kReject, kNotSubmitted and run events
+  std::string_view name;                   // the task's name (a run event: the run's name), always set
+  RunId run;                               // the run of the task or op (every event); see Scheduler::add_run
+  std::string_view message;                // kRunRaise: the raise's message
+  bool run_failed = false;                 // kRunEnd: the run's outcome is FAILED
+  bool callback_raised = false;            // kNotSubmitted: the op came after its callback raised
   TaskKind task_kind = TaskKind::kSingle;  // how the task is scheduled
   // The submit op that made it (kGroup: submit_next_level_group, ...). It differs from task_kind only
   // for a group of one member, which is scheduled as a single (docs/contract.md).

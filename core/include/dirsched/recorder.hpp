@@ -60,6 +60,7 @@ struct TaskRecord {
   std::string message;                 // REJECTED / NOT_SUBMITTED reason
   std::string cause;                   // POISONED: the failed task (kept only with keep_records)
   TaskId task;                         // invalid for a rejection or a not-submitted op
+  RunId run;                           // the run it belongs to (Scheduler::add_run; the implicit one)
   std::vector<std::string> producers;  // kept only with keep_records (no output reads them)
   std::vector<MemberRun> members;
   // Groups only.
@@ -111,6 +112,8 @@ class Recorder : public Observer {
   std::size_t live_records() const { return record_count() - retired_; }
   // Records by final (or, not yet retired, current) state.
   std::map<TaskState, std::size_t> state_counts() const;
+  // The same per run (RunId index -> state -> count), for runs that have a record.
+  std::map<std::uint32_t, std::map<TaskState, std::size_t>> run_state_counts() const;
   // Every group record, in record order.
   std::vector<TaskRecord> groups() const;
   // READY-to-start waits of NEXT_LEVEL singles and groups (a task that never started waited until
@@ -142,6 +145,7 @@ class Recorder : public Observer {
     TaskState state = TaskState::kPending;
     ErrorCode code = ErrorCode::kMissingWorker;  // REJECTED
     std::uint8_t flags = 0;
+    std::uint32_t run = 0;  // RunId index (in the padding the entry had)
   };
   static_assert(sizeof(Live) == 48, "the per-task record stays compact");
   // Live::flags.
@@ -207,6 +211,7 @@ class Recorder : public Observer {
   std::deque<std::string> messages_;
   std::uint32_t message_base_ = 0;
   std::map<TaskState, std::size_t> retired_states_;
+  std::map<std::uint32_t, std::map<TaskState, std::size_t>> retired_run_states_;
   std::vector<TaskRecord> retired_groups_;                  // without keep_records
   std::vector<double> unstarted_single_, unstarted_group_;  // retired READY tasks that never started
   // Built by the first find() (and again after new records), not per event: a run that never looks a

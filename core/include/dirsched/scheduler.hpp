@@ -57,6 +57,16 @@
 // complete_instant() below does exactly that; the SimGrid driver, the threads runtime, the core
 // tests' fake driver and the explorer all call it rather than coding the rule again.
 //
+// Runs (docs/contract.md, "Runs"). A run is one orchestration callback. A driver declares each run
+// (add_run), opens its callback (begin_run), submits, and ends it (end_run: returned, or raised with a
+// message). Every submit and not_submitted belongs to the open callback's run. Each run has its own first
+// error (fail-fast reads the submitting run's only), its own tensor map (a lookup never finds another
+// run's producer) and its own outcome: it is terminal when its callback ended and every task it
+// submitted is terminal, FAILED if a member failed or its callback raised, else COMPLETED (events
+// run_raise, run_end). A driver that declares no run has one implicit run, "main", open for ever and
+// never ended, which emits no run event: its events are those of a core without runs. The core does
+// not order runs: a driver that must not overlap them waits for run_terminal() itself.
+//
 // Driver misuse throws CoreError (core_error.hpp) before anything changes, so the core stays sound:
 // - report() of an id the core never issued (kUnknownTask), a member index past the task's members
 //   (kUnknownMember), a member not running (never dispatched, or already applied: kNotRunning), or a
@@ -121,6 +131,22 @@ struct Dispatch {
   std::uint64_t seq;  // global dispatch order; drivers apply same-instant completions in this order
 };
 
+struct RunError {
+  TaskId task;
+  std::uint32_t member;
+  std::string message;
+};
+
+// One run as the core holds it (Scheduler::run_info).
+struct RunInfo {
+  std::string name;
+  bool implicit = false;  // the run of a driver that declared none: no run events
+  bool begun = false, callback_ended = false, raised = false, terminal = false;
+  std::optional<RunError> error;  // its first member failure, or its raise's message (task invalid)
+  double begin_s = -1, callback_end_s = -1, end_s = -1;
+  std::size_t live = 0;  // its accepted tasks not yet terminal
+};
+
 // A task a finished run left non-terminal, with why (see Scheduler::stuck()).
 struct Stuck {
   std::string task;
@@ -128,11 +154,6 @@ struct Stuck {
   std::string reason;
 };
 
-struct RunError {
-  TaskId task;
-  std::uint32_t member;
-  std::string message;
-};
 
 // The runtime version whose group-vs-single rule the core follows (see the header comment).
 enum class Policy : std::uint8_t { kSeed, kHeadReservation };
@@ -181,8 +202,20 @@ class Scheduler {
   SubmitResult submit_sub(std::string name, CallableId callable, std::vector<Arg> args);
   SubmitResult submit_sub_group(std::string name, CallableId callable,
                                 std::vector<std::vector<Arg>> args_list);
-  // Records that the orchestration unwound before this op: the task ends NOT_SUBMITTED.
+  // Records that the orchestration unwound before this op: the task ends NOT_SUBMITTED, in the open
+  // callback's run (reason: that run's error, if any), or in `run` when given (a run the replay never
+  // reached, or after a raise: then `callback_raised`).
   void not_submitted(std::string_view name);
+  void not_submitted(std::string_view name, RunId run, bool callback_raised);
+  // Runs (see the header comment). add_run declares one (not begun); begin_run opens its callback (none
+  // may be open: CoreError kRunOrder); end_run closes the open callback, raising `raised` as the run's
+  // error when given. A raise in the implicit run sets its error and emits nothing.
+  RunId add_run(std::string name);
+  void begin_run(RunId run);
+  void end_run(std::optional<std::string> raised = std::nullopt);
+  // The open callback raises `message` now (event run_raise) and stays open until end_run(): a driver
+  // records the ops the raise skipped in between. end_run(message) is raise_run(message), end_run().
+  void raise_run(const std::string& message);
   // A member ended. Applied at the start of the next iterate(), in report order. Throws CoreError
   // (kUnknownTask, kUnknownMember, kNotRunning, kDoubleReport) and records nothing on misuse.
   void report(TaskId task, std::uint32_t member, Outcome outcome);
@@ -216,7 +249,15 @@ class Scheduler {
   std::size_t running_members() const { return running_members_; }
   // Every running member as (task, member), in task order. O(tasks): for explorers and tests.
   std::vector<std::pair<TaskId, std::uint32_t>> running() const;
-  const std::optional<RunError>& run_error() const { return run_error_; }
+  // The error of the open callback's run, else of the last run begun (of the one run, in a core without
+  // declared runs).
+  const std::optional<RunError>& run_error() const;
+  std::size_t run_count() const { return runs_.size(); }
+  const RunInfo& run_info(RunId run) const;
+  RunId run_of(TaskId task) const { return RunId(task_at(task).run); }
+  RunId open_run() const { return open_run_; }  // invalid when no callback is open
+  bool declared_runs() const { return declared_runs_; }  // add_run was called (no implicit run)
+  bool run_terminal(RunId run) const { return run_info(run).terminal; }
   Policy policy() const { return options_.policy; }
   // Is worker `index` (registration order) reserved by the blocked head in the last iteration?
   bool reserved(std::uint32_t index) const { return reserved_flag_[index]; }
@@ -246,6 +287,7 @@ class Scheduler {
     TaskKind op;    // the submit that made it
     TaskState state;
     CallableId callable;
+    std::uint32_t run = 0;  // its run (RunId index)
     std::uint32_t members;
     std::uint32_t members_ended = 0;
     std::uint32_t live_producers = 0;
@@ -309,6 +351,14 @@ class Scheduler {
   void report_stall();
   void sub_pass();
   void mark_idle(std::uint32_t worker_index);
+  RunId submitting_run();          // the open callback's run (the implicit one made on first use)
+  void task_ended(const Task& t);  // a task turned terminal: its run's live count
+  void check_run_end(std::uint32_t run);
+  struct RunState {
+    RunInfo info;
+    std::vector<TaskId> producer_of;  // its tensor map: buffer -> last producer (dropped when terminal)
+  };
+  TaskId& producer_entry(std::uint32_t run, BufferId buffer);
 
   Registry registry_;
   Options options_;
@@ -320,7 +370,10 @@ class Scheduler {
   std::vector<Edge> edges_;  // consumer lists
   std::vector<Slot> slots_;
   std::vector<Buffer> buffers_;
-  std::vector<TaskId> producer_of_;  // tensor map: buffer -> last producer
+  std::vector<RunState> runs_;  // each with its own tensor map
+  RunId open_run_;              // the run whose callback is open
+  RunId last_run_;              // the last run begun
+  bool declared_runs_ = false;  // add_run was called: no implicit run
 
   std::vector<WorkerState> workers_;
   IndexSet runnable_;  // registration indices: idle and FIFO non-empty
@@ -346,7 +399,7 @@ class Scheduler {
   std::uint64_t dispatch_seq_ = 0;
   std::size_t live_ = 0;
   std::size_t running_members_ = 0;
-  std::optional<RunError> run_error_;
+  static inline const std::optional<RunError> kNoError{};
 
   // Scratch space reused across submits, so a submit allocates only what the task keeps.
   mutable std::vector<std::uint32_t> scratch_targets_;

@@ -64,7 +64,8 @@ struct Run {
 class TasksCsv {
  public:
   explicit TasksCsv(const Run& run) : run_(run) {}
-  static const char* header();
+  // The header; a trace with runs appends the column `run` (a trace without keeps its columns).
+  static std::string header(bool runs);
   void append_row(const TaskRecord& r, std::string& out);
   // Take each row's wait causes from the Run's WaitAttribution (streamed rows: each is written once).
   void set_take_waits(bool take) { take_waits_ = take; }
@@ -131,6 +132,9 @@ class EventLog : public Observer {
 // (replay.unwind_rest()), the stuck list and the checker's final check are taken, and the outcome,
 // error and makespan are set from the core, the replay and the recorder. wall_s is the engine's.
 void finish_result(Run& run, Replay& replay, InvariantChecker* checker);
+// A declared run's outcome at the end: FAILED (a member failed or its callback raised), else COMPLETED
+// when terminal, else STUCK (it cannot progress, or the replay never reached it).
+std::string run_outcome(const Scheduler& core, RunId run);
 // "task@worker", "task[m]@worker", "task@subN": one entry of RunResult::dispatch_order.
 std::string dispatch_label(const Scheduler& core, const Dispatch& d);
 

@@ -9,6 +9,14 @@
 // - `drain` may run only when every submitted task is terminal; `sleep` and `at_s` only delay.
 // - A `generate` block (Scenario::generate) is replayed from an OpGenerator: one op exists at a time
 //   and nothing is kept per task (a generated op has the callable's cost and never fails).
+// - Runs (a trace with `run` ops, held whole): every run is declared to the core at construction. A
+//   run op is stepped through: open the callback (at the run's at_s), its ops one by one, close the
+//   callback when its last op returned, then wait until the run is terminal (Worker.run drains) before
+//   the next top-level op; so runs never overlap. A `raise`, a submit that meets fail-fast or, under
+//   on_reject "abort", a refused one raises the callback: its later ops are not submitted
+//   (callback_raised) and the replay waits for the run, then goes on with the next. A top-level drain
+//   waits until every run begun is terminal. In a trace without runs a `raise` unwinds the rest of the
+//   trace (callback_raised); fail-fast and abort unwind it as they always did.
 // - A streamed trace file (Scenario::trace_file) is replayed from a TraceReader: one op exists at a
 //   time; what the driver asks of a task later (member durations and failures) is kept only for a task
 //   whose op sets them, and only while it is not terminal (dropped in sweeps as the table doubles).
@@ -46,7 +54,10 @@ class Replay {
   void encode(std::vector<std::uint32_t>& out) const {
     out.push_back(static_cast<std::uint32_t>(op_));
     out.push_back(static_cast<std::uint32_t>(op_ >> 31 >> 1) << 1 | (unwound_ ? 1u : 0u));
+    if (!runs_.empty()) out.push_back(static_cast<std::uint32_t>(inner_) << 2 | static_cast<std::uint32_t>(phase_));
   }
+  // The core's run of top-level op `op_index` (a run op of a trace with runs; invalid otherwise).
+  RunId run_of_op(std::size_t op_index) const { return op_index < runs_.size() ? runs_[op_index] : RunId(); }
   // Earliest time the next op may start: when the previous one returned, or its at_s if later.
   double earliest_start() const;
   // True when the next op can run now (a drain needs every submitted task terminal).
@@ -73,6 +84,13 @@ class Replay {
 
  private:
   bool submit(const OpSpec& op);
+  // Runs: where the cursor is in the run op at op_.
+  enum class Phase : std::uint8_t { kBegin, kInner, kEnd, kWait };
+  bool run_next_in_run(const OpSpec& run, double now);
+  void raise_run(const std::string& message, std::size_t from_inner, std::size_t batch_from);
+  bool every_begun_run_terminal() const;
+  std::string raise_message();  // the open callback's raise at a refused submit
+  std::string pending_abort_;   // the abort refusal not yet raised
   void unwind_from(std::size_t op_index, std::size_t batch_index);
   void advance();
   bool pulled() const { return gen_ || stream_; }
@@ -101,6 +119,9 @@ class Replay {
   std::map<std::uint32_t, Overrides> overrides_;  // TaskId index -> its op's overrides (streamed)
   std::size_t overrides_swept_ = 0;                // overrides_.size() after the last sweep
   std::string trace_error_;
+  std::vector<RunId> runs_;  // per top-level op: its run (a run op), else invalid; empty without runs
+  std::size_t inner_ = 0;    // the run's next op (Phase::kInner)
+  Phase phase_ = Phase::kBegin;
 };
 
 }  // namespace dirsched

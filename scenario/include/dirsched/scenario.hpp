@@ -82,7 +82,8 @@ struct ArgSpec {
   Tag tag = Tag::kNoDep;
 };
 
-enum class OpKind { kSubmitNextLevel, kSubmitGroup, kSubmitSub, kSubmitSubGroup, kBatch, kSleep, kDrain };
+// kRun and kRaise come last: generated traces and their writer (generate.cpp) know the first seven.
+enum class OpKind { kSubmitNextLevel, kSubmitGroup, kSubmitSub, kSubmitSubGroup, kBatch, kSleep, kDrain, kRun, kRaise };
 
 struct OpSpec {
   OpKind kind = OpKind::kDrain;
@@ -102,9 +103,12 @@ struct OpSpec {
     return m < duration_s.size() ? duration_s[m] : std::nullopt;
   }
   bool member_fails(std::size_t m) const { return m < fail.size() && fail[m]; }
-  // Sleep and batch.
+  // Sleep, batch and run (a run's `ops` are its callback's ops).
   double sleep_s = 0;
   std::vector<OpSpec> ops;
+  // Run: its name, unique in the file. Raise: its message (the run's error).
+  std::string run;
+  std::string message;
 };
 
 struct FaultSpec {
@@ -135,6 +139,18 @@ struct Scenario {
   std::vector<BufferSpec> buffers;
   bool abort_on_reject = false;
   std::vector<OpSpec> trace;
+  // True when the trace holds `run` ops (then its top level holds only run, sleep and drain ops). A
+  // trace without one is one run named "main" whose callback is the whole trace.
+  bool has_runs = false;
+  // Every submit op of the trace, in trace order, batches and runs opened (a trace held whole).
+  template <typename F>
+  void for_each_submit(F&& f) const {
+    auto visit = [&](const OpSpec& op, auto& self) -> void {
+      if (!op.task.empty()) f(op);
+      for (const OpSpec& inner : op.ops) self(inner, self);
+    };
+    for (const OpSpec& op : trace) visit(op, visit);
+  }
   // A `generate` block the loader kept as a spec (dirsched/generate.hpp): `trace` is then empty and
   // the Replay generates the ops one at a time. Null for a trace file or after materialize_trace().
   std::shared_ptr<const GenerateSpec> generate;
