@@ -51,7 +51,6 @@ constexpr std::array<std::string_view, 14> kEvents = {
     "dispatch",    "member_end",       "complete",      "fail",
     "poison",      "not_submitted",    "group_blocked", "group_launched",
     "group_stall", "reservation_stall"};
-constexpr std::array<std::string_view, 2> kPolicies = {"seed", "head_reservation"};
 
 }  // namespace
 
@@ -85,9 +84,6 @@ std::string_view to_string(ErrorCode v) {
 std::string_view to_string(EventKind v) {
   return kEvents[static_cast<std::size_t>(v)];
 }
-std::string_view to_string(Policy v) {
-  return kPolicies[static_cast<std::size_t>(v)];
-}
 
 std::optional<WorkerKind> worker_kind_from_string(std::string_view t) {
   return lookup<WorkerKind>(kWorkerKinds, t);
@@ -106,9 +102,6 @@ std::optional<Tag> tag_from_string(std::string_view t) {
 }
 std::optional<ErrorCode> error_code_from_string(std::string_view t) {
   return lookup<ErrorCode>(kCodes, t);
-}
-std::optional<Policy> policy_from_string(std::string_view t) {
-  return lookup<Policy>(kPolicies, t);
 }
 
 }  // namespace dirsched

@@ -648,34 +648,26 @@ void Scheduler::group_pass() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The policy seam. The passes ask the policy two things and nothing else: what the blocked head
-// reserves (written to reserved_, which the singles pass skips), and whether its wait is a stall.
-// A new policy adds a case to these two functions; the passes and their callers stay as they are.
+// The group_reservation seam (#1565). The passes ask the switch two things and nothing else: what the
+// blocked head reserves (written to reserved_, which the singles pass skips), and whether its wait is
+// a stall (and which stall report it makes). Every other switch has its own decision point too: see
+// validate() (arg_guard, mpi_group_check) and the dependency walk (view_deps).
 
 void Scheduler::reserve_for_blocked_head(const Task& head) {
-  switch (options_.policy) {
-    case Policy::kSeed:
-      return;  // nothing held: later singles may take the head's idle targets
-    case Policy::kHeadReservation:
-      for (std::uint32_t m = 0; m < head.members; ++m) {
-        const std::uint32_t w = slots_[head.slot_begin + m].worker;
-        reserved_.push_back(w);
-        reserved_flag_[w] = true;
-      }
-      return;
+  if (!options_.switches[Switch::kGroupReservation]) return;  // nothing held: later singles may take
+                                                               // the head's idle targets
+  for (std::uint32_t m = 0; m < head.members; ++m) {
+    const std::uint32_t w = slots_[head.slot_begin + m].worker;
+    reserved_.push_back(w);
+    reserved_flag_[w] = true;
   }
 }
 
 bool Scheduler::stall_condition(const Task& head) const {
-  switch (options_.policy) {
-    case Policy::kSeed:
-      return true;  // being the blocked head is the stall
-    case Policy::kHeadReservation:
-      for (std::uint32_t m = 0; m < head.members; ++m) {
-        const WorkerState& w = workers_[slots_[head.slot_begin + m].worker];
-        if (!w.busy && !w.fifo.empty()) return true;  // the reservation holds back queued work
-      }
-      return false;
+  if (!options_.switches[Switch::kGroupReservation]) return true;  // being the blocked head is the stall
+  for (std::uint32_t m = 0; m < head.members; ++m) {
+    const WorkerState& w = workers_[slots_[head.slot_begin + m].worker];
+    if (!w.busy && !w.fifo.empty()) return true;  // the reservation holds back queued work
   }
   return false;
 }
@@ -718,7 +710,7 @@ void Scheduler::set_time(double t) {
 
 void Scheduler::report_stall() {
   const Task& g = tasks_[stall_head_.index()];
-  const bool reservation = options_.policy == Policy::kHeadReservation;
+  const bool reservation = options_.switches[Switch::kGroupReservation];
   std::vector<WorkerId> busy, idle_queued;
   for (std::uint32_t m = 0; m < g.members; ++m) {
     const WorkerState& w = workers_[slots_[g.slot_begin + m].worker];

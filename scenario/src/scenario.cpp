@@ -875,10 +875,22 @@ struct Loader {
     if (const json* p = o.get("policy")) {
       const json& v = resolve_var(s.assigned, file, *p, o.at("policy"));
       if (!v.is_string())
-        o.fail("expected \"seed\" or \"head_reservation\", found " + Obj::type_of(v), "policy");
-      auto policy = policy_from_string(v.get<std::string>());
-      if (!policy) o.fail("unknown policy '" + v.get<std::string>() + "' (seed, head_reservation)", "policy");
-      s.policy = *policy;
+        o.fail("expected a preset name (seed, head_reservation, current) or \"upto:N\", found " + Obj::type_of(v),
+               "policy");
+      std::string error;
+      if (!preset(v.get<std::string>(), &error)) o.fail(error, "policy");
+      file_policy = v.get<std::string>();
+    }
+    if (const json* sw = o.get("switches")) {
+      if (!sw->is_object()) o.fail("expected an object of switch name -> true/false, found " + Obj::type_of(*sw), "switches");
+      for (auto it = sw->begin(); it != sw->end(); ++it) {
+        const std::string path = "scheduler.switches." + it.key();
+        const auto id = switch_from_string(it.key());
+        if (!id) throw ScenarioError(file, path, "unknown switch (known: " + known_switch_names() + ")");
+        const json& v = resolve_var(s.assigned, file, it.value(), path);
+        if (!v.is_boolean()) throw ScenarioError(file, path, "expected true or false, found " + Obj::type_of(v));
+        file_switches.emplace_back(*id, v.get<bool>());
+      }
     }
     s.stall_report_s = o.time("stall_report_s", 5);
     if (!(s.stall_report_s > 0)) o.fail("must be positive", "stall_report_s");
@@ -960,6 +972,7 @@ struct Loader {
       s.replicates = r->get<std::size_t>();
     }
     if (const json* sch = top.get("scheduler")) scheduler(*sch);
+    apply_policy();
     const bool generated = top.has("generate");
     if (generated && top.has("trace")) top.fail("give either trace or generate, not both", "generate");
     if (!generated || top.has("workers")) workers(top);
@@ -1002,6 +1015,48 @@ struct Loader {
     expect(top);
     top.done();
   }
+
+  // Members past the aggregate initialisers of parse_scenario() and load_scenario(): set after.
+  // The runtime version: the file's policy and switches (scheduler()), then the command line's choice.
+  // Where each switch got its value, for the message that refuses one this testbed has not built.
+  std::string file_policy = "seed";
+  std::vector<std::pair<Switch, bool>> file_switches;
+  const PolicyChoice* choice = nullptr;
+  bool exact_preset = true;  // the effective set is exactly the named preset's (expect.by_policy)
+
+  void apply_policy() {
+    const bool cli_policy = choice && choice->policy;
+    const std::string name = cli_policy ? *choice->policy : file_policy;
+    std::string error;
+    const std::optional<Switches> base = preset(name, &error);
+    if (!base) {
+      if (cli_policy) throw std::invalid_argument("--policy: " + error);
+      throw ScenarioError(file, "scheduler.policy", error);  // unreachable: scheduler() checked it
+    }
+    std::array<std::string, kSwitchCount> origin;
+    origin.fill(cli_policy ? "--policy " + name : file + ": scheduler.policy");
+    Switches eff = *base;
+    if (!cli_policy)
+      for (const auto& [id, on] : file_switches) {
+        eff.set(id, on);
+        origin[static_cast<std::size_t>(id)] = file + ": scheduler.switches." + std::string(to_string(id));
+      }
+    if (choice)
+      for (std::size_t i = 0; i < choice->switches.size(); ++i) {
+        eff.set(choice->switches[i].first, choice->switches[i].second);
+        origin[static_cast<std::size_t>(choice->switches[i].first)] = "--switch " + choice->switch_flags[i];
+      }
+    if (const std::optional<Switch> u = eff.first_unbuilt()) {
+      const std::string n(to_string(*u));
+      throw std::invalid_argument(origin[static_cast<std::size_t>(*u)] + ": switch '" + n + "' (#" +
+                                  std::to_string(switch_info(*u).pr) +
+                                  ") is not built yet in this testbed; turn it off with \"switches\": {\"" + n +
+                                  "\": false} or --switch " + n + "=off");
+    }
+    s.policy = canonical_policy_name(name);
+    s.switches = eff;
+    exact_preset = eff == *base;
+  }
 };
 
 }  // namespace
@@ -1022,19 +1077,66 @@ Registry Scenario::registry() const {
   return r;
 }
 
-Policy parse_policy(const std::string& name, const std::string& where) {
-  if (auto p = policy_from_string(name)) return *p;
-  throw std::invalid_argument(where + ": unknown policy '" + name + "' (seed, head_reservation)");
+PolicyChoice parse_policy_choice(const std::optional<std::string>& policy, const std::vector<std::string>& switch_flags) {
+  PolicyChoice c;
+  if (policy) {
+    std::string error;
+    if (!preset(*policy, &error)) throw std::invalid_argument("--policy: " + error);
+    c.policy = *policy;
+  }
+  for (const std::string& flag : switch_flags) {
+    const auto eq = flag.find('=');
+    const std::string name = flag.substr(0, eq);
+    const std::string value = eq == std::string::npos ? std::string() : flag.substr(eq + 1);
+    const auto id = switch_from_string(name);
+    if (!id) throw std::invalid_argument("--switch " + flag + ": unknown switch '" + name + "' (known: " + known_switch_names() + ")");
+    if (value != "on" && value != "off") throw std::invalid_argument("--switch " + flag + ": expected NAME=on or NAME=off");
+    c.switches.emplace_back(*id, value == "on");
+    c.switch_flags.push_back(flag);
+  }
+  return c;
+}
+
+std::vector<Switch> inert_switches(const Scenario& scenario) {
+  const Switches& on = scenario.switches;
+  std::vector<Switch> out;
+  for (const SwitchInfo& row : switch_table()) {
+    if (!on[row.id]) continue;
+    bool inert = false;
+    switch (row.id) {
+      case Switch::kViewDeps:
+        inert = !scenario.any_range;
+        break;
+      case Switch::kMpiGroupCheck:
+      case Switch::kMpiGroupLane:
+        inert = scenario.mpi_groups.empty();
+        break;
+      case Switch::kStaging:
+        // Needs whole_run_fifo and a worker with two frames; `frames` is not built yet (every worker
+        // has one), so staging has nothing to act on in any scenario this testbed loads.
+        inert = true;
+        break;
+      case Switch::kBusyPoll:
+        inert = !on[Switch::kEdgeTriggeredWake];  // the seed loop repeats already
+        break;
+      default:
+        break;
+    }
+    if (inert) out.push_back(row.id);
+  }
+  return out;
 }
 
 Scenario parse_scenario(const nlohmann::json& doc, const std::string& file, const std::string& base_dir,
-                        const VarAssignment& assignment) {
+                        const VarAssignment& assignment, const PolicyChoice& choice) {
   Loader l{file, base_dir, assignment, nullptr, {}, {}, {}, {}, {}, {}};
+  l.choice = &choice;
   l.run(doc);
   return std::move(l.s);
 }
 
-Scenario load_scenario(const std::string& file, const VarAssignment& assignment, TraceRead read) {
+Scenario load_scenario(const std::string& file, const VarAssignment& assignment, TraceRead read,
+                       const PolicyChoice& choice) {
   std::string base = std::filesystem::path(file).parent_path().string();
   if (base.empty()) base = ".";
   const char* env = std::getenv("DIRSCHED_TRACE_READ");
@@ -1046,6 +1148,7 @@ Scenario load_scenario(const std::string& file, const VarAssignment& assignment,
       try {
         if (const std::optional<detail::TraceScan> scan = detail::scan_trace_file(file, trace_last)) {
           Loader l{file, base, assignment, &*scan, {}, {}, {}, {}, {}, {}};
+          l.choice = &choice;
           l.run(scan->header);
           return std::move(l.s);
         }
@@ -1055,7 +1158,7 @@ Scenario load_scenario(const std::string& file, const VarAssignment& assignment,
     }
   }
   const nlohmann::json doc = read_json_file(file);  // the strict reader: depth, duplicates, numbers, ...
-  return parse_scenario(doc, file, base, assignment);
+  return parse_scenario(doc, file, base, assignment, choice);
 }
 
 }  // namespace dirsched
