@@ -28,7 +28,7 @@ constexpr std::array<std::string_view, 4> kOps = {"submit_next_level", "submit_n
                                                   "submit_sub", "submit_sub_group"};
 constexpr std::array<std::string_view, 2> kOutcomes = {"success", "failure"};
 constexpr std::array<std::string_view, 5> kTags = {"INPUT", "OUTPUT", "OUTPUT_EXISTING", "INOUT", "NO_DEP"};
-constexpr std::array<std::string_view, 17> kCodes = {"missing_worker",
+constexpr std::array<std::string_view, 20> kCodes = {"missing_worker",
                                                      "sub_takes_no_worker",
                                                      "worker_not_integer",
                                                      "worker_negative",
@@ -44,8 +44,11 @@ constexpr std::array<std::string_view, 17> kCodes = {"missing_worker",
                                                      "worker_not_registered",
                                                      "unknown_callable",
                                                      "unknown_buffer",
-                                                     "run_failed"};
-static_assert(kCodes.size() == static_cast<std::size_t>(ErrorCode::kRunFailed) + 1, "one spelling per code");
+                                                     "run_failed",
+                                                     "sub_child_buffer",
+                                                     "overlapping_writes",
+                                                     "mpi_group_mixed"};
+static_assert(kCodes.size() == static_cast<std::size_t>(ErrorCode::kMpiGroupMixed) + 1, "one spelling per code");
 constexpr std::array<std::string_view, 14> kEvents = {
     "submit",      "reject",           "pending",       "ready",
     "dispatch",    "member_end",       "complete",      "fail",

@@ -36,6 +36,7 @@ BufferId Scheduler::add_buffer(Buffer buffer) {
   registry_.check_owner(buffer.name, buffer.memory, buffer.owner);
   buffers_.push_back(std::move(buffer));
   producer_of_.push_back(TaskId());
+  views_.emplace_back();
   return BufferId(static_cast<std::uint32_t>(buffers_.size() - 1));
 }
 
@@ -119,6 +120,21 @@ std::optional<Rejection> Scheduler::validate(const SubmitRequest& r,
                                                         " is named twice (workers[" + std::to_string(dup_j) +
                                                         "] and workers[" + std::to_string(dup_i) + "])");
   }
+  // Step 3b (switch mpi_group_check, #1624), submit_next_level_group only: a workers list that names
+  // a rank of an MPI group and has exactly its world size without being the same set.
+  if (options_.switches[Switch::kMpiGroupCheck] && r.kind == TaskKind::kGroup)
+    for (const Registry::MpiGroup& g : registry_.mpi_groups()) {
+      if (count != g.ranks.size()) continue;
+      std::size_t in_group = 0;
+      for (std::size_t i = 0; i < count; ++i)
+        if (id_at(i).in_range() && std::find(g.ranks.begin(), g.ranks.end(), WorkerId(id_at(i).value())) != g.ranks.end())
+          ++in_group;
+      // The ids are distinct (step 3): the same set is all of them in the group.
+      if (in_group > 0 && in_group < count)
+        return reject(ErrorCode::kMpiGroupMixed,
+                      "the workers list names " + std::to_string(in_group) + " of MPI group '" + g.name + "''s " +
+                          std::to_string(g.ranks.size()) + " ranks and has its world size: mixed with other workers");
+    }
   // From here on count == members for NEXT_LEVEL submits. Each target is looked up once: `targets`
   // holds its registration index, or kNoWorker when it names no registered worker (step 7 decides).
   constexpr std::uint32_t kNoWorker = std::numeric_limits<std::uint32_t>::max();
@@ -166,8 +182,19 @@ std::optional<Rejection> Scheduler::validate(const SubmitRequest& r,
         return reject(ErrorCode::kLocalCallableRemoteTarget,
                       std::string(to_string(callable.ns)) + " callable '" + callable.name +
                           "' cannot run on remote worker " + id_at(m).text());
-  // Step 6: tensor data, member by member, arg by arg.
-  for (std::size_t m = 0; m < members; ++m)
+  // Step 6: tensor data, member by member, arg by arg. A SUB member: a remote buffer anywhere in
+  // its args first, then (switch arg_guard, #1729) a child-memory buffer.
+  for (std::size_t m = 0; m < members; ++m) {
+    if (sub && options_.switches[Switch::kArgGuard]) {
+      bool remote = false;
+      for (const Arg& a : r.args[m]) remote = remote || buffers_[a.buffer.index()].memory == Memory::kRemote;
+      if (!remote)
+        for (const Arg& a : r.args[m])
+          if (buffers_[a.buffer.index()].memory == Memory::kChild)
+            return reject(ErrorCode::kSubChildBuffer, "SUB task touches child-memory buffer '" +
+                                                          buffers_[a.buffer.index()].name +
+                                                          "': a Python sub-worker cannot map device memory");
+    }
     for (const Arg& a : r.args[m]) {
       const Buffer& b = buffers_[a.buffer.index()];
       if (sub) {
@@ -189,6 +216,7 @@ std::optional<Rejection> Scheduler::validate(const SubmitRequest& r,
                       "REMOTE callable '" + callable.name + "' touches host buffer '" + b.name + "' as " +
                           std::string(to_string(a.tag)) + ": host data reaches a remote endpoint read-only");
     }
+  }
   // Step 7: an empty group, then registration.
   if (members == 0)
     return reject(sub ? ErrorCode::kEmptyGroup : ErrorCode::kWorkersCountMismatch,
@@ -213,6 +241,26 @@ std::optional<Rejection> Scheduler::validate(const SubmitRequest& r,
           return reject(ErrorCode::kTargetNotEligible,
                         "worker " + std::to_string(w.id.value()) + " cannot touch remote buffer '" + b.name +
                             "' owned by worker " + std::to_string(b.owner->value()));
+      }
+    }
+  // Step 9 (switch arg_guard, #1729), member by member: a written arg must not share a byte with a
+  // later arg of the same member on the same buffer, whatever its tag. Host and child buffers only
+  // (remote buffers: unsettled upstream); members of one group are not compared with each other.
+  if (options_.switches[Switch::kArgGuard])
+    for (std::size_t m = 0; m < members; ++m) {
+      const std::vector<Arg>& args = r.args[m];
+      for (std::size_t i = 0; i < args.size(); ++i) {
+        const Tag t = args[i].tag;
+        if (t != Tag::kOutput && t != Tag::kOutputExisting && t != Tag::kInOut) continue;
+        const Buffer& b = buffers_[args[i].buffer.index()];
+        if (b.memory == Memory::kRemote) continue;
+        for (std::size_t j = i + 1; j < args.size(); ++j)
+          if (args[j].buffer == args[i].buffer && views_overlap(args[i].range, args[j].range))
+            return reject(ErrorCode::kOverlappingWrites,
+                          (members > 1 ? "member " + std::to_string(m) + ": " : std::string()) + "arg " +
+                              std::to_string(i) + " (" + std::string(to_string(t)) + ") and arg " +
+                              std::to_string(j) + " (" + std::string(to_string(args[j].tag)) +
+                              ") share bytes of buffer '" + b.name + "'");
       }
     }
   return std::nullopt;
@@ -271,22 +319,44 @@ SubmitResult Scheduler::submit(const SubmitRequest& r) {
   std::vector<Dependency>& deps = scratch_deps_;
   deps.clear();
   TaskId poisoner;
+  auto found = [&](TaskId p, BufferId buffer) {
+    deps.push_back({p, buffer});
+    const TaskState ps = tasks_[p.index()].state;
+    if (ps == TaskState::kFailed || ps == TaskState::kPoisoned) {
+      if (!poisoner.valid() || p < poisoner) poisoner = p;
+    } else if (ps != TaskState::kCompleted) {  // a completed producer is not a live one
+      producers.push_back(p);
+    }
+  };
+  const bool views = options_.switches[Switch::kViewDeps];
   for (const auto& member : r.args)
     for (const Arg& a : member) {
-      TaskId& entry = producer_of_[a.buffer.index()];
-      if (a.tag == Tag::kInput || a.tag == Tag::kInOut) {
-        const TaskId p = entry;
-        if (p.valid() && p != id) {
-          deps.push_back({p, a.buffer});
-          const TaskState ps = tasks_[p.index()].state;
-          if (ps == TaskState::kFailed || ps == TaskState::kPoisoned) {
-            if (!poisoner.valid() || p < poisoner) poisoner = p;
-          } else if (ps != TaskState::kCompleted) {  // a completed producer is not a live one
-            producers.push_back(p);
-          }
+      const bool reads = a.tag == Tag::kInput || a.tag == Tag::kInOut;
+      const bool writes = a.tag == Tag::kOutput || a.tag == Tag::kOutputExisting || a.tag == Tag::kInOut;
+      if (!views) {  // the last-writer map: ranges are ignored
+        TaskId& entry = producer_of_[a.buffer.index()];
+        if (reads && entry.valid() && entry != id) found(entry, a.buffer);
+        if (writes) entry = id;
+        continue;
+      }
+      // view_deps (#1902): every entry sharing a byte with the arg's view, in entry order, each
+      // producer once per lookup; an insert drops the entries inside its view and appends itself.
+      std::vector<ViewEntry>& list = views_[a.buffer.index()];
+      if (reads) {
+        const std::size_t first = deps.size();
+        for (const ViewEntry& e : list) {
+          if (e.task == id || !views_overlap(e.range, a.range)) continue;
+          bool seen = false;
+          for (std::size_t k = first; k < deps.size() && !seen; ++k) seen = deps[k].producer == e.task;
+          if (!seen) found(e.task, a.buffer);
         }
       }
-      if (a.tag == Tag::kOutput || a.tag == Tag::kOutputExisting || a.tag == Tag::kInOut) entry = id;
+      if (writes) {
+        list.erase(std::remove_if(list.begin(), list.end(),
+                                  [&](const ViewEntry& e) { return view_inside(e.range, a.range); }),
+                   list.end());
+        list.push_back({a.range, id});
+      }
     }
   std::sort(producers.begin(), producers.end());
   producers.erase(std::unique(producers.begin(), producers.end()), producers.end());
@@ -877,6 +947,18 @@ std::string Scheduler::dump() const {
   out += "]\ntensor_map:\n";
   for (std::size_t b = 0; b < buffers_.size(); ++b)
     if (producer_of_[b].valid()) out += "  " + buffers_[b].name + " <- " + task_name(producer_of_[b]) + "\n";
+  if (options_.switches[Switch::kViewDeps]) {
+    out += "views:\n";
+    for (std::size_t b = 0; b < buffers_.size(); ++b) {
+      if (views_[b].empty()) continue;
+      out += "  " + buffers_[b].name + " <-";
+      for (const ViewEntry& e : views_[b])
+        out += " " + (e.range ? "[" + std::to_string(e.range->begin) + "," + std::to_string(e.range->end) + ")"
+                              : std::string("all")) +
+               ":" + task_name(e.task);
+      out += "\n";
+    }
+  }
   out += "inbox=" + std::to_string(inbox_.size()) + " running=" + std::to_string(running_members_) +
          " live=" + std::to_string(live_) + " run_error=" + (run_error_ ? run_error_->message : "none") +
          "\n";
@@ -914,6 +996,17 @@ void Scheduler::encode(std::vector<std::uint32_t>& out) const {
   for (std::uint32_t i = idle_sub_.first(); i != IndexSet::kNone; i = idle_sub_.next(i + 1)) out.push_back(i);
   out.push_back(static_cast<std::uint32_t>(producer_of_.size()));
   for (TaskId p : producer_of_) out.push_back(p.index());
+  if (options_.switches[Switch::kViewDeps])
+    for (const std::vector<ViewEntry>& list : views_) {
+      out.push_back(static_cast<std::uint32_t>(list.size()));
+      for (const ViewEntry& e : list) {
+        out.push_back(e.task.index());
+        out.push_back(e.range ? 1u : 0u);
+        if (e.range)
+          for (std::uint64_t v : {e.range->begin, e.range->end})
+            out.push_back(static_cast<std::uint32_t>(v)), out.push_back(static_cast<std::uint32_t>(v >> 32));
+      }
+    }
   out.push_back(static_cast<std::uint32_t>(inbox_.size()));
   out.push_back(static_cast<std::uint32_t>(running_members_));
   out.push_back(static_cast<std::uint32_t>(live_));

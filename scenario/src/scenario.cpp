@@ -259,6 +259,26 @@ std::vector<ArgSpec> OpReader::arg_list(const json& v, const std::string& path) 
       auto t = tag_from_string(tag);
       if (!t) o.fail("unknown tag '" + tag + "' (INPUT, OUTPUT, INOUT, OUTPUT_EXISTING, NO_DEP)", "tag");
       a.tag = *t;
+      if (const json* rv = o.get("range")) {
+        // [begin, end): integers, 0 <= begin < end <= the buffer's bytes.
+        const std::string at = o.at("range");
+        const json& r = var_or(*rv, at);
+        auto bound = [](const json& x) {
+          return x.is_number_unsigned() || (x.is_number_integer() && x.get<std::int64_t>() >= 0);
+        };
+        if (!r.is_array() || r.size() != 2 || !bound(r[0]) || !bound(r[1]))
+          throw ScenarioError(file_, at, "expected [begin, end], two non-negative integers, found " + r.dump());
+        const std::uint64_t begin = r[0].get<std::uint64_t>(), end = r[1].get<std::uint64_t>();
+        const double bytes = buffer_bytes_[it->second];
+        if (!(bytes > 0)) throw ScenarioError(file_, at, "range on buffer '" + b + "' needs its bytes > 0");
+        const std::string shown = "[" + std::to_string(begin) + ", " + std::to_string(end) + "]";
+        if (begin >= end) throw ScenarioError(file_, at, shown + " is empty");
+        if (static_cast<double>(end) > bytes)
+          throw ScenarioError(file_, at, shown + " ends at " + std::to_string(end) + ", past the buffer's " +
+                                             json(bytes).dump() + " bytes");
+        a.range = ByteRange{begin, end};
+        saw_range_ = true;
+      }
     }
     o.done();
     out.push_back(a);
@@ -269,6 +289,7 @@ std::vector<ArgSpec> OpReader::arg_list(const json& v, const std::string& path) 
 OpReader::OpReader(const Scenario& header) : file_(header.file), assigned_(header.assigned) {
   for (std::size_t i = 0; i < header.callables.size(); ++i) callable_index_[header.callables[i].name] = i;
   for (std::size_t i = 0; i < header.buffers.size(); ++i) buffer_index_[header.buffers[i].name] = i;
+  for (const BufferSpec& b : header.buffers) buffer_bytes_.push_back(b.bytes);
 }
 
 std::optional<std::size_t> OpReader::callable(std::string_view name) const {
@@ -475,6 +496,35 @@ struct Loader {
         }
       } else {
         w.fail("expected a count or a list of {\"host\": ...}, found " + Obj::type_of(*sub), "sub");
+      }
+    }
+    if (const json* groups = w.get("mpi_groups")) {
+      // { "name": string, "ranks": [id, ...] }: registered remote ids, rank order, no id in two groups.
+      if (!groups->is_array()) w.fail("expected a list of {\"name\": ..., \"ranks\": [...]}", "mpi_groups");
+      std::set<std::string> names;
+      std::map<std::int64_t, std::string> in_group;
+      for (std::size_t i = 0; i < groups->size(); ++i) {
+        const std::string at = index_path("workers.mpi_groups", i);
+        Obj o((*groups)[i], at, file);
+        MpiGroupSpec g;
+        g.name = o.str("name");
+        if (!names.insert(g.name).second) o.fail("duplicate MPI group name '" + g.name + "'", "name");
+        const json& ranks = array_at(o, "ranks");
+        if (ranks.empty()) o.fail("an MPI group needs at least one rank", "ranks");
+        for (std::size_t k = 0; k < ranks.size(); ++k) {
+          const std::string rp = index_path(at + ".ranks", k);
+          const std::int64_t id = integer_id(ranks[k], rp, file);
+          if (!registry.is_remote(WorkerId(id)))
+            throw ScenarioError(file, rp, std::to_string(id) + " is not a registered remote worker");
+          if (in_group.count(id))
+            throw ScenarioError(file, rp, std::to_string(id) + " is in two groups ('" + in_group[id] + "' and '" +
+                                              g.name + "')");
+          in_group[id] = g.name;
+          g.ranks.push_back(WorkerId(id));
+        }
+        o.done();
+        registry.add_mpi_group(g.name, g.ranks);  // the same checks, passed above
+        s.mpi_groups.push_back(std::move(g));
       }
     }
     w.done();
@@ -736,6 +786,7 @@ struct Loader {
         last_at = *s.trace.back().at_s;
       }
     }
+    s.any_range = reader.saw_range();
   }
 
   // The time budget (TimeBudget) over every op: the generated ones, made one at a time, or the trace's.
@@ -776,12 +827,34 @@ struct Loader {
   void expect(Obj& top) {
     const json* e = top.get("expect");
     if (!e) return;
-    Obj o(*e, "expect", file);
+    expect_block(*e, "expect", true);
+    // expect.by_policy: preset name -> an expect block, checked instead when the run uses exactly that
+    // preset (its name, no switch flipped); otherwise the top-level block.
+    json chosen = *e;
+    chosen.erase("by_policy");
+    if (const auto by = e->find("by_policy"); by != e->end()) {
+      for (auto it = by->begin(); it != by->end(); ++it) {
+        const std::string at = "expect.by_policy." + it.key();
+        std::string error;
+        if (!preset(it.key(), &error)) throw ScenarioError(file, at, error);
+        expect_block(it.value(), at, false);
+        if (canonical_policy_name(it.key()) == s.policy && exact_preset) chosen = it.value();
+      }
+    }
+    s.expect = std::move(chosen);
+  }
+
+  void expect_block(const json& block, const std::string& where, bool top_level) {
+    const json* e = &block;
+    Obj o(*e, where, file);
     static const char* keys[] = {"dispatch_order", "dispatch_order_per_worker",
                                  "final_state",    "rejected",
                                  "makespan_s",     "outcome",
                                  "overtakes",      "order"};
     for (const char* k : keys) o.get(k);
+    if (top_level)
+      if (const json* by = o.get("by_policy"); by && !by->is_object())
+        o.fail("expected an object of policy name -> expect block, found " + Obj::type_of(*by), "by_policy");
     o.done();  // unknown keys first, as everywhere
     auto fail_at = [&](const std::string& path, const std::string& what) -> void {
       throw ScenarioError(file, path, what);
@@ -811,16 +884,16 @@ struct Loader {
       const json* m = object_at(key);
       if (!m) return;
       for (auto it = m->begin(); it != m->end(); ++it) {
-        const std::string path = "expect." + std::string(key) + "." + it.key();
+        const std::string path = where + "." + std::string(key) + "." + it.key();
         if (!task_names.count(it.key())) fail_at(path, "names no task of the trace: '" + it.key() + "'");
         value(it.value(), path);
       }
     };
-    if (const json* d = o.get("dispatch_order")) labels(*d, "expect.dispatch_order");
+    if (const json* d = o.get("dispatch_order")) labels(*d, where + ".dispatch_order");
     if (const json* per = object_at("dispatch_order_per_worker"))
       for (auto it = per->begin(); it != per->end(); ++it) {
         // Keys are workers as dispatch labels name them ("0", "sub1"); entries "task" or "task@worker".
-        const std::string path = "expect.dispatch_order_per_worker." + it.key();
+        const std::string path = where + ".dispatch_order_per_worker." + it.key();
         if (!it->is_array()) fail_at(path, "expected an array of tasks, found " + Obj::type_of(*it));
         for (std::size_t i = 0; i < it->size(); ++i)
           if (!(*it)[i].is_string())
@@ -831,7 +904,7 @@ struct Loader {
       if (!pairs->is_array())
         o.fail("expected an array of pairs [\"task@worker\", \"task@worker\"]", "order");
       for (std::size_t i = 0; i < pairs->size(); ++i) {
-        const std::string p = index_path("expect.order", i);
+        const std::string p = index_path(where + ".order", i);
         const json& pair = (*pairs)[i];
         if (!pair.is_array() || pair.size() != 2)
           fail_at(p, "expected a pair of dispatch labels [\"task@worker\", \"task@worker\"]");
@@ -854,7 +927,7 @@ struct Loader {
         fail_at(path, "expected a count of singles (a non-negative integer), found " + Obj::type_of(v));
     });
     if (const json* m = o.get("makespan_s")) {
-      Obj ms(*m, "expect.makespan_s", file);
+      Obj ms(*m, where + ".makespan_s", file);
       ms.num("max", 0), ms.num("min", 0), ms.num("approx", 0), ms.num("rel", 0);
       ms.done();
     }
@@ -864,7 +937,6 @@ struct Loader {
       if (!out->is_string() || !outcomes.count(out->get<std::string>()))
         o.fail("expected \"COMPLETED\", \"FAILED\" or \"STUCK\"", "outcome");
     }
-    s.expect = *e;
   }
 
   void scheduler(const json& sch) {
@@ -1074,6 +1146,7 @@ Registry Scenario::registry() const {
   for (const WorkerSpec& w : next_level) r.add_next_level(w.id, w.kind);
   r.set_sub_workers(static_cast<std::uint32_t>(sub_hosts.size()));
   for (const CallableSpec& c : callables) r.add_callable({c.name, c.ns, c.eligible});
+  for (const MpiGroupSpec& g : mpi_groups) r.add_mpi_group(g.name, g.ranks);
   return r;
 }
 

@@ -88,10 +88,27 @@ enum class Tag : std::uint8_t { kInput, kOutput, kOutputExisting, kInOut, kNoDep
 std::string_view to_string(Tag tag);
 std::optional<Tag> tag_from_string(std::string_view text);
 
+// Bytes [begin, end) of a buffer (begin < end).
+struct ByteRange {
+  std::uint64_t begin = 0;
+  std::uint64_t end = 0;
+  bool operator==(const ByteRange& o) const { return begin == o.begin && end == o.end; }
+};
+
 struct Arg {
   BufferId buffer;
   Tag tag;
+  std::optional<ByteRange> range;  // a view of the buffer; none: the whole buffer (view_deps, arg_guard)
 };
+
+// Do two args' views of one buffer share a byte? The whole buffer shares a byte with everything.
+inline bool views_overlap(const std::optional<ByteRange>& a, const std::optional<ByteRange>& b) {
+  return !a || !b || (a->begin < b->end && b->begin < a->end);
+}
+// Does view `inner` lie inside view `outer`? Everything lies inside the whole buffer.
+inline bool view_inside(const std::optional<ByteRange>& inner, const std::optional<ByteRange>& outer) {
+  return !outer || (inner && outer->begin <= inner->begin && inner->end <= outer->end);
+}
 
 struct Buffer {
   std::string name;
@@ -318,7 +335,13 @@ class Scheduler {
   std::vector<Edge> edges_;  // consumer lists
   std::vector<Slot> slots_;
   std::vector<Buffer> buffers_;
-  std::vector<TaskId> producer_of_;  // tensor map: buffer -> last producer
+  std::vector<TaskId> producer_of_;  // tensor map: buffer -> last producer (view_deps off)
+  // view_deps on: per buffer, the (view, producer) entries in insertion order (producer_of_ unused).
+  struct ViewEntry {
+    std::optional<ByteRange> range;
+    TaskId task;
+  };
+  std::vector<std::vector<ViewEntry>> views_;
 
   std::vector<WorkerState> workers_;
   IndexSet runnable_;  // registration indices: idle and FIFO non-empty

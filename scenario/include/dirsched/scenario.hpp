@@ -87,6 +87,7 @@ struct MpiGroupSpec {
 struct ArgSpec {
   std::optional<std::size_t> buffer;  // index into Scenario::buffers; nullopt for a scalar
   Tag tag = Tag::kNoDep;
+  std::optional<ByteRange> range;  // `range`: bytes [begin, end) of the buffer; none: the whole buffer
 };
 
 enum class OpKind { kSubmitNextLevel, kSubmitGroup, kSubmitSub, kSubmitSubGroup, kBatch, kSleep, kDrain };
