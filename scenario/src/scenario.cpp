@@ -275,7 +275,7 @@ std::vector<ArgSpec> OpReader::arg_list(const json& v, const std::string& path) 
         if (begin >= end) throw ScenarioError(file_, at, shown + " is empty");
         if (static_cast<double>(end) > bytes)
           throw ScenarioError(file_, at, shown + " ends at " + std::to_string(end) + ", past the buffer's " +
-                                             json(bytes).dump() + " bytes");
+                                             std::to_string(static_cast<std::uint64_t>(bytes)) + " bytes");
         a.range = ByteRange{begin, end};
         saw_range_ = true;
       }
@@ -828,18 +828,26 @@ struct Loader {
     const json* e = top.get("expect");
     if (!e) return;
     expect_block(*e, "expect", true);
-    // expect.by_policy: preset name -> an expect block, checked instead when the run uses exactly that
-    // preset (its name, no switch flipped); otherwise the top-level block.
+    // expect.by_policy: preset name -> an expect block, checked instead when the run uses that preset:
+    // its effective switches are exactly the preset's (a key naming the run's policy first, then the
+    // first key in file order with the same switches: upto:1565 runs by_policy.head_reservation).
+    // Otherwise the top-level block.
     json chosen = *e;
     chosen.erase("by_policy");
     if (const auto by = e->find("by_policy"); by != e->end()) {
+      const json* same_name = nullptr;
+      const json* same_set = nullptr;
       for (auto it = by->begin(); it != by->end(); ++it) {
         const std::string at = "expect.by_policy." + it.key();
         std::string error;
-        if (!preset(it.key(), &error)) throw ScenarioError(file, at, error);
+        const std::optional<Switches> set = preset(it.key(), &error);
+        if (!set) throw ScenarioError(file, at, error);
         expect_block(it.value(), at, false);
-        if (canonical_policy_name(it.key()) == s.policy && exact_preset) chosen = it.value();
+        if (*set != s.switches) continue;
+        if (canonical_policy_name(it.key()) == s.policy && !same_name) same_name = &it.value();
+        if (!same_set) same_set = &it.value();
       }
+      if (same_name || same_set) chosen = *(same_name ? same_name : same_set);
     }
     s.expect = std::move(chosen);
   }
@@ -1094,7 +1102,6 @@ struct Loader {
   std::string file_policy = "seed";
   std::vector<std::pair<Switch, bool>> file_switches;
   const PolicyChoice* choice = nullptr;
-  bool exact_preset = true;  // the effective set is exactly the named preset's (expect.by_policy)
 
   void apply_policy() {
     const bool cli_policy = choice && choice->policy;
@@ -1127,7 +1134,6 @@ struct Loader {
     }
     s.policy = canonical_policy_name(name);
     s.switches = eff;
-    exact_preset = eff == *base;
   }
 };
 
