@@ -1087,6 +1087,7 @@ struct Loader {
       top.get("trace");  // the header's placeholder: the ops are in the file
       s.trace_file = detail::check_trace_file(s, *streamed, top.has("expect") ? &task_names : nullptr);
       if (!s.trace_file) throw NotStreamed{};
+      s.any_range = s.trace_file->reader().saw_range();  // every op was read by the check
     } else {
       trace(top);
       time_budget(false);

@@ -837,8 +837,6 @@ std::shared_ptr<TraceFile> check_trace_file(const Scenario& header, const TraceS
         if (!name(inner)) return nullptr;
     }
     if (array.end_offset() != scan.end) return nullptr;
-    // Views (`range` args) are read whole: Scenario::any_range is the full read's to set.
-    if (reader->saw_range()) return nullptr;
     strict = array.strict_count();
   } catch (const Bail&) {
     return nullptr;
