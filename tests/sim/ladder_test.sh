@@ -50,6 +50,17 @@ grep -q '"inert": \[' "$tmp/inert/summary.json" && python3 -c "import json,sys; 
 cmp -s "$tmp/u/events.jsonl" "$tmp/h/events.jsonl" || no "upto:1565 events differ from head_reservation"
 grep -q '"policy": "upto:1565"' "$tmp/u/summary.json" || no "summary names upto:1565"
 
+# The explorer runs the core under the effective switches: arg_guard's rejections in every outcome.
+"$dirsched" explore "$sc/ladder-arg-guard.json" >"$tmp/ex.json" || no "explore arg_guard"
+"$dirsched" explore "$sc/ladder-arg-guard.json" --policy seed >"$tmp/ex-seed.json" || no "explore seed"
+python3 - "$tmp/ex.json" "$tmp/ex-seed.json" <<'PY' || no "explore follows the switches"
+import json, sys
+on, off = (json.load(open(p)) for p in sys.argv[1:3])
+assert on["switches_on"] == ["arg_guard"] and off["switches_on"] == [], (on["switches_on"], off["switches_on"])
+assert all(o["write_then_read"] == "REJECTED" and o["sub_on_device"] == "REJECTED" for o in on["outcomes"]), on["outcomes"]
+assert all(o["write_then_read"] == "COMPLETED" for o in off["outcomes"]), off["outcomes"]
+PY
+
 # Not built yet: exit 2, one line naming where the switch was turned on, nothing written.
 expect_2() {  # expect_2 WHAT MESSAGE-REGEX -- command...
   local what=$1 re=$2; shift 3
