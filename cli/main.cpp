@@ -308,8 +308,8 @@ bool g_var_any = false;
 
 // load_scenario for run, check and explore: a --var value outside the variable's declared candidates
 // is refused (a typo would run a variant no sweep has) unless --var-any.
-Scenario load_chosen(const std::string& file, const VarAssignment& assignment) {
-  Scenario s = load_scenario(file, assignment);
+Scenario load_chosen(const std::string& file, const VarAssignment& assignment, const PolicyChoice& choice) {
+  Scenario s = load_scenario(file, assignment, TraceRead::kStreamed, choice);
   if (g_var_any) return s;
   for (const auto& [name, value] : assignment) {
     const std::vector<nlohmann::json>& c = s.vars.at(name);  // the loader refused undeclared names
@@ -381,11 +381,15 @@ std::string gen_too_large(const std::string& family, const std::map<std::string,
 }
 
 // `--policy NAME` given on the command line: checked before anything runs, applied after loading.
-using PolicyFlag = std::optional<std::string>;
-Scenario with_policy(Scenario scenario, const PolicyFlag& policy) {
-  if (policy) scenario.policy = parse_policy(*policy, "--policy");
-  return scenario;
-}
+// `--policy NAME` and `--switch NAME=on|off` (repeatable) given on the command line: the names are
+// checked before anything runs; the loader applies them over the file (scenario.hpp PolicyChoice).
+struct PolicyFlag {
+  std::optional<std::string> policy;
+  std::vector<std::string> switches;
+  PolicyChoice choice() const { return parse_policy_choice(policy, switches); }
+  // The same flags for a child command line (sweep's plan and cluster scripts).
+  std::string args() const;
+};
 
 int cmd_run(const std::string& file, const std::string& out, std::optional<std::uint64_t> seed,
             const std::string& outputs, const std::vector<std::string>& cfg, bool check_invariants,
@@ -395,7 +399,7 @@ int cmd_run(const std::string& file, const std::string& out, std::optional<std::
   if (!parse_outputs(outputs, data, pictures)) return 2;
   const VarAssignment assignment = parse_vars(vars);
   Progress::get().begin("load");
-  Scenario scenario = with_policy(load_chosen(file, assignment), policy);
+  Scenario scenario = load_chosen(file, assignment, policy.choice());
   if (threads.on) {
     if (!cfg.empty()) throw std::runtime_error("--cfg configures SimGrid: it does not apply to --engine threads");
     check_threads_engine(scenario);  // before anything is written
@@ -419,6 +423,13 @@ std::string shell_quote(const std::string& s) {
   std::string o = "'";
   for (char c : s) o += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return o + "'";
+}
+
+std::string PolicyFlag::args() const {
+  std::string out;
+  if (policy) out += " --policy " + shell_quote(*policy);
+  for (const std::string& sw : switches) out += " --switch " + shell_quote(sw);
+  return out;
 }
 
 // The largest --lines-per-task, and the array ids a default Slurm takes (MaxArraySize 1001: 0..1000).
@@ -450,7 +461,7 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
     return 2;
   }
   Progress::get().begin("load");
-  const Scenario base = load_scenario(file);
+  const Scenario base = load_scenario(file, {}, TraceRead::kStreamed, policy.choice());
   if (base.vars.empty()) {
     std::cerr << "dirsched: " << file << ": vars: the scenario has no sweep variables\n";
     return 2;
@@ -462,7 +473,7 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
   // replicates are the same run.
   bool jitter = false, seed_swept = false;
   for (const Variant& v : variants) {
-    const Scenario s = load_scenario(file, v.values);
+    const Scenario s = load_scenario(file, v.values, TraceRead::kStreamed, policy.choice());
     jitter |= seed_matters(s);
     seed_swept |= s.seed != base.seed;
   }
@@ -506,7 +517,7 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
                         shell_quote(outputs.empty() ? "summary" : outputs);
       for (const auto& [name, value] : v.values) cmd += " --var " + shell_quote(name + "=" + value.dump());
       for (const std::string& c : cfg) cmd += " --cfg=" + shell_quote(c);
-      if (policy) cmd += " --policy " + shell_quote(*policy);
+      cmd += policy.args();
       if (budget_s != viz::kDefaultPictureBudget) cmd += " --picture-budget " + nlohmann::json(budget_s).dump();
       lines.variants.push_back(v.index);
       lines.lines.push_back(cmd);
@@ -540,7 +551,7 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
           Progress::get().reset();
           RunOptions options;
           options.simgrid_args = simgrid_args(cfg);
-          _exit(run_to_folder(with_policy(load_scenario(file, v.values), policy), options,
+          _exit(run_to_folder(load_scenario(file, v.values, TraceRead::kStreamed, policy.choice()), options,
                               (fs::path(dir) / variant_dir(v)).string(), data, pictures, true, budget_s));
         } catch (...) {
           _exit(cli::report_current_exception(variant_dir(v) + ": "));  // aborts on an internal error
@@ -568,7 +579,7 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
     // runs with the variant's seed + r, the same seeds for every variant (common random numbers).
     std::vector<Scenario> loaded;
     loaded.reserve(variants.size());
-    for (const Variant& v : variants) loaded.push_back(with_policy(load_scenario(file, v.values), policy));
+    for (const Variant& v : variants) loaded.push_back(load_scenario(file, v.values, TraceRead::kStreamed, policy.choice()));
     std::vector<Evaluation> evals;
     for (std::size_t i = 0; i < variants.size(); ++i)
       for (std::size_t r = 1; r < replicates; ++r) evals.push_back({&loaded[i], loaded[i].seed + r, variants[i]});
@@ -751,7 +762,7 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
   const nlohmann::json doc = read_json_file(file);
   std::string base_dir = fs::path(file).parent_path().string();
   if (base_dir.empty()) base_dir = ".";
-  const Scenario base = parse_scenario(doc, file, base_dir);  // parsed once; variants below from the document
+  const Scenario base = parse_scenario(doc, file, base_dir, {}, policy.choice());  // parsed once; variants below from the document
   if (base.vars.empty()) {
     std::cerr << "dirsched: " << file << ": vars: the scenario has no sweep variables\n";
     return 2;
@@ -778,7 +789,7 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
     std::vector<Evaluation> evals;
     for (std::size_t p : points) {
       const Variant v = variant_at(base, p);
-      loaded.push_back(with_policy(parse_scenario(doc, file, base_dir, v.values), policy));
+      loaded.push_back(parse_scenario(doc, file, base_dir, v.values, policy.choice()));
     }
     for (std::size_t i = 0; i < points.size(); ++i)
       for (std::size_t r = 0; r < replicates; ++r)
@@ -1012,7 +1023,7 @@ std::string vars_text(const Scenario& s) {
 int check_one(const std::string& file, const std::vector<std::string>& cfg, const VarAssignment& assignment,
               const PolicyFlag& policy) {
   try {
-    Scenario scenario = with_policy(load_chosen(file, assignment), policy);
+    Scenario scenario = load_chosen(file, assignment, policy.choice());
     // Which candidate ran: the ones --var chose, the first candidate of every other variable.
     const std::string ran = scenario.vars.empty()
                                 ? ""
@@ -1161,8 +1172,15 @@ int run_command(int argc, char** argv) {
   run->add_flag("--check-invariants", check_invariants,
                 "Check the contract's invariants after every transition");
   PolicyFlag policy;
-  const char* policy_help = "seed or head_reservation, overriding the scenario's scheduler.policy";
-  run->add_option("--policy", policy, policy_help);
+  const char* policy_help =
+      "The runtime version: seed, head_reservation, current or upto:N (a PR of the ladder, docs/versions.md), "
+      "overriding the scenario's scheduler.policy and scheduler.switches";
+  const char* switch_help = "NAME=on|off: one switch of the ladder over the policy (repeatable; wins over the file)";
+  auto policy_flags = [&](CLI::App* app) {
+    app->add_option("--policy", policy.policy, policy_help);
+    app->add_option("--switch", policy.switches, switch_help)->take_all()->expected(1)->allow_extra_args(false);
+  };
+  policy_flags(run);
   std::vector<std::string> run_vars;
   run->add_option("--var", run_vars,
                   "NAME=VALUE (JSON) for a sweep variable; others take their first candidate");
@@ -1219,7 +1237,7 @@ int run_command(int argc, char** argv) {
   sweep->add_option("--pareto", sweep_pareto, "Two metrics A,B: print their non-dominated variants and draw them "
                                               "(sweep-pareto.svg; default makespan,group_wait_max)");
   sweep->add_option("--cfg", cfg, "SimGrid configuration, passed through");
-  sweep->add_option("--policy", policy, policy_help);
+  policy_flags(sweep);
   std::string sweep_outputs;
   CLI::Option* sweep_outputs_option = sweep->add_option("--outputs", sweep_outputs,
                     "What each variant writes, as run --outputs (must include summary; default all; with --plan: "
@@ -1244,7 +1262,7 @@ int run_command(int argc, char** argv) {
   optimize->add_option("--objective", sweep_objective, "Ranking keys after clean, in order, comma-separated");
   optimize->add_option("--pareto", sweep_pareto, "Two metrics A,B of the Pareto set (default makespan,group_wait_max)");
   optimize->add_option("--cfg", cfg, "SimGrid configuration, passed through");
-  optimize->add_option("--policy", policy, policy_help);
+  policy_flags(optimize);
   std::size_t sweep_lines_per_task = 1;
   CLI::Option* lines_per_task =
       sweep->add_option("--lines-per-task", sweep_lines_per_task,
@@ -1267,7 +1285,7 @@ int run_command(int argc, char** argv) {
   std::vector<std::string> check_files;
   check->add_option("scenarios", check_files, "Scenario JSON files")->required();
   check->add_option("--cfg", cfg, "SimGrid configuration, passed through");
-  check->add_option("--policy", policy, policy_help);
+  policy_flags(check);
   std::vector<std::string> check_vars;
   check->add_option("--var", check_vars,
                     "NAME=VALUE (JSON) for a sweep variable; others take their first candidate");
@@ -1295,7 +1313,7 @@ int run_command(int argc, char** argv) {
       ->check(cli::byte_size(std::uint64_t{1} << 20, std::uint64_t{1} << 40));
   exp->add_flag("--failures", explore_options.failures,
                  "Let any member also fail (a member the file marks `fail: true` fails on every path anyway)");
-  exp->add_option("--policy", policy, policy_help);
+  policy_flags(exp);
   std::vector<std::string> explore_vars;
   exp->add_option("--var", explore_vars,
                   "NAME=VALUE (JSON) for a sweep variable; others take their first candidate");
@@ -1374,7 +1392,7 @@ int run_command(int argc, char** argv) {
       return 0;
     }
     check_simgrid_cfg(cfg);  // an option that writes files or would crash SimGrid, before anything runs
-    if (policy) parse_policy(*policy, "--policy");  // a typo stops here, before anything runs
+    (void)policy.choice();  // a typo in --policy or --switch stops here, before anything runs
     if (quiet) Progress::get().set_shown(false);
     if (*run) {
       threads.on = run_engine == "threads";
@@ -1505,7 +1523,7 @@ int run_command(int argc, char** argv) {
     if (*exp) {
       explore_options.por = !explore_no_por;
       Progress::get().begin("load");
-      const Scenario scenario = with_policy(load_chosen(explore_file, parse_vars(explore_vars)), policy);
+      const Scenario scenario = load_chosen(explore_file, parse_vars(explore_vars), policy.choice());
       Progress::get().begin("explore", static_cast<double>(explore_options.max_states), "states (max-states)");
       explore_options.on_states = [](std::size_t n) { Progress::get().update(static_cast<double>(n)); };
       nlohmann::ordered_json result = explore(scenario, explore_options);

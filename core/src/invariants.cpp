@@ -4,9 +4,9 @@
 
 namespace dirsched {
 
-InvariantChecker::InvariantChecker(const Registry& registry, Policy policy)
+InvariantChecker::InvariantChecker(const Registry& registry, Switches switches)
     : registry_(registry),
-      policy_(policy),
+      switches_(switches),
       nl_busy_(registry.next_level_count()),
       sub_busy_(registry.sub_workers()) {}
 
@@ -159,7 +159,7 @@ void InvariantChecker::on_event(const Event& e) {
             if (all_idle(head) && target_of_head)
               fail("head_keeps_targets", who + " took " + worker_name(w) + " from group '" + name_of(head) +
                                              "', the group FIFO head, which could launch");
-            if (policy_ == Policy::kHeadReservation && target_of_head)
+            if (switches_[Switch::kGroupReservation] && target_of_head)
               fail("reservation_held", who + " took " + worker_name(w) + ", reserved by group '" +
                                            name_of(head) + "', the blocked group FIFO head");
           }

@@ -28,7 +28,7 @@ constexpr std::array<std::string_view, 4> kOps = {"submit_next_level", "submit_n
                                                   "submit_sub", "submit_sub_group"};
 constexpr std::array<std::string_view, 2> kOutcomes = {"success", "failure"};
 constexpr std::array<std::string_view, 5> kTags = {"INPUT", "OUTPUT", "OUTPUT_EXISTING", "INOUT", "NO_DEP"};
-constexpr std::array<std::string_view, 17> kCodes = {"missing_worker",
+constexpr std::array<std::string_view, 20> kCodes = {"missing_worker",
                                                      "sub_takes_no_worker",
                                                      "worker_not_integer",
                                                      "worker_negative",
@@ -44,14 +44,16 @@ constexpr std::array<std::string_view, 17> kCodes = {"missing_worker",
                                                      "worker_not_registered",
                                                      "unknown_callable",
                                                      "unknown_buffer",
-                                                     "run_failed"};
-static_assert(kCodes.size() == static_cast<std::size_t>(ErrorCode::kRunFailed) + 1, "one spelling per code");
+                                                     "run_failed",
+                                                     "sub_child_buffer",
+                                                     "overlapping_writes",
+                                                     "mpi_group_mixed"};
+static_assert(kCodes.size() == static_cast<std::size_t>(ErrorCode::kMpiGroupMixed) + 1, "one spelling per code");
 constexpr std::array<std::string_view, 16> kEvents = {
     "submit",      "reject",            "pending",       "ready",
     "dispatch",    "member_end",        "complete",      "fail",
     "poison",      "not_submitted",     "group_blocked", "group_launched",
     "group_stall", "reservation_stall", "run_raise",     "run_end"};
-constexpr std::array<std::string_view, 2> kPolicies = {"seed", "head_reservation"};
 
 }  // namespace
 
@@ -85,9 +87,6 @@ std::string_view to_string(ErrorCode v) {
 std::string_view to_string(EventKind v) {
   return kEvents[static_cast<std::size_t>(v)];
 }
-std::string_view to_string(Policy v) {
-  return kPolicies[static_cast<std::size_t>(v)];
-}
 
 std::optional<WorkerKind> worker_kind_from_string(std::string_view t) {
   return lookup<WorkerKind>(kWorkerKinds, t);
@@ -106,9 +105,6 @@ std::optional<Tag> tag_from_string(std::string_view t) {
 }
 std::optional<ErrorCode> error_code_from_string(std::string_view t) {
   return lookup<ErrorCode>(kCodes, t);
-}
-std::optional<Policy> policy_from_string(std::string_view t) {
-  return lookup<Policy>(kPolicies, t);
 }
 
 }  // namespace dirsched

@@ -1,5 +1,7 @@
 #include "dirsched/registry.hpp"
 
+#include <algorithm>
+
 #include <string>
 
 namespace dirsched {
@@ -65,6 +67,21 @@ void Registry::check_owner(const std::string& buffer, Memory memory,
 
 bool Registry::eligible(CallableId id, std::uint32_t index) const {
   return eligible_[id.index()][index];
+}
+
+void Registry::add_mpi_group(std::string name, std::vector<WorkerId> ranks) {
+  if (ranks.empty()) throw RegistryError("MPI group '" + name + "' has no rank");
+  for (WorkerId id : ranks) {
+    if (!is_remote(id))
+      throw RegistryError("MPI group '" + name + "': " + std::to_string(id.value()) +
+                          " is not a registered remote worker");
+    for (const MpiGroup& g : mpi_groups_)
+      if (std::find(g.ranks.begin(), g.ranks.end(), id) != g.ranks.end())
+        throw RegistryError("MPI group '" + name + "': " + std::to_string(id.value()) + " is in two groups");
+    if (std::count(ranks.begin(), ranks.end(), id) > 1)
+      throw RegistryError("MPI group '" + name + "': " + std::to_string(id.value()) + " is in two groups");
+  }
+  mpi_groups_.push_back({std::move(name), std::move(ranks)});
 }
 
 }  // namespace dirsched

@@ -118,6 +118,21 @@ std::optional<Rejection> Scheduler::validate(const SubmitRequest& r,
                                                         " is named twice (workers[" + std::to_string(dup_j) +
                                                         "] and workers[" + std::to_string(dup_i) + "])");
   }
+  // Step 3b (switch mpi_group_check, #1624), submit_next_level_group only: a workers list that names
+  // a rank of an MPI group and has exactly its world size without being the same set.
+  if (options_.switches[Switch::kMpiGroupCheck] && r.kind == TaskKind::kGroup)
+    for (const Registry::MpiGroup& g : registry_.mpi_groups()) {
+      if (count != g.ranks.size()) continue;
+      std::size_t in_group = 0;
+      for (std::size_t i = 0; i < count; ++i)
+        if (id_at(i).in_range() && std::find(g.ranks.begin(), g.ranks.end(), WorkerId(id_at(i).value())) != g.ranks.end())
+          ++in_group;
+      // The ids are distinct (step 3): the same set is all of them in the group.
+      if (in_group > 0 && in_group < count)
+        return reject(ErrorCode::kMpiGroupMixed,
+                      "the workers list names " + std::to_string(in_group) + " of MPI group '" + g.name + "''s " +
+                          std::to_string(g.ranks.size()) + " ranks and has its world size: mixed with other workers");
+    }
   // From here on count == members for NEXT_LEVEL submits. Each target is looked up once: `targets`
   // holds its registration index, or kNoWorker when it names no registered worker (step 7 decides).
   constexpr std::uint32_t kNoWorker = std::numeric_limits<std::uint32_t>::max();
@@ -165,8 +180,19 @@ std::optional<Rejection> Scheduler::validate(const SubmitRequest& r,
         return reject(ErrorCode::kLocalCallableRemoteTarget,
                       std::string(to_string(callable.ns)) + " callable '" + callable.name +
                           "' cannot run on remote worker " + id_at(m).text());
-  // Step 6: tensor data, member by member, arg by arg.
-  for (std::size_t m = 0; m < members; ++m)
+  // Step 6: tensor data, member by member, arg by arg. A SUB member: a remote buffer anywhere in
+  // its args first, then (switch arg_guard, #1729) a child-memory buffer.
+  for (std::size_t m = 0; m < members; ++m) {
+    if (sub && options_.switches[Switch::kArgGuard]) {
+      bool remote = false;
+      for (const Arg& a : r.args[m]) remote = remote || buffers_[a.buffer.index()].memory == Memory::kRemote;
+      if (!remote)
+        for (const Arg& a : r.args[m])
+          if (buffers_[a.buffer.index()].memory == Memory::kChild)
+            return reject(ErrorCode::kSubChildBuffer, "SUB task touches child-memory buffer '" +
+                                                          buffers_[a.buffer.index()].name +
+                                                          "': a Python sub-worker cannot map device memory");
+    }
     for (const Arg& a : r.args[m]) {
       const Buffer& b = buffers_[a.buffer.index()];
       if (sub) {
@@ -188,6 +214,7 @@ std::optional<Rejection> Scheduler::validate(const SubmitRequest& r,
                       "REMOTE callable '" + callable.name + "' touches host buffer '" + b.name + "' as " +
                           std::string(to_string(a.tag)) + ": host data reaches a remote endpoint read-only");
     }
+  }
   // Step 7: an empty group, then registration.
   if (members == 0)
     return reject(sub ? ErrorCode::kEmptyGroup : ErrorCode::kWorkersCountMismatch,
@@ -212,6 +239,26 @@ std::optional<Rejection> Scheduler::validate(const SubmitRequest& r,
           return reject(ErrorCode::kTargetNotEligible,
                         "worker " + std::to_string(w.id.value()) + " cannot touch remote buffer '" + b.name +
                             "' owned by worker " + std::to_string(b.owner->value()));
+      }
+    }
+  // Step 9 (switch arg_guard, #1729), member by member: a written arg must not share a byte with a
+  // later arg of the same member on the same buffer, whatever its tag. Host and child buffers only
+  // (remote buffers: unsettled upstream); members of one group are not compared with each other.
+  if (options_.switches[Switch::kArgGuard])
+    for (std::size_t m = 0; m < members; ++m) {
+      const std::vector<Arg>& args = r.args[m];
+      for (std::size_t i = 0; i < args.size(); ++i) {
+        const Tag t = args[i].tag;
+        if (t != Tag::kOutput && t != Tag::kOutputExisting && t != Tag::kInOut) continue;
+        const Buffer& b = buffers_[args[i].buffer.index()];
+        if (b.memory == Memory::kRemote) continue;
+        for (std::size_t j = i + 1; j < args.size(); ++j)
+          if (args[j].buffer == args[i].buffer && views_overlap(args[i].range, args[j].range))
+            return reject(ErrorCode::kOverlappingWrites,
+                          (members > 1 ? "member " + std::to_string(m) + ": " : std::string()) + "arg " +
+                              std::to_string(i) + " (" + std::string(to_string(t)) + ") and arg " +
+                              std::to_string(j) + " (" + std::string(to_string(args[j].tag)) +
+                              ") share bytes of buffer '" + b.name + "'");
       }
     }
   return std::nullopt;
@@ -275,22 +322,44 @@ SubmitResult Scheduler::submit(const SubmitRequest& r) {
   std::vector<Dependency>& deps = scratch_deps_;
   deps.clear();
   TaskId poisoner;
+  auto found = [&](TaskId p, BufferId buffer) {
+    deps.push_back({p, buffer});
+    const TaskState ps = tasks_[p.index()].state;
+    if (ps == TaskState::kFailed || ps == TaskState::kPoisoned) {
+      if (!poisoner.valid() || p < poisoner) poisoner = p;
+    } else if (ps != TaskState::kCompleted) {  // a completed producer is not a live one
+      producers.push_back(p);
+    }
+  };
+  const bool views = options_.switches[Switch::kViewDeps];
   for (const auto& member : r.args)
     for (const Arg& a : member) {
-      TaskId& entry = producer_entry(run.index(), a.buffer);
-      if (a.tag == Tag::kInput || a.tag == Tag::kInOut) {
-        const TaskId p = entry;
-        if (p.valid() && p != id) {
-          deps.push_back({p, a.buffer});
-          const TaskState ps = tasks_[p.index()].state;
-          if (ps == TaskState::kFailed || ps == TaskState::kPoisoned) {
-            if (!poisoner.valid() || p < poisoner) poisoner = p;
-          } else if (ps != TaskState::kCompleted) {  // a completed producer is not a live one
-            producers.push_back(p);
-          }
+      const bool reads = a.tag == Tag::kInput || a.tag == Tag::kInOut;
+      const bool writes = a.tag == Tag::kOutput || a.tag == Tag::kOutputExisting || a.tag == Tag::kInOut;
+      if (!views) {  // the last-writer map: ranges are ignored
+        TaskId& entry = producer_entry(run.index(), a.buffer);
+        if (reads && entry.valid() && entry != id) found(entry, a.buffer);
+        if (writes) entry = id;
+        continue;
+      }
+      // view_deps (#1902): every entry sharing a byte with the arg's view, in entry order, each
+      // producer once per lookup; an insert drops the entries inside its view and appends itself.
+      std::vector<ViewEntry>& list = view_entries(run.index(), a.buffer);
+      if (reads) {
+        const std::size_t first = deps.size();
+        for (const ViewEntry& e : list) {
+          if (e.task == id || !views_overlap(e.range, a.range)) continue;
+          bool seen = false;
+          for (std::size_t k = first; k < deps.size() && !seen; ++k) seen = deps[k].producer == e.task;
+          if (!seen) found(e.task, a.buffer);
         }
       }
-      if (a.tag == Tag::kOutput || a.tag == Tag::kOutputExisting || a.tag == Tag::kInOut) entry = id;
+      if (writes) {
+        list.erase(std::remove_if(list.begin(), list.end(),
+                                  [&](const ViewEntry& e) { return view_inside(e.range, a.range); }),
+                   list.end());
+        list.push_back({a.range, id});
+      }
     }
   std::sort(producers.begin(), producers.end());
   producers.erase(std::unique(producers.begin(), producers.end()), producers.end());
@@ -471,7 +540,8 @@ void Scheduler::check_run_end(std::uint32_t run) {
   if (r.terminal || r.implicit || !r.callback_ended || r.live > 0) return;
   r.terminal = true;
   r.end_s = now_;
-  std::vector<TaskId>().swap(rs.producer_of);  // no later lookup can reach it
+  std::vector<TaskId>().swap(rs.producer_of);  // no later lookup can reach them
+  std::vector<std::vector<ViewEntry>>().swap(rs.views);
   Event e{EventKind::kRunEnd};
   e.name = r.name;
   e.run = RunId(run);
@@ -481,6 +551,12 @@ void Scheduler::check_run_end(std::uint32_t run) {
 
 TaskId& Scheduler::producer_entry(std::uint32_t run, BufferId buffer) {
   std::vector<TaskId>& map = runs_[run].producer_of;
+  if (map.size() <= buffer.index()) map.resize(buffers_.size());
+  return map[buffer.index()];
+}
+
+std::vector<Scheduler::ViewEntry>& Scheduler::view_entries(std::uint32_t run, BufferId buffer) {
+  std::vector<std::vector<ViewEntry>>& map = runs_[run].views;
   if (map.size() <= buffer.index()) map.resize(buffers_.size());
   return map[buffer.index()];
 }
@@ -770,34 +846,26 @@ void Scheduler::group_pass() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The policy seam. The passes ask the policy two things and nothing else: what the blocked head
-// reserves (written to reserved_, which the singles pass skips), and whether its wait is a stall.
-// A new policy adds a case to these two functions; the passes and their callers stay as they are.
+// The group_reservation seam (#1565). The passes ask the switch two things and nothing else: what the
+// blocked head reserves (written to reserved_, which the singles pass skips), and whether its wait is
+// a stall (and which stall report it makes). Every other switch has its own decision point too: see
+// validate() (arg_guard, mpi_group_check) and the dependency walk (view_deps).
 
 void Scheduler::reserve_for_blocked_head(const Task& head) {
-  switch (options_.policy) {
-    case Policy::kSeed:
-      return;  // nothing held: later singles may take the head's idle targets
-    case Policy::kHeadReservation:
-      for (std::uint32_t m = 0; m < head.members; ++m) {
-        const std::uint32_t w = slots_[head.slot_begin + m].worker;
-        reserved_.push_back(w);
-        reserved_flag_[w] = true;
-      }
-      return;
+  if (!options_.switches[Switch::kGroupReservation]) return;  // nothing held: later singles may take
+                                                               // the head's idle targets
+  for (std::uint32_t m = 0; m < head.members; ++m) {
+    const std::uint32_t w = slots_[head.slot_begin + m].worker;
+    reserved_.push_back(w);
+    reserved_flag_[w] = true;
   }
 }
 
 bool Scheduler::stall_condition(const Task& head) const {
-  switch (options_.policy) {
-    case Policy::kSeed:
-      return true;  // being the blocked head is the stall
-    case Policy::kHeadReservation:
-      for (std::uint32_t m = 0; m < head.members; ++m) {
-        const WorkerState& w = workers_[slots_[head.slot_begin + m].worker];
-        if (!w.busy && !w.fifo.empty()) return true;  // the reservation holds back queued work
-      }
-      return false;
+  if (!options_.switches[Switch::kGroupReservation]) return true;  // being the blocked head is the stall
+  for (std::uint32_t m = 0; m < head.members; ++m) {
+    const WorkerState& w = workers_[slots_[head.slot_begin + m].worker];
+    if (!w.busy && !w.fifo.empty()) return true;  // the reservation holds back queued work
   }
   return false;
 }
@@ -840,7 +908,7 @@ void Scheduler::set_time(double t) {
 
 void Scheduler::report_stall() {
   const Task& g = tasks_[stall_head_.index()];
-  const bool reservation = options_.policy == Policy::kHeadReservation;
+  const bool reservation = options_.switches[Switch::kGroupReservation];
   std::vector<WorkerId> busy, idle_queued;
   for (std::uint32_t m = 0; m < g.members; ++m) {
     const WorkerState& w = workers_[slots_[g.slot_begin + m].worker];
@@ -1010,6 +1078,19 @@ std::string Scheduler::dump() const {
       if (rs.producer_of[b].valid())
         out += "  " + buffers_[b].name + " <- " + task_name(rs.producer_of[b]) +
                (runs_.size() > 1 ? " (run " + rs.info.name + ")" : "") + "\n";
+  if (options_.switches[Switch::kViewDeps]) {
+    out += "views:\n";
+    for (const RunState& rs : runs_)
+      for (std::size_t b = 0; b < rs.views.size(); ++b) {
+        if (rs.views[b].empty()) continue;
+        out += "  " + buffers_[b].name + (runs_.size() > 1 ? " (run " + rs.info.name + ")" : "") + " <-";
+        for (const ViewEntry& e : rs.views[b])
+          out += " " + (e.range ? "[" + std::to_string(e.range->begin) + "," + std::to_string(e.range->end) + ")"
+                                : std::string("all")) +
+                 ":" + task_name(e.task);
+        out += "\n";
+      }
+  }
   const auto& error = run_error();
   out += "inbox=" + std::to_string(inbox_.size()) + " running=" + std::to_string(running_members_) +
          " live=" + std::to_string(live_) + " run_error=" + (error ? error->message : "none") + "\n";
@@ -1051,12 +1132,27 @@ void Scheduler::encode(std::vector<std::uint32_t>& out) const {
   for (std::size_t i = 0; i < sub_fifo_.size(); ++i) out.push_back(sub_fifo_.at(i).index());
   out.push_back(idle_sub_.size());
   for (std::uint32_t i = idle_sub_.first(); i != IndexSet::kNone; i = idle_sub_.next(i + 1)) out.push_back(i);
-  // Every run's tensor map (a buffer no op of the run touched is an absent entry: invalid), and state.
+  // Every run's tensor map (a buffer no op of the run touched is an absent entry: invalid), its views
+  // under view_deps, and its state.
   out.push_back(static_cast<std::uint32_t>(runs_.size()));
+  const bool views = options_.switches[Switch::kViewDeps];
   for (const RunState& rs : runs_) {
     out.push_back(static_cast<std::uint32_t>(buffers_.size()));
     for (std::size_t b = 0; b < buffers_.size(); ++b)
       out.push_back(b < rs.producer_of.size() ? rs.producer_of[b].index() : TaskId().index());
+    if (views)
+      for (std::size_t b = 0; b < buffers_.size(); ++b) {
+        const std::vector<ViewEntry>* list = b < rs.views.size() ? &rs.views[b] : nullptr;
+        out.push_back(list ? static_cast<std::uint32_t>(list->size()) : 0u);
+        if (list)
+          for (const ViewEntry& e : *list) {
+            out.push_back(e.task.index());
+            out.push_back(e.range ? 1u : 0u);
+            if (e.range)
+              for (std::uint64_t v : {e.range->begin, e.range->end})
+                out.push_back(static_cast<std::uint32_t>(v)), out.push_back(static_cast<std::uint32_t>(v >> 32));
+          }
+      }
     const RunInfo& r = rs.info;
     out.push_back((r.begun ? 1u : 0u) | (r.callback_ended ? 2u : 0u) | (r.raised ? 4u : 0u) |
                   (r.terminal ? 8u : 0u));

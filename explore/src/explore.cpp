@@ -243,7 +243,13 @@ class Explorer {
     const std::size_t r = visit(root());
     ojson out;
     out["scenario"] = s_.name;
-    out["policy"] = to_string(s_.policy);
+    out["policy"] = s_.policy;
+    {
+      nlohmann::ordered_json on = nlohmann::ordered_json::array();  // the switches that are on
+      for (const SwitchInfo& row : switch_table())
+        if (s_.switches[row.id]) on.push_back(std::string(row.name));
+      out["switches_on"] = on;
+    }
     out["states"] = nodes_;
     out["transitions"] = transitions_;
     out["stopped_early"] = stopped_;
@@ -337,7 +343,7 @@ class Explorer {
   State root() const {
     State st;
     st.core = make_scheduler(s_);
-    st.checker = std::make_unique<InvariantChecker>(registry_, s_.policy);
+    st.checker = std::make_unique<InvariantChecker>(registry_, s_.switches);
     st.replay = std::make_unique<Replay>(s_, *st.core);
     st.verdicts.assign(f_.names, '-');
     return st;

@@ -202,7 +202,16 @@ std::string summary_json(const Run& run, const std::vector<std::string>& notes) 
   s["scenario"] = run.scenario.name;
   s["description"] = run.scenario.description;
   s["seed"] = r.seed;
-  s["policy"] = to_string(run.core->policy());
+  s["policy"] = run.scenario.policy;
+  {
+    // The effective runtime version, switch by switch, and the switches on with nothing to act on.
+    ojson switches = ojson::object();
+    for (const SwitchInfo& row : switch_table()) switches[std::string(row.name)] = run.core->switches()[row.id];
+    s["switches"] = switches;
+    ojson inert = ojson::array();
+    for (Switch x : inert_switches(run.scenario)) inert.push_back(std::string(to_string(x)));
+    s["inert"] = inert;
+  }
   s["stall_report_s"] = tidy(run.core->options().stall_report_s);
   s["engine"] = r.engine;
   s["time_scale"] = tidy(r.time_scale);

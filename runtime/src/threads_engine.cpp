@@ -86,7 +86,7 @@ std::unique_ptr<Run> run_threads(const Scenario& scenario, const ThreadsOptions&
   observers.add(run->recorder.get());
   std::unique_ptr<InvariantChecker> checker;
   if (options.check_invariants) {
-    checker = std::make_unique<InvariantChecker>(run->core->registry(), scenario.policy);
+    checker = std::make_unique<InvariantChecker>(run->core->registry(), scenario.switches);
     checker->set_dump([&run] { return run->core->dump(); });
     observers.add(checker.get());
   }

@@ -33,6 +33,8 @@ class OpReader {
   const nlohmann::json& var_or(const nlohmann::json& v, const std::string& path) const;
   // The sweep variables the ops read so far stood for (a streamed trace substitutes op by op).
   const std::set<std::string>& used_vars() const { return used_; }
+  // Some arg read so far names a `range`.
+  bool saw_range() const { return saw_range_; }
 
  private:
   void submit(Obj& o, OpSpec& op, std::set<std::string>* names) const;
@@ -42,6 +44,8 @@ class OpReader {
   std::map<std::string, std::size_t, std::less<>> callable_index_, buffer_index_;
   std::map<std::string, nlohmann::json> assigned_;
   mutable std::set<std::string> used_;
+  std::vector<double> buffer_bytes_;  // by buffer index: what a `range` must fit in
+  mutable bool saw_range_ = false;
 };
 
 // Replaces, in place, every string "$NAME" of `j` whose NAME is a declared variable by its value in

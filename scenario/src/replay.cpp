@@ -114,7 +114,7 @@ SubmitRequest Replay::request(const OpSpec& op) const {
   for (const auto& member : op.args) {
     std::vector<Arg> args;
     for (const ArgSpec& a : member)
-      if (a.buffer) args.push_back({buffers_[*a.buffer], a.tag});
+      if (a.buffer) args.push_back({buffers_[*a.buffer], a.tag, a.range});
     r.args.push_back(std::move(args));
   }
   r.worker = op.worker;

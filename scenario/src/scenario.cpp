@@ -260,6 +260,26 @@ std::vector<ArgSpec> OpReader::arg_list(const json& v, const std::string& path) 
       auto t = tag_from_string(tag);
       if (!t) o.fail("unknown tag '" + tag + "' (INPUT, OUTPUT, INOUT, OUTPUT_EXISTING, NO_DEP)", "tag");
       a.tag = *t;
+      if (const json* rv = o.get("range")) {
+        // [begin, end): integers, 0 <= begin < end <= the buffer's bytes.
+        const std::string at = o.at("range");
+        const json& r = var_or(*rv, at);
+        auto bound = [](const json& x) {
+          return x.is_number_unsigned() || (x.is_number_integer() && x.get<std::int64_t>() >= 0);
+        };
+        if (!r.is_array() || r.size() != 2 || !bound(r[0]) || !bound(r[1]))
+          throw ScenarioError(file_, at, "expected [begin, end], two non-negative integers, found " + r.dump());
+        const std::uint64_t begin = r[0].get<std::uint64_t>(), end = r[1].get<std::uint64_t>();
+        const double bytes = buffer_bytes_[it->second];
+        if (!(bytes > 0)) throw ScenarioError(file_, at, "range on buffer '" + b + "' needs its bytes > 0");
+        const std::string shown = "[" + std::to_string(begin) + ", " + std::to_string(end) + "]";
+        if (begin >= end) throw ScenarioError(file_, at, shown + " is empty");
+        if (static_cast<double>(end) > bytes)
+          throw ScenarioError(file_, at, shown + " ends at " + std::to_string(end) + ", past the buffer's " +
+                                             std::to_string(static_cast<std::uint64_t>(bytes)) + " bytes");
+        a.range = ByteRange{begin, end};
+        saw_range_ = true;
+      }
     }
     o.done();
     out.push_back(a);
@@ -270,6 +290,7 @@ std::vector<ArgSpec> OpReader::arg_list(const json& v, const std::string& path) 
 OpReader::OpReader(const Scenario& header) : file_(header.file), assigned_(header.assigned) {
   for (std::size_t i = 0; i < header.callables.size(); ++i) callable_index_[header.callables[i].name] = i;
   for (std::size_t i = 0; i < header.buffers.size(); ++i) buffer_index_[header.buffers[i].name] = i;
+  for (const BufferSpec& b : header.buffers) buffer_bytes_.push_back(b.bytes);
 }
 
 std::optional<std::size_t> OpReader::callable(std::string_view name) const {
@@ -502,6 +523,35 @@ struct Loader {
         }
       } else {
         w.fail("expected a count or a list of {\"host\": ...}, found " + Obj::type_of(*sub), "sub");
+      }
+    }
+    if (const json* groups = w.get("mpi_groups")) {
+      // { "name": string, "ranks": [id, ...] }: registered remote ids, rank order, no id in two groups.
+      if (!groups->is_array()) w.fail("expected a list of {\"name\": ..., \"ranks\": [...]}", "mpi_groups");
+      std::set<std::string> names;
+      std::map<std::int64_t, std::string> in_group;
+      for (std::size_t i = 0; i < groups->size(); ++i) {
+        const std::string at = index_path("workers.mpi_groups", i);
+        Obj o((*groups)[i], at, file);
+        MpiGroupSpec g;
+        g.name = o.str("name");
+        if (!names.insert(g.name).second) o.fail("duplicate MPI group name '" + g.name + "'", "name");
+        const json& ranks = array_at(o, "ranks");
+        if (ranks.empty()) o.fail("an MPI group needs at least one rank", "ranks");
+        for (std::size_t k = 0; k < ranks.size(); ++k) {
+          const std::string rp = index_path(at + ".ranks", k);
+          const std::int64_t id = integer_id(ranks[k], rp, file);
+          if (!registry.is_remote(WorkerId(id)))
+            throw ScenarioError(file, rp, std::to_string(id) + " is not a registered remote worker");
+          if (in_group.count(id))
+            throw ScenarioError(file, rp, std::to_string(id) + " is in two groups ('" + in_group[id] + "' and '" +
+                                              g.name + "')");
+          in_group[id] = g.name;
+          g.ranks.push_back(WorkerId(id));
+        }
+        o.done();
+        registry.add_mpi_group(g.name, g.ranks);  // the same checks, passed above
+        s.mpi_groups.push_back(std::move(g));
       }
     }
     w.done();
@@ -778,6 +828,7 @@ struct Loader {
         if (op.kind != OpKind::kRun && op.kind != OpKind::kSleep && op.kind != OpKind::kDrain)
           throw ScenarioError(file, op.path, "a submit outside a run in a file with runs");
       }
+    s.any_range = reader.saw_range();
   }
 
   // The time budget (TimeBudget) over every op: the generated ones, made one at a time, or the trace's.
@@ -818,13 +869,43 @@ struct Loader {
   void expect(Obj& top) {
     const json* e = top.get("expect");
     if (!e) return;
-    Obj o(*e, "expect", file);
+    expect_block(*e, "expect", true);
+    // expect.by_policy: preset name -> an expect block, checked instead when the run uses that preset:
+    // its effective switches are exactly the preset's (a key naming the run's policy first, then the
+    // first key in file order with the same switches: upto:1565 runs by_policy.head_reservation).
+    // Otherwise the top-level block.
+    json chosen = *e;
+    chosen.erase("by_policy");
+    if (const auto by = e->find("by_policy"); by != e->end()) {
+      const json* same_name = nullptr;
+      const json* same_set = nullptr;
+      for (auto it = by->begin(); it != by->end(); ++it) {
+        const std::string at = "expect.by_policy." + it.key();
+        std::string error;
+        const std::optional<Switches> set = preset(it.key(), &error);
+        if (!set) throw ScenarioError(file, at, error);
+        expect_block(it.value(), at, false);
+        if (*set != s.switches) continue;
+        if (canonical_policy_name(it.key()) == s.policy && !same_name) same_name = &it.value();
+        if (!same_set) same_set = &it.value();
+      }
+      if (same_name || same_set) chosen = *(same_name ? same_name : same_set);
+    }
+    s.expect = std::move(chosen);
+  }
+
+  void expect_block(const json& block, const std::string& where, bool top_level) {
+    const json* e = &block;
+    Obj o(*e, where, file);
     static const char* keys[] = {"dispatch_order", "dispatch_order_per_worker",
                                  "final_state",    "rejected",
                                  "makespan_s",     "outcome",
                                  "overtakes",      "order",
                                  "runs"};
     for (const char* k : keys) o.get(k);
+    if (top_level)
+      if (const json* by = o.get("by_policy"); by && !by->is_object())
+        o.fail("expected an object of policy name -> expect block, found " + Obj::type_of(*by), "by_policy");
     o.done();  // unknown keys first, as everywhere
     auto fail_at = [&](const std::string& path, const std::string& what) -> void {
       throw ScenarioError(file, path, what);
@@ -854,16 +935,16 @@ struct Loader {
       const json* m = object_at(key);
       if (!m) return;
       for (auto it = m->begin(); it != m->end(); ++it) {
-        const std::string path = "expect." + std::string(key) + "." + it.key();
+        const std::string path = where + "." + std::string(key) + "." + it.key();
         if (!task_names.count(it.key())) fail_at(path, "names no task of the trace: '" + it.key() + "'");
         value(it.value(), path);
       }
     };
-    if (const json* d = o.get("dispatch_order")) labels(*d, "expect.dispatch_order");
+    if (const json* d = o.get("dispatch_order")) labels(*d, where + ".dispatch_order");
     if (const json* per = object_at("dispatch_order_per_worker"))
       for (auto it = per->begin(); it != per->end(); ++it) {
         // Keys are workers as dispatch labels name them ("0", "sub1"); entries "task" or "task@worker".
-        const std::string path = "expect.dispatch_order_per_worker." + it.key();
+        const std::string path = where + ".dispatch_order_per_worker." + it.key();
         if (!it->is_array()) fail_at(path, "expected an array of tasks, found " + Obj::type_of(*it));
         for (std::size_t i = 0; i < it->size(); ++i)
           if (!(*it)[i].is_string())
@@ -874,7 +955,7 @@ struct Loader {
       if (!pairs->is_array())
         o.fail("expected an array of pairs [\"task@worker\", \"task@worker\"]", "order");
       for (std::size_t i = 0; i < pairs->size(); ++i) {
-        const std::string p = index_path("expect.order", i);
+        const std::string p = index_path(where + ".order", i);
         const json& pair = (*pairs)[i];
         if (!pair.is_array() || pair.size() != 2)
           fail_at(p, "expected a pair of dispatch labels [\"task@worker\", \"task@worker\"]");
@@ -897,7 +978,7 @@ struct Loader {
         fail_at(path, "expected a count of singles (a non-negative integer), found " + Obj::type_of(v));
     });
     if (const json* m = o.get("makespan_s")) {
-      Obj ms(*m, "expect.makespan_s", file);
+      Obj ms(*m, where + ".makespan_s", file);
       ms.num("max", 0), ms.num("min", 0), ms.num("approx", 0), ms.num("rel", 0);
       ms.done();
     }
@@ -916,7 +997,6 @@ struct Loader {
       if (!out->is_string() || !outcomes.count(out->get<std::string>()))
         o.fail("expected \"COMPLETED\", \"FAILED\" or \"STUCK\"", "outcome");
     }
-    s.expect = *e;
   }
 
   void scheduler(const json& sch) {
@@ -927,10 +1007,22 @@ struct Loader {
     if (const json* p = o.get("policy")) {
       const json& v = resolve_var(s.assigned, file, *p, o.at("policy"));
       if (!v.is_string())
-        o.fail("expected \"seed\" or \"head_reservation\", found " + Obj::type_of(v), "policy");
-      auto policy = policy_from_string(v.get<std::string>());
-      if (!policy) o.fail("unknown policy '" + v.get<std::string>() + "' (seed, head_reservation)", "policy");
-      s.policy = *policy;
+        o.fail("expected a preset name (seed, head_reservation, current) or \"upto:N\", found " + Obj::type_of(v),
+               "policy");
+      std::string error;
+      if (!preset(v.get<std::string>(), &error)) o.fail(error, "policy");
+      file_policy = v.get<std::string>();
+    }
+    if (const json* sw = o.get("switches")) {
+      if (!sw->is_object()) o.fail("expected an object of switch name -> true/false, found " + Obj::type_of(*sw), "switches");
+      for (auto it = sw->begin(); it != sw->end(); ++it) {
+        const std::string path = "scheduler.switches." + it.key();
+        const auto id = switch_from_string(it.key());
+        if (!id) throw ScenarioError(file, path, "unknown switch (known: " + known_switch_names() + ")");
+        const json& v = resolve_var(s.assigned, file, it.value(), path);
+        if (!v.is_boolean()) throw ScenarioError(file, path, "expected true or false, found " + Obj::type_of(v));
+        file_switches.emplace_back(*id, v.get<bool>());
+      }
     }
     s.stall_report_s = o.time("stall_report_s", 5);
     if (!(s.stall_report_s > 0)) o.fail("must be positive", "stall_report_s");
@@ -1012,6 +1104,7 @@ struct Loader {
       s.replicates = r->get<std::size_t>();
     }
     if (const json* sch = top.get("scheduler")) scheduler(*sch);
+    apply_policy();
     const bool generated = top.has("generate");
     if (generated && top.has("trace")) top.fail("give either trace or generate, not both", "generate");
     if (!generated || top.has("workers")) workers(top);
@@ -1046,6 +1139,7 @@ struct Loader {
       top.get("trace");  // the header's placeholder: the ops are in the file
       s.trace_file = detail::check_trace_file(s, *streamed, top.has("expect") ? &task_names : nullptr);
       if (!s.trace_file) throw NotStreamed{};
+      s.any_range = s.trace_file->reader().saw_range();  // every op was read by the check
     } else {
       trace(top);
       time_budget(false);
@@ -1053,6 +1147,46 @@ struct Loader {
     faults(top);
     expect(top);
     top.done();
+  }
+
+  // Members past the aggregate initialisers of parse_scenario() and load_scenario(): set after.
+  // The runtime version: the file's policy and switches (scheduler()), then the command line's choice.
+  // Where each switch got its value, for the message that refuses one this testbed has not built.
+  std::string file_policy = "seed";
+  std::vector<std::pair<Switch, bool>> file_switches;
+  const PolicyChoice* choice = nullptr;
+
+  void apply_policy() {
+    const bool cli_policy = choice && choice->policy;
+    const std::string name = cli_policy ? *choice->policy : file_policy;
+    std::string error;
+    const std::optional<Switches> base = preset(name, &error);
+    if (!base) {
+      if (cli_policy) throw std::invalid_argument("--policy: " + error);
+      throw ScenarioError(file, "scheduler.policy", error);  // unreachable: scheduler() checked it
+    }
+    std::array<std::string, kSwitchCount> origin;
+    origin.fill(cli_policy ? "--policy " + name : file + ": scheduler.policy");
+    Switches eff = *base;
+    if (!cli_policy)
+      for (const auto& [id, on] : file_switches) {
+        eff.set(id, on);
+        origin[static_cast<std::size_t>(id)] = file + ": scheduler.switches." + std::string(to_string(id));
+      }
+    if (choice)
+      for (std::size_t i = 0; i < choice->switches.size(); ++i) {
+        eff.set(choice->switches[i].first, choice->switches[i].second);
+        origin[static_cast<std::size_t>(choice->switches[i].first)] = "--switch " + choice->switch_flags[i];
+      }
+    if (const std::optional<Switch> u = eff.first_unbuilt()) {
+      const std::string n(to_string(*u));
+      throw std::invalid_argument(origin[static_cast<std::size_t>(*u)] + ": switch '" + n + "' (#" +
+                                  std::to_string(switch_info(*u).pr) +
+                                  ") is not built yet in this testbed; turn it off with \"switches\": {\"" + n +
+                                  "\": false} or --switch " + n + "=off");
+    }
+    s.policy = canonical_policy_name(name);
+    s.switches = eff;
   }
 };
 
@@ -1071,22 +1205,70 @@ Registry Scenario::registry() const {
   for (const WorkerSpec& w : next_level) r.add_next_level(w.id, w.kind);
   r.set_sub_workers(static_cast<std::uint32_t>(sub_hosts.size()));
   for (const CallableSpec& c : callables) r.add_callable({c.name, c.ns, c.eligible});
+  for (const MpiGroupSpec& g : mpi_groups) r.add_mpi_group(g.name, g.ranks);
   return r;
 }
 
-Policy parse_policy(const std::string& name, const std::string& where) {
-  if (auto p = policy_from_string(name)) return *p;
-  throw std::invalid_argument(where + ": unknown policy '" + name + "' (seed, head_reservation)");
+PolicyChoice parse_policy_choice(const std::optional<std::string>& policy, const std::vector<std::string>& switch_flags) {
+  PolicyChoice c;
+  if (policy) {
+    std::string error;
+    if (!preset(*policy, &error)) throw std::invalid_argument("--policy: " + error);
+    c.policy = *policy;
+  }
+  for (const std::string& flag : switch_flags) {
+    const auto eq = flag.find('=');
+    const std::string name = flag.substr(0, eq);
+    const std::string value = eq == std::string::npos ? std::string() : flag.substr(eq + 1);
+    const auto id = switch_from_string(name);
+    if (!id) throw std::invalid_argument("--switch " + flag + ": unknown switch '" + name + "' (known: " + known_switch_names() + ")");
+    if (value != "on" && value != "off") throw std::invalid_argument("--switch " + flag + ": expected NAME=on or NAME=off");
+    c.switches.emplace_back(*id, value == "on");
+    c.switch_flags.push_back(flag);
+  }
+  return c;
+}
+
+std::vector<Switch> inert_switches(const Scenario& scenario) {
+  const Switches& on = scenario.switches;
+  std::vector<Switch> out;
+  for (const SwitchInfo& row : switch_table()) {
+    if (!on[row.id]) continue;
+    bool inert = false;
+    switch (row.id) {
+      case Switch::kViewDeps:
+        inert = !scenario.any_range;
+        break;
+      case Switch::kMpiGroupCheck:
+      case Switch::kMpiGroupLane:
+        inert = scenario.mpi_groups.empty();
+        break;
+      case Switch::kStaging:
+        // Needs whole_run_fifo and a worker with two frames; `frames` is not built yet (every worker
+        // has one), so staging has nothing to act on in any scenario this testbed loads.
+        inert = true;
+        break;
+      case Switch::kBusyPoll:
+        inert = !on[Switch::kEdgeTriggeredWake];  // the seed loop repeats already
+        break;
+      default:
+        break;
+    }
+    if (inert) out.push_back(row.id);
+  }
+  return out;
 }
 
 Scenario parse_scenario(const nlohmann::json& doc, const std::string& file, const std::string& base_dir,
-                        const VarAssignment& assignment) {
+                        const VarAssignment& assignment, const PolicyChoice& choice) {
   Loader l{file, base_dir, assignment, nullptr, {}, {}, {}, {}, {}, {}, {}};
+  l.choice = &choice;
   l.run(doc);
   return std::move(l.s);
 }
 
-Scenario load_scenario(const std::string& file, const VarAssignment& assignment, TraceRead read) {
+Scenario load_scenario(const std::string& file, const VarAssignment& assignment, TraceRead read,
+                       const PolicyChoice& choice) {
   std::string base = std::filesystem::path(file).parent_path().string();
   if (base.empty()) base = ".";
   const char* env = std::getenv("DIRSCHED_TRACE_READ");
@@ -1098,6 +1280,7 @@ Scenario load_scenario(const std::string& file, const VarAssignment& assignment,
       try {
         if (const std::optional<detail::TraceScan> scan = detail::scan_trace_file(file, trace_last)) {
           Loader l{file, base, assignment, &*scan, {}, {}, {}, {}, {}, {}, {}};
+          l.choice = &choice;
           l.run(scan->header);
           return std::move(l.s);
         }
@@ -1107,7 +1290,7 @@ Scenario load_scenario(const std::string& file, const VarAssignment& assignment,
     }
   }
   const nlohmann::json doc = read_json_file(file);  // the strict reader: depth, duplicates, numbers, ...
-  return parse_scenario(doc, file, base, assignment);
+  return parse_scenario(doc, file, base, assignment, choice);
 }
 
 }  // namespace dirsched

@@ -9,7 +9,7 @@ namespace dirsched {
 
 Scheduler::Options scheduler_options(const Scenario& scenario) {
   Scheduler::Options options;
-  options.policy = scenario.policy;  // scheduler.policy, or --policy after loading
+  options.switches = scenario.switches;  // scheduler.policy and .switches, or --policy / --switch
   options.stall_report_s = scenario.stall_report_s;
   options.fail_fast = scenario.fail_fast;
   return options;

@@ -485,7 +485,7 @@ std::unique_ptr<Run> simulate(const Scenario& scenario, const RunOptions& option
   observers.add(run->recorder.get());
   std::unique_ptr<InvariantChecker> checker;
   if (options.check_invariants) {
-    checker = std::make_unique<InvariantChecker>(run->core->registry(), scenario.policy);
+    checker = std::make_unique<InvariantChecker>(run->core->registry(), scenario.switches);
     checker->set_dump([&run] { return run->core->dump(); });
     observers.add(checker.get());
   }

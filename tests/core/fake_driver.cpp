@@ -64,7 +64,7 @@ FakeDriver::FakeDriver(Builder builder, Scheduler::Options options) : options_(o
 
 void FakeDriver::observe() {
   recorder_ = std::make_unique<Recorder>(*core_);
-  checker_ = std::make_unique<InvariantChecker>(core_->registry(), options_.policy);
+  checker_ = std::make_unique<InvariantChecker>(core_->registry(), options_.switches);
   checker_->set_dump([this] { return core_->dump(); });
   observers_ = ObserverList();
   observers_.add(&trace_);

@@ -21,7 +21,7 @@ Registry registry() {
 // Feeds hand-made events to a checker. Lists stay alive in std::list so pointers remain valid.
 class Feed {
  public:
-  explicit Feed(Policy policy = Policy::kSeed) : reg_(registry()), checker_(reg_, policy) {
+  explicit Feed(Switches policy = {}) : reg_(registry()), checker_(reg_, policy) {
     checker_.set_dump([] { return std::string("(dump)"); });
   }
   InvariantChecker& checker() { return checker_; }
@@ -279,7 +279,7 @@ TEST(Invariants, SingleMayTakeTheIdleTargetOfABlockedHead) {
 }
 
 TEST(Invariants, SingleOnAnIdleTargetOfTheBlockedHeadFiresUnderHeadReservation) {
-  Feed f(Policy::kHeadReservation);
+  Feed f(*preset("head_reservation"));
   f.submit(0, TaskKind::kSingle, {1});
   f.ready(0, QueueKind::kWorker, 1);
   f.dispatch(0, 0, 1);
@@ -291,7 +291,7 @@ TEST(Invariants, SingleOnAnIdleTargetOfTheBlockedHeadFiresUnderHeadReservation) 
 }
 
 TEST(Invariants, SingleOutsideTheBlockedHeadsTargetsPassesUnderHeadReservation) {
-  Feed f(Policy::kHeadReservation);
+  Feed f(*preset("head_reservation"));
   f.submit(0, TaskKind::kSingle, {1});
   f.ready(0, QueueKind::kWorker, 1);
   f.dispatch(0, 0, 1);

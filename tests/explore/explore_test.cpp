@@ -262,8 +262,10 @@ TEST(Explore, StopsEarlyPastMaxStatesAndSaysSo) {
   EXPECT_TRUE(r.contains("note"));
 }
 
+enum class Policy { kSeed, kHeadReservation };
 Scenario with_policy(Scenario s, Policy p) {
-  s.policy = p;
+  s.policy = p == Policy::kSeed ? "seed" : "head_reservation";
+  s.switches = *preset(s.policy);
   return s;
 }
 

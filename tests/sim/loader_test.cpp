@@ -53,13 +53,13 @@ TEST(ScenarioLoader, UnknownKeysNameTheirPath) {
 
 TEST(ScenarioLoader, SchedulerPolicyKeysReachTheCoreOptions) {
   Scenario s = parse_scenario(base(), "f.json", ".");
-  EXPECT_EQ(s.policy, Policy::kSeed);
+  EXPECT_EQ(s.policy, "seed");
   EXPECT_EQ(s.stall_report_s, 5.0);
   EXPECT_TRUE(s.fail_fast);
   json d = base();
   d["scheduler"] = {{"policy", "head_reservation"}, {"stall_report_s", 0.25}, {"fail_fast", false}};
   const Scheduler::Options o = scheduler_options(parse_scenario(d, "f.json", "."));
-  EXPECT_EQ(o.policy, Policy::kHeadReservation);
+  EXPECT_EQ(o.switches, *preset("head_reservation"));
   EXPECT_EQ(o.stall_report_s, 0.25);
   EXPECT_FALSE(o.fail_fast);
 }
@@ -80,8 +80,8 @@ TEST(ScenarioLoader, PolicyMayBeASweepVariable) {
   json d = base();
   d["scheduler"] = {{"policy", "$p"}};
   d["vars"] = {{"p", {"seed", "head_reservation"}}};
-  EXPECT_EQ(parse_scenario(d, "f.json", ".").policy, Policy::kSeed);
-  EXPECT_EQ(parse_scenario(d, "f.json", ".", {{"p", "head_reservation"}}).policy, Policy::kHeadReservation);
+  EXPECT_EQ(parse_scenario(d, "f.json", ".").policy, "seed");
+  EXPECT_EQ(parse_scenario(d, "f.json", ".", {{"p", "head_reservation"}}).policy, "head_reservation");
   EXPECT_EQ(error_path([&] {
               json e = d;
               e["vars"]["p"] = {"fifo"};

@@ -54,7 +54,7 @@ grep -q '^different: 0 order position(s), 0 moved dispatch(es), metrics differ$'
 # Bad names stop before anything runs (exit 2, one line, nothing written).
 "$dirsched" run "$starve" --policy fifo --out "$tmp/bad" >"$tmp/out" 2>"$tmp/err"
 [[ $? -eq 2 && ! -e "$tmp/bad" ]] || no "unknown --policy exits 2 and writes nothing"
-grep -q "unknown policy 'fifo' (seed, head_reservation)" "$tmp/err" || no "--policy error names the choices"
+grep -q "unknown policy 'fifo' (seed, head_reservation, current, or upto:N with N one of 1565, " "$tmp/err" || no "--policy error names the choices"
 sed 's/"head_reservation"/"reserve"/' "$reserved" >"$tmp/typo.json"
 "$dirsched" run "$tmp/typo.json" --out "$tmp/bad" >"$tmp/out" 2>"$tmp/err"
 [[ $? -eq 2 ]] || no "unknown scheduler.policy exits 2"

@@ -270,7 +270,7 @@ TEST(AnyFieldVars, StandForDurationsSeedPolicyJitterAtAndStallReport) {
   const Scenario s = load(d, {{"d", 3}});
   EXPECT_EQ(s.callables[0].cost.duration_s, 3.0);
   EXPECT_EQ(s.seed, 7u);
-  EXPECT_EQ(s.policy, Policy::kHeadReservation);
+  EXPECT_EQ(s.policy, "head_reservation");
   EXPECT_DOUBLE_EQ(s.callables[0].cost.jitter.rel, 0.2);
   EXPECT_EQ(s.trace[0].at_s, 1.5);
   EXPECT_EQ(s.stall_report_s, 9.0);

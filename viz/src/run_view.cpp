@@ -286,11 +286,17 @@ RunView parse_run(const std::string& events_jsonl, const json* summary) {
     for (int s : subs) v.lanes.push_back("sub" + std::to_string(s));
   }
 
-  // Reservation (head_reservation only): a group is the FIFO head from its READY or the launch of
-  // the group before it, whichever is later, until its own launch; while it waits there it holds
-  // every target, and the idle part of that hold is drawn as its own band.
-  if (summary && summary->value("policy", std::string("seed")) == "head_reservation") {
-    v.policy = "head_reservation";
+  // Reservation (switch group_reservation: head_reservation and later presets; a summary from before
+  // the ladder names the policy only): a group is the FIFO head from its READY or the launch of the
+  // group before it, whichever is later, until its own launch; while it waits there it holds every
+  // target, and the idle part of that hold is drawn as its own band.
+  const bool reserving =
+      summary && (summary->contains("switches") && (*summary)["switches"].is_object() &&
+                          (*summary)["switches"].contains("group_reservation")
+                      ? (*summary)["switches"]["group_reservation"] == true
+                      : summary->value("policy", std::string("seed")) == "head_reservation");
+  if (reserving) {
+    v.policy = summary->value("policy", std::string("head_reservation"));
     double previous_launch = 0;
     for (const std::string& name : group_order) {
       const TaskView& g = *v.find(name);

@@ -39,6 +39,12 @@ enum class ErrorCode : std::uint8_t {
   kUnknownBuffer,
   // Fail-fast: the run already failed; a valid submit raises that error and is not submitted.
   kRunFailed,
+  // Added by switches of the version ladder (switches.hpp), appended so that earlier codes keep their
+  // values. arg_guard: step 6 (after kSubRemoteBuffer) and step 9 (after step 8); mpi_group_check:
+  // step 3b (after kWorkersNotDistinct).
+  kSubChildBuffer,
+  kOverlappingWrites,
+  kMpiGroupMixed,
 };
 
 std::string_view to_string(ErrorCode code);

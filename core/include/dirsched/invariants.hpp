@@ -54,7 +54,8 @@ class InvariantViolation : public std::runtime_error {
 
 class InvariantChecker : public Observer {
  public:
-  explicit InvariantChecker(const Registry& registry, Policy policy = Policy::kSeed);
+  // `switches`: the run's (Scheduler::switches()); group_reservation adds reservation_held.
+  explicit InvariantChecker(const Registry& registry, Switches switches = {});
   // Supplies the queue dump attached to a violation (e.g. [&]{ return scheduler.dump(); }).
   void set_dump(std::function<std::string()> dump) { dump_ = std::move(dump); }
   void on_event(const Event& e) override;
@@ -101,7 +102,7 @@ class InvariantChecker : public Observer {
   bool all_idle(const TaskModel& g) const;
 
   const Registry& registry_;
-  Policy policy_;
+  Switches switches_;
   std::function<std::string()> dump_;
   std::uint64_t seq_ = 0;
   std::vector<TaskModel> tasks_;

@@ -77,6 +77,15 @@ class Registry {
   // Throws RegistryError unless `owner` fits `memory`: none for host memory, a registered remote worker
   // for remote memory, a registered local (chip or worker) child for child memory.
   void check_owner(const std::string& buffer, Memory memory, const std::optional<WorkerId>& owner) const;
+  // workers.mpi_groups: registered remote workers forming one MPI group, ranks in rank order. Throws
+  // RegistryError for an empty group, an id that is not a registered remote worker, or one already
+  // in a group (the loader words the same checks with their JSON paths first).
+  void add_mpi_group(std::string name, std::vector<WorkerId> ranks);
+  struct MpiGroup {
+    std::string name;
+    std::vector<WorkerId> ranks;
+  };
+  const std::vector<MpiGroup>& mpi_groups() const { return mpi_groups_; }
 
  private:
   std::vector<NextLevelWorker> workers_;
@@ -85,6 +94,7 @@ class Registry {
   std::size_t local_chips_ = 0, local_workers_ = 0;
   std::vector<Callable> callables_;
   std::vector<std::vector<bool>> eligible_;  // per callable, per registration index
+  std::vector<MpiGroup> mpi_groups_;
 };
 
 }  // namespace dirsched

@@ -33,18 +33,19 @@
 // 2. Group pass: pop heads that are no longer READY; launch the head when all of its targets are
 //    idle (member i to workers[i]) and look at the next head; stop at the first head with a busy
 //    target (the blocked head). Later groups are not examined. What the blocked head holds against
-//    singles is the policy's one decision, made in reserve_for_blocked_head() (the seam):
-//      seed              nothing (the documented runtime: a blocked group can starve);
-//      head_reservation  all of its targets, for this iteration only (re-decided every iteration,
-//                        so the reservation ends the iteration the group launches).
+//    singles is the switch group_reservation's one decision, made in reserve_for_blocked_head():
+//      off (seed)        nothing (the documented runtime: a blocked group can starve);
+//      on (#1565, head_reservation and later presets)  all of its targets, for this iteration only
+//                        (re-decided every iteration, so the reservation ends the iteration the
+//                        group launches).
 // 3. Singles pass: in registration order, every idle worker with queued work gets its FIFO head,
 //    unless the group pass reserved it.
 // 4. SUB pass: in FIFO order, a single takes the lowest-index idle SUB worker, a group of N the N
 //    lowest. An entry that does not fit goes back to the tail and ends the pass.
 //
-// Stall reports (diagnostic only). After every iteration, track_stall() updates one episode: under
-// seed it is open while the same group stays the blocked head; under head_reservation while the same
-// group stays the blocked head and one of its reserved targets is idle with a non-empty FIFO. A head
+// Stall reports (diagnostic only). After every iteration, track_stall() updates one episode: with
+// group_reservation off it is open while the same group stays the blocked head; with it on while the
+// same group stays the blocked head and one of its reserved targets is idle with a non-empty FIFO. A head
 // change or the condition clearing closes it. An episode that lasts stall_report_s is reported once,
 // stamped exactly start + stall_report_s: set_time() emits it when the driver's time reaches that
 // moment, and next_stall_deadline() tells a driver when to wake for it.
@@ -88,6 +89,7 @@
 #include "dirsched/ids.hpp"
 #include "dirsched/observer.hpp"
 #include "dirsched/registry.hpp"
+#include "dirsched/switches.hpp"
 #include "dirsched/task.hpp"
 
 namespace dirsched {
@@ -96,10 +98,27 @@ enum class Tag : std::uint8_t { kInput, kOutput, kOutputExisting, kInOut, kNoDep
 std::string_view to_string(Tag tag);
 std::optional<Tag> tag_from_string(std::string_view text);
 
+// Bytes [begin, end) of a buffer (begin < end).
+struct ByteRange {
+  std::uint64_t begin = 0;
+  std::uint64_t end = 0;
+  bool operator==(const ByteRange& o) const { return begin == o.begin && end == o.end; }
+};
+
 struct Arg {
   BufferId buffer;
   Tag tag;
+  std::optional<ByteRange> range;  // a view of the buffer; none: the whole buffer (view_deps, arg_guard)
 };
+
+// Do two args' views of one buffer share a byte? The whole buffer shares a byte with everything.
+inline bool views_overlap(const std::optional<ByteRange>& a, const std::optional<ByteRange>& b) {
+  return !a || !b || (a->begin < b->end && b->begin < a->end);
+}
+// Does view `inner` lie inside view `outer`? Everything lies inside the whole buffer.
+inline bool view_inside(const std::optional<ByteRange>& inner, const std::optional<ByteRange>& outer) {
+  return !outer || (inner && outer->begin <= inner->begin && inner->end <= outer->end);
+}
 
 struct Buffer {
   std::string name;
@@ -155,11 +174,6 @@ struct Stuck {
 };
 
 
-// The runtime version whose group-vs-single rule the core follows (see the header comment).
-enum class Policy : std::uint8_t { kSeed, kHeadReservation };
-std::string_view to_string(Policy policy);  // "seed", "head_reservation"
-std::optional<Policy> policy_from_string(std::string_view text);
-
 class Scheduler {
  public:
   struct Options {
@@ -167,7 +181,8 @@ class Scheduler {
     // not submitted. Off only for what-if studies and for tests of the submit-time poison rule,
     // which fail-fast otherwise makes unreachable.
     bool fail_fast = true;
-    Policy policy = Policy::kSeed;
+    // The runtime version, switch by switch (switches.hpp); default: the seed's (every switch off).
+    Switches switches;
     // How long a stall episode lasts before it is reported (simulated seconds, > 0).
     double stall_report_s = 5;
   };
@@ -258,7 +273,7 @@ class Scheduler {
   RunId open_run() const { return open_run_; }  // invalid when no callback is open
   bool declared_runs() const { return declared_runs_; }  // add_run was called (no implicit run)
   bool run_terminal(RunId run) const { return run_info(run).terminal; }
-  Policy policy() const { return options_.policy; }
+  const Switches& switches() const { return options_.switches; }
   // Is worker `index` (registration order) reserved by the blocked head in the last iteration?
   bool reserved(std::uint32_t index) const { return reserved_flag_[index]; }
   // The group whose stall episode is open after the last iteration (invalid when none): what the
@@ -354,11 +369,20 @@ class Scheduler {
   RunId submitting_run();          // the open callback's run (the implicit one made on first use)
   void task_ended(const Task& t);  // a task turned terminal: its run's live count
   void check_run_end(std::uint32_t run);
+  // view_deps on: per buffer, the (view, producer) entries in insertion order.
+  struct ViewEntry {
+    std::optional<ByteRange> range;
+    TaskId task;
+  };
   struct RunState {
     RunInfo info;
-    std::vector<TaskId> producer_of;  // its tensor map: buffer -> last producer (dropped when terminal)
+    // Its tensor map (both dropped when the run is terminal): view_deps off, buffer -> last producer;
+    // view_deps on, buffer -> its (view, producer) entries.
+    std::vector<TaskId> producer_of;
+    std::vector<std::vector<ViewEntry>> views;
   };
   TaskId& producer_entry(std::uint32_t run, BufferId buffer);
+  std::vector<ViewEntry>& view_entries(std::uint32_t run, BufferId buffer);
 
   Registry registry_;
   Options options_;

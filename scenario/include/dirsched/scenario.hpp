@@ -23,6 +23,7 @@
 #include "dirsched/json_reader.hpp"  // ScenarioError
 #include "dirsched/registry.hpp"
 #include "dirsched/scheduler.hpp"
+#include "dirsched/switches.hpp"
 
 namespace dirsched {
 
@@ -77,9 +78,16 @@ struct WorkerSpec {
   std::string host;
 };
 
+// workers.mpi_groups[]: registered remote workers forming one MPI group, in rank order.
+struct MpiGroupSpec {
+  std::string name;
+  std::vector<WorkerId> ranks;
+};
+
 struct ArgSpec {
   std::optional<std::size_t> buffer;  // index into Scenario::buffers; nullopt for a scalar
   Tag tag = Tag::kNoDep;
+  std::optional<ByteRange> range;  // `range`: bytes [begin, end) of the buffer; none: the whole buffer
 };
 
 // kRun and kRaise come last: generated traces and their writer (generate.cpp) know the first seven.
@@ -130,11 +138,18 @@ struct Scenario {
   std::string scheduler_host = "host0";
   double iteration_cost_s = 0;
   double dispatch_cost_s = 0;
-  Policy policy = Policy::kSeed;  // scheduler.policy; `--policy NAME` overwrites it after loading
+  // The runtime version (dirsched/switches.hpp): the preset's name as written back (scheduler.policy,
+  // or --policy; "upto:#1565" reads "upto:1565"), and the effective switches: the preset, then
+  // scheduler.switches (dropped under --policy), then --switch. Never one the testbed has not built.
+  std::string policy = "seed";
+  Switches switches;
+  // Some arg of the trace names a `range` (view_deps has something to act on).
+  bool any_range = false;
   double stall_report_s = 5;      // scheduler.stall_report_s
   bool fail_fast = true;          // scheduler.fail_fast
   std::vector<WorkerSpec> next_level;
   std::vector<std::string> sub_hosts;  // one per SUB worker
+  std::vector<MpiGroupSpec> mpi_groups;  // workers.mpi_groups
   std::vector<CallableSpec> callables;
   std::vector<BufferSpec> buffers;
   bool abort_on_reject = false;
@@ -183,8 +198,23 @@ struct Scenario {
 // (scenario/src/scheduler_options.cpp).
 Scheduler::Options scheduler_options(const Scenario& scenario);
 std::unique_ptr<Scheduler> make_scheduler(const Scenario& scenario, Observer* observer = nullptr);
-// "seed" or "head_reservation"; a one-line message naming both when `name` is neither.
-Policy parse_policy(const std::string& name, const std::string& where);
+// The runtime version chosen on the command line (`--policy NAME`, `--switch NAME=on|off`, repeatable):
+// it wins over the file. A --policy replaces scheduler.policy and drops scheduler.switches (the
+// command line names the whole version); the --switch flags apply last, in order.
+struct PolicyChoice {
+  std::optional<std::string> policy;
+  std::vector<std::pair<Switch, bool>> switches;
+  std::vector<std::string> switch_flags;  // as given, for messages
+  bool empty() const { return !policy && switches.empty(); }
+};
+// Checks the names (a typo stops the command before anything runs): std::invalid_argument with one
+// line naming the flag and what is known otherwise. Whether the switches are built is checked when
+// a scenario loads with the choice.
+PolicyChoice parse_policy_choice(const std::optional<std::string>& policy, const std::vector<std::string>& switch_flags);
+// The switches that are on but have nothing to act on in this scenario (summary.json `inert`), in
+// table order: view_deps without a `range` arg, the MPI switches without workers.mpi_groups, staging
+// without whole_run_fifo or a two-frame worker, busy_poll without edge_triggered_wake.
+std::vector<Switch> inert_switches(const Scenario& scenario);
 
 // `assignment` picks a value for some sweep variables (name -> value); the others take their first
 // candidate. A value need not be a candidate (sweep --plan passes values on the command line).
@@ -193,9 +223,12 @@ Policy parse_policy(const std::string& name, const std::string& where);
 // kFull or the environment has DIRSCHED_TRACE_READ=full; the two give the same runs, outputs and errors.
 using VarAssignment = std::map<std::string, nlohmann::json>;
 enum class TraceRead { kStreamed, kFull };
+// `choice`: the command line's --policy / --switch, applied before the switches are checked (a file
+// whose effective set turns on a switch this testbed has not built is refused, naming where it was
+// turned on). With it, `expect` is `expect.by_policy.P` when the effective set is exactly preset P.
 Scenario load_scenario(const std::string& file, const VarAssignment& assignment = {},
-                       TraceRead read = TraceRead::kStreamed);
+                       TraceRead read = TraceRead::kStreamed, const PolicyChoice& choice = {});
 Scenario parse_scenario(const nlohmann::json& doc, const std::string& file, const std::string& base_dir,
-                        const VarAssignment& assignment = {});
+                        const VarAssignment& assignment = {}, const PolicyChoice& choice = {});
 
 }  // namespace dirsched
