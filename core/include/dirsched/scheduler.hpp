@@ -161,9 +161,8 @@ class Scheduler {
   // Buffers may be added at any time. Throws RegistryError for an owner that does not fit the memory.
   BufferId add_buffer(Buffer buffer);
   // Capacity for this many tasks (an optimisation only: a driver that knows its trace size). With
-  // reclamation on, the tables follow the live window: the capacity asked for is capped.
+  // reclamation on, only the front the live window reaches is ever touched (resident).
   void reserve(std::size_t tasks) {
-    if (reclaim_) tasks = std::min<std::size_t>(tasks, std::size_t{1} << 16);
     tasks_.reserve(tasks);
     slots_.reserve(tasks);
   }
