@@ -104,6 +104,7 @@ void Recorder::build(std::size_t n, TaskRecord& out) const {
   out.producers.clear();
   out.idle_target_s = 0;
   out.overtaken_by.clear();
+  out.overtakes = 0;
   if (r.flags & kInline) {
     const bool sub = is_sub(r.kind);
     if (!sub) out.workers.push_back(registry_.worker_at(r.where).id);
@@ -126,7 +127,8 @@ void Recorder::build(std::size_t n, TaskRecord& out) const {
       out.members = x->members;
     }
     out.idle_target_s = x->idle_target_s;
-    for (TaskId t : x->overtaken_by) out.overtaken_by.emplace_back(core_.name(t));
+    out.overtaken_by = x->overtaken_by;
+    out.overtakes = x->overtakes;
     if (x->cause.valid()) out.cause.assign(core_.name(x->cause));
     for (TaskId t : x->producers) out.producers.emplace_back(core_.name(t));
   }
@@ -222,10 +224,35 @@ void Recorder::retire_one() {
     on_retire_(scratch_);
   }
   ++retired_;
+  if (r.kind == TaskKind::kGroup) {
+    ++group_count_;
+    if (r.start >= 0) {
+      launched_wait_s_ += r.start - r.ready;
+    } else if (r.ready >= 0) {
+      ++unlaunched_groups_;
+      unlaunched_ready_s_ += r.ready;
+    }
+    if (const Extra* x = extra_if(n)) {
+      idle_target_s_ += x->idle_target_s;
+      overtakes_max_ = std::max(overtakes_max_, x->overtakes);
+    }
+  }
   if (keep_) return;
   if (r.kind == TaskKind::kGroup) {
+    // Past kSummaryListCap groups only the longest READY waits are kept (a min-heap on the wait).
     retired_groups_.emplace_back();
     build(n, retired_groups_.back());
+    if (retired_groups_.size() > kSummaryListCap) {
+      auto less = [this](const TaskRecord& a, const TaskRecord& b) { return group_less(a, b); };
+      if (!groups_capped_) {
+        groups_capped_ = true;
+        std::make_heap(retired_groups_.begin(), retired_groups_.end(), less);
+      } else {
+        std::push_heap(retired_groups_.begin(), retired_groups_.end(), less);
+      }
+      std::pop_heap(retired_groups_.begin(), retired_groups_.end(), less);  // drops the shortest wait
+      retired_groups_.pop_back();
+    }
   }
   drop_front();
 }
@@ -249,6 +276,16 @@ std::map<std::uint32_t, std::map<TaskState, std::size_t>> Recorder::run_state_co
   for (std::size_t n = retired_; n < record_count(); ++n) ++out[record(n).run][record(n).state];
   return out;
 }
+double Recorder::group_wait(const TaskRecord& g) const {
+  return (g.start >= 0 ? g.start : last_transition_) - g.ready;
+}
+
+bool Recorder::group_less(const TaskRecord& a, const TaskRecord& b) const {
+  // "a waited less": the heap's top is the group that waited least (a later record first among equals).
+  const double wa = group_wait(a), wb = group_wait(b);
+  if (wa != wb) return wa > wb;
+  return a.task.index() < b.task.index();
+}
 
 std::vector<TaskRecord> Recorder::groups() const {
   std::vector<TaskRecord> out = retired_groups_;
@@ -257,22 +294,43 @@ std::vector<TaskRecord> Recorder::groups() const {
       out.emplace_back();
       build(first_ + i, out.back());
     }
+  if (groups_capped_)
+    std::sort(out.begin(), out.end(), [this](const TaskRecord& a, const TaskRecord& b) { return group_less(a, b); });
   return out;
 }
 
-void Recorder::ready_waits(double makespan, std::vector<double>& singles, std::vector<double>& groups) const {
+Recorder::GroupTotals Recorder::group_totals(double makespan) const {
+  GroupTotals t;
+  t.count = group_count_;
+  t.ready_wait_s = launched_wait_s_ + static_cast<double>(unlaunched_groups_) * makespan - unlaunched_ready_s_;
+  t.idle_target_s = idle_target_s_;
+  t.overtakes_max = overtakes_max_;
+  for (std::size_t i = 0; i < live_.size(); ++i) {
+    const std::size_t n = first_ + i;
+    if (n < retired_ || live_[i].kind != TaskKind::kGroup) continue;
+    const Live& r = live_[i];
+    ++t.count;
+    if (r.ready >= 0) t.ready_wait_s += (r.start >= 0 ? r.start : makespan) - r.ready;
+    if (const Extra* x = extra_if(n)) {
+      t.idle_target_s += x->idle_target_s;
+      t.overtakes_max = std::max(t.overtakes_max, x->overtakes);
+    }
+  }
+  return t;
+}
+
+void Recorder::ready_waits(double makespan, WaitSketch& singles, WaitSketch& groups) const {
   // A started task's wait is the one its queue recorded at its first dispatch ("worker:ID" holds the
   // NEXT_LEVEL singles, "group" the groups); the rest waited until the end of the run.
-  for (const std::vector<double>& values : nl_waits_)
-    singles.insert(singles.end(), values.begin(), values.end());
-  groups.insert(groups.end(), group_waits_.begin(), group_waits_.end());
-  for (double ready : unstarted_single_) singles.push_back(makespan - ready);
-  for (double ready : unstarted_group_) groups.push_back(makespan - ready);
+  for (const WaitSketch& values : nl_waits_) singles.add(values);
+  groups.add(group_waits_);
+  for (double ready : unstarted_single_) singles.add(makespan - ready);
+  for (double ready : unstarted_group_) groups.add(makespan - ready);
   for (std::size_t n = retired_; n < record_count(); ++n) {
     const Live& t = record(n);
     if (t.ready < 0 || t.start >= 0) continue;
-    if (t.kind == TaskKind::kSingle) singles.push_back(makespan - t.ready);
-    if (t.kind == TaskKind::kGroup) groups.push_back(makespan - t.ready);
+    if (t.kind == TaskKind::kSingle) singles.add(makespan - t.ready);
+    if (t.kind == TaskKind::kGroup) groups.add(makespan - t.ready);
   }
 }
 
@@ -375,10 +433,10 @@ void Recorder::on_event(const Event& e) {
         r.state = TaskState::kRunning;
         r.start = e.t;
         // The queue it waited in: "sub", "group" or its worker's FIFO ("worker:ID").
-        (e.target.sub                 ? sub_waits_
-         : r.kind == TaskKind::kGroup ? group_waits_
-                                      : nl_waits_[index])
-            .push_back(e.t - r.ready);
+        add_wait(e.target.sub                 ? sub_waits_
+                 : r.kind == TaskKind::kGroup ? group_waits_
+                                              : nl_waits_[index],
+                 e.t - r.ready);
       }
       // The inline form holds one member dispatched once, on the worker it was submitted to.
       if ((r.flags & kInline) && (e.member != 0 || e.target.sub != is_sub(r.kind) ||
@@ -395,7 +453,8 @@ void Recorder::on_event(const Event& e) {
         if (r.kind == TaskKind::kSingle) {
           auto it = waiting_on_.find(index);
           if (it != waiting_on_.end())
-            for (const WaitingRef& g : it->second) g.extra->overtaken_by.push_back(e.task);
+            for (const WaitingRef& g : it->second)
+              if (++g.extra->overtakes <= kSummaryListCap) g.extra->overtaken_by.emplace_back(e.name);
         }
         worker_changed(index, true, e.t);
       }
@@ -446,7 +505,8 @@ void Recorder::on_event(const Event& e) {
       st.waited_s = e.waited_s;
       if (e.workers) st.busy = *e.workers;
       if (e.idle_queued) st.idle_queued = *e.idle_queued;
-      stalls_.push_back(std::move(st));
+      ++stall_counts_[e.kind];
+      if (stalls_.size() < kSummaryListCap) stalls_.push_back(std::move(st));
       break;
     }
     case EventKind::kGroupBlocked:
@@ -467,20 +527,80 @@ void Recorder::on_event(const Event& e) {
   }
 }
 
+void Recorder::add_wait(WaitSketch& list, double v) {
+  list.add(v);
+  if (list.sketched()) return;
+  if (++exact_waits_ <= kExactWaits) return;
+  // Past the budget every list becomes a histogram (the same moment on every run of one scenario).
+  for (WaitSketch& w : nl_waits_) w.sketch();
+  group_waits_.sketch();
+  sub_waits_.sketch();
+}
+
 std::map<std::string, WaitStats> Recorder::queue_waits() const {
-  std::map<std::string, const std::vector<double>*> waits;
+  std::map<std::string, const WaitSketch*> waits;
   for (std::uint32_t i = 0; i < nl_waits_.size(); ++i)
     if (!nl_waits_[i].empty())
       waits["worker:" + std::to_string(registry_.worker_at(i).id.value())] = &nl_waits_[i];
   if (!group_waits_.empty()) waits["group"] = &group_waits_;
   if (!sub_waits_.empty()) waits["sub"] = &sub_waits_;
   std::map<std::string, WaitStats> out;
-  for (const auto& [key, list] : waits) {
-    const std::vector<double>& values = *list;
-    std::vector<double> v = values;
+  for (const auto& [key, list] : waits) out.emplace(key, list->stats());
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// WaitSketch
+
+void WaitSketch::add(double v) {
+  ++count_;
+  sum_ += v;
+  max_ = count_ == 1 ? v : std::max(max_, v);
+  if (sketched_)
+    bucket(v, 1);
+  else
+    values_.push_back(v);
+}
+
+void WaitSketch::add(const WaitSketch& o) {
+  if (o.empty()) return;
+  if (!o.sketched_) {
+    for (double v : o.values_) add(v);
+    return;
+  }
+  sketch();
+  max_ = count_ == 0 ? o.max_ : std::max(max_, o.max_);
+  count_ += o.count_;
+  sum_ += o.sum_;
+  zeros_ += o.zeros_;
+  for (const auto& [i, n] : o.buckets_) buckets_[i] += n;
+}
+
+void WaitSketch::bucket(double v, std::uint64_t n) {
+  if (!(v > 0)) {
+    zeros_ += n;
+    return;
+  }
+  const auto i = static_cast<std::int32_t>(std::floor(std::log(v) / std::log(kWaitSketchRatio)));
+  buckets_[i] += n;
+}
+
+void WaitSketch::sketch() {
+  if (sketched_) return;
+  sketched_ = true;
+  for (double v : values_) bucket(v, 1);
+  values_.clear();
+  values_.shrink_to_fit();
+}
+
+WaitStats WaitSketch::stats() const {
+  WaitStats s;
+  if (count_ == 0) return s;
+  s.count = count_;
+  if (!sketched_) {
+    // Exact, as every wait list was summarised before the histogram (the same numbers, bit for bit).
+    std::vector<double> v = values_;
     std::sort(v.begin(), v.end());
-    WaitStats s;
-    s.count = v.size();
     auto rank = [&](double q) {  // nearest-rank percentile
       std::size_t k = static_cast<std::size_t>(std::ceil(q * static_cast<double>(v.size())));
       return v[k == 0 ? 0 : k - 1];
@@ -491,9 +611,28 @@ std::map<std::string, WaitStats> Recorder::queue_waits() const {
     double sum = 0;
     for (double x : v) sum += x;
     s.mean = sum / static_cast<double>(v.size());
-    out.emplace(key, s);
+    return s;
   }
-  return out;
+  s.exact = false;
+  s.max = max_;
+  s.mean = sum_ / static_cast<double>(count_);
+  auto rank = [&](double q) {
+    std::size_t k = static_cast<std::size_t>(std::ceil(q * static_cast<double>(count_)));
+    if (k == 0) k = 1;
+    if (k <= zeros_) return 0.0;
+    std::uint64_t seen = zeros_;
+    for (const auto& [i, n] : buckets_) {
+      seen += n;
+      if (seen >= k) {
+        const double lo = std::pow(kWaitSketchRatio, i);
+        return std::min(max_, lo * (1 + kWaitSketchRatio) / 2);
+      }
+    }
+    return max_;
+  };
+  s.p50 = rank(0.50);
+  s.p95 = rank(0.95);
+  return s;
 }
 
 }  // namespace dirsched

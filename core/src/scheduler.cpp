@@ -296,7 +296,7 @@ SubmitResult Scheduler::submit(const SubmitRequest& r) {
   // Accepted: from here on the submit writes state.
   const TaskId id(static_cast<std::uint32_t>(tasks_.size()));
   Task task;
-  task.name_begin = static_cast<std::uint32_t>(names_.size());
+  task.name_begin = static_cast<std::uint32_t>(names_base_ + names_.size());
   task.name_size = static_cast<std::uint32_t>(r.name.size());
   task.op = r.kind;
   task.members = static_cast<std::uint32_t>(r.args.size());
@@ -324,7 +324,7 @@ SubmitResult Scheduler::submit(const SubmitRequest& r) {
   TaskId poisoner;
   auto found = [&](TaskId p, BufferId buffer) {
     deps.push_back({p, buffer});
-    const TaskState ps = tasks_[p.index()].state;
+    const TaskState ps = producer_state(p);
     if (ps == TaskState::kFailed || ps == TaskState::kPoisoned) {
       if (!poisoner.valid() || p < poisoner) poisoner = p;
     } else if (ps != TaskState::kCompleted) {  // a completed producer is not a live one
@@ -339,7 +339,11 @@ SubmitResult Scheduler::submit(const SubmitRequest& r) {
       if (!views) {  // the last-writer map: ranges are ignored
         TaskId& entry = producer_entry(run.index(), a.buffer);
         if (reads && entry.valid() && entry != id) found(entry, a.buffer);
-        if (writes) entry = id;
+        if (writes && entry != id) {
+          if (entry.valid()) scratch_replaced_.push_back(entry);  // released after the submit event names it
+          entry = id;
+          ++task.last_of;
+        }
         continue;
       }
       // view_deps (#1902): every entry sharing a byte with the arg's view, in entry order, each
@@ -355,10 +359,14 @@ SubmitResult Scheduler::submit(const SubmitRequest& r) {
         }
       }
       if (writes) {
-        list.erase(std::remove_if(list.begin(), list.end(),
-                                  [&](const ViewEntry& e) { return view_inside(e.range, a.range); }),
-                   list.end());
+        // Every entry a task holds counts in its last_of (reclamation keeps its name and state while
+        // any entry names it); the dropped ones are released after the submit event names them.
+        const auto inside = [&](const ViewEntry& e) { return view_inside(e.range, a.range); };
+        for (const ViewEntry& e : list)
+          if (inside(e)) scratch_replaced_.push_back(e.task);
+        list.erase(std::remove_if(list.begin(), list.end(), inside), list.end());
         list.push_back({a.range, id});
+        ++task.last_of;
       }
     }
   std::sort(producers.begin(), producers.end());
@@ -394,6 +402,9 @@ SubmitResult Scheduler::submit(const SubmitRequest& r) {
   } else {
     make_ready(id);
   }
+  // Only now, the submit's events (deps, the poison cause) having named them.
+  for (TaskId p : scratch_replaced_) release_last_writer(p);
+  scratch_replaced_.clear();
   return {id, std::nullopt};
 }
 
@@ -540,7 +551,12 @@ void Scheduler::check_run_end(std::uint32_t run) {
   if (r.terminal || r.implicit || !r.callback_ended || r.live > 0) return;
   r.terminal = true;
   r.end_s = now_;
-  std::vector<TaskId>().swap(rs.producer_of);  // no later lookup can reach them
+  // No later lookup can reach its tensor map: its producers are released (see reclaim()).
+  for (TaskId p : rs.producer_of)
+    if (p.valid()) release_last_writer(p);
+  for (const std::vector<ViewEntry>& list : rs.views)
+    for (const ViewEntry& e : list) release_last_writer(e.task);
+  std::vector<TaskId>().swap(rs.producer_of);
   std::vector<std::vector<ViewEntry>>().swap(rs.views);
   Event e{EventKind::kRunEnd};
   e.name = r.name;
@@ -740,7 +756,68 @@ void report_in_dispatch_order(Scheduler& scheduler, std::vector<MemberEnd>& ends
   ends.clear();
 }
 
+void Scheduler::reclaimed_entry_named(std::size_t i, std::size_t floor) {
+  std::fprintf(stderr, "dirsched: internal error: core entry %zu named after it was reclaimed (entries below %zu are)\n",
+               i, floor);
+  std::abort();
+}
+
+TaskState Scheduler::producer_state(TaskId p) const {
+  if (p.index() >= reclaimed_) return tasks_[p.index()].state;
+  return last_writers_.at(p.index()).state;
+}
+
+void Scheduler::release_last_writer(TaskId p) {
+  if (p.index() >= reclaimed_) {
+    --tasks_[p.index()].last_of;
+    return;
+  }
+  const auto it = last_writers_.find(p.index());
+  if (--it->second.buffers == 0) last_writers_.erase(it);
+}
+
+std::string_view Scheduler::name(TaskId task) const {
+  if (task.valid() && task.index() < reclaimed_)
+    if (const auto it = last_writers_.find(task.index()); it != last_writers_.end()) return it->second.name;
+  return name_of(task_at(task));
+}
+
+void Scheduler::reclaim() {
+  // The front of the window: a task is reclaimed once it and every earlier task are terminal (see
+  // set_reclaim()). The group whose stall episode is tracked is kept, whatever its state.
+  std::size_t front = reclaimed_;
+  while (front < tasks_.size() && is_terminal(tasks_[front].state) &&
+         TaskId(static_cast<std::uint32_t>(front)) != stall_head_) {
+    const Task& t = tasks_[front];
+    if (t.last_of > 0)
+      last_writers_.emplace(static_cast<std::uint32_t>(front), LastWriter{std::string(name_of(t)), t.state, t.last_of});
+    ++front;
+  }
+  if (front == reclaimed_) return;
+  const std::size_t slot_floor = front < tasks_.size() ? tasks_[front].slot_begin : slots_.size();
+  const std::size_t name_floor = front < tasks_.size() ? tasks_[front].name_begin : names_base_ + names_.size();
+  // Edges are appended in consumer order: those whose consumer is reclaimed belong to reclaimed producers.
+  std::size_t edge_floor = edges_.floor();
+  while (edge_floor < edges_.size() && edges_[edge_floor].consumer.index() < front) ++edge_floor;
+  reclaimed_ = front;
+  tasks_.set_floor(front);
+  slots_.set_floor(slot_floor);
+  edges_.set_floor(edge_floor);
+  // Compaction, amortised: once the reclaimed entries outnumber the held ones (and 4,096).
+  const std::size_t dead = front - tasks_.base();
+  if (dead > 4096 && dead > tasks_.size() - front) {
+    tasks_.drop_before(front);
+    slots_.drop_before(slot_floor);
+    edges_.drop_before(edge_floor);
+    names_.erase(0, name_floor - names_base_);
+    names_base_ = name_floor;
+  }
+}
+
 const Scheduler::Task& Scheduler::task_at(TaskId id) const {
+  if (id.valid() && id.index() < reclaimed_)
+    throw CoreError(CoreErrorCode::kUnknownTask, "task id " + std::to_string(id.index()) +
+                                                     " was reclaimed (it ended, and nothing can name it again)");
   if (!id.valid() || id.index() >= tasks_.size())
     throw CoreError(CoreErrorCode::kUnknownTask, id.valid() ? "task id " + std::to_string(id.index()) +
                                                                   " was never issued (" +
@@ -970,6 +1047,7 @@ void Scheduler::sub_pass() {
 }
 
 const std::vector<Dispatch>& Scheduler::iterate() {
+  if (reclaim_) reclaim();  // what the last iteration (or submit) ended, its events all emitted
   out_.clear();
   // Step 1. apply() may route consumers, never dispatch, so the inbox cannot grow meanwhile.
   for (std::size_t i = 0; i < inbox_.size(); ++i) apply(inbox_[i]);
@@ -995,7 +1073,7 @@ WorkerId Scheduler::target(TaskId task, std::uint32_t member) const {
 
 std::vector<std::pair<TaskId, std::uint32_t>> Scheduler::running() const {
   std::vector<std::pair<TaskId, std::uint32_t>> out;
-  for (std::size_t i = 0; i < tasks_.size(); ++i)
+  for (std::size_t i = reclaimed_; i < tasks_.size(); ++i)
     for (std::uint32_t m = 0; m < tasks_[i].members; ++m)
       if (slots_[tasks_[i].slot_begin + m].running)
         out.emplace_back(TaskId(static_cast<std::uint32_t>(i)), m);
@@ -1011,7 +1089,7 @@ std::size_t Scheduler::pending_consumers(TaskId task) const {
 
 std::vector<Stuck> Scheduler::stuck() const {
   std::vector<Stuck> out;
-  for (std::size_t i = 0; i < tasks_.size(); ++i) {
+  for (std::size_t i = reclaimed_; i < tasks_.size(); ++i) {
     const Task& t = tasks_[i];
     if (is_terminal(t.state)) continue;
     std::string reason;
@@ -1044,9 +1122,12 @@ std::vector<Stuck> Scheduler::stuck() const {
 
 std::string Scheduler::dump() const {
   std::string out;
-  auto task_name = [&](TaskId id) { return std::string(name_of(tasks_[id.index()])); };
+  auto task_name = [&](TaskId id) {
+    return id.index() < reclaimed_ ? std::string(name(id)) + "(reclaimed)" : std::string(name_of(tasks_[id.index()]));
+  };
   out += "tasks:\n";
-  for (std::size_t i = 0; i < tasks_.size(); ++i) {
+  if (reclaimed_) out += "  (" + std::to_string(reclaimed_) + " reclaimed)\n";
+  for (std::size_t i = reclaimed_; i < tasks_.size(); ++i) {
     const Task& t = tasks_[i];
     out += "  " + std::string(name_of(t)) + " " + std::string(to_string(t.kind)) + " " +
            std::string(to_string(t.state)) + " ended=" + std::to_string(t.members_ended) + "/" +

@@ -40,31 +40,14 @@ std::string worker_label(const Target& t) {
 }
 
 ojson wait_json(const WaitStats& w) {
-  return ojson{{"count", w.count},
-               {"p50_s", tidy(w.p50)},
-               {"p95_s", tidy(w.p95)},
-               {"max_s", tidy(w.max)},
-               {"mean_s", tidy(w.mean)}};
-}
-
-// Percentiles and mean of a list of waits (nearest-rank, as the Recorder's queue waits).
-ojson waits_of(std::vector<double> v) {
-  WaitStats w;
-  if (!v.empty()) {
-    std::sort(v.begin(), v.end());
-    auto at = [&](double q) {
-      const auto k = static_cast<std::size_t>(std::ceil(q * static_cast<double>(v.size())));
-      return v[k == 0 ? 0 : k - 1];
-    };
-    w.count = v.size();
-    w.p50 = at(0.5);
-    w.p95 = at(0.95);
-    w.max = v.back();
-    double sum = 0;
-    for (double x : v) sum += x;
-    w.mean = sum / static_cast<double>(v.size());
-  }
-  return wait_json(w);
+  ojson j{{"count", w.count},
+          {"p50_s", tidy(w.p50)},
+          {"p95_s", tidy(w.p95)},
+          {"max_s", tidy(w.max)},
+          {"mean_s", tidy(w.mean)}};
+  // Past kExactWaits waits in the run p50 / p95 come from a histogram (docs/outputs.md).
+  if (!w.exact) j["percentiles"] = "histogram";
+  return j;
 }
 
 // RFC 4180: a field holding a comma, a double quote, CR or LF is quoted, inner quotes doubled.
@@ -256,8 +239,21 @@ std::string summary_json(const Run& run, const std::vector<std::string>& notes) 
   for (const auto& [key, w] : rec.queue_waits()) waits[key] = wait_json(w);
   s["queue_waits"] = waits;
 
+  // At most kSummaryListCap groups: past that the longest READY waits, longest first, and the counts and
+  // sums of every group in group_totals.
+  std::vector<TaskRecord> group_records = rec.groups();
+  const bool groups_capped = rec.groups_capped() || group_records.size() > kSummaryListCap;
+  if (groups_capped) {
+    auto wait = [&](const TaskRecord& g) { return (g.start >= 0 ? g.start : makespan) - g.ready; };
+    std::stable_sort(group_records.begin(), group_records.end(),
+                     [&](const TaskRecord& a, const TaskRecord& b) { return wait(a) > wait(b); });
+    group_records.erase(std::remove_if(group_records.begin(), group_records.end(),
+                                       [](const TaskRecord& g) { return g.ready < 0; }),
+                        group_records.end());
+    if (group_records.size() > kSummaryListCap) group_records.resize(kSummaryListCap);
+  }
   ojson groups = ojson::array();
-  for (const TaskRecord& t : rec.groups()) {
+  for (const TaskRecord& t : group_records) {
     if (t.ready < 0) continue;
     ojson ws = ojson::array();
     for (WorkerId w : t.workers) ws.push_back(w.value());
@@ -268,7 +264,7 @@ std::string summary_json(const Run& run, const std::vector<std::string>& notes) 
                       {"launched_s", launched ? ojson(tidy(t.start)) : ojson(nullptr)},
                       {"ready_wait_s", tidy((launched ? t.start : makespan) - t.ready)},
                       {"idle_target_s", tidy(t.idle_target_s)},
-                      {"overtakes", t.overtaken_by.size()},
+                      {"overtakes", t.overtakes},
                       {"overtaken_by", t.overtaken_by}});
     if (run.waits) {
       ojson chain = ojson::array();
@@ -282,6 +278,14 @@ std::string summary_json(const Run& run, const std::vector<std::string>& notes) 
     }
   }
   s["groups"] = groups;
+  if (groups_capped) {
+    const Recorder::GroupTotals gt = rec.group_totals(makespan);
+    s["groups_omitted"] = gt.count - groups.size();
+    s["group_totals"] = {{"count", gt.count},
+                         {"ready_wait_s", tidy(gt.ready_wait_s)},
+                         {"idle_target_s", tidy(gt.idle_target_s)},
+                         {"overtakes_max", gt.overtakes_max}};
+  }
   if (run.waits) {
     // Why tasks waited (waits.hpp, docs/outputs.md): totals per cause, the longest waits, the critical path.
     const WaitAttribution& wa = *run.waits;
@@ -305,13 +309,19 @@ std::string summary_json(const Run& run, const std::vector<std::string>& notes) 
     };
     s["longest_waits"] = {{"single", longest(wa.longest_singles())}, {"group", longest(wa.longest_groups())}};
     ojson path = ojson::array();
-    for (const CriticalStep& c : wa.critical_path())
+    const std::vector<CriticalStep> steps = wa.critical_path();
+    // At most kSummaryListCap steps: the last ones, which end at the makespan.
+    const std::size_t skip = steps.size() > kSummaryListCap ? steps.size() - kSummaryListCap : 0;
+    for (std::size_t i = skip; i < steps.size(); ++i) {
+      const CriticalStep& c = steps[i];
       path.push_back({{"task", c.task},
                       {"start_s", tidy(c.start_s)},
                       {"end_s", tidy(c.end_s)},
                       {"why", start_reason_name(c.reason)},
                       {"after", c.after.empty() ? ojson(nullptr) : ojson(c.after)}});
+    }
     s["critical_path"] = path;
+    if (skip) s["critical_path_omitted"] = skip;
   }
 
   ojson stalls = ojson::array();
@@ -329,15 +339,28 @@ std::string summary_json(const Run& run, const std::vector<std::string>& notes) 
     stalls.push_back(one);
   }
   s["stalls"] = stalls;
+  std::size_t stall_total = 0;
+  for (const auto& [kind, n] : rec.stall_counts()) stall_total += n;
+  if (stall_total > stalls.size()) {
+    ojson omitted = ojson::object();  // the first kSummaryListCap are listed; the rest counted by kind
+    std::size_t listed_group = 0;
+    for (const StallRecord& st : rec.stalls()) listed_group += st.kind == EventKind::kGroupStall;
+    for (const auto& [kind, n] : rec.stall_counts())
+      omitted[std::string(to_string(kind))] =
+          n - (kind == EventKind::kGroupStall ? listed_group : rec.stalls().size() - listed_group);
+    s["stalls_omitted"] = omitted;
+  }
   // READY waits of NEXT_LEVEL singles, beside the groups': the other half of the group-vs-single
   // question. A single that never started waited until the end of the run, as a group does.
-  std::vector<double> single_waits, group_waits;
+  WaitSketch single_waits, group_waits;
   rec.ready_waits(makespan, single_waits, group_waits);
-  s["ready_waits"] = {{"single", waits_of(single_waits)}, {"group", waits_of(group_waits)}};
+  s["ready_waits"] = {{"single", wait_json(single_waits.stats())}, {"group", wait_json(group_waits.stats())}};
 
-  ojson stuck = ojson::array();
-  for (const Stuck& st : r.stuck)
+  ojson stuck = ojson::array();  // the first kSummaryListCap, in task order; the rest counted
+  for (std::size_t i = 0; i < r.stuck.size() && i < kSummaryListCap; ++i) {
+    const Stuck& st = r.stuck[i];
     stuck.push_back({{"task", st.task}, {"state", to_string(st.state)}, {"reason", st.reason}});
+  }
   s["stuck"] = stuck;
   if (run.core->declared_runs()) {
     // Per run, in trace order (a trace without runs has none: its one run is the whole summary).
@@ -366,6 +389,7 @@ std::string summary_json(const Run& run, const std::vector<std::string>& notes) 
     }
     s["runs"] = runs;
   }
+  if (r.stuck.size() > kSummaryListCap) s["stuck_omitted"] = r.stuck.size() - kSummaryListCap;
   if (r.violation)
     s["violation"] = {{"seq", r.violation->seq},
                       {"rule", r.violation->rule},
@@ -649,7 +673,7 @@ std::optional<std::string> check_expectations(const Run& run) {
   if (e.contains("overtakes"))
     for (auto it = e["overtakes"].begin(); it != e["overtakes"].end(); ++it) {
       const std::optional<TaskRecord> r = run.recorder->find(it.key());
-      const std::size_t got = r ? r->overtaken_by.size() : 0;
+      const std::size_t got = r ? r->overtakes : 0;
       if (got != it.value().get<std::size_t>())
         return "overtakes." + it.key() + ": expected " + std::to_string(it.value().get<std::size_t>()) +
                ", got " + std::to_string(got);

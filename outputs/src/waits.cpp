@@ -152,7 +152,7 @@ void WaitAttribution::target_changed(std::uint32_t wi, double t, bool busy_now) 
   } else {
     ++g.idle_targets;
     const Worker& w = workers_[wi];
-    head_runs_.push_back({std::max(w.since, g.head), t, wi, w.running});
+    head_runs_.push_back({std::max(w.since, g.head), t, wi, w.running, std::string(core_.name(w.running))});
     last_target_end_ = t;
     last_target_end_node_ = w.node;
   }
@@ -179,7 +179,7 @@ void WaitAttribution::chain_for(TaskId id, double launch) {
       continue;
     }
     const double to = std::min(best->end, launch);
-    chain.push_back({cur, to, core_.registry().worker_at(best->worker).id, std::string(core_.name(best->task))});
+    chain.push_back({cur, to, core_.registry().worker_at(best->worker).id, best->name});
     cur = to;
   }
   if (!chain.empty()) chains_[id.index()] = std::move(chain);
@@ -203,6 +203,7 @@ std::uint32_t WaitAttribution::new_node(TaskId task) {
     nodes_.push_back(Node{});
   }
   nodes_[n].task = task;
+  nodes_[n].name.assign(core_.name(task));
   nodes_[n].refs = 1;  // the live task's
   return n;
 }
@@ -504,11 +505,11 @@ std::vector<CriticalStep> WaitAttribution::critical_path() const {
   for (std::uint32_t n = last_; n; n = nodes_[n].pred) {
     const Node& x = nodes_[n];
     CriticalStep s;
-    s.task = std::string(core_.name(x.task));
+    s.task = x.name;
     s.start_s = x.start;
     s.end_s = x.end;
     s.reason = x.reason;
-    if (x.pred) s.after = std::string(core_.name(nodes_[x.pred].task));
+    if (x.pred) s.after = nodes_[x.pred].name;
     out.push_back(std::move(s));
   }
   std::reverse(out.begin(), out.end());

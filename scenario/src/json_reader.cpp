@@ -376,7 +376,10 @@ json read_json_file(const std::string& file) {
   File f = open_checked(file, &size);
   const std::string limit = size_text(kMaxJsonFileBytes) + " (256 MiB)";
   if (size > kMaxJsonFileBytes)
-    throw ScenarioError(file, "", "the file holds " + size_text(size) + ", more than the limit of " + limit);
+    throw ScenarioError(file, "",
+                        "the file holds " + size_text(size) + ", more than the limit of " + limit +
+                            " for a file read whole (only a trace file's `trace` array is streamed past it: "
+                            "docs/scenario-format.md, \"Big trace files\")");
   std::string text;
   text.reserve(static_cast<std::size_t>(size));
   std::vector<char> buf(std::size_t{1} << 16);

@@ -1276,6 +1276,11 @@ Scenario load_scenario(const std::string& file, const VarAssignment& assignment,
     // The streamed load (trace_file.hpp) decides nothing on its own: a file it does not take on, or
     // any fault in it, goes to the full read below, which words the error.
     // First as a file that ends with its trace (one scan fewer), then reading every top-level key.
+    // A file past the whole-read limit has no full read to fall back on: the streamed load's own
+    // error (file and JSON path) is the one reported.
+    std::error_code size_error;
+    const std::uintmax_t size = std::filesystem::file_size(file, size_error);
+    const bool too_big_whole = !size_error && size > kMaxJsonFileBytes;
     for (const bool trace_last : {true, false}) {
       try {
         if (const std::optional<detail::TraceScan> scan = detail::scan_trace_file(file, trace_last)) {
@@ -1285,6 +1290,7 @@ Scenario load_scenario(const std::string& file, const VarAssignment& assignment,
           return std::move(l.s);
         }
       } catch (const ScenarioError&) {
+        if (too_big_whole && !trace_last) throw;
       } catch (const NotStreamed&) {
       }
     }

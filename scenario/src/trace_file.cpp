@@ -710,9 +710,9 @@ std::optional<std::uint64_t> trace_end_at_tail(std::FILE* f, std::uint64_t size)
 
 std::optional<TraceScan> scan_trace_file(const std::string& file, bool trace_last) {
   struct stat st {};
-  if (::stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
-      static_cast<std::uint64_t>(st.st_size) > kMaxJsonFileBytes)
-    return std::nullopt;
+  // No size limit here: the trace array is never held whole (the 256 MiB limit bounds what is read
+  // whole: the header below, and a file the full read takes).
+  if (::stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
   File f(std::fopen(file.c_str(), "rb"));
   if (!f) return std::nullopt;
   TraceScan scan;
@@ -775,6 +775,7 @@ std::optional<TraceScan> scan_trace_file(const std::string& file, bool trace_las
           const char* from = in.pos;
           const char* end = value.feed(from, in.lim);
           if (!is_trace) header.append(from, static_cast<std::size_t>((end ? end : in.lim) - from));
+          if (header.size() > kMaxJsonFileBytes) return std::nullopt;  // the header is read whole
           in.pos = end ? end : in.lim;
           if (end) break;
         }

@@ -28,6 +28,12 @@ namespace dirsched {
 
 namespace {
 
+// DIRSCHED_RECLAIM=off keeps every task's slot in the core (tests compare the outputs both ways).
+bool reclaim_wanted() {
+  const char* env = std::getenv("DIRSCHED_RECLAIM");
+  return !(env && std::string(env) == "off");
+}
+
 constexpr double kInf = std::numeric_limits<double>::infinity();
 // Two times closer than this are one instant (SimGrid's own timing precision is 1e-9 s by default).
 constexpr double kSameInstant = 1e-9;
@@ -466,6 +472,10 @@ std::unique_ptr<Run> simulate(const Scenario& scenario, const RunOptions& option
   run->core = make_scheduler(scenario);
   run->recorder = std::make_unique<Recorder>(*run->core);
   run->waits = std::make_unique<WaitAttribution>(*run->core);
+  // The core reclaims ended tasks' slots unless something asks it about them after their end: an
+  // expect block (the Recorder keeps every record and reads names from the core) or the invariant
+  // checker's dump. DIRSCHED_RECLAIM=off turns it off (tests compare the outputs both ways).
+  run->core->set_reclaim(scenario.expect.is_null() && !options.check_invariants && reclaim_wanted());
   run->core->reserve(scenario.submit_count());
   // Finished tasks leave the Recorder (only an expect block looks records up by name after the run),
   // and tasks.csv, when asked for, is written as they go.

@@ -170,12 +170,20 @@ SweepRow row_from_summary(const Variant& v, const json& s) {
   r.variant = v;
   r.makespan_s = s.value("makespan_s", 0.0);
   r.outcome = s.value("outcome", "");
-  for (const json& g : s.value("groups", json::array())) {
-    r.group_idle_target_s += g.value("idle_target_s", 0.0);
-    r.group_wait_sum_s += g.value("ready_wait_s", 0.0);
-    r.overtakes_max = std::max(r.overtakes_max, g.value("overtakes", 0L));
+  if (s.contains("group_totals")) {  // more groups than summary.json lists (kSummaryListCap)
+    const json& t = s["group_totals"];
+    r.group_idle_target_s = t.value("idle_target_s", 0.0);
+    r.group_wait_sum_s = t.value("ready_wait_s", 0.0);
+    r.overtakes_max = t.value("overtakes_max", 0L);
+  } else {
+    for (const json& g : s.value("groups", json::array())) {
+      r.group_idle_target_s += g.value("idle_target_s", 0.0);
+      r.group_wait_sum_s += g.value("ready_wait_s", 0.0);
+      r.overtakes_max = std::max(r.overtakes_max, g.value("overtakes", 0L));
+    }
   }
   r.stalls = static_cast<long>(s.value("stalls", json::array()).size());
+  for (const auto& [kind, n] : s.value("stalls_omitted", json::object()).items()) r.stalls += n.get<long>();
   waits_from(s, "group", r.group_wait_mean_s, r.group_wait_p95_s, r.group_wait_max_s);
   waits_from(s, "single", r.single_wait_mean_s, r.single_wait_p95_s, r.single_wait_max_s);
   double util = 0;
@@ -965,6 +973,7 @@ Comparison compare_runs(const std::string& dir_a, const std::string& dir_b, std:
   auto stall_count = [](const json& summary, const char* event) {
     double n = 0;
     for (const json& st : summary.value("stalls", json::array())) n += st.value("event", "") == event;
+    n += summary.value("stalls_omitted", json::object()).value(event, 0.0);
     return n;
   };
   metric("group_stall reports", stall_count(a.summary, "group_stall"), stall_count(b.summary, "group_stall"));

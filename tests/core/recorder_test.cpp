@@ -110,11 +110,13 @@ TEST(RecorderRetire, FinishedTasksLeaveInRecordOrderAndTheLiveCountDropsBackAfte
     EXPECT_EQ(d.recorder().groups()[0].name, "g");
     EXPECT_EQ(d.recorder().groups()[0].overtaken_by, (V{"b"}));
     EXPECT_EQ(d.recorder().state_counts().at(TaskState::kCompleted), 4u);
-    std::vector<double> singles, groups;
+    WaitSketch singles, groups;
     d.recorder().ready_waits(4, singles, groups);
-    std::sort(singles.begin(), singles.end());
-    EXPECT_EQ(singles, (std::vector<double>{0, 0, 1}));
-    EXPECT_EQ(groups, (std::vector<double>{3}));
+    EXPECT_EQ(singles.count(), 3u);
+    EXPECT_EQ(singles.stats().max, 1);
+    EXPECT_EQ(singles.stats().p50, 0);
+    EXPECT_EQ(groups.count(), 1u);
+    EXPECT_EQ(groups.stats().max, 3);
     // A later submit after the drain: one live record again, then none.
     d.single("late", 0);
     EXPECT_EQ(d.recorder().live_records(), 1u);
@@ -274,6 +276,68 @@ TEST(RecorderRetire, AGroupRetiredWhileWaitingLeavesNothingALaterDispatchTouches
   event(EventKind::kDispatch, x);  // on worker 0: a waiting g would count an overtake
   EXPECT_TRUE(rec.groups()[0].overtaken_by.empty());
   EXPECT_EQ(rec.live_records(), 1u);
+}
+
+}  // namespace
+}  // namespace dirsched::testing
+
+namespace dirsched::testing {
+namespace {
+
+// The histogram past kExactWaits: count, max and mean exact (the mean to rounding), p50 and p95 within
+// kWaitSketchError of the exact nearest-rank values; exact while not sketched.
+TEST(WaitSketchTest, PercentilesOfTheHistogramAreWithinItsStatedError) {
+  WaitSketch exact, sketched;
+  sketched.sketch();
+  std::uint64_t x = 88172645463325252ull;
+  for (int i = 0; i < 200000; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    const double v = i % 10 == 0 ? 0.0 : static_cast<double>(x % 1000000) * 1e-6 * (1 + i % 7);
+    exact.add(v);
+    sketched.add(v);
+  }
+  const WaitStats e = exact.stats(), s = sketched.stats();
+  EXPECT_TRUE(e.exact);
+  EXPECT_FALSE(s.exact);
+  EXPECT_EQ(s.count, e.count);
+  EXPECT_EQ(s.max, e.max);
+  EXPECT_NEAR(s.mean, e.mean, 1e-9 * e.mean);
+  EXPECT_LE(std::abs(s.p50 - e.p50), kWaitSketchError * e.p50) << s.p50 << " vs " << e.p50;
+  EXPECT_LE(std::abs(s.p95 - e.p95), kWaitSketchError * e.p95) << s.p95 << " vs " << e.p95;
+  // Merged into a list still exact, the histogram takes over; an exact one merges value by value.
+  WaitSketch merged;
+  merged.add(exact);
+  EXPECT_EQ(merged.stats().p95, e.p95);
+  merged.add(sketched);
+  EXPECT_EQ(merged.count(), 2 * e.count);
+  EXPECT_FALSE(merged.stats().exact);
+}
+
+// Past kSummaryListCap retired groups the Recorder keeps only the longest waits, longest first, and
+// counts every group; stalls past the cap are counted, not kept.
+TEST(RecorderCaps, KeepsTheLongestGroupWaitsAndCountsTheRest) {
+  FakeDriver d(Builder().chip(0).chip(1));
+  d.recorder().set_keep_records(false);
+  const std::size_t n = kSummaryListCap + 50;
+  // Group i waits READY behind a single of i % 7 + 1 seconds on chip 1.
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string s = "s" + std::to_string(i);
+    d.duration(s, static_cast<double>(i % 7 + 1));
+    d.single(s, 1);
+    d.group("g" + std::to_string(i), {0, 1});
+    d.run();
+  }
+  const std::vector<TaskRecord> groups = d.recorder().groups();
+  EXPECT_TRUE(d.recorder().groups_capped());
+  ASSERT_EQ(groups.size(), kSummaryListCap);
+  for (std::size_t i = 1; i < groups.size(); ++i)
+    EXPECT_GE(groups[i - 1].start - groups[i - 1].ready, groups[i].start - groups[i].ready);
+  EXPECT_DOUBLE_EQ(groups.front().start - groups.front().ready, 7.0);
+  const Recorder::GroupTotals t = d.recorder().group_totals(0);
+  EXPECT_EQ(t.count, n);
+  double sum = 0;
+  for (std::size_t i = 0; i < n; ++i) sum += static_cast<double>(i % 7 + 1);
+  EXPECT_DOUBLE_EQ(t.ready_wait_s, sum);
 }
 
 }  // namespace

@@ -312,6 +312,50 @@ TEST(StreamedReplay, StopsWhenTheFileChangesAfterTheCheck) {
   EXPECT_THROW(materialize_trace(whole), ScenarioError);
 }
 
+// The 256 MiB limit bounds only what is read whole: a trace file past it loads streamed (its ops
+// apart by whitespace here, written once), and a fault in it is reported by the streamed check (file
+// and JSON path) rather than by the size.
+TEST(StreamedLoad, ATraceFilePastTheWholeReadLimitLoadsStreamed) {
+  TempDir dir;
+  const std::string head =
+      R"({"name":"big","workers":{"next_level":[{"id":0,"kind":"local_chip"}]},)"
+      R"("callables":{"k":{"namespace":"LOCAL_CHIP","duration_s":1}},"trace":[)";
+  const std::string a = R"({"op":"submit_next_level","task":"a","callable":"k","worker":0})";
+  auto write = [&](const std::string& name, const std::string& second) {
+    const std::string f = dir.file(name, "");
+    std::ofstream out(f, std::ios::binary);
+    out << head << a << ",";
+    const std::string spaces(std::size_t{1} << 20, ' ');
+    for (std::uint64_t n = 0; n <= (kMaxJsonFileBytes >> 20); ++n) out << spaces;
+    out << second << "]}\n";
+    return f;
+  };
+  const std::string good = write("big.json", R"({"op":"submit_next_level","task":"b","callable":"k","worker":0})");
+  ASSERT_GT(fs::file_size(good), kMaxJsonFileBytes);
+  const Scenario s = load_scenario(good);
+  ASSERT_TRUE(s.trace_file);
+  EXPECT_EQ(s.trace_file->submit_count(), 2u);
+  fs::remove(good);
+  const std::string bad = write("bad.json", R"({"op":"submit_next_level","task":"b","callable":"q","worker":0})");
+  try {
+    (void)load_scenario(bad);
+    ADD_FAILURE() << "loaded";
+  } catch (const ScenarioError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("trace[1]"), std::string::npos) << what;
+    EXPECT_EQ(what.find("256 MiB"), std::string::npos) << what;
+  }
+  // Read whole on request, the same file is refused by its size.
+  try {
+    (void)load_scenario(bad, {}, TraceRead::kFull);
+    ADD_FAILURE() << "loaded";
+  } catch (const ScenarioError& e) {
+    EXPECT_NE(std::string(e.what()).find("more than the limit of 268435456 bytes (256 MiB) for a file read whole"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(StreamedLoad, FullReadOnRequest) {
   const std::string f = DIRSCHED_SOURCE_DIR "/scenarios/quick-tour.json";
   EXPECT_TRUE(load_scenario(f).trace_file);

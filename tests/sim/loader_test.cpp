@@ -478,7 +478,9 @@ TEST(StrictJson, FilesBeyondTheSizeLimitDirectoriesAndMissingFilesAreRefused) {
   const std::string big = dir.file("big.json", "");
   std::filesystem::resize_file(big, kMaxJsonFileBytes + 1);  // sparse: nothing is written
   EXPECT_EQ(file_error(big),
-            big + ": the file holds 268435457 bytes, more than the limit of 268435456 bytes (256 MiB)");
+            big + ": the file holds 268435457 bytes, more than the limit of 268435456 bytes (256 MiB) for a file read "
+                "whole (only a trace file's `trace` array is streamed past it: docs/scenario-format.md, \"Big trace "
+                "files\")");
   EXPECT_EQ(file_error(dir.path()), dir.path() + ": is a directory, not a JSON file");
   EXPECT_EQ(file_error(dir.path() + "/none.json"),
             dir.path() + "/none.json: cannot open the file: No such file or directory");

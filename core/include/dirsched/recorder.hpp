@@ -65,7 +65,8 @@ struct TaskRecord {
   std::vector<MemberRun> members;
   // Groups only.
   double idle_target_s = 0;
-  std::vector<std::string> overtaken_by;  // singles, in dispatch order
+  std::vector<std::string> overtaken_by;  // singles, in dispatch order: the first kSummaryListCap
+  std::size_t overtakes = 0;              // all of them
 };
 
 // One stall report (group_stall or reservation_stall), as the core emitted it.
@@ -81,6 +82,44 @@ struct StallRecord {
 struct WaitStats {
   std::size_t count = 0;
   double p50 = 0, p95 = 0, max = 0, mean = 0;
+  bool exact = true;  // false: p50 and p95 from the histogram (WaitSketch), within kWaitSketchError
+};
+
+// How many entries a per-task or per-group list of the outputs holds at most (summary.json's groups,
+// stalls, stuck, critical_path, a group's overtaken_by); the rest are counted. Larger than any shipped
+// scenario needs, so their outputs are the full lists.
+inline constexpr std::size_t kSummaryListCap = 1000;
+// How many waits the Recorder keeps exactly, over all its wait lists; past that every list turns into a
+// WaitSketch histogram.
+inline constexpr std::size_t kExactWaits = std::size_t{1} << 20;
+// The histogram's buckets: [g^i, g^(i+1)) with g = 1 + 1/64; a bucket's value is its geometric-ish
+// middle, so a percentile read from it is within this relative error of the exact one.
+inline constexpr double kWaitSketchRatio = 1.0 + 1.0 / 64;
+inline constexpr double kWaitSketchError = (kWaitSketchRatio - 1) / (kWaitSketchRatio + 1);  // 0.78 %
+
+// A list of waits (seconds, >= 0) summarised as count, nearest-rank p50 / p95, max and mean. Exact
+// (every value kept) until sketch() is called; then a histogram of log buckets (zeros counted apart),
+// whose memory follows the number of distinct buckets (a few thousand at most), not of values. Count,
+// max and mean stay exact (the mean as a running sum); p50 and p95 are within kWaitSketchError.
+class WaitSketch {
+ public:
+  void add(double v);
+  void add(const WaitSketch& other);
+  void sketch();
+  bool sketched() const { return sketched_; }
+  bool empty() const { return count_ == 0; }
+  std::size_t count() const { return count_; }
+  std::size_t held() const { return values_.size(); }  // values kept exactly
+  WaitStats stats() const;
+
+ private:
+  void bucket(double v, std::uint64_t n);
+  std::vector<double> values_;
+  std::map<std::int32_t, std::uint64_t> buckets_;
+  std::uint64_t zeros_ = 0;
+  bool sketched_ = false;
+  std::size_t count_ = 0;
+  double sum_ = 0, max_ = 0;
 };
 
 class Scheduler;
@@ -114,11 +153,22 @@ class Recorder : public Observer {
   std::map<TaskState, std::size_t> state_counts() const;
   // The same per run (RunId index -> state -> count), for runs that have a record.
   std::map<std::uint32_t, std::map<TaskState, std::size_t>> run_state_counts() const;
-  // Every group record, in record order.
+  // Every group record, in record order; without keep_records, once more than kSummaryListCap groups
+  // have retired, only the kSummaryListCap that waited longest READY (launch, or the run's last
+  // transition, minus READY) are kept, and groups() gives those, longest wait first.
   std::vector<TaskRecord> groups() const;
+  bool groups_capped() const { return groups_capped_; }
   // READY-to-start waits of NEXT_LEVEL singles and groups (a task that never started waited until
   // `makespan`), in no particular order.
-  void ready_waits(double makespan, std::vector<double>& singles, std::vector<double>& groups) const;
+  void ready_waits(double makespan, WaitSketch& singles, WaitSketch& groups) const;
+  // Every group ever recorded (not only those groups() lists): counts and sums for the summary.
+  struct GroupTotals {
+    std::size_t count = 0;
+    double ready_wait_s = 0;  // sum, a group that never launched waiting until `makespan`
+    double idle_target_s = 0;
+    std::size_t overtakes_max = 0;
+  };
+  GroupTotals group_totals(double makespan) const;
   // By name, among the records held (all of them with keep_records); the first record of that name.
   std::optional<TaskRecord> find(std::string_view name) const;
   // Busy seconds per NEXT_LEVEL worker (registration order) and per SUB worker.
@@ -127,7 +177,9 @@ class Recorder : public Observer {
   // Waits from READY to dispatch, keyed "worker:ID", "group", "sub" (sorted by key).
   std::map<std::string, WaitStats> queue_waits() const;
   // Stall reports in the order they were emitted. They change no state and are not transitions.
+  // The first kSummaryListCap of them; stall_counts() counts every one by kind.
   const std::vector<StallRecord>& stalls() const { return stalls_; }
+  const std::map<EventKind, std::size_t>& stall_counts() const { return stall_counts_; }
   double last_transition() const { return last_transition_; }
   std::uint64_t event_count() const { return events_; }
 
@@ -161,7 +213,8 @@ class Recorder : public Observer {
     std::vector<WorkerId> workers;   // not kInline: the NEXT_LEVEL targets
     std::vector<MemberRun> members;  // not kInline
     double idle_target_s = 0;        // groups
-    std::vector<TaskId> overtaken_by;
+    std::vector<std::string> overtaken_by;  // the first kSummaryListCap, by name
+    std::size_t overtakes = 0;
     TaskId cause;                    // keep_records only
     std::vector<TaskId> producers;   // keep_records only
   };
@@ -188,6 +241,8 @@ class Recorder : public Observer {
   void worker_changed(std::uint32_t index, bool busy, double t);
   void retire_one();
   void retire_terminal();
+  double group_wait(const TaskRecord& g) const;
+  bool group_less(const TaskRecord& a, const TaskRecord& b) const;
 
   const Scheduler& core_;
   const Registry& registry_;
@@ -212,7 +267,10 @@ class Recorder : public Observer {
   std::uint32_t message_base_ = 0;
   std::map<TaskState, std::size_t> retired_states_;
   std::map<std::uint32_t, std::map<TaskState, std::size_t>> retired_run_states_;
-  std::vector<TaskRecord> retired_groups_;                  // without keep_records
+  std::vector<TaskRecord> retired_groups_;                  // without keep_records (a heap once capped)
+  bool groups_capped_ = false;
+  std::size_t group_count_ = 0, unlaunched_groups_ = 0, overtakes_max_ = 0;
+  double launched_wait_s_ = 0, unlaunched_ready_s_ = 0, idle_target_s_ = 0;
   std::vector<double> unstarted_single_, unstarted_group_;  // retired READY tasks that never started
   // Built by the first find() (and again after new records), not per event: a run that never looks a
   // name up pays nothing for it. Not safe against concurrent find() calls.
@@ -223,9 +281,12 @@ class Recorder : public Observer {
   std::map<std::uint32_t, std::vector<WaitingRef>> waiting_on_;  // worker index -> waiting groups
   std::map<std::size_t, Waiting> waiting_;                       // record -> state
   // READY-to-dispatch waits per queue: each NEXT_LEVEL worker's FIFO (registration order), groups, SUB.
-  std::vector<std::vector<double>> nl_waits_;
-  std::vector<double> group_waits_, sub_waits_;
+  std::vector<WaitSketch> nl_waits_;
+  WaitSketch group_waits_, sub_waits_;
+  std::size_t exact_waits_ = 0;  // values the wait lists hold exactly (kExactWaits)
+  void add_wait(WaitSketch& list, double v);
   std::vector<StallRecord> stalls_;
+  std::map<EventKind, std::size_t> stall_counts_;
   double last_transition_ = 0;
   std::uint64_t events_ = 0;
 };

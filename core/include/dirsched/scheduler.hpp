@@ -76,10 +76,12 @@
 //   kUnknownBuffer); target() of a SUB task (kNotNextLevel).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -194,11 +196,28 @@ class Scheduler {
   void set_observer(Observer* observer) { observer_ = observer; }
   // Buffers may be added at any time. Throws RegistryError for an owner that does not fit the memory.
   BufferId add_buffer(Buffer buffer);
-  // Capacity for this many tasks (an optimisation only: a driver that knows its trace size).
+  // Capacity for this many tasks (an optimisation only: a driver that knows its trace size). With
+  // reclamation on, only the front the live window reaches is ever touched (resident).
   void reserve(std::size_t tasks) {
     tasks_.reserve(tasks);
     slots_.reserve(tasks);
   }
+  // Slot reclamation (off by default; set before the first submit). On, a task's slot (its entry, its
+  // member slots, its name bytes and the consumer edges that name it) is reclaimed once the task and
+  // every task submitted before it are terminal, like the runtime's ring: it is in no queue and its
+  // consumers were released or poisoned. Only a later submit can still name it, as the last producer
+  // of a buffer it wrote: such a task keeps its name and final state in a side table until every one of
+  // its buffers has a newer producer (so that table follows the buffers, not the tasks). TaskIds stay
+  // the submit order; name() answers for those, any other per-task query of a reclaimed id throws
+  // CoreError(kUnknownTask), and dump(), encode(), running() and stuck() show the tasks not reclaimed.
+  // A driver turns it on when nothing asks the core about a task after the task's terminal event (the
+  // Recorder not keeping records).
+  void set_reclaim(bool on) { reclaim_ = on; }
+  bool reclaims() const { return reclaim_; }
+  // Ids below this one are reclaimed.
+  std::size_t reclaimed_before() const { return reclaimed_; }
+  // Entries the core holds (not reclaimed, or reclaimed and not yet compacted away).
+  std::size_t held_tasks() const { return tasks_.held(); }
   // Stamps every following event. No decision depends on it. When `t` reaches the open stall
   // episode's deadline, the stall report is emitted first, stamped with the deadline itself.
   void set_time(double t);
@@ -246,7 +265,8 @@ class Scheduler {
   // Per-task queries throw CoreError(kUnknownTask) for an id the core never issued.
   TaskState state(TaskId task) const { return task_at(task).state; }
   TaskKind kind(TaskId task) const { return task_at(task).kind; }
-  std::string_view name(TaskId task) const { return name_of(task_at(task)); }
+  // Also of a reclaimed task that is still a buffer's last producer (a later submit names it).
+  std::string_view name(TaskId task) const;
   std::uint32_t members(TaskId task) const { return task_at(task).members; }
   // Target worker of member `member` of a NEXT_LEVEL task (CoreError kUnknownMember, kNotNextLevel).
   WorkerId target(TaskId task, std::uint32_t member) const;
@@ -312,6 +332,7 @@ class Scheduler {
     // Consumers in submit order: a singly linked list through edges_ (no vector per task).
     std::uint32_t first_consumer = kNoEdge;
     std::uint32_t last_consumer = kNoEdge;
+    std::uint32_t last_of = 0;  // buffers whose last producer (tensor map) it is
   };
   static constexpr std::uint32_t kNoEdge = 0xffffffffu;
   struct Edge {
@@ -340,7 +361,44 @@ class Scheduler {
 
   const Task& task_at(TaskId id) const;
   const WorkerState& worker_at(std::uint32_t index) const;
-  std::string_view name_of(const Task& t) const { return {names_.data() + t.name_begin, t.name_size}; }
+  std::string_view name_of(const Task& t) const {
+    return {names_.data() + (t.name_begin - names_base_), t.name_size};
+  }
+  // A table indexed by a number ever issued (TaskId, slot, edge) whose front is dropped once reclaimed:
+  // entry i is v_[i - base_]. Naming an entry below floor_ (reclaimed) is a core bug: it aborts.
+  [[noreturn]] static void reclaimed_entry_named(std::size_t i, std::size_t floor);
+  template <typename T>
+  class Window {
+   public:
+    T& operator[](std::size_t i) {
+      if (i < floor_) reclaimed_entry_named(i, floor_);
+      return v_[i - base_];
+    }
+    const T& operator[](std::size_t i) const {
+      if (i < floor_) reclaimed_entry_named(i, floor_);
+      return v_[i - base_];
+    }
+    std::size_t size() const { return base_ + v_.size(); }  // entries ever issued
+    std::size_t base() const { return base_; }
+    std::size_t floor() const { return floor_; }
+    std::size_t held() const { return v_.size(); }
+    void push_back(const T& x) { v_.push_back(x); }
+    void reserve(std::size_t n) { v_.reserve(n); }
+    void set_floor(std::size_t i) { floor_ = i; }
+    // Forgets the entries below `i` (<= floor()).
+    void drop_before(std::size_t i) {
+      v_.erase(v_.begin(), v_.begin() + static_cast<std::ptrdiff_t>(i - base_));
+      base_ = i;
+    }
+    typename std::vector<T>::const_iterator begin() const { return v_.begin() + static_cast<std::ptrdiff_t>(floor_ - base_); }
+    typename std::vector<T>::const_iterator end() const { return v_.end(); }
+
+   private:
+    std::vector<T> v_;
+    std::size_t base_ = 0, floor_ = 0;
+  };
+  TaskState producer_state(TaskId p) const;
+  void reclaim();
   void add_consumer(TaskId producer, TaskId consumer);
   template <typename F>
   void for_each_consumer(const Task& t, F&& f) const {
@@ -389,10 +447,21 @@ class Scheduler {
   Observer* observer_ = nullptr;
   double now_ = 0;
 
-  std::vector<Task> tasks_;
-  std::string names_;        // every task's name, back to back
-  std::vector<Edge> edges_;  // consumer lists
-  std::vector<Slot> slots_;
+  Window<Task> tasks_;
+  std::string names_;            // every held task's name, back to back
+  std::size_t names_base_ = 0;   // offset of names_[0] from the run's start
+  Window<Edge> edges_;           // consumer lists (appended in consumer order)
+  Window<Slot> slots_;
+  bool reclaim_ = false;
+  std::size_t reclaimed_ = 0;  // ids below are reclaimed
+  // Reclaimed tasks still the last producer of a buffer: name, final state, how many buffers.
+  struct LastWriter {
+    std::string name;
+    TaskState state;
+    std::uint32_t buffers;
+  };
+  std::unordered_map<std::uint32_t, LastWriter> last_writers_;
+  void release_last_writer(TaskId p);
   std::vector<Buffer> buffers_;
   std::vector<RunState> runs_;  // each with its own tensor map
   RunId open_run_;              // the run whose callback is open
@@ -428,6 +497,7 @@ class Scheduler {
   // Scratch space reused across submits, so a submit allocates only what the task keeps.
   mutable std::vector<std::uint32_t> scratch_targets_;
   std::vector<TaskId> scratch_producers_;
+  std::vector<TaskId> scratch_replaced_;  // last producers a submit replaced in the tensor map
   std::vector<Dependency> scratch_deps_;
   std::vector<WorkerId> scratch_workers_;
 };

@@ -154,6 +154,7 @@ class WaitAttribution : public Observer {
     double start, end;
     std::uint32_t worker;
     TaskId task;
+    std::string name;  // taken while the task is live: the core may reclaim it before the chain is made
   };
   struct Live {
     TaskKind kind = TaskKind::kSingle;
@@ -170,6 +171,7 @@ class WaitAttribution : public Observer {
   };
   struct Node {
     TaskId task;
+    std::string name;  // taken at the node's making (the core may reclaim the task later)
     std::uint32_t pred = 0;  // 0: none
     std::uint32_t refs = 0;
     StartReason reason = StartReason::kSubmitted;
