@@ -23,6 +23,14 @@ trace, and its core accepts or rejects each submit exactly as it would a hand-wr
   RuntimeError.
 - ``orch.scope()`` records nothing: the contract has no scope semantics. A submit returns the task's
   recorded name.
+- Runs: the orchestrator also plays the runtime's ``Worker``. ``orch.run(orch_fn, args=None, cfg=None)``
+  and ``orch.submit(orch_fn, args=None, cfg=None)`` call ``orch_fn(orch, args, cfg)`` at once and record
+  one `run` op (named after the function, made unique in the file: orch, orch_2, ...) holding the
+  submits, batches and sleeps made while it runs. An exception raised out of orch_fn is recorded as a
+  `raise` op ("ValueError: bad shape") at the end of the run's ops, then propagates out of run/submit,
+  as upstream's ``Worker.run`` re-raises the callback's exception once it has drained: catch it to go on
+  recording. A recording with runs holds only runs, sleeps and drains at its top level (a submit or batch
+  next to a run is a RuntimeError, as is drain or a run inside a run); one without runs is unchanged.
 """
 
 import collections.abc
@@ -230,6 +238,10 @@ class Buffer:
         return "Buffer(%r, bytes=%r, memory=%r, owner=%r)" % (self.name, self.bytes, self.memory, self.owner)
 
 
+class _Misuse(RuntimeError):
+    """A testbed op misused (the recorder's own refusal): never recorded as a run's raise."""
+
+
 class _Orchestrator:
     """The recording orchestrator handed to the orchestration function (see the module comment)."""
 
@@ -242,6 +254,9 @@ class _Orchestrator:
         self._by_identity = {}  # id(obj) -> (obj, name); holding obj keeps its id unique
         self._extra = {}  # buffers made while recording: alloc and plain objects, name -> spec
         self._allocs = 0
+        self._run = None  # the ops of the run being recorded (orch.run / orch.submit), else None
+        self._runs = set()  # run names used
+        self._top_submits = False  # a submit or batch was recorded at the top level
 
     # -- the runtime's methods ------------------------------------------------------------------
     def submit_next_level(self, handle, args, config=None, *, worker):
@@ -287,36 +302,90 @@ class _Orchestrator:
         self._extra[name] = buf.spec()
         return buf
 
+    # -- the runtime's Worker: one orchestration callback, one run ------------------------------
+    def run(self, orch_fn, args=None, cfg=None):
+        """``Worker.run(orch_fn)``: records ``orch_fn(self, args, cfg)`` as one `run` op; returns its name.
+        An exception out of orch_fn is recorded as the run's `raise` op, then propagates."""
+        return self._record_run("run", orch_fn, args, cfg)
+
+    def submit(self, orch_fn, args=None, cfg=None):
+        """``Worker.submit(orch_fn)``: recorded as ``run`` is (the callback runs at once, here)."""
+        return self._record_run("submit", orch_fn, args, cfg)
+
+    def _record_run(self, kind, orch_fn, args, cfg):
+        self._open()
+        if self._batch is not None or self._run is not None:
+            raise _Misuse("orch.%s inside %s: a run cannot hold another run"
+                          % (kind, "orch.batch()" if self._batch is not None else "a run"))
+        if self._top_submits:
+            raise _Misuse("orch.%s after a submit outside any run: a recording with runs holds only runs, "
+                          "sleeps and drains at its top level" % kind)
+        if not callable(orch_fn):
+            raise TypeError("orch.%s: orch_fn must be callable, got %r" % (kind, orch_fn))
+        base = str(getattr(orch_fn, "__name__", None) or type(orch_fn).__name__) or "run"
+        name, n = base, 1
+        while name in self._runs:
+            n += 1
+            name = "%s_%d" % (base, n)
+        self._runs.add(name)
+        ops = self._run = []
+        self._trace.append({"op": "run", "run": name, "ops": ops})
+        try:
+            orch_fn(self, args, cfg)
+        except _Misuse:
+            raise
+        except Exception as e:
+            text = str(e)
+            ops.append({"op": "raise", "message": "%s: %s" % (type(e).__name__, text) if text else type(e).__name__})
+            raise
+        finally:
+            self._run = None
+        return name
+
     # -- testbed ops ----------------------------------------------------------------------------
     def sleep(self, s):
         self._open()
         if self._batch is not None:
-            raise RuntimeError("orch.sleep inside orch.batch(): a batch holds submits only")
-        self._trace.append({"op": "sleep", "s": _number(s, "sleep")})
+            raise _Misuse("orch.sleep inside orch.batch(): a batch holds submits only")
+        self._ops().append({"op": "sleep", "s": _number(s, "sleep")})
 
     def drain(self):
         self._open()
         if self._batch is not None:
-            raise RuntimeError("orch.drain inside orch.batch(): a batch holds submits only")
+            raise _Misuse("orch.drain inside orch.batch(): a batch holds submits only")
+        if self._run is not None:
+            raise _Misuse("orch.drain inside a run: a callback cannot wait for its own tasks")
         self._trace.append({"op": "drain"})
+
+    def _ops(self):
+        """Where a top-level op goes: the run being recorded, else the trace."""
+        return self._trace if self._run is None else self._run
+
+    def _top_level_submit(self, what):
+        if self._run is None:
+            if self._runs:
+                raise _Misuse("%s outside any run after orch.run/orch.submit: a recording with runs holds only "
+                              "runs, sleeps and drains at its top level" % what)
+            self._top_submits = True
 
     @contextlib.contextmanager
     def batch(self):
         """Submits inside are applied at one instant before the scheduler looks (the `batch` op)."""
         self._open()
         if self._batch is not None:
-            raise RuntimeError("orch.batch() inside orch.batch(): batches do not nest")
+            raise _Misuse("orch.batch() inside orch.batch(): batches do not nest")
+        self._top_level_submit("orch.batch()")
         self._batch = []
         try:
             yield self
         finally:
             ops, self._batch = self._batch, None
-            self._trace.append({"op": "batch", "ops": ops})
+            self._ops().append({"op": "batch", "ops": ops})
 
     # -- recording ------------------------------------------------------------------------------
     def _open(self):
         if self._closed:
-            raise RuntimeError("this orchestrator's recording has ended (Testbed.record returned)")
+            raise _Misuse("this orchestrator's recording has ended (Testbed.record returned)")
 
     def _submit(self, kind, handle, config):
         self._open()
@@ -334,7 +403,9 @@ class _Orchestrator:
             op["duration_s"] = self._per_member(handle.overrides["duration_s"], members, "duration_s", True)
         if isinstance(fail, (list, tuple)) or fail:
             op["fail"] = self._per_member(fail, members, "fail", False)
-        (self._trace if self._batch is None else self._batch).append(op)
+        if self._batch is None:
+            self._top_level_submit(op["op"])
+        (self._ops() if self._batch is None else self._batch).append(op)
         self._submits += 1
         return op["task"]
 

@@ -1,0 +1,152 @@
+"""Runs: orch.run / orch.submit (the runtime's Worker.run / Worker.submit) record one `run` op per
+orchestration function, an exception out of it a `raise` op; the CLI gives each run its outcome."""
+
+import os
+import shutil
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+
+from dirsched import Testbed  # noqa: E402
+from dirsched.simpler import TaskArgs, TensorArgType  # noqa: E402
+
+
+def two_runs():
+    """A driver that runs `orch` (completes), then `orch` again (raises after one submit), catching the
+    exception as a researcher's driver would, then a third run of `tail`."""
+    tb = Testbed([{"id": 0, "kind": "local_chip"}, {"id": 1, "kind": "local_chip"}], name="two-runs")
+    mm = tb.register("mm", "LOCAL_CHIP", duration_s=0.001)
+    x = tb.buffer("x", bytes=64)
+    seen = []
+
+    def orch(o, args, cfg):
+        a = TaskArgs()
+        a.add_tensor(x, TensorArgType.INOUT)
+        o.submit_next_level(mm, a, cfg, worker=0)
+        o.sleep(0.0005)
+        o.submit_next_level(mm, TaskArgs(), cfg, worker=1)
+        if args == "bad":
+            raise ValueError("bad shape")
+
+    def tail(o, args, cfg):
+        o.submit_next_level(mm, TaskArgs(), cfg, worker=1)
+
+    def driver(w, args, cfg):
+        seen.append(w.run(orch))
+        try:
+            w.run(orch, "bad")
+        except ValueError as e:
+            seen.append(str(e))
+        seen.append(w.submit(tail))
+        w.drain()
+
+    return tb, driver, seen
+
+
+class RecordRuns(unittest.TestCase):
+    def test_runs_and_raise_are_recorded(self):
+        tb, driver, seen = two_runs()
+        trace = tb.record(driver)["trace"]
+        self.assertEqual(seen, ["orch", "bad shape", "tail"])
+        self.assertEqual([(op["op"], op.get("run")) for op in trace],
+                         [("run", "orch"), ("run", "orch_2"), ("run", "tail"), ("drain", None)])  # fmt: skip
+        self.assertEqual([op["op"] for op in trace[0]["ops"]], ["submit_next_level", "sleep", "submit_next_level"])
+        self.assertEqual(trace[1]["ops"][-1], {"op": "raise", "message": "ValueError: bad shape"})
+        self.assertEqual([op["task"] for op in trace[2]["ops"]], ["mm#4"])
+
+    def test_the_exception_propagates_out_of_run(self):
+        tb = Testbed([{"id": 0, "kind": "local_chip"}])
+
+        def boom(o, args, cfg):
+            raise KeyError("k")
+
+        with self.assertRaises(KeyError):
+            tb.record(lambda w, a, c: w.run(boom))
+
+    def test_no_run_keeps_the_old_trace(self):
+        tb = Testbed([{"id": 0, "kind": "local_chip"}])
+        mm = tb.register("mm", "LOCAL_CHIP")
+        trace = tb.record(lambda o, a, c: (o.submit_next_level(mm, TaskArgs(), worker=0), o.drain()))["trace"]
+        self.assertEqual([op["op"] for op in trace], ["submit_next_level", "drain"])
+
+    def test_refusals(self):
+        tb = Testbed([{"id": 0, "kind": "local_chip"}])
+        mm = tb.register("mm", "LOCAL_CHIP")
+
+        def submit(o, a, c):
+            o.submit_next_level(mm, TaskArgs(), worker=0)
+
+        def drains(o, a, c):
+            o.drain()
+
+        def nested(o, a, c):
+            o.run(submit)
+
+        cases = {
+            "submit_next_level outside any run after": lambda o, a, c: (o.run(submit), submit(o, a, c)),
+            "after a submit outside any run": lambda o, a, c: (submit(o, a, c), o.run(submit)),
+            "drain inside a run": lambda o, a, c: o.run(drains),
+            "a run cannot hold another run": lambda o, a, c: o.run(nested),
+        }
+        for words, fn in cases.items():
+            with self.assertRaisesRegex(RuntimeError, words):
+                tb.record(fn)
+
+
+class RunRuns(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def outcomes(self, r):
+        return {e["run"]: e["outcome"] for e in r.summary["runs"]}  # summary.json: one entry per run
+
+    def test_two_runs_one_raising(self):
+        tb, driver, _ = two_runs()
+        r = tb.run(driver, os.path.join(self.tmp, "out"))
+        self.assertEqual(self.outcomes(r), {"orch": "COMPLETED", "orch_2": "FAILED", "tail": "COMPLETED"})
+        self.assertEqual((r.outcome, r.error), ("FAILED", "ValueError: bad shape"))
+        raises = [(e["run"], e["message"]) for e in r.events if e["event"] == "run_raise"]
+        self.assertEqual(raises, [("orch_2", "ValueError: bad shape")])
+        # The raise is the callback's last op: its tasks were all submitted and run.
+        self.assertEqual(set(r.final_state.values()), {"COMPLETED"})
+
+    def test_ops_after_the_replayed_raise_are_not_submitted(self):
+        """The recorder simulates nothing, so a callback that upstream would stop at fail-fast goes on
+        while recording; the replay raises there, and the run's later ops, up to its recorded raise, are
+        NOT_SUBMITTED (callback_raised). The other run completes."""
+        tb = Testbed([{"id": 0, "kind": "local_chip"}], name="raise-mid")
+        mm = tb.register("mm", "LOCAL_CHIP", duration_s=0.001)
+
+        def ok(o, args, cfg):
+            o.submit_next_level(mm, TaskArgs(), cfg, worker=0)
+
+        def failing(o, args, cfg):
+            o.submit_next_level(mm(fail=True), TaskArgs(), cfg, worker=0)  # mm#1 fails
+            o.sleep(0.01)
+            o.submit_next_level(mm, TaskArgs(), cfg, worker=0)  # mm#2 meets fail-fast
+            o.submit_next_level(mm, TaskArgs(), cfg, worker=0)  # mm#3: the callback has raised
+            o.submit_next_level(mm, TaskArgs(), cfg, worker=0)  # mm#4
+            raise RuntimeError("gave up")
+
+        def driver(w, args, cfg):
+            w.run(ok)
+            with self.assertRaises(RuntimeError):
+                w.submit(failing)
+
+        r = tb.run(driver, os.path.join(self.tmp, "out"))
+        self.assertEqual(self.outcomes(r), {"ok": "COMPLETED", "failing": "FAILED"})
+        reasons = {e["task"]: e["reason"] for e in r.events if e["event"] == "not_submitted"}
+        self.assertEqual(reasons["mm#3"], "callback_raised")
+        self.assertEqual(reasons["mm#4"], "callback_raised")
+        self.assertNotEqual(reasons["mm#2"], "callback_raised")
+        self.assertEqual(r.final_state["mm#0"], "COMPLETED")
+
+
+if __name__ == "__main__":
+    unittest.main()
