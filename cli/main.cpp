@@ -1176,9 +1176,9 @@ int run_command(int argc, char** argv) {
       "The runtime version: seed, head_reservation, current or upto:N (a PR of the ladder, docs/versions.md), "
       "overriding the scenario's scheduler.policy and scheduler.switches";
   const char* switch_help = "NAME=on|off: one switch of the ladder over the policy (repeatable; wins over the file)";
-  auto policy_flags = [&](CLI::App* app) {
-    app->add_option("--policy", policy.policy, policy_help);
-    app->add_option("--switch", policy.switches, switch_help)->take_all()->expected(1)->allow_extra_args(false);
+  auto policy_flags = [&](CLI::App* command) {
+    command->add_option("--policy", policy.policy, policy_help);
+    command->add_option("--switch", policy.switches, switch_help)->take_all()->expected(1)->allow_extra_args(false);
   };
   policy_flags(run);
   std::vector<std::string> run_vars;

@@ -55,7 +55,7 @@ struct Params {
 };
 
 ArgSpec arg(std::size_t buffer, Tag tag) {
-  return ArgSpec{buffer, tag};
+  return ArgSpec{buffer, tag, std::nullopt};
 }
 
 }  // namespace

@@ -53,8 +53,11 @@ TEST(Switches, UptoTurnsOnEveryRowAtOrAboveThePrsLastRow) {
   for (std::size_t i = 1; i < points.size(); ++i) {
     const Switches a = *preset(points[i - 1]), b = *preset(points[i]);
     EXPECT_NE(a, b) << points[i];
-    for (const SwitchInfo& row : switch_table())
-      if (a[row.id]) EXPECT_TRUE(b[row.id]) << points[i] << " " << row.name;
+    for (const SwitchInfo& row : switch_table()) {
+      if (a[row.id]) {
+        EXPECT_TRUE(b[row.id]) << points[i] << " " << row.name;
+      }
+    }
   }
 }
 

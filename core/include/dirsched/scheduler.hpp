@@ -108,8 +108,11 @@ struct ByteRange {
 };
 
 struct Arg {
+  Arg() = default;
+  // {buffer, tag} is the whole buffer: most args name no view.
+  Arg(BufferId b, Tag t, std::optional<ByteRange> r = std::nullopt) : buffer(b), tag(t), range(r) {}
   BufferId buffer;
-  Tag tag;
+  Tag tag = Tag::kNoDep;
   std::optional<ByteRange> range;  // a view of the buffer; none: the whole buffer (view_deps, arg_guard)
 };
 
