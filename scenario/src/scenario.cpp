@@ -1153,7 +1153,7 @@ struct Loader {
   // The runtime version: the file's policy and switches (scheduler()), then the command line's choice.
   // Where each switch got its value, for the message that refuses one this testbed has not built.
   std::string file_policy = "seed";
-  std::vector<std::pair<Switch, bool>> file_switches;
+  std::vector<std::pair<Switch, bool>> file_switches = {};
   const PolicyChoice* choice = nullptr;
 
   void apply_policy() {
@@ -1261,7 +1261,7 @@ std::vector<Switch> inert_switches(const Scenario& scenario) {
 
 Scenario parse_scenario(const nlohmann::json& doc, const std::string& file, const std::string& base_dir,
                         const VarAssignment& assignment, const PolicyChoice& choice) {
-  Loader l{file, base_dir, assignment, nullptr, {}, {}, {}, {}, {}, {}, {}, {}, {}};
+  Loader l{file, base_dir, assignment, nullptr, {}, {}, {}, {}, {}, {}, {}};
   l.choice = &choice;
   l.run(doc);
   return std::move(l.s);
@@ -1284,7 +1284,7 @@ Scenario load_scenario(const std::string& file, const VarAssignment& assignment,
     for (const bool trace_last : {true, false}) {
       try {
         if (const std::optional<detail::TraceScan> scan = detail::scan_trace_file(file, trace_last)) {
-          Loader l{file, base, assignment, &*scan, {}, {}, {}, {}, {}, {}, {}, {}, {}};
+          Loader l{file, base, assignment, &*scan, {}, {}, {}, {}, {}, {}, {}};
           l.choice = &choice;
           l.run(scan->header);
           return std::move(l.s);
