@@ -183,7 +183,9 @@ SweepRow row_from_summary(const Variant& v, const json& s) {
     }
   }
   r.stalls = static_cast<long>(s.value("stalls", json::array()).size());
-  for (const auto& [kind, n] : s.value("stalls_omitted", json::object()).items()) r.stalls += n.get<long>();
+  // Held in a local: items() of a temporary would outlive it (ASan: stack-use-after-scope).
+  const json stalls_omitted = s.value("stalls_omitted", json::object());
+  for (const auto& [kind, n] : stalls_omitted.items()) r.stalls += n.get<long>();
   waits_from(s, "group", r.group_wait_mean_s, r.group_wait_p95_s, r.group_wait_max_s);
   waits_from(s, "single", r.single_wait_mean_s, r.single_wait_p95_s, r.single_wait_max_s);
   double util = 0;
