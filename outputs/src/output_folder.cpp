@@ -341,6 +341,10 @@ pid_t temp_owner(const std::string& name) {
   return end != digits && *end == '-' && pid > 0 ? static_cast<pid_t>(pid) : 0;
 }
 
+bool process_gone(pid_t pid) {
+  return kill(pid, 0) != 0 && errno == ESRCH;
+}
+
 TempPath::TempPath(fs::path p) : path_(std::move(p)) {
   Registry& r = registry();
   std::lock_guard<std::recursive_mutex> lock(r.m);
@@ -546,7 +550,7 @@ std::vector<fs::path> remove_dead_temporaries(const fs::path& dest) {
     const std::string name = it->path().filename().string();
     const pid_t owner = ours(name);
     // Only a process that is gone: a live one (here, or a pid reused since) keeps its temporary.
-    if (owner == 0 || owner == getpid() || kill(owner, 0) == 0 || errno != ESRCH) continue;
+    if (owner == 0 || owner == getpid() || !process_gone(owner)) continue;
     std::error_code rec;
     fs::remove_all(it->path(), rec);
     if (!rec) removed.push_back(it->path());

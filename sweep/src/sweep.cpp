@@ -526,7 +526,7 @@ void prepare_sweep_folder(const std::string& dir, const SweepMarker& m) {
       std::error_code ec;
       if (stale(p)) {
         fs::remove_all(p, ec);
-      } else if (const pid_t owner = temp_owner(name); owner != 0 && kill(owner, 0) != 0 && errno == ESRCH) {
+      } else if (const pid_t owner = temp_owner(name); owner != 0 && process_gone(owner)) {
         fs::remove_all(p, ec);  // left by a run that was killed (its process is gone)
       }
       if (ec) throw_write_error(p, ec.value());
@@ -550,10 +550,6 @@ fs::path sweep_folder(const std::string& dir) {
   return folder;
 }
 
-bool process_runs(pid_t pid) {
-  return kill(pid, 0) == 0 || errno == EPERM;
-}
-
 const char* kPlanName = ".dirsched-plan";
 
 }  // namespace
@@ -574,7 +570,7 @@ SweepProgress sweep_progress(const std::string& dir) {
   std::sort(entries.begin(), entries.end());
   for (const fs::path& f : entries)
     if (const pid_t owner = temp_owner(f.filename().string()))
-      (process_runs(owner) ? p.live_temps : p.dead_temps).emplace_back(f.string(), static_cast<long>(owner));
+      (process_gone(owner) ? p.dead_temps : p.live_temps).emplace_back(f.string(), static_cast<long>(owner));
   return p;
 }
 
