@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <climits>
 #include <cstring>
+#include <fstream>
 #include <mutex>
 #include <random>
 #include <set>
@@ -342,7 +343,16 @@ pid_t temp_owner(const std::string& name) {
 }
 
 bool process_gone(pid_t pid) {
-  return kill(pid, 0) != 0 && errno == ESRCH;
+  if (kill(pid, 0) != 0) return errno == ESRCH;
+  // kill(pid, 0) succeeds on a zombie: a SIGKILLed process whose parent died with it waits for PID 1 to
+  // reap it, and a container's PID 1 may never do so. Its /proc/PID/stat state is Z (or X): it is gone.
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return false;  // no /proc: trust kill()
+  const auto paren = line.rfind(')');  // the command name may hold spaces and ')'
+  if (paren == std::string::npos || paren + 2 >= line.size()) return false;
+  const char state = line[paren + 2];
+  return state == 'Z' || state == 'X';
 }
 
 TempPath::TempPath(fs::path p) : path_(std::move(p)) {

@@ -79,3 +79,25 @@ TEST(ForkTracking, ChildrenAndTemporariesRegisteredFromSeveralThreads) {
   EXPECT_TRUE(fs::is_empty(dir));
   fs::remove_all(dir);
 }
+
+// What a SIGKILLed process left is garbage even before anyone reaps it: a zombie counts as gone (a
+// container's PID 1 may never reap an orphan, and kill(pid, 0) succeeds on a zombie).
+TEST(ProcessGone, ALiveChildIsNotGoneAZombieIs) {
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    pause();
+    _exit(0);
+  }
+  EXPECT_FALSE(process_gone(child));
+  ASSERT_EQ(kill(child, SIGKILL), 0);
+  // Not reaped: wait until the kernel has made it a zombie (WNOWAIT leaves it one).
+  siginfo_t info{};
+  ASSERT_EQ(waitid(P_PID, static_cast<id_t>(child), &info, WEXITED | WNOWAIT), 0);
+  EXPECT_EQ(kill(child, 0), 0) << "a zombie still answers kill(pid, 0)";
+  EXPECT_TRUE(process_gone(child));
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(process_gone(child));
+  EXPECT_FALSE(process_gone(getpid()));
+}

@@ -120,8 +120,9 @@ class NewParents {
 std::filesystem::path temp_path_beside(const std::filesystem::path& dest, const std::string& tag = "");
 // Whether a file name is one of the temporaries above, and the pid that made it (0 when it is not).
 pid_t temp_owner(const std::string& file_name);
-// Whether process `pid` is gone from this machine (kill(pid, 0) says ESRCH): only then is what it left
-// garbage; a live process, or one this user may not signal, keeps its temporaries.
+// Whether process `pid` is gone from this machine (kill(pid, 0) says ESRCH, or it is a zombie: killed,
+// not yet reaped): only then is what it left garbage; a live process, or one this user may not signal,
+// keeps its temporaries.
 bool process_gone(pid_t pid);
 
 // A registered temporary path, removed (recursively) when this goes out of scope unless released.
