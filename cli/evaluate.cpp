@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <stdexcept>
 
@@ -31,20 +32,21 @@ void write_all(int fd, const std::string& s) {
 
 }  // namespace
 
-std::vector<SweepRow> evaluate_all(const std::vector<Evaluation>& evals, unsigned jobs,
-                                   const std::vector<std::string>& simgrid_args) {
+std::vector<std::string> run_in_children(std::size_t count, unsigned jobs,
+                                         const std::function<std::string(std::size_t)>& work,
+                                         const std::function<std::string(std::size_t)>& who) {
   struct Child {
     std::size_t index;
     pid_t pid;
     std::string out;
   };
-  std::vector<SweepRow> rows(evals.size());
+  std::vector<std::string> texts(count);
   std::map<int, Child> active;  // read end -> child
   std::size_t next = 0;
   std::string failure;
   cli::ErrorKind failure_kind = cli::ErrorKind::kBadInput;
-  while ((next < evals.size() && failure.empty()) || !active.empty()) {
-    while (failure.empty() && next < evals.size() && active.size() < std::max(1u, jobs)) {
+  while ((next < count && failure.empty()) || !active.empty()) {
+    while (failure.empty() && next < count && active.size() < std::max(1u, jobs)) {
       const std::size_t i = next++;
       int fds[2];
       if (::pipe(fds) != 0) throw std::runtime_error(std::string("cannot make a pipe: ") + std::strerror(errno));
@@ -58,13 +60,7 @@ std::vector<SweepRow> evaluate_all(const std::vector<Evaluation>& evals, unsigne
         std::string text;
         try {
           if (const char* kind = std::getenv("DIRSCHED_INTERNAL_ERROR_TEST_IN_CHILD")) cli::throw_for_test(kind);
-          RunOptions o;
-          o.seed = evals[i].seed;
-          o.record_events = false;
-          o.simgrid_args = simgrid_args;
-          const std::unique_ptr<Run> run = simulate(*evals[i].scenario, o);
-          const SweepRow r = row_from_summary(evals[i].variant, nlohmann::json::parse(summary_json(*run)));
-          text = "R" + sweep_row_json(r).dump();
+          text = "R" + work(i);
         } catch (...) {
           // The kind travels as one digit before the message, so the parent ends as the child would have.
           const cli::ErrorReport report = cli::classify_current_exception();
@@ -100,18 +96,16 @@ std::vector<SweepRow> evaluate_all(const std::vector<Evaluation>& evals, unsigne
       while (::waitpid(c.pid, &status, 0) < 0 && errno == EINTR) {
       }
       child_finished(c.pid);
-      const Evaluation& e = evals[c.index];
-      const std::string who = variant_dir(e.variant) + " seed " + std::to_string(e.seed);
-      if (c.out.size() > 1 && c.out[0] == 'R' && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-        rows[c.index] = sweep_row_from_json(e.variant, nlohmann::json::parse(c.out.substr(1)));
+      if (!c.out.empty() && c.out[0] == 'R' && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+        texts[c.index] = c.out.substr(1);
       } else if (failure.empty()) {
         if (c.out.size() > 2 && c.out[0] == 'E') {
           failure_kind = static_cast<cli::ErrorKind>(c.out[1] - '0');
-          failure = who + ": " + c.out.substr(2);
+          failure = who(c.index) + ": " + c.out.substr(2);
         } else {
           // A child that died without a report (a signal, an abort) is a bug, never bad input.
           failure_kind = cli::ErrorKind::kInternal;
-          failure = "internal error: " + who + ": the evaluation " +
+          failure = "internal error: " + who(c.index) + ": the evaluation " +
                     (WIFSIGNALED(status) ? "ended by signal " + std::to_string(WTERMSIG(status))
                                          : "ended with status " + std::to_string(WEXITSTATUS(status))) +
                     " without a report; this is a bug in dirsched: please report it with the input";
@@ -121,6 +115,25 @@ std::vector<SweepRow> evaluate_all(const std::vector<Evaluation>& evals, unsigne
     }
   }
   if (!failure.empty()) throw cli::ClassifiedError(failure_kind, failure);
+  return texts;
+}
+
+std::vector<SweepRow> evaluate_all(const std::vector<Evaluation>& evals, unsigned jobs,
+                                   const std::vector<std::string>& simgrid_args) {
+  const std::vector<std::string> texts = run_in_children(
+      evals.size(), jobs,
+      [&](std::size_t i) {
+        RunOptions o;
+        o.seed = evals[i].seed;
+        o.record_events = false;
+        o.simgrid_args = simgrid_args;
+        const std::unique_ptr<Run> run = simulate(*evals[i].scenario, o);
+        return sweep_row_json(row_from_summary(evals[i].variant, nlohmann::json::parse(summary_json(*run)))).dump();
+      },
+      [&](std::size_t i) { return variant_dir(evals[i].variant) + " seed " + std::to_string(evals[i].seed); });
+  std::vector<SweepRow> rows(evals.size());
+  for (std::size_t i = 0; i < evals.size(); ++i)
+    rows[i] = sweep_row_from_json(evals[i].variant, nlohmann::json::parse(texts[i]));
   return rows;
 }
 

@@ -4,7 +4,9 @@
 // summary metrics (sweep_row_json) through a pipe.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -18,6 +20,14 @@ struct Evaluation {
   std::uint64_t seed = 0;
   Variant variant;
 };
+
+// Runs work(i) for every i below `count`, each in a child forked from this process, at most `jobs` at
+// once; returns what each returned, in order. who(i) names evaluation i in messages. The first child
+// that threw stops the others from starting, and its error is rethrown here as a cli::ClassifiedError
+// of the kind it had in the child (a child that died without a report is an internal error).
+std::vector<std::string> run_in_children(std::size_t count, unsigned jobs,
+                                         const std::function<std::string(std::size_t)>& work,
+                                         const std::function<std::string(std::size_t)>& who);
 
 // One row per evaluation, in order. Throws std::runtime_error naming the variant and seed of an
 // evaluation that failed (its error, or how its process ended).

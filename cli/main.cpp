@@ -38,6 +38,7 @@
 #include "dirsched/threads_engine.hpp"
 #include "dirsched/viz.hpp"
 #include "error_kind.hpp"
+#include "bisect.hpp"
 #include "evaluate.hpp"
 #include "options.hpp"
 
@@ -1291,6 +1292,20 @@ int run_command(int argc, char** argv) {
                     "NAME=VALUE (JSON) for a sweep variable; others take their first candidate");
   check->add_flag("--var-any", g_var_any, "Let a --var value be outside the declared candidates");
 
+  CLI::App* bis = app.add_subcommand(
+      "bisect", "Name the runtime change (PR and switch) after which a scenario's run differs (exit 0 none, 1 one)");
+  BisectOptions bisect_options;
+  bis->add_option("scenario", bisect_options.file, "Scenario JSON file")->required();
+  bis->add_option("--from", bisect_options.from,
+                  "The ladder point to start from: seed (default), head_reservation, upto:N");
+  bis->add_option("--to", bisect_options.to, "The ladder point to end at: current (default), upto:N");
+  bis->add_option("--seed", bisect_options.seed, "Seed, overriding the scenario's")->check(any_seed);
+  bis->add_option("--cfg", cfg, "SimGrid configuration, passed through");
+  std::vector<std::string> bisect_vars;
+  bis->add_option("--var", bisect_vars, "NAME=VALUE (JSON) for a sweep variable; others take their first candidate");
+  bis->add_flag("--var-any", g_var_any, "Let a --var value be outside the declared candidates");
+  bis->add_flag("--json", bisect_options.json, "The report as one JSON document on stdout");
+
   CLI::App* render =
       app.add_subcommand("render", "Redraw the pictures of a run folder from its events.jsonl");
   std::string render_dir;
@@ -1488,6 +1503,13 @@ int run_command(int argc, char** argv) {
       return f.within ? 0 : 1;
     }
     if (*check) return cmd_check(check_files, cfg, parse_vars(check_vars), policy);
+    if (*bis) {
+      bisect_options.simgrid_args = simgrid_args(cfg);
+      const VarAssignment assignment = parse_vars(bisect_vars);
+      return cmd_bisect(bisect_options, [&](const PolicyChoice& choice) {
+        return load_chosen(bisect_options.file, assignment, choice);
+      });
+    }
     if (*render) return cmd_render(render_dir, picture_budget);
     if (*gen) {
       if (const std::string why = gen_too_large(gen_family, gen_params); !why.empty()) {

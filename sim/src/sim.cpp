@@ -51,7 +51,7 @@ class Driver {
         rng_(seed),
         progress_(options.progress),
         checker_(checker),
-        keep_dispatch_order_(wants_dispatch_order(run.scenario)) {}
+        keep_dispatch_order_(options.keep_order_and_records || wants_dispatch_order(run.scenario)) {}
 
   void resolve_hosts() {
     auto host = [&](const std::string& name, const std::string& path) {
@@ -479,14 +479,14 @@ std::unique_ptr<Run> simulate(const Scenario& scenario, const RunOptions& option
   run->core->reserve(scenario.submit_count());
   // Finished tasks leave the Recorder (only an expect block looks records up by name after the run),
   // and tasks.csv, when asked for, is written as they go.
-  run->recorder->set_keep_records(!scenario.expect.is_null());
+  run->recorder->set_keep_records(options.keep_order_and_records || !scenario.expect.is_null());
   run->waits->set_keep(!options.tasks_path.empty() || !scenario.expect.is_null());  // for tasks.csv's rows
   std::unique_ptr<TasksCsvWriter> tasks_csv;
   if (!options.tasks_path.empty()) {
     tasks_csv = std::make_unique<TasksCsvWriter>(*run, options.tasks_path);
     run->recorder->set_on_retire([w = tasks_csv.get()](const TaskRecord& r) { w->write(r); });
   }
-  if (expect_reads_dispatch_order(scenario)) run->result.dispatch_order.reserve(scenario.submit_count());
+  if (options.keep_order_and_records || expect_reads_dispatch_order(scenario)) run->result.dispatch_order.reserve(scenario.submit_count());
   const Scheduler* core_view = run->core.get();
   EventLog log(run->events_jsonl, options.events_path, core_view);
   ObserverList observers;

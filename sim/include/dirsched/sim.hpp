@@ -39,6 +39,9 @@ struct RunOptions {
   bool record_events = true;      // keep the event log (off when events.jsonl is not written)
   std::string events_path;        // stream the event log to this file instead of memory
   std::string tasks_path;         // write tasks.csv to this file as tasks retire (Run::tasks_file)
+  // Keep RunResult::dispatch_order and every Recorder record even when no expect block reads them
+  // (bisect compares whole runs).
+  bool keep_order_and_records = false;
 };
 
 // Runs the scenario to the end. Throws ScenarioError for what only the platform can tell (a host
