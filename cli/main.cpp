@@ -1368,7 +1368,7 @@ int run_command(int argc, char** argv) {
   CLI::Option* imp_deps = imp_strace->add_option("--deps", import_options.deps_file,
                                                  "A trace the Python front end recorded from the same orchestration (not built yet: refused)");
   imp_strace->add_option("--infer-deps", import_options.infer_gap_us,
-                         "Guess P -> T when T starts within GAP_US microseconds of P's end (not built yet: refused)")
+                         "Guess P -> T when T, submitted and with idle targets, starts within GAP_US microseconds of P's end")
       ->check(cli::real_number(0, 1e12))
       ->excludes(imp_deps);
   imp_strace->add_flag("--allow-truncated", import_options.allow_truncated,
@@ -1486,8 +1486,6 @@ int run_command(int argc, char** argv) {
       }
       if (!import_options.deps_file.empty())
         throw std::runtime_error("--deps: not built yet in this version (see docs/howto-import-a-real-run.md)");
-      if (import_options.infer_gap_us)
-        throw std::runtime_error("--infer-deps: not built yet in this version (see docs/howto-import-a-real-run.md)");
       import_options.progress = isatty(STDERR_FILENO);
       check_output_folder(import_out, FolderKind::kImport, "--out");  // before the log is read
       const ImportResult r = import_strace(import_options);

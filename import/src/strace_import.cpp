@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <tuple>
 #include <unordered_map>
 
 #include "dirsched/json_reader.hpp"
@@ -687,6 +688,14 @@ class Builder {
   ImportResult emit();
   std::vector<std::pair<std::string, std::string>> observed_run(const std::string& name);
 
+  // --infer-deps: a guessed edge P -> T, and how long after P's end T started.
+  struct Edge {
+    const TaskObs* producer;
+    const TaskObs* consumer;
+    long long gap_ns;
+  };
+  std::vector<Edge> infer_edges(long long gap_ns) const;
+
   const ImportOptions& o_;
   const Parsed& p_;
   long long pid_ = 0;
@@ -706,6 +715,73 @@ class Builder {
   std::vector<std::string> assumptions_;
   std::vector<ojson> left_out_;
 };
+
+// P -> T is guessed when T waited for nothing but P: T was submitted before P ended, every target of T
+// was idle from just before P's end until T's first dispatch (so T was not queued behind work on its
+// workers), and T started within `gap_ns` of P's end; P and T are in one run, P before T in submit order
+// (a consumer is submitted after its producer), and P completed (a failed P would have poisoned T).
+// Consequences, said in the report: a true edge between two tasks on one worker is never guessed (the
+// worker was busy with P), and a task that started late for another reason (the scheduler's own delay)
+// may get a false one.
+std::vector<Builder::Edge> Builder::infer_edges(long long gap_ns) const {
+  struct Ended {
+    long long end;
+    const TaskObs* task;
+  };
+  std::vector<Ended> ended;  // imported tasks that completed, by end
+  std::map<std::pair<bool, long long>, std::vector<std::pair<long long, long long>>> busy;  // worker -> [start, end]
+  for (const auto& [key, t] : tasks_) {
+    // Every member that ran kept its worker busy, a left-out task's and a retried one's included.
+    for (const auto& [m, list] : t.members)
+      for (const Attempt& a : list)
+        busy[{is_sub(t), a.worker}].push_back(
+            {a.start(), a.complete_ts ? *a.complete_ts : std::numeric_limits<long long>::max()});
+    if (t.left_out) continue;
+    long long end = 0;
+    bool completed = !t.members.empty();
+    for (const auto& [m, list] : t.members) {
+      const Attempt& a = list.front();
+      if (!a.complete_ts || a.outcome != 0) completed = false;
+      end = std::max(end, a.complete_ts ? *a.complete_ts : std::numeric_limits<long long>::max());
+    }
+    if (t.kind == "group" && static_cast<long long>(t.members.size()) != t.submit->attr[kGroupSize]) completed = false;
+    if (completed) ended.push_back({end, &t});
+  }
+  std::sort(ended.begin(), ended.end(), [](const Ended& a, const Ended& b) {
+    return a.end != b.end ? a.end < b.end : std::tie(a.task->run, a.task->slot) < std::tie(b.task->run, b.task->slot);
+  });
+  for (auto& [w, list] : busy) std::sort(list.begin(), list.end());
+  // Whether NEXT_LEVEL worker w ran anything in [from, to): a member running at `from` (ending at or
+  // after it) or starting before `to`. One member at a time per worker (checked), so ends are sorted too.
+  const auto busy_between = [&](long long w, long long from, long long to) {
+    const auto it = busy.find({false, w});
+    if (it == busy.end()) return false;
+    const auto& list = it->second;
+    const auto first = std::lower_bound(list.begin(), list.end(), from,
+                                        [](const std::pair<long long, long long>& iv, long long x) { return iv.second < x; });
+    return first != list.end() && first->first < to;
+  };
+  std::vector<Edge> edges;
+  for (const auto& [key, t] : tasks_) {
+    if (t.left_out || !t.submit || t.members.empty()) continue;  // SUB: its submit time is not logged
+    long long first = std::numeric_limits<long long>::max();
+    std::vector<long long> targets;
+    for (const auto& [m, list] : t.members) {
+      first = std::min(first, list.front().start());
+      targets.push_back(list.front().worker);
+    }
+    const auto lo = std::lower_bound(ended.begin(), ended.end(), first - gap_ns,
+                                     [](const Ended& e, long long x) { return e.end < x; });
+    for (auto it = lo; it != ended.end() && it->end <= first; ++it) {
+      const TaskObs& p = *it->task;
+      if (p.run != t.run || p.slot >= t.slot || t.submit->ts >= it->end) continue;
+      if (std::any_of(targets.begin(), targets.end(), [&](long long w) { return busy_between(w, it->end, first); }))
+        continue;
+      edges.push_back({&p, &t, first - it->end});
+    }
+  }
+  return edges;
+}
 
 // Median of a list (sorted copy; the mean of the two middle values for an even count).
 double median(std::vector<double> v) {
@@ -805,6 +881,23 @@ ImportResult Builder::emit() {
   }
   sc["callables"] = callables;
 
+  // Inferred dependencies: the producer writes a buffer of its own ("dep.<task>", 0 bytes, host memory),
+  // each consumer reads it (a group: through member 0).
+  std::vector<Edge> edges;
+  std::map<const TaskObs*, std::vector<std::string>> reads;
+  std::set<const TaskObs*> writes;
+  if (o_.infer_gap_us) {
+    edges = infer_edges(std::llround(*o_.infer_gap_us * 1e3));
+    ojson buffers = ojson::object();
+    for (const Edge& e : edges) {
+      const std::string buffer = "dep." + e.producer->name;
+      buffers[buffer] = {{"bytes", 0}};
+      writes.insert(e.producer);
+      reads[e.consumer].push_back(buffer);
+    }
+    if (!buffers.empty()) sc["buffers"] = buffers;
+  }
+
   ojson trace = ojson::array();
   ojson expect_order = ojson::object(), expect_state = ojson::object();
   double last_at = 0;
@@ -882,10 +975,13 @@ ImportResult Builder::emit() {
     }
     if (t.kind == "single") op["worker"] = t.submit->attr[kWorkerId];
     if (t.kind == "group") op["workers"] = workers;
+    if (auto it = reads.find(&t); it != reads.end())
+      for (const std::string& b : it->second) args[0].push_back({{"buffer", b}, {"tag", "INPUT"}});
+    if (writes.count(&t)) args[0].push_back({{"buffer", "dep." + t.name}, {"tag", "OUTPUT"}});
     if (group)
       op["args_list"] = args;
     else
-      op["args"] = ojson::array();
+      op["args"] = args[0];
     bool has_null = false;
     for (const auto& d : durations) has_null |= d.is_null();
     if (!o_.sample_durations && !has_null) op["duration_s"] = group ? durations : durations[0];
@@ -966,8 +1062,27 @@ ImportResult Builder::emit() {
   rep["sub_submit_times_unknown"] = sub_at;
   rep["retried_members"] = retries;
   rep["fates_unknown"] = unknown_fates;
-  rep["dependencies"] = {{"source", "none"},
-                         {"note", "no dependencies were given: every task is independent in the scenario"}};
+  if (o_.infer_gap_us) {
+    ojson list = ojson::array();
+    for (const Edge& e : edges)
+      list.push_back({{"producer", e.producer->name},
+                      {"consumer", e.consumer->name},
+                      {"gap_us", static_cast<double>(e.gap_ns) / 1e3},
+                      {"guess", true}});
+    rep["dependencies"] = {
+        {"source", "inferred"},
+        {"gap_us", *o_.infer_gap_us},
+        {"rule", "P -> T when T was submitted before P ended, every target of T was idle from P's end until T's "
+                 "first dispatch, T started within gap_us of P's end, P completed, and P comes before T in the "
+                 "same run"},
+        {"edges", list},
+        {"note", "every edge is a guess: an edge between two tasks on one worker is never inferred (the worker "
+                 "was busy with P), and a task that started late for another reason may get a false one; each "
+                 "producer writes a 0-byte buffer dep.<task> its consumers read"}};
+  } else {
+    rep["dependencies"] = {{"source", "none"},
+                           {"note", "no dependencies were given: every task is independent in the scenario"}};
+  }
   if (!overheads.is_null()) rep["overheads"] = overheads;
   rep["calibrated"] = {{"durations", "per callable: the observed member durations as duration.empirical"},
                        {"ops", o_.sample_durations ? "ops carry no duration: each member draws from its callable"
@@ -984,6 +1099,9 @@ ImportResult Builder::emit() {
   txt << "  lines: " << p_.lines << " (" << p_.noise << " noise, " << p_.other_records << " other log records, "
       << p_.other_spans << " other spans, " << p_.device_spans << " device-clock spans, " << p_.stall_warnings
       << " stall warnings)\n";
+  if (o_.infer_gap_us)
+    txt << "  dependencies: " << edges.size() << " inferred within " << human_number(*o_.infer_gap_us)
+        << " us (guesses: import-report.json lists each)\n";
   if (!overheads.is_null())
     txt << "  dispatch cost (median dispatch span): " << human_number(overheads["dispatch_cost_s"].get<double>())
         << " s\n";
