@@ -1366,7 +1366,7 @@ int run_command(int argc, char** argv) {
   imp_strace->add_option("--run", import_options.runs, "Import only this run_id (repeatable)")
       ->check(cli::whole_number(1, INT64_MAX));
   CLI::Option* imp_deps = imp_strace->add_option("--deps", import_options.deps_file,
-                                                 "A trace the Python front end recorded from the same orchestration (not built yet: refused)");
+                                                 "A trace the Python front end recorded from the same orchestration: its args and buffers, joined op by op");
   imp_strace->add_option("--infer-deps", import_options.infer_gap_us,
                          "Guess P -> T when T, submitted and with idle targets, starts within GAP_US microseconds of P's end")
       ->check(cli::real_number(0, 1e12))
@@ -1484,8 +1484,6 @@ int run_command(int argc, char** argv) {
         std::cerr << "dirsched import strace: --pid: expected a process id (not negative)\n";
         return 2;
       }
-      if (!import_options.deps_file.empty())
-        throw std::runtime_error("--deps: not built yet in this version (see docs/howto-import-a-real-run.md)");
       import_options.progress = isatty(STDERR_FILENO);
       check_output_folder(import_out, FolderKind::kImport, "--out");  // before the log is read
       const ImportResult r = import_strace(import_options);

@@ -384,6 +384,7 @@ class Builder {
     pair(spans);
     check();
     model();
+    if (!o_.deps_file.empty()) join_deps();
     return emit();
   }
 
@@ -688,6 +689,13 @@ class Builder {
   ImportResult emit();
   std::vector<std::pair<std::string, std::string>> observed_run(const std::string& name);
 
+  // --deps FILE: the args of each NEXT_LEVEL submit and the buffers, from a trace the Python front end
+  // recorded of the same orchestration.
+  void join_deps();
+  std::map<const TaskObs*, ojson> joined_args_;  // task -> args (single) or args_list (group)
+  ojson joined_buffers_;
+  std::size_t joined_ = 0, deps_sub_ops_ = 0;
+
   // --infer-deps: a guessed edge P -> T, and how long after P's end T started.
   struct Edge {
     const TaskObs* producer;
@@ -715,6 +723,82 @@ class Builder {
   std::vector<std::string> assumptions_;
   std::vector<ojson> left_out_;
 };
+
+// The Python trace's NEXT_LEVEL submits, in the order the orchestration made them (a `run` op's ops in
+// place), are joined one to one with the log's NEXT_LEVEL tasks in (run_id, task_slot) order, and
+// checked op by op: the same kind, a single's worker, a group's size and its members' workers (as far
+// as the log saw them dispatched). The file must load as a scenario first (so every arg and buffer is
+// one the loader takes). SUB submits are not joined: the log has no SUB submit span to join them on.
+void Builder::join_deps() {
+  const std::string& file = o_.deps_file;
+  (void)load_scenario(file, {}, TraceRead::kFull);  // a file the loader refuses: its error, exit 2
+  const ojson doc = ojson::parse(read_json_file(file).dump());
+  struct PyOp {
+    const ojson* op;
+    std::string path;
+  };
+  std::vector<PyOp> ops;
+  const ojson& trace = doc.at("trace");
+  for (std::size_t i = 0; i < trace.size(); ++i) {
+    const auto add = [&](const ojson& op, const std::string& path) {
+      const std::string kind = op.value("op", "");
+      if (kind == "submit_next_level" || kind == "submit_next_level_group") ops.push_back({&op, path});
+      if (kind == "submit_sub" || kind == "submit_sub_group") ++deps_sub_ops_;
+    };
+    const std::string at = "trace[" + std::to_string(i) + "]";
+    if (trace[i].value("op", "") == "run") {
+      const ojson& inner = trace[i].at("ops");
+      for (std::size_t j = 0; j < inner.size(); ++j) add(inner[j], at + ".ops[" + std::to_string(j) + "]");
+    } else {
+      add(trace[i], at);
+    }
+  }
+  std::vector<TaskObs*> logged;
+  for (auto& [key, t] : tasks_)
+    if (t.submit) logged.push_back(&t);
+  if (ops.size() != logged.size())
+    throw ImportError(file + ": " + std::to_string(ops.size()) + " NEXT_LEVEL submits, but " + o_.log + " has " +
+                      std::to_string(logged.size()) +
+                      " NEXT_LEVEL tasks with a submit: --deps needs a trace recorded from the same orchestration");
+  const auto log_side = [&](const TaskObs& t, const std::string& what) {
+    return o_.log + ":" + std::to_string(t.submit->line) + " (" + t.name + "): " + what;
+  };
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const ojson& op = *ops[i].op;
+    TaskObs& t = *logged[i];
+    const std::string py = file + ": " + ops[i].path + " (task '" + op.value("task", "") + "'): ";
+    const bool py_group = op.at("op") == "submit_next_level_group";
+    const auto mismatch = [&](const std::string& py_what, const std::string& log_what) {
+      throw ImportError("--deps: submit " + std::to_string(i) + " does not match: " + py + py_what + "; " +
+                        log_side(t, log_what));
+    };
+    if (py_group != (t.kind == "group"))
+      mismatch(py_group ? "a group" : "a single", t.kind == "group" ? "a group" : "a single");
+    if (!py_group) {
+      const ojson& w = op.at("worker");
+      const long long logged_worker = t.submit->attr[kWorkerId];
+      if (!w.is_number_integer() || w.get<long long>() != logged_worker)
+        mismatch("worker " + w.dump(), "worker " + std::to_string(logged_worker));
+      joined_args_[&t] = op.value("args", ojson::array());
+    } else {
+      const ojson& list = op.at("args_list");
+      const long long size = t.submit->attr[kGroupSize];
+      if (static_cast<long long>(list.size()) != size)
+        mismatch(std::to_string(list.size()) + " members", std::to_string(size) + " members");
+      const ojson& workers = op.at("workers");
+      for (const auto& [m, attempts] : t.members) {
+        const long long seen = attempts.front().worker;
+        const auto mi = static_cast<std::size_t>(m);
+        if (mi >= workers.size() || !workers[mi].is_number_integer() || workers[mi].get<long long>() != seen)
+          mismatch("member " + std::to_string(m) + " on worker " + (mi < workers.size() ? workers[mi].dump() : "(none)"),
+                   "member " + std::to_string(m) + " dispatched to worker " + std::to_string(seen));
+      }
+      joined_args_[&t] = list;
+    }
+    ++joined_;
+  }
+  joined_buffers_ = doc.value("buffers", ojson::object());
+}
 
 // P -> T is guessed when T waited for nothing but P: T was submitted before P ended, every target of T
 // was idle from just before P's end until T's first dispatch (so T was not queued behind work on its
@@ -897,6 +981,7 @@ ImportResult Builder::emit() {
     }
     if (!buffers.empty()) sc["buffers"] = buffers;
   }
+  if (!o_.deps_file.empty() && !joined_buffers_.empty()) sc["buffers"] = joined_buffers_;
 
   ojson trace = ojson::array();
   ojson expect_order = ojson::object(), expect_state = ojson::object();
@@ -975,6 +1060,10 @@ ImportResult Builder::emit() {
     }
     if (t.kind == "single") op["worker"] = t.submit->attr[kWorkerId];
     if (t.kind == "group") op["workers"] = workers;
+    if (auto it = joined_args_.find(&t); it != joined_args_.end()) {
+      if (group) args = it->second;
+      else args = ojson::array({it->second});
+    }
     if (auto it = reads.find(&t); it != reads.end())
       for (const std::string& b : it->second) args[0].push_back({{"buffer", b}, {"tag", "INPUT"}});
     if (writes.count(&t)) args[0].push_back({{"buffer", "dep." + t.name}, {"tag", "OUTPUT"}});
@@ -1062,7 +1151,18 @@ ImportResult Builder::emit() {
   rep["sub_submit_times_unknown"] = sub_at;
   rep["retried_members"] = retries;
   rep["fates_unknown"] = unknown_fates;
-  if (o_.infer_gap_us) {
+  if (!o_.deps_file.empty()) {
+    rep["dependencies"] = {
+        {"source", "deps"},
+        {"file", o_.deps_file},
+        {"joined", joined_},
+        {"rule", "the file's NEXT_LEVEL submits, in order, joined one to one with the log's NEXT_LEVEL tasks in "
+                 "(run_id, task_slot) order, each checked: kind, a single's worker, a group's size and members' "
+                 "workers; their args and the file's buffers are the scenario's"},
+        {"sub_submits_not_joined", deps_sub_ops_},
+        {"note", "SUB submits are not joined (the log has no SUB submit span): imported SUB tasks have no args, "
+                 "so a dependency through one is not in the scenario"}};
+  } else if (o_.infer_gap_us) {
     ojson list = ojson::array();
     for (const Edge& e : edges)
       list.push_back({{"producer", e.producer->name},
@@ -1099,6 +1199,8 @@ ImportResult Builder::emit() {
   txt << "  lines: " << p_.lines << " (" << p_.noise << " noise, " << p_.other_records << " other log records, "
       << p_.other_spans << " other spans, " << p_.device_spans << " device-clock spans, " << p_.stall_warnings
       << " stall warnings)\n";
+  if (!o_.deps_file.empty())
+    txt << "  dependencies: the args of " << joined_ << " NEXT_LEVEL submits joined from " << o_.deps_file << "\n";
   if (o_.infer_gap_us)
     txt << "  dependencies: " << edges.size() << " inferred within " << human_number(*o_.infer_gap_us)
         << " us (guesses: import-report.json lists each)\n";

@@ -115,11 +115,43 @@ refuse complete-early "a completion before its dispatch" 'at = find("node.comple
 refuse no-activate "prepare_only=1 with no activate" 'del lines[find("node.activate ")]; at = find("node.dispatch ", "run_id=2 task_slot=0 ") + 1'
 refuse no-complete "a dispatch without a completion" 'del lines[find("node.complete ", "run_id=2 task_slot=1 ")]; at = find("node.dispatch ", "run_id=2 task_slot=1 ") + 1'
 
-# --deps is not built yet: refused (exit 2, saying so), never a silent no-op.
-"$dirsched" import strace "$here/basic.log" --out "$tmp/nodeps" --deps "$here/basic.log" >/dev/null 2>"$tmp/err"
-rc=$?
-[[ $rc -eq 2 && ! -e $tmp/nodeps ]] && grep -q -- "--deps: not built yet" "$tmp/err" ||
-  { echo "FAIL --deps refused (exit $rc)"; cat "$tmp/err"; fail=1; }
+# --deps FILE: the Python trace of the same orchestration (deps-trace.json) gives each NEXT_LEVEL submit
+# its args and the scenario its buffers, joined in order; the replay passes the import's expect.
+"$dirsched" import strace "$here/deps.log" --out "$tmp/joined" --deps "$here/deps-trace.json" >"$tmp/out" 2>"$tmp/err" ||
+  { echo "FAIL --deps"; cat "$tmp/err"; fail=1; }
+grep -q "dependencies: the args of 6 NEXT_LEVEL submits joined from" "$tmp/out" || { echo "FAIL --deps summary"; cat "$tmp/out"; fail=1; }
+python3 - "$tmp/joined" <<'PY' || fail=1
+import json, sys
+sc = json.load(open(sys.argv[1] + "/scenario.json"))
+rep = json.load(open(sys.argv[1] + "/import-report.json"))["dependencies"]
+ops = {o["task"]: o for o in sc["trace"] if "task" in o}
+want = {"r1.t1": [{"buffer": "x", "tag": "INPUT"}, {"buffer": "y", "tag": "OUTPUT"}],
+        "r1.t5": [{"buffer": "z", "tag": "INPUT"}], "r1.t4": []}
+ok = all(ops[t]["args"] == a for t, a in want.items())
+ok &= ops["r1.t3"]["args_list"] == [[{"buffer": "y", "tag": "INPUT"}], [{"scalar": 3}]]
+ok &= sc["buffers"] == {"x": {"bytes": 64}, "y": {"bytes": 64}, "z": {"bytes": 64}}
+ok &= rep["source"] == "deps" and rep["joined"] == 6
+if not ok:
+    print("FAIL --deps args", sc["trace"], rep)
+sys.exit(0 if ok else 1)
+PY
+"$dirsched" check "$tmp/joined/scenario.json" >"$tmp/out" 2>&1 || { echo "FAIL the replay with joined deps"; cat "$tmp/out"; fail=1; }
+# A trace that does not match the log: exit 2 naming both sides, nothing written.
+deps_refused() {
+  local name=$1 pattern=$2 edit=$3
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); ops=d['trace'][0]['ops']; $edit; json.dump(d, open(sys.argv[2],'w'))" \
+    "$here/deps-trace.json" "$tmp/$name.json"
+  "$dirsched" import strace "$here/deps.log" --out "$tmp/nojoin" --deps "$tmp/$name.json" >/dev/null 2>"$tmp/err"
+  local rc=$?
+  [[ $rc -eq 2 && ! -e $tmp/nojoin ]] && grep -q -- "$pattern" "$tmp/err" ||
+    { echo "FAIL --deps $name refused (exit $rc)"; cat "$tmp/err"; fail=1; }
+}
+deps_refused count "count.json: 5 NEXT_LEVEL submits, but .*deps.log has 6" 'del ops[4]'
+deps_refused worker "submit 1 does not match: .*worker.json: trace\[0\].ops\[1\] (task 'b'): worker 2; .*deps.log:[0-9]* (r1.t1): worker 1" 'ops[1]["worker"] = 2'
+deps_refused kind "submit 3 does not match: .*(task 'g'): a single; .*(r1.t3): a group" 'ops[3] = {"op": "submit_next_level", "task": "g", "callable": "mm", "worker": 2, "args": []}'
+deps_refused member "member 1 on worker 1; .*(r1.t3): member 1 dispatched to worker 3" 'ops[3]["workers"] = [2, 1]'
+deps_refused size "(task 'g'): 3 members; .*(r1.t3): 2 members" 'ops[3]["workers"] = [2, 3, 0]; ops[3]["args_list"].append([])'
+deps_refused invalid "invalid.json: trace\[0\].ops\[0\].args\[0\].buffer" 'ops[0]["args"][0]["buffer"] = "nope"'
 
 # --infer-deps GAP_US on deps.log: r1.t1 starts 50 us after r1.t0 ends, on an idle chip (an edge); the
 # group r1.t3 60 us after r1.t1 (an edge) and 260 us after r1.t2 (an edge only within 300 us); r1.t2
