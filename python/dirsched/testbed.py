@@ -485,7 +485,10 @@ class Testbed:
         self._callables = {}  # name -> spec (with the testbed-only "fail" key)
         self._buffers = {}  # name -> Buffer
 
-    def register(self, name, namespace, duration_s=1.0, eligible=None, fail=False, input_bytes=0, output_bytes=0):
+    def register(self, name, namespace, duration_s=1.0, eligible=None, fail=False, input_bytes=0, output_bytes=0,
+                 collective=None):
+        """A callable. ``collective=("allreduce" | "allgather" | "broadcast", BYTES)``: a group running it
+        exchanges data among its members' hosts after computing (docs/simulation.md, "Collectives")."""
         if not isinstance(name, str) or not name:
             raise TypeError("register: name must be a non-empty string")
         if name in self._callables:
@@ -501,6 +504,13 @@ class Testbed:
             spec["input_bytes"] = _number(input_bytes, "input_bytes")
         if output_bytes:
             spec["output_bytes"] = _number(output_bytes, "output_bytes")
+        if collective is not None:
+            if not (isinstance(collective, (tuple, list)) and len(collective) == 2):
+                raise TypeError("register: collective must be (kind, bytes), got %r" % (collective,))
+            kind, nbytes = collective
+            if kind not in ("allreduce", "allgather", "broadcast"):
+                raise ValueError("register: collective kind must be allreduce, allgather or broadcast, got %r" % (kind,))
+            spec["collective"] = {"kind": kind, "bytes": _number(nbytes, "collective bytes")}
         spec["fail"] = bool(fail)
         self._callables[name] = spec
         return Handle(self, name)

@@ -56,6 +56,16 @@ class RecordEachCall(unittest.TestCase):
             },
         )
 
+    def test_a_collective_is_recorded_on_its_callable(self):
+        tb = Testbed(chips(2), name="coll")
+        tb.register("ar", "LOCAL_CHIP", duration_s=0.5, collective=("allreduce", 1 << 20))
+        self.assertEqual(tb.record(lambda o, a, c: None)["callables"]["ar"]["collective"],
+                         {"kind": "allreduce", "bytes": 1 << 20})
+        with self.assertRaises(ValueError):
+            tb.register("x", "LOCAL_CHIP", collective=("alltoall", 1))
+        with self.assertRaises(TypeError):
+            tb.register("y", "LOCAL_CHIP", collective="allreduce")
+
     def test_submit_next_level_records_worker_args_and_scalars_in_call_order(self):
         def fn(orch, args, cfg):
             a = TaskArgs()

@@ -55,6 +55,7 @@ void check_threads_engine(const Scenario& s) {
     if (c.cost.flops) refuse(path + ".flops", "a cost in flops");
     if (c.cost.input_bytes > 0) refuse(path + ".input_bytes", "a transfer cost");
     if (c.cost.output_bytes > 0) refuse(path + ".output_bytes", "a transfer cost");
+    if (c.cost.collective.kind != Collective::Kind::kNone) refuse(path + ".collective", "a collective (transfers)");
   }
   if (s.iteration_cost_s > 0) refuse("scheduler.iteration_cost_s", "a simulated scheduler cost");
   if (s.dispatch_cost_s > 0) refuse("scheduler.dispatch_cost_s", "a simulated scheduler cost");

@@ -621,6 +621,16 @@ struct Loader {
       if (const json* j = o.get("jitter")) spec.cost.jitter = jitter(*j, o.at("jitter"));
       spec.cost.input_bytes = o.bounded("input_bytes", 0, kMaxBytes, "bytes", kBytesLimit);
       spec.cost.output_bytes = o.bounded("output_bytes", 0, kMaxBytes, "bytes", kBytesLimit);
+      if (const json* cj = o.get("collective")) {
+        Obj col(*cj, o.at("collective"), file);
+        const std::string kind = col.str("kind");
+        if (kind == "allreduce") spec.cost.collective.kind = Collective::Kind::kAllreduce;
+        else if (kind == "allgather") spec.cost.collective.kind = Collective::Kind::kAllgather;
+        else if (kind == "broadcast") spec.cost.collective.kind = Collective::Kind::kBroadcast;
+        else col.fail("unknown collective '" + kind + "' (allreduce, allgather, broadcast)", "kind");
+        spec.cost.collective.bytes = col.bounded("bytes", 0, kMaxBytes, "bytes", kBytesLimit);
+        col.done();
+      }
       o.done();
       s.callables.push_back(std::move(spec));
     }

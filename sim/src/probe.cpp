@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <map>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -16,7 +17,10 @@
 #include <stdexcept>
 #include <xbt/config.hpp>
 
+#include "dirsched/generate.hpp"
 #include "dirsched/platform.hpp"
+#include "dirsched/trace_file.hpp"
+#include "collective.hpp"
 
 namespace sg4 = simgrid::s4u;
 
@@ -66,6 +70,83 @@ bool has_flops(const Scenario& s) {
   return false;
 }
 
+// Every submit op of the scenario, wherever its trace is: held, streamed from its file, or generated.
+template <typename F>
+void for_each_submit_op(const Scenario& s, F&& f) {
+  const auto visit = [&](const OpSpec& op, auto& self) -> void {
+    if (!op.task.empty()) f(op);
+    for (const OpSpec& inner : op.ops) self(inner, self);
+  };
+  OpSpec op;
+  if (s.trace_file) {
+    TraceReader reader(*s.trace_file);
+    while (reader.next(op)) visit(op, visit);
+  } else if (s.generate) {
+    OpGenerator generator(*s.generate, s, s.file);
+    while (generator.next(op)) visit(op, visit);
+  } else {
+    s.for_each_submit(f);
+  }
+}
+
+// The routes a collective crosses between two hosts: for each group op whose callable declares one,
+// the member pairs of its steps on the NEXT_LEVEL workers it names (ids the scheduler would reject are
+// skipped: the member never runs); a SUB group may land on any SUB host, so every pair of them. Two
+// members on one host exchange at no cost and need no route. Returns 3 after an "error" line.
+int probe_collective_routes(const Scenario& s) {
+  bool any = false;
+  for (const CallableSpec& c : s.callables) any |= c.cost.collective.kind != Collective::Kind::kNone;
+  if (!any) return 0;
+  std::map<std::int64_t, std::string> host_of_worker;
+  for (const WorkerSpec& w : s.next_level) host_of_worker.emplace(w.id.value(), w.host);
+  std::set<std::pair<std::string, std::string>> pairs;
+  std::map<std::pair<std::string, std::string>, std::string> why;  // pair -> the op that needs it
+  bool sub_groups = false;
+  for_each_submit_op(s, [&](const OpSpec& op) {
+    const Collective& col = s.callables[op.callable].cost.collective;
+    if (col.kind == Collective::Kind::kNone) return;
+    if (op.kind == OpKind::kSubmitSubGroup) {
+      sub_groups = true;
+      return;
+    }
+    if (op.kind != OpKind::kSubmitGroup || !op.workers) return;
+    const auto n = static_cast<std::uint32_t>(op.workers->size());
+    std::vector<const std::string*> hosts(n, nullptr);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const WorkerArg& w = (*op.workers)[i];
+      if (!w.in_range()) continue;
+      const auto it = host_of_worker.find(w.value());
+      if (it != host_of_worker.end()) hosts[i] = &it->second;
+    }
+    for (std::size_t k = 0; k < collective::steps(col.kind, n); ++k)
+      for (const auto& [from, to, bytes] : collective::sends(col.kind, n, k, col.bytes)) {
+        if (!hosts[from] || !hosts[to] || *hosts[from] == *hosts[to]) continue;
+        const auto pair = std::make_pair(*hosts[from], *hosts[to]);
+        if (pairs.insert(pair).second) why[pair] = op.path + " (task '" + op.task + "')";
+      }
+  });
+  if (sub_groups)
+    for (const std::string& a : s.sub_hosts)
+      for (const std::string& b : s.sub_hosts)
+        if (a != b && pairs.emplace(a, b).second) why[{a, b}] = "a SUB group with a collective";
+  for (const auto& [from_name, to_name] : pairs) {
+    sg4::Host* from = sg4::Host::by_name_or_null(from_name);
+    sg4::Host* to = sg4::Host::by_name_or_null(to_name);
+    if (!from || !to) continue;  // a host the platform lacks: the run names it with its JSON path
+    const std::string route = "'" + from_name + "' to '" + to_name + "' (the collective of " +
+                              why[{from_name, to_name}] + " needs one)";
+    say(kStep, "route the route from " + route);  // a Full zone crashes in route_to on a missing route
+    std::vector<sg4::Link*> links;
+    double latency = 0;
+    from->route_to(to, links, &latency);
+    if (links.empty()) {
+      say(kError, "no route from " + route);
+      return 3;
+    }
+  }
+  return 0;
+}
+
 // Runs in the child: every step SimGrid might abort on, in the order a run takes them. Returns the
 // exit status (0 fine, 3 after an "error" line).
 int probe_child(const Scenario& s, const std::vector<std::string>& cfg) {
@@ -108,6 +189,7 @@ int probe_child(const Scenario& s, const std::vector<std::string>& cfg) {
     std::set<std::string> hosts;
     for (const WorkerSpec& w : s.next_level) hosts.insert(w.host);
     for (const std::string& h : s.sub_hosts) hosts.insert(h);
+    if (const int rc = probe_collective_routes(s); rc != 0) return rc;
     const bool bytes = moves_bytes(s), flops = has_flops(s);
     for (const std::string& name : hosts) {
       sg4::Host* h = sg4::Host::by_name_or_null(name);
@@ -321,7 +403,8 @@ void probe_simgrid(const Scenario& s, const std::vector<std::string>& simgrid_ar
   for (const std::string& c : cfg) with += (with.empty() ? " (with " : " ") + c;
   if (!with.empty()) with += ")";
   if (step.rfind("route ", 0) == 0 && error.empty())  // SimGrid 3.32 crashes on a missing route of a Full zone
-    why = "no route from " + step.substr(std::strlen("route the route from ")) + " (a transfer needs one)";
+    why = "no route from " + step.substr(std::strlen("route the route from ")) +
+          (step.find(" needs one)") == std::string::npos ? " (a transfer needs one)" : "");
   throw ScenarioError(s.file, "platform", platform + with + ": " + why);
 }
 

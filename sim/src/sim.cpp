@@ -14,6 +14,7 @@
 #include <random>
 #include <set>
 #include <simgrid/s4u.hpp>
+#include <tuple>
 #include <unordered_map>
 
 #include "dirsched/jitter.hpp"
@@ -21,6 +22,7 @@
 #include "dirsched/probe.hpp"
 #include "dirsched/progress.hpp"
 #include "dirsched/replay.hpp"
+#include "collective.hpp"
 
 namespace sg4 = simgrid::s4u;
 
@@ -151,7 +153,7 @@ class Driver {
     TaskId task;
     std::uint32_t member;
     std::uint32_t host;  // index into hosts: NEXT_LEVEL registration index, or nl count + SUB index
-    int stage = 0;       // 0: input transfer, 1: compute, 2: output transfer
+    int stage = 0;       // 0: input transfer, 1: compute, 2: collective, 3: output transfer
     double duration = 0;
     double flops = 0;
     double in_bytes = 0, out_bytes = 0;
@@ -225,6 +227,7 @@ class Driver {
     ++run_.result.dispatches;
     if (keep_dispatch_order_) run_.result.dispatch_order.push_back(dispatch_label(*run_.core, d));
     if (off_hosts_.count(host_of(f))) {
+      lose_member(0, f);  // its collective, if any, fails with it
       due_.push_back(
           {d.seq, d.task, d.member, Outcome::kFailure});  // a dispatch to an off host fails at once
       return;
@@ -236,10 +239,14 @@ class Driver {
 
   // Starts the member's next stage with a cost, or reports it done.
   void advance(std::uint64_t seq, Flight& f) {
-    while (f.stage < 3) {
+    while (f.stage < 4) {
       const int stage = f.stage++;
+      if (stage == 2 && joins_collective(f)) {
+        arrive(seq, f);  // waits for the group's other members, then for the exchange
+        return;
+      }
       try {
-        if ((stage == 0 && f.in_bytes > 0) || (stage == 2 && f.out_bytes > 0)) {
+        if ((stage == 0 && f.in_bytes > 0) || (stage == 3 && f.out_bytes > 0)) {
           if (route_is_off(host_of(f))) break;  // a transfer over a link that is off fails at once
         }
         if (stage == 0 && f.in_bytes > 0) {
@@ -256,7 +263,7 @@ class Driver {
           timers_.push({(costly ? sg4::Engine::get_clock() : run_.core->now()) + f.duration, seq});
           return;
         }
-        if (stage == 2 && f.out_bytes > 0) {
+        if (stage == 3 && f.out_bytes > 0) {
           track(
               seq, f,
               sg4::Comm::sendto_async(host_of(f), scheduler_host_, static_cast<std::uint64_t>(f.out_bytes)));
@@ -267,7 +274,156 @@ class Driver {
         return;
       }
     }
-    end(seq, f.fail || f.stage < 3 ? Outcome::kFailure : Outcome::kSuccess);
+    end(seq, f.fail || f.stage < 4 ? Outcome::kFailure : Outcome::kSuccess);
+  }
+
+  // --- collectives (docs/simulation.md, "Collectives") ---
+  // The members of a group whose callable declares a collective meet after computing: when the last
+  // one arrives the exchange runs step by step (a step ends when all its transfers have), then every
+  // member goes on to its output transfer. Two members on one host exchange at no cost (the platform
+  // models no link inside a host). A member lost to a fault fails the collective: the members waiting
+  // in it fail at once, those still computing when they arrive.
+  struct CollectiveRun {
+    std::vector<std::uint64_t> waiting;  // seqs of the members that arrived
+    std::uint32_t members = 0, arrived = 0, lost = 0;
+    std::size_t step = 0, pending = 0;
+    bool failed = false;
+    std::vector<sg4::ActivityPtr> comms;                    // the transfers of the current step
+    std::vector<std::pair<sg4::Host*, sg4::Host*>> routes;  // their ends
+  };
+  static constexpr std::uint64_t kCollectiveComm = std::uint64_t{1} << 63;  // act_seq_ mark: TaskId below
+
+  bool joins_collective(const Flight& f) const {
+    const CallableSpec& c = s_.callables[run_.core->callable(f.task).index()];
+    return c.cost.collective.kind != Collective::Kind::kNone && run_.core->members(f.task) > 1;
+  }
+
+  void arrive(std::uint64_t seq, const Flight& f) {
+    CollectiveRun& c = collectives_[f.task.index()];
+    c.members = run_.core->members(f.task);
+    if (c.failed) {
+      end(seq, Outcome::kFailure);
+      ++c.lost;
+      settle_collective(f.task.index());
+      return;
+    }
+    c.waiting.push_back(seq);
+    if (++c.arrived == c.members) run_steps(f.task.index());
+  }
+
+  // Starts the collective's next step with a transfer, or, all steps done, lets its members go on.
+  void run_steps(std::uint32_t task) {
+    CollectiveRun& c = collectives_.at(task);
+    const Flight& any = flights_.at(c.waiting.front());
+    const Collective& spec = s_.callables[run_.core->callable(any.task).index()].cost.collective;
+    std::vector<sg4::Host*> host(c.members, nullptr);
+    for (std::uint64_t seq : c.waiting) {
+      const Flight& f = flights_.at(seq);
+      host[f.member] = host_of(f);
+    }
+    const std::size_t steps = collective::steps(spec.kind, c.members);
+    while (c.step < steps) {
+      c.comms.clear();
+      c.routes.clear();
+      try {
+        for (const auto& [from, to, bytes] : collective::sends(spec.kind, c.members, c.step, spec.bytes)) {
+          if (host[from] == host[to] || !(bytes > 0)) continue;
+          if (link_is_off(host[from], host[to])) throw simgrid::Exception(XBT_THROW_POINT, "link off");
+          sg4::ActivityPtr comm = sg4::Comm::sendto_async(host[from], host[to], static_cast<std::uint64_t>(bytes));
+          c.comms.push_back(comm);
+          c.routes.emplace_back(host[from], host[to]);
+          act_pos_[comm.get()] = acts_.size();
+          acts_.push_back(comm);
+          act_seq_.push_back(kCollectiveComm | task);
+        }
+      } catch (const simgrid::Exception&) {
+        fail_collective(task);
+        return;
+      }
+      c.pending = c.comms.size();
+      if (c.pending > 0) return;
+      ++c.step;
+    }
+    std::vector<std::uint64_t> go = c.waiting;
+    collectives_.erase(task);
+    for (std::uint64_t seq : go) advance(seq, flights_.at(seq));
+  }
+
+  void comm_done(std::uint32_t task, bool finished) {
+    auto it = collectives_.find(task);
+    if (it == collectives_.end() || it->second.failed) return;
+    if (!finished) {
+      fail_collective(task);
+      return;
+    }
+    if (--it->second.pending == 0) {
+      ++it->second.step;
+      run_steps(task);
+    }
+  }
+
+  // The members waiting fail now; the others when they arrive. The transfers in flight are cancelled.
+  void fail_collective(std::uint32_t task) {
+    CollectiveRun& c = collectives_.at(task);
+    c.failed = true;
+    for (sg4::ActivityPtr& a : c.comms) {
+      auto pos = act_pos_.find(a.get());
+      if (pos == act_pos_.end()) continue;
+      a->cancel();
+      untrack(pos->second);
+    }
+    c.comms.clear();
+    c.routes.clear();
+    for (std::uint64_t seq : c.waiting) {
+      end(seq, Outcome::kFailure);
+      ++c.lost;
+    }
+    c.waiting.clear();
+    settle_collective(task);
+  }
+
+  // A failed collective is forgotten once every member has arrived or was lost.
+  void settle_collective(std::uint32_t task) {
+    auto it = collectives_.find(task);
+    if (it != collectives_.end() && it->second.failed && it->second.lost >= it->second.members) collectives_.erase(it);
+  }
+
+  // Member `seq`, lost to a fault (the caller ends it), leaves its collective failed. Before its
+  // collective stage it has not arrived yet: the collective learns of it here all the same.
+  void lose_member(std::uint64_t seq, const Flight& f) {
+    if (!joins_collective(f)) return;
+    const std::uint32_t task = f.task.index();
+    CollectiveRun& c = collectives_[task];
+    c.members = run_.core->members(f.task);
+    c.waiting.erase(std::remove(c.waiting.begin(), c.waiting.end(), seq), c.waiting.end());
+    ++c.lost;
+    if (!c.failed)
+      fail_collective(task);
+    else
+      settle_collective(task);
+  }
+
+  // A link fault: a collective with a transfer in flight over that link fails (SimGrid would end the
+  // transfer as finished).
+  void fail_collectives_over_off_links() {
+    std::vector<std::uint32_t> hit;
+    for (const auto& [task, c] : collectives_)
+      for (const auto& [from, to] : c.routes)
+        if (link_is_off(from, to)) {
+          hit.push_back(task);
+          break;
+        }
+    for (std::uint32_t task : hit) fail_collective(task);
+  }
+
+  bool link_is_off(sg4::Host* from, sg4::Host* to) const {
+    if (off_links_.empty()) return false;
+    std::vector<sg4::Link*> links;
+    double latency = 0;
+    from->route_to(to, links, &latency);
+    for (sg4::Link* l : links)
+      if (off_links_.count(l)) return true;
+    return false;
   }
 
   // SimGrid 3.32 ends a host-to-host comm as FINISHED when a link of its route turns off, so the
@@ -328,7 +484,10 @@ class Driver {
           if (bad) {
             const std::uint64_t seq = act_seq_[k];
             untrack(k);
-            end(seq, Outcome::kFailure);
+            if (seq & kCollectiveComm)
+              comm_done(static_cast<std::uint32_t>(seq & ~kCollectiveComm), false);
+            else
+              end(seq, Outcome::kFailure);
             break;
           }
         }
@@ -338,7 +497,9 @@ class Driver {
       const std::uint64_t seq = act_seq_[static_cast<std::size_t>(i)];
       const bool finished = acts_[static_cast<std::size_t>(i)]->get_state() == sg4::Activity::State::FINISHED;
       untrack(static_cast<std::size_t>(i));
-      if (finished)
+      if (seq & kCollectiveComm)
+        comm_done(static_cast<std::uint32_t>(seq & ~kCollectiveComm), finished);
+      else if (finished)
         advance(seq, flights_.at(seq));
       else
         end(seq, Outcome::kFailure);
@@ -366,8 +527,9 @@ class Driver {
         off_links_.insert(link);
         // Members moving bytes over it now fail; computing members are not affected.
         for (auto& [seq, fl] : flights_)
-          if (fl.activity && (fl.stage == 1 || fl.stage == 3) && route_is_off(host_of(fl)))
+          if (fl.activity && (fl.stage == 1 || fl.stage == 4) && route_is_off(host_of(fl)))
             lost.push_back(seq);
+        fail_collectives_over_off_links();
       } else {
         sg4::Host* h = sg4::Host::by_name(f.host);
         off_hosts_.insert(h);
@@ -375,7 +537,11 @@ class Driver {
           if (host_of(fl) == h) lost.push_back(seq);
       }
       for (std::uint64_t seq : lost) {
-        Flight& fl = flights_.at(seq);
+        auto lost_it = flights_.find(seq);
+        if (lost_it == flights_.end()) continue;  // failed with its collective already
+        Flight& fl = lost_it->second;
+        lose_member(seq, fl);
+        if (flights_.find(seq) == flights_.end()) continue;
         if (fl.activity) {
           auto pos = act_pos_.find(fl.activity.get());
           if (pos != act_pos_.end()) {
@@ -441,6 +607,7 @@ class Driver {
   std::vector<std::uint64_t> act_seq_;
   std::unordered_map<const sg4::Activity*, std::size_t> act_pos_;  // lookup only
   std::vector<Due> due_;
+  std::map<std::uint32_t, CollectiveRun> collectives_;  // by TaskId index: groups in a collective
 };
 
 }  // namespace

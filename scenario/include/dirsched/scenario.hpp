@@ -47,6 +47,14 @@ struct Jitter {
   double rel = 0;  // uniform: factor in [1-rel, 1+rel]; normal: standard deviation as a fraction
 };
 
+// A group's members exchanging data among the group's targets after they compute (`collective`):
+// simulated as transfers between the members' hosts (docs/simulation.md, "Collectives").
+struct Collective {
+  enum class Kind { kNone, kAllreduce, kAllgather, kBroadcast };
+  Kind kind = Kind::kNone;
+  double bytes = 0;  // allreduce: each member's buffer; allgather: the gathered total; broadcast: the message
+};
+
 struct Cost {
   std::optional<double> duration_s;
   // `"duration": {"empirical": [...]}`: each member draws one of these seconds, uniformly, from the
@@ -56,6 +64,7 @@ struct Cost {
   Jitter jitter;
   double input_bytes = 0;
   double output_bytes = 0;
+  Collective collective;
 };
 
 struct CallableSpec {
