@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -11,6 +12,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "dirsched/eventsim.hpp"
 #include "dirsched/output_folder.hpp"
 #include "error_kind.hpp"
 #include "dirsched/outputs.hpp"
@@ -118,8 +120,58 @@ std::vector<std::string> run_in_children(std::size_t count, unsigned jobs,
   return texts;
 }
 
+namespace {
+
+// One evaluation on the event engine, in this process; an error names the evaluation.
+SweepRow evaluate_on_events(const Evaluation& e, const std::string& who) {
+  try {
+    EventRunOptions o;
+    o.seed = e.seed;
+    o.record_events = false;
+    const std::unique_ptr<Run> run = run_events(*e.scenario, o);
+    return row_from_summary(e.variant, nlohmann::json::parse(summary_json(*run)));
+  } catch (...) {
+    const cli::ErrorReport report = cli::classify_current_exception();
+    throw cli::ClassifiedError(report.kind, who + ": " + report.message);
+  }
+}
+
+}  // namespace
+
 std::vector<SweepRow> evaluate_all(const std::vector<Evaluation>& evals, unsigned jobs,
                                    const std::vector<std::string>& simgrid_args) {
+  const auto who = [&](std::size_t i) {
+    return variant_dir(evals[i].variant) + " seed " + std::to_string(evals[i].seed);
+  };
+  // Durations only, no --cfg: the event engine gives SimGrid's rows without an engine or a process per
+  // evaluation. Alone, in this process; with jobs, each child takes a contiguous share.
+  const bool events = simgrid_args.empty() && std::all_of(evals.begin(), evals.end(), [](const Evaluation& e) {
+                        return !event_engine_refusal(*e.scenario);
+                      });
+  if (events) {
+    std::vector<SweepRow> rows(evals.size());
+    const std::size_t shares = std::min<std::size_t>(std::max(1u, jobs), evals.size());
+    if (shares <= 1) {
+      for (std::size_t i = 0; i < evals.size(); ++i) rows[i] = evaluate_on_events(evals[i], who(i));
+      return rows;
+    }
+    const auto first = [&](std::size_t share) { return evals.size() * share / shares; };
+    const std::vector<std::string> texts = run_in_children(
+        shares, static_cast<unsigned>(shares),
+        [&](std::size_t share) {
+          nlohmann::json list = nlohmann::json::array();
+          for (std::size_t i = first(share); i < first(share + 1); ++i)
+            list.push_back(sweep_row_json(evaluate_on_events(evals[i], who(i))));
+          return list.dump();
+        },
+        [&](std::size_t share) { return "evaluations " + std::to_string(first(share)) + "-" + std::to_string(first(share + 1) - 1); });
+    for (std::size_t share = 0; share < shares; ++share) {
+      const nlohmann::json list = nlohmann::json::parse(texts[share]);
+      for (std::size_t i = first(share); i < first(share + 1); ++i)
+        rows[i] = sweep_row_from_json(evals[i].variant, list.at(i - first(share)));
+    }
+    return rows;
+  }
   const std::vector<std::string> texts = run_in_children(
       evals.size(), jobs,
       [&](std::size_t i) {
@@ -130,7 +182,7 @@ std::vector<SweepRow> evaluate_all(const std::vector<Evaluation>& evals, unsigne
         const std::unique_ptr<Run> run = simulate(*evals[i].scenario, o);
         return sweep_row_json(row_from_summary(evals[i].variant, nlohmann::json::parse(summary_json(*run)))).dump();
       },
-      [&](std::size_t i) { return variant_dir(evals[i].variant) + " seed " + std::to_string(evals[i].seed); });
+      who);
   std::vector<SweepRow> rows(evals.size());
   for (std::size_t i = 0; i < evals.size(); ++i)
     rows[i] = sweep_row_from_json(evals[i].variant, nlohmann::json::parse(texts[i]));

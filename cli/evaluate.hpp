@@ -1,7 +1,9 @@
 // The evaluation pool of replicated sweeps and `optimize`: each evaluation (a loaded scenario and a
-// seed) runs in a child forked from this process (SimGrid allows one engine per process), at most
-// `jobs` at once, with no event log, no tasks.csv and no output folder; the child sends back only the
-// summary metrics (sweep_row_json) through a pipe.
+// seed) runs with no event log, no tasks.csv and no output folder, and gives only the summary metrics.
+// When every evaluation has durations only and no --cfg is given, the event engine (eventsim/) runs
+// them: in this process, or with jobs > 1 in that many forked children, each taking a contiguous share.
+// Otherwise each runs on SimGrid in a child forked from this process (SimGrid allows one engine per
+// process), at most `jobs` at once, sending back its row (sweep_row_json) through a pipe.
 #pragma once
 
 #include <cstddef>

@@ -39,6 +39,7 @@
 #include "dirsched/viz.hpp"
 #include "error_kind.hpp"
 #include "bisect.hpp"
+#include "dirsched/eventsim.hpp"
 #include "evaluate.hpp"
 #include "options.hpp"
 
@@ -75,6 +76,7 @@ std::string read_file(const std::filesystem::path& p) { return read_run_file(p.s
 struct ThreadsEngine {
   bool on = false;
   double time_scale = 1;
+  bool events = false;  // --engine event: the event engine (eventsim/), not SimGrid
 };
 
 // The picture files `selected` (empty: all) can write, for the marker before they are drawn.
@@ -201,6 +203,14 @@ int run_to_folder(const Scenario& scenario, RunOptions options, const std::strin
       t.record_events = options.record_events;
       t.events_path = options.events_path;
       run = run_threads(scenario, t);
+    } else if (threads.events) {
+      EventRunOptions e;
+      e.seed = options.seed;
+      e.check_invariants = options.check_invariants;
+      e.record_events = options.record_events;
+      e.events_path = options.events_path;
+      e.tasks_path = options.tasks_path;
+      run = run_events(scenario, e);
     } else {
       run = simulate(scenario, options);
     }
@@ -404,6 +414,14 @@ int cmd_run(const std::string& file, const std::string& out, std::optional<std::
   if (threads.on) {
     if (!cfg.empty()) throw std::runtime_error("--cfg configures SimGrid: it does not apply to --engine threads");
     check_threads_engine(scenario);  // before anything is written
+  }
+  if (threads.events) {
+    if (!cfg.empty()) throw std::runtime_error("--cfg configures SimGrid: it does not apply to --engine event");
+    if (const std::optional<std::string> why = event_engine_refusal(scenario)) {  // before anything is written
+      const auto colon = why->find(": ");
+      throw ScenarioError(scenario.file, why->substr(0, colon),
+                          why->substr(colon + 2) + " needs SimGrid: the event engine cannot run it (use --engine sim)");
+    }
   }
   RunOptions options;
   options.seed = seed;
@@ -1190,8 +1208,10 @@ int run_command(int argc, char** argv) {
   const CLI::Validator any_seed = cli::whole_number(0, UINT64_MAX);
   run->get_option("--seed")->check(any_seed);
   std::string run_engine = "sim";
-  run->add_option("--engine", run_engine, "sim (SimGrid, the default) or threads (real threads, wall-clock time)")
-      ->check(CLI::IsMember({"sim", "threads"}));
+  run->add_option("--engine", run_engine,
+                  "sim (SimGrid, the default), event (SimGrid's rules without SimGrid, for durations-only "
+                  "scenarios: faster, the same outputs) or threads (real threads, wall-clock time)")
+      ->check(CLI::IsMember({"sim", "event", "threads"}));
   // One definition of --picture-budget, --quiet and (for sweep) --outputs, shared by the commands.
   double picture_budget = viz::kDefaultPictureBudget;
   bool quiet = false;
@@ -1411,6 +1431,7 @@ int run_command(int argc, char** argv) {
     if (quiet) Progress::get().set_shown(false);
     if (*run) {
       threads.on = run_engine == "threads";
+      threads.events = run_engine == "event";
       if (!(threads.time_scale >= 0)) {  // CLI::Range lets NaN through
         std::cerr << "dirsched run: --time-scale: expected a number in [0, 1e6]\n";
         return 2;

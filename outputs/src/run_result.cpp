@@ -3,6 +3,22 @@
 
 namespace dirsched {
 
+std::unique_ptr<InvariantChecker> observe_run(Run& run, ObserverList& observers, EventLog* log,
+                                              bool check_invariants) {
+  if (log) observers.add(log);
+  observers.add(run.waits.get());
+  observers.add(run.recorder.get());
+  std::unique_ptr<InvariantChecker> checker;
+  if (check_invariants) {
+    checker = std::make_unique<InvariantChecker>(run.core->registry(), run.scenario.switches);
+    Run* r = &run;
+    checker->set_dump([r] { return r->core->dump(); });
+    observers.add(checker.get());
+  }
+  run.core->set_observer(&observers);
+  return checker;
+}
+
 void finish_result(Run& run, Replay& replay, InvariantChecker* checker) {
   RunResult& r = run.result;
   const Scheduler& core = *run.core;

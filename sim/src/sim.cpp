@@ -657,16 +657,8 @@ std::unique_ptr<Run> simulate(const Scenario& scenario, const RunOptions& option
   const Scheduler* core_view = run->core.get();
   EventLog log(run->events_jsonl, options.events_path, core_view);
   ObserverList observers;
-  if (options.record_events) observers.add(&log);
-  observers.add(run->waits.get());
-  observers.add(run->recorder.get());
-  std::unique_ptr<InvariantChecker> checker;
-  if (options.check_invariants) {
-    checker = std::make_unique<InvariantChecker>(run->core->registry(), scenario.switches);
-    checker->set_dump([&run] { return run->core->dump(); });
-    observers.add(checker.get());
-  }
-  run->core->set_observer(&observers);
+  const std::unique_ptr<InvariantChecker> checker =
+      observe_run(*run, observers, options.record_events ? &log : nullptr, options.check_invariants);
 
   Driver driver(*run, options, seed, checker.get());
   driver.resolve_hosts();

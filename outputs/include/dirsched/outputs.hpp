@@ -128,6 +128,12 @@ class EventLog : public Observer {
   std::uint64_t seq_ = 0;
 };
 
+// The observers every engine attaches to its core, in this order: the event log (`log`, or none when the
+// log is not kept), the wait attribution, the recorder, and, when asked for, an invariant checker
+// (returned; null otherwise). Then the core reports to `observers`.
+std::unique_ptr<InvariantChecker> observe_run(Run& run, ObserverList& observers, EventLog* log,
+                                              bool check_invariants);
+
 // The end of a run, the same for every engine: the ops never reached are recorded not submitted
 // (replay.unwind_rest()), the stuck list and the checker's final check are taken, and the outcome,
 // error and makespan are set from the core, the replay and the recorder. wall_s is the engine's.

@@ -1,0 +1,221 @@
+#include "dirsched/eventsim.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <functional>
+#include <limits>
+#include <queue>
+#include <unordered_map>
+#include <vector>
+
+#include "dirsched/jitter.hpp"
+#include "dirsched/replay.hpp"
+
+namespace dirsched {
+
+namespace {
+
+// The SimGrid driver's constants (sim/src/sim.cpp): one instant is 1e-9 s wide, the clock ends at 2^32 s.
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kSameInstant = 1e-9;
+constexpr double kMaxClockS = 4294967296.0;
+
+// The SimGrid driver's loop with its only activity, a member's duration, as a timer. Each step below
+// names the step of sim.cpp it mirrors; a change to the instant rules changes both (the byte-identity
+// test on the shipped scenarios fails otherwise).
+class EventDriver {
+ public:
+  EventDriver(Run& run, std::uint64_t seed, bool keep_order)
+      : run_(run), s_(run.scenario), rng_(seed), keep_order_(keep_order), replay_(s_, *run.core) {}
+
+  // Driver::main_loop: the next timer, op or stall deadline is the next instant.
+  void run() {
+    while (true) {
+      const double t_timer = timers_.empty() ? kInf : timers_.top().end;
+      const double t_op = next_op_time();
+      const double t_stall = run_.core->next_stall_deadline().value_or(kInf);
+      const double t_next = std::min({t_timer, t_op, t_stall});
+      if (t_next == kInf) break;
+      double instant = std::max(clock_, t_next);  // a clock never goes back
+      if (!(instant <= kMaxClockS)) {
+        clock_overflow_ = true;
+        return;
+      }
+      clock_ = instant;
+      for (double nominal : {t_timer, t_op})
+        if (std::abs(nominal - instant) <= kSameInstant) instant = std::max(last_instant_, std::min(instant, nominal));
+      if (std::abs(t_stall - instant) <= kSameInstant) instant = std::max(instant, t_stall);
+      last_instant_ = instant;
+      run_.core->set_time(instant);
+      try {
+        step(instant);
+      } catch (const InvariantViolation& v) {
+        run_.result.violation = v.violation;
+        break;
+      }
+    }
+  }
+
+  Replay& replay() { return replay_; }
+  bool clock_overflow() const { return clock_overflow_; }
+  double last_instant() const { return last_instant_; }
+
+ private:
+  struct Member {
+    TaskId task;
+    std::uint32_t member;
+    bool fail;
+  };
+  struct Timer {
+    double end;
+    std::uint64_t seq;
+    bool operator>(const Timer& o) const { return end != o.end ? end > o.end : seq > o.seq; }
+  };
+
+  double next_op_time() const {
+    if (!replay_.next()) return kInf;
+    return replay_.next_enabled() ? replay_.earliest_start() : kInf;
+  }
+
+  // Driver::carry_out without scheduler costs: start each dispatch; the ends that came due at once
+  // are reported for the next iteration.
+  auto carry_out() {
+    return [this](const std::vector<Dispatch>& ds) {
+      for (const Dispatch& d : ds) start(d);
+      report_in_dispatch_order(*run_.core, due_);
+    };
+  }
+
+  // Driver::step without faults: the ends due now, the completions of the instant with its
+  // iterations, then the ops due now, one at a time, each followed by the iterations.
+  void step(double instant) {
+    while (!timers_.empty() && timers_.top().end <= instant + kSameInstant) {
+      const Timer t = timers_.top();
+      timers_.pop();
+      end(t.seq);
+    }
+    complete_instant(*run_.core, due_, carry_out());
+    while (next_op_time() <= instant + kSameInstant)
+      if (replay_.run_next(instant)) run_instant(*run_.core, carry_out());
+  }
+
+  // Driver::start and advance: the same draws in the same order (the jitter factor, then an empirical
+  // pick), a timer for a positive duration, an end at once otherwise.
+  void start(const Dispatch& d) {
+    const CallableSpec& c = s_.callables[run_.core->callable(d.task).index()];
+    const double factor = rng_.factor(c.cost.jitter);
+    double duration = 0;
+    if (const std::optional<double> own = replay_.member_duration(d.task, d.member))
+      duration = *own * factor;
+    else if (c.cost.duration_s)
+      duration = *c.cost.duration_s * factor;
+    else if (!c.cost.empirical.empty())
+      duration = rng_.pick(c.cost.empirical) * factor;
+    ++run_.result.dispatches;
+    if (keep_order_) run_.result.dispatch_order.push_back(dispatch_label(*run_.core, d));
+    members_.emplace(d.seq, Member{d.task, d.member, replay_.member_fails(d.task, d.member)});
+    if (duration > 0)
+      timers_.push({run_.core->now() + duration, d.seq});
+    else
+      end(d.seq);
+  }
+
+  void end(std::uint64_t seq) {
+    const auto it = members_.find(seq);
+    const Member& m = it->second;
+    due_.push_back({seq, m.task, m.member, m.fail ? Outcome::kFailure : Outcome::kSuccess});
+    members_.erase(it);
+  }
+
+  Run& run_;
+  const Scenario& s_;
+  JitterRng rng_;
+  bool keep_order_;
+  Replay replay_;
+  double clock_ = 0, last_instant_ = 0;
+  bool clock_overflow_ = false;
+  std::unordered_map<std::uint64_t, Member> members_;  // running, by dispatch seq
+  std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> timers_;
+  std::vector<MemberEnd> due_;
+};
+
+}  // namespace
+
+std::optional<std::string> event_engine_refusal(const Scenario& s) {
+  const auto why = [](const std::string& path, const std::string& what) { return path + ": " + what; };
+  if (!s.platform.empty()) return why("platform", "a platform file (only SimGrid reads its hosts)");
+  if (!s.faults.empty()) return why(s.faults.front().path, "a fault");
+  if (s.iteration_cost_s > 0) return why("scheduler.iteration_cost_s", "a scheduler cost");
+  if (s.dispatch_cost_s > 0) return why("scheduler.dispatch_cost_s", "a scheduler cost");
+  for (const CallableSpec& c : s.callables) {
+    const std::string path = "callables." + c.name;
+    if (c.cost.flops) return why(path + ".flops", "a cost in flops");
+    if (c.cost.input_bytes > 0) return why(path + ".input_bytes", "a transfer");
+    if (c.cost.output_bytes > 0) return why(path + ".output_bytes", "a transfer");
+    if (c.cost.collective.kind != Collective::Kind::kNone) return why(path + ".collective", "a collective");
+  }
+  return std::nullopt;
+}
+
+std::unique_ptr<Run> run_events(const Scenario& scenario, const EventRunOptions& options) {
+  if (const std::optional<std::string> why = event_engine_refusal(scenario)) {
+    const auto colon = why->find(": ");
+    throw ScenarioError(scenario.file, why->substr(0, colon),
+                        why->substr(colon + 2) + " needs SimGrid: the event engine cannot run it (use --engine sim)");
+  }
+  auto run = std::make_unique<Run>(scenario);
+  const std::uint64_t seed = options.seed.value_or(scenario.seed);
+  run->result.seed = seed;
+  run->result.engine = "event";
+  for (const WorkerSpec& w : scenario.next_level) run->result.host_of_worker.push_back(w.host);
+  run->core = make_scheduler(scenario);
+  run->recorder = std::make_unique<Recorder>(*run->core);
+  run->waits = std::make_unique<WaitAttribution>(*run->core);
+  // As on SimGrid: slots are reclaimed and records dropped unless something asks about them later.
+  const bool keep = options.keep_order_and_records || !scenario.expect.is_null();
+  run->core->set_reclaim(!keep && !options.check_invariants && !(std::getenv("DIRSCHED_RECLAIM") &&
+                                                                  std::string(std::getenv("DIRSCHED_RECLAIM")) == "off"));
+  run->core->reserve(scenario.submit_count());
+  run->recorder->set_keep_records(keep);
+  run->waits->set_keep(!options.tasks_path.empty() || !scenario.expect.is_null());  // for tasks.csv's rows
+  std::unique_ptr<TasksCsvWriter> tasks_csv;
+  if (!options.tasks_path.empty()) {
+    tasks_csv = std::make_unique<TasksCsvWriter>(*run, options.tasks_path);
+    run->recorder->set_on_retire([w = tasks_csv.get()](const TaskRecord& r) { w->write(r); });
+  }
+  const bool keep_order = options.keep_order_and_records || expect_reads_dispatch_order(scenario);
+  if (keep_order) run->result.dispatch_order.reserve(scenario.submit_count());
+  const Scheduler* core_view = run->core.get();
+  EventLog log(run->events_jsonl, options.events_path, core_view);
+  ObserverList observers;
+  const std::unique_ptr<InvariantChecker> checker =
+      observe_run(*run, observers, options.record_events ? &log : nullptr, options.check_invariants);
+  const auto wall_start = std::chrono::steady_clock::now();
+  EventDriver driver(*run, seed, keep_order);
+  driver.run();
+  if (driver.clock_overflow()) {
+    run->core->set_observer(nullptr);
+    throw ScenarioError(scenario.file, "",
+                        "the simulated clock passed 2^32 s after t=" + human_number(driver.last_instant()) + " s");
+  }
+  finish_result(*run, driver.replay(), checker.get());
+  run->result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  if (!driver.replay().trace_error().empty()) {  // a streamed trace file changed under the run
+    run->core->set_observer(nullptr);
+    throw ScenarioError(scenario.file, "", driver.replay().trace_error());
+  }
+  log.flush();
+  run->core->set_observer(nullptr);
+  run->recorder->finish();
+  run->recorder->set_on_retire(nullptr);
+  if (tasks_csv) {
+    tasks_csv->close();
+    run->tasks_file = options.tasks_path;
+  }
+  run->events_file = options.events_path;
+  return run;
+}
+
+}  // namespace dirsched
