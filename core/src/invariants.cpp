@@ -119,8 +119,8 @@ void InvariantChecker::on_event(const Event& e) {
     }
     case EventKind::kDispatch: {
       TaskModel& t = task(e.task);
-      if (t.state == TaskState::kPoisoned)
-        fail("dispatch_only_ready", who + " is POISONED and was dispatched");
+      if (t.state == TaskState::kPoisoned || t.state == TaskState::kCancelled)
+        fail("dispatch_only_ready", who + " is " + std::string(to_string(t.state)) + " and was dispatched");
       for (TaskId p : producers_of(t))
         if (tasks_[p.index()].state != TaskState::kCompleted)
           fail("producers_completed",
@@ -200,10 +200,29 @@ void InvariantChecker::on_event(const Event& e) {
       t.state = TaskState::kPoisoned;
       break;
     }
+    case EventKind::kCancel: {
+      TaskModel& t = task(e.task);
+      if (!switches_[Switch::kRunCancellation])
+        fail("cancel_only_on_raise", who + " cancelled with run_cancellation off");
+      const bool raised =
+          std::find(raised_runs_.begin(), raised_runs_.end(), t.run) != raised_runs_.end() ||
+          (run_raised_ && run_raised_(RunId(t.run)));
+      if (!raised) fail("cancel_only_on_raise", who + " cancelled but its run's callback did not raise");
+      if (t.state != TaskState::kPending && t.state != TaskState::kReady)
+        fail("cancel_only_on_raise", who + " cancelled while " + std::string(to_string(t.state)));
+      if (t.kind == TaskKind::kGroup && t.state == TaskState::kReady) {
+        auto it = std::find(group_fifo_.begin(), group_fifo_.end(), e.task);
+        if (it != group_fifo_.end()) group_fifo_.erase(it);
+      }
+      t.state = TaskState::kCancelled;
+      break;
+    }
+    case EventKind::kRunRaise:
+      raised_runs_.push_back(e.run.index());
+      break;
     case EventKind::kPending:
     case EventKind::kReject:
     case EventKind::kNotSubmitted:
-    case EventKind::kRunRaise:
     case EventKind::kRunEnd:
     case EventKind::kGroupBlocked:
     case EventKind::kGroupStall:

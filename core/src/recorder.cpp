@@ -496,6 +496,24 @@ void Recorder::on_event(const Event& e) {
       if (e.kind == EventKind::kPoison && keep_) extra(rec).cause = e.cause;
       last_transition_ = std::max(last_transition_, e.t);
       break;
+    case EventKind::kCancel: {
+      // Never started (run_cancellation): a READY group stops waiting for its targets here.
+      if (auto w = waiting_.find(rec); w != waiting_.end()) {
+        Extra& x = *w->second.extra;
+        if (w->second.idle_targets > 0) x.idle_target_s += e.t - w->second.since;
+        waiting_.erase(w);
+        for (WorkerId id : x.workers) {
+          auto& list = waiting_on_[*registry_.index_of(id)];
+          list.erase(std::remove_if(list.begin(), list.end(), [&](const WaitingRef& ref) { return ref.record == rec; }),
+                     list.end());
+        }
+      }
+      r.state = TaskState::kCancelled;
+      r.end = e.t;
+      r.flags |= kEnded;
+      last_transition_ = std::max(last_transition_, e.t);
+      break;
+    }
     case EventKind::kGroupStall:
     case EventKind::kReservationStall: {
       StallRecord st;
@@ -518,6 +536,7 @@ void Recorder::on_event(const Event& e) {
     case EventKind::kComplete:
     case EventKind::kFail:
     case EventKind::kPoison:
+    case EventKind::kCancel:
     case EventKind::kReject:
     case EventKind::kNotSubmitted:
       retire_terminal();

@@ -88,6 +88,7 @@ std::unique_ptr<Run> run_threads(const Scenario& scenario, const ThreadsOptions&
   if (options.check_invariants) {
     checker = std::make_unique<InvariantChecker>(run->core->registry(), scenario.switches);
     checker->set_dump([&run] { return run->core->dump(); });
+    checker->set_run_raised([&run](RunId r) { return run->core->run_info(r).raised; });
     observers.add(checker.get());
   }
   run->core->set_observer(&observers);

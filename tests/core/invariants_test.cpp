@@ -71,6 +71,8 @@ class Feed {
   }
   void complete(std::uint32_t id) { checker_.on_event(at(EventKind::kComplete, id)); }
   void poison(std::uint32_t id) { checker_.on_event(at(EventKind::kPoison, id)); }
+  void cancel(std::uint32_t id) { checker_.on_event(at(EventKind::kCancel, id)); }
+  void raise() { checker_.on_event(Event(EventKind::kRunRaise)); }  // the (one) run's callback raised
 
  private:
   Event at(EventKind k, std::uint32_t id, std::optional<TaskKind> kind = std::nullopt) {
@@ -321,6 +323,72 @@ TEST(Invariants, SubGroupTooLargeForThePoolIsStuckNotAViolation) {
   f.submit(0, TaskKind::kSubGroup, {}, 3);
   f.ready(0, QueueKind::kSub);
   EXPECT_NO_THROW(f.checker().finish({{"t0", TaskState::kReady, "needs 3 SUB workers, the pool has 2"}}));
+}
+
+// run_cancellation: cancel_only_on_raise, and a cancelled task never dispatches.
+Switches cancellation() { return Switches{}.set(Switch::kRunCancellation, true); }
+
+TEST(Invariants, AcceptCancellationsAfterARaise) {
+  Feed f(cancellation());
+  f.submit(0, TaskKind::kSingle, {1});
+  f.ready(0, QueueKind::kWorker, 1);
+  f.submit(1, TaskKind::kGroup, {0, 2}, 2);
+  f.ready(1, QueueKind::kGroup);
+  f.submit(2, TaskKind::kSingle, {1}, 1, {{TaskId(0u), BufferId(0u)}});
+  f.raise();
+  f.cancel(0);
+  f.cancel(1);
+  f.cancel(2);
+  // The cancelled group left the group FIFO: a single may take its idle targets.
+  f.submit(3, TaskKind::kSingle, {0});
+  f.ready(3, QueueKind::kWorker, 0);
+  EXPECT_NO_THROW(f.dispatch(3, 0, 0));
+  f.end(3, 0, 0);
+  f.complete(3);
+  EXPECT_NO_THROW(f.checker().finish({}));
+}
+
+TEST(Invariants, CancelWithTheSwitchOffFires) {
+  Feed f;
+  f.submit(0, TaskKind::kSingle, {1});
+  f.ready(0, QueueKind::kWorker, 1);
+  f.raise();
+  EXPECT_EQ(rule_of([&] { f.cancel(0); }), "cancel_only_on_raise");
+}
+
+TEST(Invariants, CancelWithoutARaiseFires) {
+  Feed f(cancellation());
+  f.submit(0, TaskKind::kSingle, {1});
+  EXPECT_EQ(rule_of([&] { f.cancel(0); }), "cancel_only_on_raise");
+}
+
+TEST(Invariants, CancelOfARunningOrEndedTaskFires) {
+  Feed f(cancellation());
+  f.submit(0, TaskKind::kSingle, {1});
+  f.ready(0, QueueKind::kWorker, 1);
+  f.dispatch(0, 0, 1);
+  f.raise();
+  EXPECT_EQ(rule_of([&] { f.cancel(0); }), "cancel_only_on_raise");
+  Feed g(cancellation());
+  g.submit(0, TaskKind::kSingle, {1});
+  g.poison(0);
+  g.raise();
+  EXPECT_EQ(rule_of([&] { g.cancel(0); }), "cancel_only_on_raise");
+}
+
+TEST(Invariants, DispatchOfACancelledTaskFires) {
+  Feed f(cancellation());
+  f.submit(0, TaskKind::kSingle, {1});
+  f.ready(0, QueueKind::kWorker, 1);
+  f.raise();
+  f.cancel(0);
+  EXPECT_EQ(rule_of([&] { f.dispatch(0, 0, 1); }), "dispatch_only_ready");
+  Feed g(cancellation());
+  g.submit(0, TaskKind::kGroup, {0, 1}, 2);
+  g.ready(0, QueueKind::kGroup);
+  g.raise();
+  g.cancel(0);
+  EXPECT_EQ(rule_of([&] { g.launch(0); }), "dispatch_only_ready");
 }
 
 TEST(Invariants, ViolationCarriesTheEventSeq) {

@@ -205,7 +205,7 @@ class Recorder : public Observer {
   static constexpr std::uint8_t kInline = 2;        // one member, its worker and run in the Live entry
   static constexpr std::uint8_t kMemberEnded = 4;   // kInline: the member has ended (at `end`)
   static constexpr std::uint8_t kMemberFailed = 8;  // kInline: and failed
-  static constexpr std::uint8_t kEnded = 16;        // the task ended (completed, failed, poisoned) at `end`
+  static constexpr std::uint8_t kEnded = 16;        // the task ended (completed, failed, poisoned, cancelled) at `end`
   static constexpr std::uint8_t kHasExtra = 32;     // it has a side record in extras_
   static constexpr std::uint8_t kHasMessage = 64;   // a rejection or not-submitted message (`where`)
   // The rare parts of a record, made only for the records that have them.
