@@ -540,30 +540,34 @@ std::size_t Scheduler::cancel_unstarted(std::uint32_t run) {
   const std::string cause = runs_[run].info.error->message;
   std::size_t cancelled = 0;
   bool groups = false, subs = false;
+  std::vector<std::uint32_t> fifos;  // workers whose FIFO held a cancelled single
   for (std::size_t i = tasks_.floor(); i < tasks_.size(); ++i) {
     Task& t = tasks_[i];
     if (t.run != run || (t.state != TaskState::kPending && t.state != TaskState::kReady)) continue;
-    const bool queued = t.state == TaskState::kReady;
+    if (t.state == TaskState::kReady) {  // it is queued: it leaves its queue below, once per queue
+      if (t.kind == TaskKind::kSingle)
+        fifos.push_back(slots_[t.slot_begin].worker);
+      else if (t.kind == TaskKind::kGroup)
+        groups = true;
+      else
+        subs = true;
+    }
     const TaskId id(static_cast<std::uint32_t>(i));
     set_state(id, TaskState::kCancelled);
     task_ended(t);
     ++cancelled;
-    if (queued) {  // it leaves its queue (below, once per queue)
-      if (t.kind == TaskKind::kSingle) {
-        const std::uint32_t w = slots_[t.slot_begin].worker;
-        workers_[w].fifo.erase_if([&](TaskId q) { return q == id; });
-        if (workers_[w].fifo.empty()) runnable_.erase(w);
-      } else if (t.kind == TaskKind::kGroup) {
-        groups = true;
-      } else {
-        subs = true;
-      }
-    }
     Event e = event_for(EventKind::kCancel, id);
     e.message = cause;
     emit(e);
   }
+  // No queue keeps a cancelled entry (queue lengths, the stall condition and reclamation read them).
   const auto gone = [&](TaskId q) { return tasks_[q.index()].state == TaskState::kCancelled; };
+  std::sort(fifos.begin(), fifos.end());
+  fifos.erase(std::unique(fifos.begin(), fifos.end()), fifos.end());
+  for (std::uint32_t w : fifos) {
+    workers_[w].fifo.erase_if(gone);
+    if (workers_[w].fifo.empty()) runnable_.erase(w);
+  }
   if (groups) group_fifo_.erase_if(gone);
   if (subs) sub_fifo_.erase_if(gone);
   check_run_end(run);  // no-op while the callback is open; end_run() checks again
