@@ -271,7 +271,10 @@ std::string summary_json(const Run& run, const std::vector<std::string>& notes) 
                       {"workers", ws},
                       {"ready_s", tidy(t.ready)},
                       {"launched_s", launched ? ojson(tidy(t.start)) : ojson(nullptr)},
-                      {"ready_wait_s", tidy((launched ? t.start : makespan) - t.ready)},
+                      {"ready_wait_s", tidy((launched                       ? t.start
+                                             : t.state == TaskState::kCancelled ? t.end
+                                                                                : makespan) -
+                                            t.ready)},
                       {"idle_target_s", tidy(t.idle_target_s)},
                       {"overtakes", t.overtakes},
                       {"overtaken_by", t.overtaken_by}});

@@ -97,11 +97,18 @@ assert all(e["seq"] > next(r["seq"] for r in ev if r["event"] == "run_raise") fo
 s = json.load(open(on + "/summary.json"))
 assert s["tasks"]["CANCELLED"] == 4 and list(s["tasks"])[:4] == ["COMPLETED", "FAILED", "POISONED", "CANCELLED"], s["tasks"]
 assert [r["tasks"]["CANCELLED"] for r in s["runs"]] == [4, 0], s["runs"]
+# A cancelled READY task waited from READY to its cancellation (0.5 s), not to the end of the run.
+assert s["groups"][0]["task"] == "g" and s["groups"][0]["ready_wait_s"] == 0.5, s["groups"]
+assert s["ready_waits"]["group"]["max_s"] == 0.5 and s["ready_waits"]["single"]["max_s"] == 0.5, s["ready_waits"]
 rows = {l.split(",")[0]: l.rstrip("\n").split(",") for l in open(on + "/tasks.csv")}
 assert rows["g"][10] == "CANCELLED" and rows["g"][6] == "" and rows["g"][7] == "0.5", rows["g"]
 o = json.load(open(off + "/summary.json"))
 assert "CANCELLED" not in o["tasks"] and all(json.loads(l)["event"] != "cancel" for l in open(off + "/events.jsonl"))
 PY
+# compare reads a log with runs (run_raise / run_end name no task): the switch's effect, side by side.
+"$dirsched" compare "$tmp/rc0" "$tmp/rc" >"$tmp/cmp" 2>&1
+[[ $? -eq 1 ]] || { no "compare of run_cancellation off / on exits 1 (different)"; cat "$tmp/cmp"; }
+grep -q "e: rc0 e@2 t=6, rc e@2 t=2" "$tmp/cmp" || { no "compare names the moved dispatch"; cat "$tmp/cmp"; }
 cat > "$tmp/abort.json" <<'JSON'
 {"name": "abort-cancels", "on_reject": "abort",
  "workers": {"next_level": [{"id": 0, "kind": "local_chip"}]},

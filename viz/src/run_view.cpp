@@ -331,7 +331,7 @@ RunView parse_run(const std::string& events_jsonl, const json* summary) {
   // Starvation: every group that sat READY, for the span it waited with some target idle.
   for (const TaskView& t : v.tasks) {
     if (t.kind != "group" || t.ready < 0) continue;
-    const double until = t.start >= 0 ? t.start : v.end_time;
+    const double until = t.start >= 0 ? t.start : t.state == "CANCELLED" ? t.end : v.end_time;
     for (auto [a, b] : idle_intervals(v, t.workers, t.ready, until))
       v.starved.push_back({t.name, t.workers, a, b});
   }
