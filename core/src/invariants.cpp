@@ -24,6 +24,11 @@ std::string InvariantChecker::worker_name(std::uint32_t index) const {
   return "worker " + std::to_string(registry_.worker_at(index).id.value());
 }
 
+bool InvariantChecker::raised(std::uint32_t run) const {
+  return std::find(raised_runs_.begin(), raised_runs_.end(), run) != raised_runs_.end() ||
+         (run_raised_ && run_raised_(RunId(run)));
+}
+
 bool InvariantChecker::all_idle(const TaskModel& g) const {
   for (std::uint32_t t : targets_of(g))
     if (nl_busy_[t].valid()) return false;
@@ -119,6 +124,10 @@ void InvariantChecker::on_event(const Event& e) {
     }
     case EventKind::kDispatch: {
       TaskModel& t = task(e.task);
+      // With run_cancellation a raise cancelled everything of its run that had not started, so nothing
+      // of that run starts afterwards (a group's members all start at its launch, before any raise).
+      if (switches_[Switch::kRunCancellation] && t.state == TaskState::kReady && raised(t.run))
+        fail("raised_run_starts_nothing", who + " dispatched after its run's callback raised");
       if (t.state == TaskState::kPoisoned || t.state == TaskState::kCancelled)
         fail("dispatch_only_ready", who + " is " + std::string(to_string(t.state)) + " and was dispatched");
       for (TaskId p : producers_of(t))
@@ -204,10 +213,7 @@ void InvariantChecker::on_event(const Event& e) {
       TaskModel& t = task(e.task);
       if (!switches_[Switch::kRunCancellation])
         fail("cancel_only_on_raise", who + " cancelled with run_cancellation off");
-      const bool raised =
-          std::find(raised_runs_.begin(), raised_runs_.end(), t.run) != raised_runs_.end() ||
-          (run_raised_ && run_raised_(RunId(t.run)));
-      if (!raised) fail("cancel_only_on_raise", who + " cancelled but its run's callback did not raise");
+      if (!raised(t.run)) fail("cancel_only_on_raise", who + " cancelled but its run's callback did not raise");
       if (t.state != TaskState::kPending && t.state != TaskState::kReady)
         fail("cancel_only_on_raise", who + " cancelled while " + std::string(to_string(t.state)));
       if (t.kind == TaskKind::kGroup && t.state == TaskState::kReady) {

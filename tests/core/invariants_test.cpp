@@ -72,7 +72,13 @@ class Feed {
   void complete(std::uint32_t id) { checker_.on_event(at(EventKind::kComplete, id)); }
   void poison(std::uint32_t id) { checker_.on_event(at(EventKind::kPoison, id)); }
   void cancel(std::uint32_t id) { checker_.on_event(at(EventKind::kCancel, id)); }
-  void raise() { checker_.on_event(Event(EventKind::kRunRaise)); }  // the (one) run's callback raised
+  // The run of the events that follow (default: none named, one run for the whole feed).
+  void in_run(std::uint32_t run) { run_ = RunId(run); }
+  void raise() {  // the current run's callback raised
+    Event e(EventKind::kRunRaise);
+    e.run = run_;
+    checker_.on_event(e);
+  }
 
  private:
   Event at(EventKind k, std::uint32_t id, std::optional<TaskKind> kind = std::nullopt) {
@@ -80,6 +86,7 @@ class Feed {
     e.task = TaskId(id);
     e.task_kind = kind ? *kind : kinds_[id];
     e.name = names_.emplace_back("t" + std::to_string(id));
+    e.run = run_;
     return e;
   }
   Registry reg_;
@@ -88,6 +95,7 @@ class Feed {
   std::list<std::vector<Dependency>> deps_;
   std::list<std::string> names_;
   std::map<std::uint32_t, TaskKind> kinds_;
+  RunId run_;
 };
 
 std::string rule_of(const std::function<void()>& f) {
@@ -330,6 +338,7 @@ Switches cancellation() { return Switches{}.set(Switch::kRunCancellation, true);
 
 TEST(Invariants, AcceptCancellationsAfterARaise) {
   Feed f(cancellation());
+  f.in_run(0);
   f.submit(0, TaskKind::kSingle, {1});
   f.ready(0, QueueKind::kWorker, 1);
   f.submit(1, TaskKind::kGroup, {0, 2}, 2);
@@ -339,7 +348,8 @@ TEST(Invariants, AcceptCancellationsAfterARaise) {
   f.cancel(0);
   f.cancel(1);
   f.cancel(2);
-  // The cancelled group left the group FIFO: a single may take its idle targets.
+  // The cancelled group left the group FIFO: a single (of the next run) may take its idle targets.
+  f.in_run(1);
   f.submit(3, TaskKind::kSingle, {0});
   f.ready(3, QueueKind::kWorker, 0);
   EXPECT_NO_THROW(f.dispatch(3, 0, 0));
@@ -374,6 +384,19 @@ TEST(Invariants, CancelOfARunningOrEndedTaskFires) {
   g.poison(0);
   g.raise();
   EXPECT_EQ(rule_of([&] { g.cancel(0); }), "cancel_only_on_raise");
+}
+
+TEST(Invariants, ATaskLeftReadyAfterARaiseThatStartsFires) {
+  Feed f(cancellation());
+  f.submit(0, TaskKind::kSingle, {1});
+  f.ready(0, QueueKind::kWorker, 1);
+  f.raise();  // and 0 was not cancelled
+  EXPECT_EQ(rule_of([&] { f.dispatch(0, 0, 1); }), "raised_run_starts_nothing");
+  Feed off;  // without the switch the raised run's tasks run as before
+  off.submit(0, TaskKind::kSingle, {1});
+  off.ready(0, QueueKind::kWorker, 1);
+  off.raise();
+  EXPECT_NO_THROW(off.dispatch(0, 0, 1));
 }
 
 TEST(Invariants, DispatchOfACancelledTaskFires) {

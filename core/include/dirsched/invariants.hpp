@@ -21,6 +21,8 @@
 //                          run's callback raised (run_raise, or run_raised() for a run that emits no run
 //                          events), and only from PENDING or READY; a cancelled task never dispatches
 //                          (dispatch_only_ready) and its group leaves the group FIFO
+//   raised_run_starts_nothing  run_cancellation: once a run's callback raised, none of its tasks is
+//                          dispatched (all that had not started were cancelled)
 // and at the end (finish) that every submitted task is terminal, or stuck for a stated reason; READY
 // work that could still run on an idle worker is a violation (ready_work_left).
 // A violation throws InvariantViolation with the event's seq, the rule, and the dump of the queues.
@@ -108,6 +110,7 @@ class InvariantChecker : public Observer {
   TaskModel& task(TaskId id);
   std::string worker_name(std::uint32_t index) const;
   bool all_idle(const TaskModel& g) const;
+  bool raised(std::uint32_t run) const;  // its run_raise was seen, or run_raised_ says so
 
   const Registry& registry_;
   Switches switches_;
