@@ -24,6 +24,11 @@ std::string InvariantChecker::worker_name(std::uint32_t index) const {
   return "worker " + std::to_string(registry_.worker_at(index).id.value());
 }
 
+bool InvariantChecker::raised(std::uint32_t run) const {
+  return std::find(raised_runs_.begin(), raised_runs_.end(), run) != raised_runs_.end() ||
+         (run_raised_ && run_raised_(RunId(run)));
+}
+
 bool InvariantChecker::all_idle(const TaskModel& g) const {
   for (std::uint32_t t : targets_of(g))
     if (nl_busy_[t].valid()) return false;
@@ -119,8 +124,12 @@ void InvariantChecker::on_event(const Event& e) {
     }
     case EventKind::kDispatch: {
       TaskModel& t = task(e.task);
-      if (t.state == TaskState::kPoisoned)
-        fail("dispatch_only_ready", who + " is POISONED and was dispatched");
+      // With run_cancellation a raise cancelled everything of its run that had not started, so nothing
+      // of that run starts afterwards (a group's members all start at its launch, before any raise).
+      if (switches_[Switch::kRunCancellation] && t.state == TaskState::kReady && raised(t.run))
+        fail("raised_run_starts_nothing", who + " dispatched after its run's callback raised");
+      if (t.state == TaskState::kPoisoned || t.state == TaskState::kCancelled)
+        fail("dispatch_only_ready", who + " is " + std::string(to_string(t.state)) + " and was dispatched");
       for (TaskId p : producers_of(t))
         if (tasks_[p.index()].state != TaskState::kCompleted)
           fail("producers_completed",
@@ -200,10 +209,26 @@ void InvariantChecker::on_event(const Event& e) {
       t.state = TaskState::kPoisoned;
       break;
     }
+    case EventKind::kCancel: {
+      TaskModel& t = task(e.task);
+      if (!switches_[Switch::kRunCancellation])
+        fail("cancel_only_on_raise", who + " cancelled with run_cancellation off");
+      if (!raised(t.run)) fail("cancel_only_on_raise", who + " cancelled but its run's callback did not raise");
+      if (t.state != TaskState::kPending && t.state != TaskState::kReady)
+        fail("cancel_only_on_raise", who + " cancelled while " + std::string(to_string(t.state)));
+      if (t.kind == TaskKind::kGroup && t.state == TaskState::kReady) {
+        auto it = std::find(group_fifo_.begin(), group_fifo_.end(), e.task);
+        if (it != group_fifo_.end()) group_fifo_.erase(it);
+      }
+      t.state = TaskState::kCancelled;
+      break;
+    }
+    case EventKind::kRunRaise:
+      raised_runs_.push_back(e.run.index());
+      break;
     case EventKind::kPending:
     case EventKind::kReject:
     case EventKind::kNotSubmitted:
-    case EventKind::kRunRaise:
     case EventKind::kRunEnd:
     case EventKind::kGroupBlocked:
     case EventKind::kGroupStall:

@@ -21,8 +21,8 @@ std::optional<Enum> lookup(const std::array<std::string_view, N>& names, std::st
 constexpr std::array<std::string_view, 3> kWorkerKinds = {"local_chip", "local_worker", "remote"};
 constexpr std::array<std::string_view, 3> kNamespaces = {"LOCAL_CHIP", "LOCAL_PYTHON", "REMOTE"};
 constexpr std::array<std::string_view, 3> kMemories = {"host", "child", "remote"};
-constexpr std::array<std::string_view, 8> kStates = {"PENDING", "READY",    "RUNNING",  "COMPLETED",
-                                                     "FAILED",  "POISONED", "REJECTED", "NOT_SUBMITTED"};
+constexpr std::array<std::string_view, 9> kStates = {"PENDING",  "READY",    "RUNNING",       "COMPLETED", "FAILED",
+                                                     "POISONED", "REJECTED", "NOT_SUBMITTED", "CANCELLED"};
 constexpr std::array<std::string_view, 4> kKinds = {"single", "group", "sub", "sub_group"};
 constexpr std::array<std::string_view, 4> kOps = {"submit_next_level", "submit_next_level_group",
                                                   "submit_sub", "submit_sub_group"};
@@ -49,11 +49,12 @@ constexpr std::array<std::string_view, 20> kCodes = {"missing_worker",
                                                      "overlapping_writes",
                                                      "mpi_group_mixed"};
 static_assert(kCodes.size() == static_cast<std::size_t>(ErrorCode::kMpiGroupMixed) + 1, "one spelling per code");
-constexpr std::array<std::string_view, 16> kEvents = {
+constexpr std::array<std::string_view, 17> kEvents = {
     "submit",      "reject",            "pending",       "ready",
     "dispatch",    "member_end",        "complete",      "fail",
     "poison",      "not_submitted",     "group_blocked", "group_launched",
-    "group_stall", "reservation_stall", "run_raise",     "run_end"};
+    "group_stall", "reservation_stall", "run_raise",     "run_end",
+    "cancel"};
 
 }  // namespace
 

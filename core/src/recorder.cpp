@@ -217,8 +217,13 @@ void Recorder::retire_one() {
   const Live& r = record(n);
   ++retired_states_[r.state];
   ++retired_run_states_[r.run][r.state];
-  if (r.ready >= 0 && r.start < 0 && r.kind == TaskKind::kSingle) unstarted_single_.push_back(r.ready);
-  if (r.ready >= 0 && r.start < 0 && r.kind == TaskKind::kGroup) unstarted_group_.push_back(r.ready);
+  // A READY task that never started waited until the end of the run, unless it was cancelled: then until
+  // its cancellation (run_cancellation), a wait known now.
+  const bool cancelled = r.state == TaskState::kCancelled;
+  if (r.ready >= 0 && r.start < 0 && r.kind == TaskKind::kSingle)
+    (cancelled ? cancelled_single_waits_ : unstarted_single_).push_back(cancelled ? r.end - r.ready : r.ready);
+  if (r.ready >= 0 && r.start < 0 && r.kind == TaskKind::kGroup)
+    (cancelled ? cancelled_group_waits_ : unstarted_group_).push_back(cancelled ? r.end - r.ready : r.ready);
   if (on_retire_) {
     build(n, scratch_);
     on_retire_(scratch_);
@@ -228,6 +233,8 @@ void Recorder::retire_one() {
     ++group_count_;
     if (r.start >= 0) {
       launched_wait_s_ += r.start - r.ready;
+    } else if (r.ready >= 0 && cancelled) {
+      launched_wait_s_ += r.end - r.ready;  // a known wait, like a launched group's
     } else if (r.ready >= 0) {
       ++unlaunched_groups_;
       unlaunched_ready_s_ += r.ready;
@@ -277,7 +284,7 @@ std::map<std::uint32_t, std::map<TaskState, std::size_t>> Recorder::run_state_co
   return out;
 }
 double Recorder::group_wait(const TaskRecord& g) const {
-  return (g.start >= 0 ? g.start : last_transition_) - g.ready;
+  return (g.start >= 0 ? g.start : g.state == TaskState::kCancelled ? g.end : last_transition_) - g.ready;
 }
 
 bool Recorder::group_less(const TaskRecord& a, const TaskRecord& b) const {
@@ -310,7 +317,8 @@ Recorder::GroupTotals Recorder::group_totals(double makespan) const {
     if (n < retired_ || live_[i].kind != TaskKind::kGroup) continue;
     const Live& r = live_[i];
     ++t.count;
-    if (r.ready >= 0) t.ready_wait_s += (r.start >= 0 ? r.start : makespan) - r.ready;
+    if (r.ready >= 0)
+      t.ready_wait_s += (r.start >= 0 ? r.start : r.state == TaskState::kCancelled ? r.end : makespan) - r.ready;
     if (const Extra* x = extra_if(n)) {
       t.idle_target_s += x->idle_target_s;
       t.overtakes_max = std::max(t.overtakes_max, x->overtakes);
@@ -326,11 +334,14 @@ void Recorder::ready_waits(double makespan, WaitSketch& singles, WaitSketch& gro
   groups.add(group_waits_);
   for (double ready : unstarted_single_) singles.add(makespan - ready);
   for (double ready : unstarted_group_) groups.add(makespan - ready);
+  for (double wait : cancelled_single_waits_) singles.add(wait);
+  for (double wait : cancelled_group_waits_) groups.add(wait);
   for (std::size_t n = retired_; n < record_count(); ++n) {
     const Live& t = record(n);
     if (t.ready < 0 || t.start >= 0) continue;
-    if (t.kind == TaskKind::kSingle) singles.add(makespan - t.ready);
-    if (t.kind == TaskKind::kGroup) groups.add(makespan - t.ready);
+    const double until = t.state == TaskState::kCancelled ? t.end : makespan;
+    if (t.kind == TaskKind::kSingle) singles.add(until - t.ready);
+    if (t.kind == TaskKind::kGroup) groups.add(until - t.ready);
   }
 }
 
@@ -496,6 +507,24 @@ void Recorder::on_event(const Event& e) {
       if (e.kind == EventKind::kPoison && keep_) extra(rec).cause = e.cause;
       last_transition_ = std::max(last_transition_, e.t);
       break;
+    case EventKind::kCancel: {
+      // Never started (run_cancellation): a READY group stops waiting for its targets here.
+      if (auto w = waiting_.find(rec); w != waiting_.end()) {
+        Extra& x = *w->second.extra;
+        if (w->second.idle_targets > 0) x.idle_target_s += e.t - w->second.since;
+        waiting_.erase(w);
+        for (WorkerId id : x.workers) {
+          auto& list = waiting_on_[*registry_.index_of(id)];
+          list.erase(std::remove_if(list.begin(), list.end(), [&](const WaitingRef& ref) { return ref.record == rec; }),
+                     list.end());
+        }
+      }
+      r.state = TaskState::kCancelled;
+      r.end = e.t;
+      r.flags |= kEnded;
+      last_transition_ = std::max(last_transition_, e.t);
+      break;
+    }
     case EventKind::kGroupStall:
     case EventKind::kReservationStall: {
       StallRecord st;
@@ -518,6 +547,7 @@ void Recorder::on_event(const Event& e) {
     case EventKind::kComplete:
     case EventKind::kFail:
     case EventKind::kPoison:
+    case EventKind::kCancel:
     case EventKind::kReject:
     case EventKind::kNotSubmitted:
       retire_terminal();

@@ -325,7 +325,9 @@ SubmitResult Scheduler::submit(const SubmitRequest& r) {
   auto found = [&](TaskId p, BufferId buffer) {
     deps.push_back({p, buffer});
     const TaskState ps = producer_state(p);
-    if (ps == TaskState::kFailed || ps == TaskState::kPoisoned) {
+    // A cancelled producer (run_cancellation; only a submit after its run raised can find one) will
+    // never write its outputs either.
+    if (ps == TaskState::kFailed || ps == TaskState::kPoisoned || ps == TaskState::kCancelled) {
       if (!poisoner.valid() || p < poisoner) poisoner = p;
     } else if (ps != TaskState::kCompleted) {  // a completed producer is not a live one
       producers.push_back(p);
@@ -512,19 +514,64 @@ void Scheduler::begin_run(RunId run) {
   open_run_ = last_run_ = run;
 }
 
-void Scheduler::raise_run(const std::string& message) {
+std::size_t Scheduler::raise_run(const std::string& message) {
   if (!open_run_.valid() && !declared_runs_) submitting_run();  // a raise before any submit: the implicit run
   if (!open_run_.valid()) throw CoreError(CoreErrorCode::kRunOrder, "raise_run with no run's callback open");
   RunInfo& r = runs_[open_run_.index()].info;
   if (r.raised) throw CoreError(CoreErrorCode::kRunOrder, "run '" + r.name + "' raised twice");
   r.raised = true;
   if (!r.error) r.error = RunError{TaskId(), 0, message};  // a member failure stays its first error
-  if (r.implicit) return;
-  Event e{EventKind::kRunRaise};
-  e.name = r.name;
-  e.run = open_run_;
-  e.message = message;
-  emit(e);
+  if (!r.implicit) {
+    Event e{EventKind::kRunRaise};
+    e.name = r.name;
+    e.run = open_run_;
+    e.message = message;
+    emit(e);
+  }
+  // The run_cancellation seam (#1541): off, the run's submitted tasks run or are poisoned as before.
+  if (!options_.switches[Switch::kRunCancellation]) return 0;
+  return cancel_unstarted(open_run_.index());
+}
+
+std::size_t Scheduler::cancel_unstarted(std::uint32_t run) {
+  // Every task of the run that has not started, in submit order (ids below the reclaimed window are
+  // terminal). Its consumers are of the same run (one tensor map per run) and not started either, so
+  // they are cancelled here too, never released or poisoned later; a running task's consumers likewise.
+  const std::string cause = runs_[run].info.error->message;
+  std::size_t cancelled = 0;
+  bool groups = false, subs = false;
+  std::vector<std::uint32_t> fifos;  // workers whose FIFO held a cancelled single
+  for (std::size_t i = tasks_.floor(); i < tasks_.size(); ++i) {
+    Task& t = tasks_[i];
+    if (t.run != run || (t.state != TaskState::kPending && t.state != TaskState::kReady)) continue;
+    if (t.state == TaskState::kReady) {  // it is queued: it leaves its queue below, once per queue
+      if (t.kind == TaskKind::kSingle)
+        fifos.push_back(slots_[t.slot_begin].worker);
+      else if (t.kind == TaskKind::kGroup)
+        groups = true;
+      else
+        subs = true;
+    }
+    const TaskId id(static_cast<std::uint32_t>(i));
+    set_state(id, TaskState::kCancelled);
+    task_ended(t);
+    ++cancelled;
+    Event e = event_for(EventKind::kCancel, id);
+    e.message = cause;
+    emit(e);
+  }
+  // No queue keeps a cancelled entry (queue lengths, the stall condition and reclamation read them).
+  const auto gone = [&](TaskId q) { return tasks_[q.index()].state == TaskState::kCancelled; };
+  std::sort(fifos.begin(), fifos.end());
+  fifos.erase(std::unique(fifos.begin(), fifos.end()), fifos.end());
+  for (std::uint32_t w : fifos) {
+    workers_[w].fifo.erase_if(gone);
+    if (workers_[w].fifo.empty()) runnable_.erase(w);
+  }
+  if (groups) group_fifo_.erase_if(gone);
+  if (subs) sub_fifo_.erase_if(gone);
+  check_run_end(run);  // no-op while the callback is open; end_run() checks again
+  return cancelled;
 }
 
 void Scheduler::end_run(std::optional<std::string> raised) {

@@ -458,6 +458,7 @@ class Explorer {
     to.core->set_observer(&observers);
     Scheduler* core = to.core.get();
     to.checker->set_dump([core] { return core->dump(); });
+    to.checker->set_run_raised([core](RunId r) { return core->run_info(r).raised; });
     bool ok = true;
     try {
       if (c.op) {
@@ -473,6 +474,7 @@ class Explorer {
     }
     to.core->set_observer(nullptr);
     to.checker->set_dump(nullptr);
+    to.checker->set_run_raised(nullptr);
     return ok;
   }
 

@@ -68,6 +68,7 @@ Timeline load(const std::string& dir) {
       if (ev == "complete") t.fate[task] = "COMPLETED";
       if (ev == "fail") t.fate[task] = "FAILED";
       if (ev == "poison") t.fate[task] = "POISONED";
+      if (ev == "cancel") t.fate[task] = "CANCELLED";
       if (ev == "reject") t.fate[task] = "REJECTED";
       if (ev == "not_submitted") t.fate[task] = "NOT_SUBMITTED";
       if ((ev == "submit" || ev == "dispatch") && !t.fate.count(task)) t.fate[task] = "UNFINISHED";

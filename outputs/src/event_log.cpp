@@ -160,6 +160,9 @@ void EventLog::on_event(const Event& e) {
     case EventKind::kPoison:
       o += ",\"cause\":" + json_string(core_->name(e.cause));
       break;
+    case EventKind::kCancel:  // run_cancellation: the cause is the run's error
+      o += ",\"cause\":" + json_string(e.message);
+      break;
     case EventKind::kGroupBlocked:
       ids("busy", *e.workers);
       break;

@@ -166,7 +166,7 @@ std::string outcome_line(const Run& run) {
   std::map<TaskState, std::size_t> by_state = run.recorder->state_counts();
   const std::size_t total = run.recorder->record_count();
   std::string bad;
-  for (TaskState st : {TaskState::kRejected, TaskState::kFailed, TaskState::kPoisoned})
+  for (TaskState st : {TaskState::kRejected, TaskState::kFailed, TaskState::kPoisoned, TaskState::kCancelled})
     if (by_state[st])
       bad += (bad.empty() ? "" : ", ") + std::to_string(by_state[st]) + " of " + std::to_string(total) +
              " tasks " + std::string(to_string(st));
@@ -174,6 +174,17 @@ std::string outcome_line(const Run& run) {
   if (bad.empty()) return outcome;
   // A run that finished is not a clean COMPLETED when some of its tasks never ran or did not succeed.
   return (outcome == "COMPLETED" ? "COMPLETED with problems: " : outcome + ": ") + bad;
+}
+
+// The task states summary.json counts, each listed even at 0. CANCELLED only with run_cancellation on
+// (no other run can have one), so that the summaries of every other run stay as they were.
+static std::vector<TaskState> counted_states(const Scheduler& core) {
+  std::vector<TaskState> out = {TaskState::kCompleted, TaskState::kFailed, TaskState::kPoisoned};
+  if (core.switches()[Switch::kRunCancellation]) out.push_back(TaskState::kCancelled);
+  for (TaskState st : {TaskState::kRejected, TaskState::kNotSubmitted, TaskState::kPending, TaskState::kReady,
+                       TaskState::kRunning})
+    out.push_back(st);
+  return out;
 }
 
 std::string summary_json(const Run& run, const std::vector<std::string>& notes) {
@@ -209,9 +220,7 @@ std::string summary_json(const Run& run, const std::vector<std::string>& notes) 
   s["makespan_s"] = tidy(makespan);
 
   ojson counts = ojson::object();
-  for (TaskState st : {TaskState::kCompleted, TaskState::kFailed, TaskState::kPoisoned, TaskState::kRejected,
-                       TaskState::kNotSubmitted, TaskState::kPending, TaskState::kReady, TaskState::kRunning})
-    counts[std::string(to_string(st))] = 0;
+  for (TaskState st : counted_states(*run.core)) counts[std::string(to_string(st))] = 0;
   for (const auto& [state, n] : rec.state_counts()) counts[std::string(to_string(state))] = n;
   counts["total"] = rec.record_count();
   s["tasks"] = counts;
@@ -262,7 +271,10 @@ std::string summary_json(const Run& run, const std::vector<std::string>& notes) 
                       {"workers", ws},
                       {"ready_s", tidy(t.ready)},
                       {"launched_s", launched ? ojson(tidy(t.start)) : ojson(nullptr)},
-                      {"ready_wait_s", tidy((launched ? t.start : makespan) - t.ready)},
+                      {"ready_wait_s", tidy((launched                       ? t.start
+                                             : t.state == TaskState::kCancelled ? t.end
+                                                                                : makespan) -
+                                            t.ready)},
                       {"idle_target_s", tidy(t.idle_target_s)},
                       {"overtakes", t.overtakes},
                       {"overtaken_by", t.overtaken_by}});
@@ -372,9 +384,7 @@ std::string summary_json(const Run& run, const std::vector<std::string>& notes) 
       const RunInfo& info = core.run_info(RunId(i));
       ojson tasks = ojson::object();
       std::size_t total = 0;
-      for (TaskState st : {TaskState::kCompleted, TaskState::kFailed, TaskState::kPoisoned, TaskState::kRejected,
-                           TaskState::kNotSubmitted, TaskState::kPending, TaskState::kReady, TaskState::kRunning})
-        tasks[std::string(to_string(st))] = 0;
+      for (TaskState st : counted_states(core)) tasks[std::string(to_string(st))] = 0;
       if (auto it = by_run.find(i); it != by_run.end())
         for (const auto& [state, n] : it->second) tasks[std::string(to_string(state))] = n, total += n;
       tasks["total"] = total;

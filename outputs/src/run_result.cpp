@@ -13,6 +13,7 @@ std::unique_ptr<InvariantChecker> observe_run(Run& run, ObserverList& observers,
     checker = std::make_unique<InvariantChecker>(run.core->registry(), run.scenario.switches);
     Run* r = &run;
     checker->set_dump([r] { return r->core->dump(); });
+    checker->set_run_raised([r](RunId id) { return r->core->run_info(id).raised; });
     observers.add(checker.get());
   }
   run.core->set_observer(&observers);

@@ -453,6 +453,29 @@ void WaitAttribution::on_event(const Event& e) {
       set_piece(*wi, t);
       break;
     }
+    case EventKind::kCancel: {  // never started (run_cancellation): a READY group leaves the group FIFO
+      auto it = live_.find(e.task.index());
+      if (it == live_.end()) break;
+      const std::vector<std::uint32_t> targets = it->second.targets;
+      live_.erase(it);
+      auto f = std::find(group_fifo_.begin(), group_fifo_.end(), e.task);
+      if (f == group_fifo_.end()) break;
+      group_fifo_.erase(f);
+      if (blocked_head_ == e.task) {
+        for (std::uint32_t wi : targets) {
+          workers_[wi].reserved = false;
+          set_piece(wi, t);
+        }
+        blocked_head_ = TaskId();
+      }
+      if (head_ == e.task) {
+        for (std::uint32_t wi : targets) is_head_target_[wi] = 0;
+        head_ = TaskId();
+        head_runs_.clear();
+        if (!group_fifo_.empty()) become_head(group_fifo_.front(), t);
+      }
+      break;
+    }
     case EventKind::kComplete:
     case EventKind::kFail:
     case EventKind::kPoison: {

@@ -76,7 +76,15 @@ void Replay::hold_overrides(TaskId task, const OpSpec& op) {
 
 void Replay::not_submitted(const OpSpec& op) {
   if (stream_) scenario_->trace_file->note_unsubmitted(op.task, op.callable);
-  core_->not_submitted(op.task);
+  if (aborted_)  // the abort's refusal is the implicit run's error now, but was never these ops' reason
+    core_->not_submitted(op.task, core_->open_run(), false);
+  else
+    core_->not_submitted(op.task);
+}
+
+void Replay::raise_implicit() {
+  aborted_ = !pending_abort_.empty();
+  core_->raise_run(raise_message());
 }
 
 double Replay::earliest_start() const {
@@ -200,7 +208,7 @@ void Replay::unwind_rest() {
 // `batch_from` were not made): its later ops are not submitted, the run's callback ends raised, and the
 // replay waits for the run. In a trace without runs (the implicit run's callback is the whole trace),
 // the rest of the trace is not submitted and the replay is over.
-void Replay::raise_run(const std::string& message, std::size_t from_inner, std::size_t batch_from) {
+bool Replay::raise_run(const std::string& message, std::size_t from_inner, std::size_t batch_from) {
   auto rest = [&](const OpSpec& op, std::size_t from, RunId run) {
     if (op.kind == OpKind::kBatch) {
       for (std::size_t j = from; j < op.ops.size(); ++j) core_->not_submitted(op.ops[j].task, run, true);
@@ -209,20 +217,21 @@ void Replay::raise_run(const std::string& message, std::size_t from_inner, std::
     }
   };
   if (runs_.empty()) {
-    core_->raise_run(message);  // the implicit run: its error, no event
+    const bool cancelled = core_->raise_run(message) > 0;  // the implicit run: its error, no event
     const RunId run = core_->open_run();
     unwound_ = true;
     for (std::size_t i = from_inner; i < scenario_->trace.size(); ++i)
       rest(scenario_->trace[i], i == from_inner ? batch_from : 0, run);
-    return;
+    return cancelled;
   }
   const OpSpec& run_op = scenario_->trace[op_];
   const RunId run = runs_[op_];
-  core_->raise_run(message);
+  const bool cancelled = core_->raise_run(message) > 0;
   for (std::size_t j = from_inner; j < run_op.ops.size(); ++j)
     rest(run_op.ops[j], j == from_inner ? batch_from : 0, run);
   core_->end_run();
   phase_ = Phase::kWait;
+  return cancelled;
 }
 
 bool Replay::run_next_in_run(const OpSpec& run, double now) {
@@ -256,8 +265,7 @@ bool Replay::run_next_in_run(const OpSpec& run, double now) {
       next_inner();
       return false;
     case OpKind::kRaise:
-      raise_run(op.message, at + 1, 0);
-      return false;
+      return raise_run(op.message, at + 1, 0);
     case OpKind::kBatch:
       for (std::size_t j = 0; j < op.ops.size(); ++j)
         if (!submit(op.ops[j])) {
@@ -289,8 +297,7 @@ bool Replay::run_next(double now) {
     case OpKind::kRun:
       return run_next_in_run(op, now);
     case OpKind::kRaise:  // a trace without runs: the implicit run's callback raises
-      raise_run(op.message, op_ + 1, 0);
-      return false;
+      return raise_run(op.message, op_ + 1, 0);
     case OpKind::kSleep:
       ready_at_ = now + op.sleep_s;
       advance();
@@ -302,12 +309,14 @@ bool Replay::run_next(double now) {
     case OpKind::kBatch:
       for (std::size_t j = 0; j < op.ops.size(); ++j)
         if (!submit(op.ops[j])) {
+          raise_implicit();
           unwind_from(op_, j + 1);
           return true;
         }
       break;
     default:
       if (!submit(op)) {
+        raise_implicit();
         unwind_from(op_ + 1, 0);
         return true;
       }

@@ -977,7 +977,7 @@ struct Loader {
       const auto st = v.is_string() ? task_state_from_string(v.get<std::string>()) : std::nullopt;
       if (!st || *st == TaskState::kRunning)
         fail_at(path,
-                "unknown final state (COMPLETED, FAILED, POISONED, REJECTED, NOT_SUBMITTED, READY, PENDING)");
+                "unknown final state (COMPLETED, FAILED, POISONED, CANCELLED, REJECTED, NOT_SUBMITTED, READY, PENDING)");
     });
     per_task("rejected", [&](const json& v, const std::string& path) {
       if (!v.is_string() || !error_code_from_string(v.get<std::string>()))

@@ -771,6 +771,7 @@ RunFacts load_run(const std::string& dir) {
     try {
       const json e = parse_output_line(line, (folder / "events.jsonl").string(), line_no);
       const std::string event = e.at("event").get<std::string>();
+      if (event.rfind("run_", 0) == 0) continue;  // a run's event (run_raise, run_end) names no task
       const std::string task = e.at("task").get<std::string>();
       if (event == "submit") kind[task] = e.value("kind", "single");
       if (event != "dispatch") continue;

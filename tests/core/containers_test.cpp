@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <vector>
 
 namespace dirsched {
 namespace {
@@ -22,6 +23,23 @@ TEST(FifoQueue, KeepsOrderAcrossGrowthAndWrapAround) {
     f.pop_front();
   }
   EXPECT_EQ(next_in, next_out);
+}
+
+TEST(FifoQueue, EraseIfKeepsTheOthersInOrderAcrossTheWrap) {
+  Fifo<int> f;
+  for (int i = 0; i < 6; ++i) f.push_back(i);
+  for (int i = 0; i < 5; ++i) f.pop_front();  // the head near the end of the ring
+  for (int i = 6; i < 12; ++i) f.push_back(i);  // 5..11, wrapping
+  f.erase_if([](int v) { return v % 2 == 0; });
+  std::vector<int> out;
+  for (std::size_t i = 0; i < f.size(); ++i) out.push_back(f.at(i));
+  EXPECT_EQ(out, (std::vector<int>{5, 7, 9, 11}));
+  f.push_back(12);
+  f.pop_front();
+  EXPECT_EQ(f.front(), 7);
+  EXPECT_EQ(f.size(), 4u);
+  f.erase_if([](int) { return true; });
+  EXPECT_TRUE(f.empty());
 }
 
 TEST(IndexSetOrder, NextFindsTheSmallestMemberAtOrAfter) {

@@ -25,6 +25,9 @@ void EventTrace::on_event(const Event& e) {
     case EventKind::kReject:
       line += " " + std::string(to_string(e.rejection->code));
       break;
+    case EventKind::kCancel:
+      line += " cause=" + std::string(e.message);
+      break;
     case EventKind::kGroupBlocked:
       line += " busy=";
       for (WorkerId w : *e.workers) line += std::to_string(w.value()) + ",";
@@ -66,6 +69,7 @@ void FakeDriver::observe() {
   recorder_ = std::make_unique<Recorder>(*core_);
   checker_ = std::make_unique<InvariantChecker>(core_->registry(), options_.switches);
   checker_->set_dump([this] { return core_->dump(); });
+  checker_->set_run_raised([this](RunId r) { return core_->run_info(r).raised; });
   observers_ = ObserverList();
   observers_.add(&trace_);
   observers_.add(recorder_.get());
@@ -210,6 +214,12 @@ void FakeDriver::advance_to(double t) {
     step();
   }
   now_ = t;
+}
+
+std::size_t FakeDriver::raise(const std::string& message) {
+  const std::size_t cancelled = core_->raise_run(message);
+  if (cancelled > 0) settle();
+  return cancelled;
 }
 
 void FakeDriver::run() {

@@ -85,6 +85,10 @@ class FakeDriver {
                                std::vector<Arg> args = {}) const;
   SubmitRequest group_request(const std::string& name, std::vector<std::int64_t> workers) const;
 
+  // The open callback raises now (Scheduler::raise_run); when the core cancelled tasks
+  // (run_cancellation), the scheduler iterates at this instant, as the replay does. Returns how many.
+  std::size_t raise(const std::string& message);
+
   // Advances to the next instant with completions due; false when nothing is running.
   bool step();
   // Advances until the given time (completions up to and including it are applied).

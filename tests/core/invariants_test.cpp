@@ -71,6 +71,14 @@ class Feed {
   }
   void complete(std::uint32_t id) { checker_.on_event(at(EventKind::kComplete, id)); }
   void poison(std::uint32_t id) { checker_.on_event(at(EventKind::kPoison, id)); }
+  void cancel(std::uint32_t id) { checker_.on_event(at(EventKind::kCancel, id)); }
+  // The run of the events that follow (default: none named, one run for the whole feed).
+  void in_run(std::uint32_t run) { run_ = RunId(run); }
+  void raise() {  // the current run's callback raised
+    Event e(EventKind::kRunRaise);
+    e.run = run_;
+    checker_.on_event(e);
+  }
 
  private:
   Event at(EventKind k, std::uint32_t id, std::optional<TaskKind> kind = std::nullopt) {
@@ -78,6 +86,7 @@ class Feed {
     e.task = TaskId(id);
     e.task_kind = kind ? *kind : kinds_[id];
     e.name = names_.emplace_back("t" + std::to_string(id));
+    e.run = run_;
     return e;
   }
   Registry reg_;
@@ -86,6 +95,7 @@ class Feed {
   std::list<std::vector<Dependency>> deps_;
   std::list<std::string> names_;
   std::map<std::uint32_t, TaskKind> kinds_;
+  RunId run_;
 };
 
 std::string rule_of(const std::function<void()>& f) {
@@ -321,6 +331,87 @@ TEST(Invariants, SubGroupTooLargeForThePoolIsStuckNotAViolation) {
   f.submit(0, TaskKind::kSubGroup, {}, 3);
   f.ready(0, QueueKind::kSub);
   EXPECT_NO_THROW(f.checker().finish({{"t0", TaskState::kReady, "needs 3 SUB workers, the pool has 2"}}));
+}
+
+// run_cancellation: cancel_only_on_raise, and a cancelled task never dispatches.
+Switches cancellation() { return Switches{}.set(Switch::kRunCancellation, true); }
+
+TEST(Invariants, AcceptCancellationsAfterARaise) {
+  Feed f(cancellation());
+  f.in_run(0);
+  f.submit(0, TaskKind::kSingle, {1});
+  f.ready(0, QueueKind::kWorker, 1);
+  f.submit(1, TaskKind::kGroup, {0, 2}, 2);
+  f.ready(1, QueueKind::kGroup);
+  f.submit(2, TaskKind::kSingle, {1}, 1, {{TaskId(0u), BufferId(0u)}});
+  f.raise();
+  f.cancel(0);
+  f.cancel(1);
+  f.cancel(2);
+  // The cancelled group left the group FIFO: a single (of the next run) may take its idle targets.
+  f.in_run(1);
+  f.submit(3, TaskKind::kSingle, {0});
+  f.ready(3, QueueKind::kWorker, 0);
+  EXPECT_NO_THROW(f.dispatch(3, 0, 0));
+  f.end(3, 0, 0);
+  f.complete(3);
+  EXPECT_NO_THROW(f.checker().finish({}));
+}
+
+TEST(Invariants, CancelWithTheSwitchOffFires) {
+  Feed f;
+  f.submit(0, TaskKind::kSingle, {1});
+  f.ready(0, QueueKind::kWorker, 1);
+  f.raise();
+  EXPECT_EQ(rule_of([&] { f.cancel(0); }), "cancel_only_on_raise");
+}
+
+TEST(Invariants, CancelWithoutARaiseFires) {
+  Feed f(cancellation());
+  f.submit(0, TaskKind::kSingle, {1});
+  EXPECT_EQ(rule_of([&] { f.cancel(0); }), "cancel_only_on_raise");
+}
+
+TEST(Invariants, CancelOfARunningOrEndedTaskFires) {
+  Feed f(cancellation());
+  f.submit(0, TaskKind::kSingle, {1});
+  f.ready(0, QueueKind::kWorker, 1);
+  f.dispatch(0, 0, 1);
+  f.raise();
+  EXPECT_EQ(rule_of([&] { f.cancel(0); }), "cancel_only_on_raise");
+  Feed g(cancellation());
+  g.submit(0, TaskKind::kSingle, {1});
+  g.poison(0);
+  g.raise();
+  EXPECT_EQ(rule_of([&] { g.cancel(0); }), "cancel_only_on_raise");
+}
+
+TEST(Invariants, ATaskLeftReadyAfterARaiseThatStartsFires) {
+  Feed f(cancellation());
+  f.submit(0, TaskKind::kSingle, {1});
+  f.ready(0, QueueKind::kWorker, 1);
+  f.raise();  // and 0 was not cancelled
+  EXPECT_EQ(rule_of([&] { f.dispatch(0, 0, 1); }), "raised_run_starts_nothing");
+  Feed off;  // without the switch the raised run's tasks run as before
+  off.submit(0, TaskKind::kSingle, {1});
+  off.ready(0, QueueKind::kWorker, 1);
+  off.raise();
+  EXPECT_NO_THROW(off.dispatch(0, 0, 1));
+}
+
+TEST(Invariants, DispatchOfACancelledTaskFires) {
+  Feed f(cancellation());
+  f.submit(0, TaskKind::kSingle, {1});
+  f.ready(0, QueueKind::kWorker, 1);
+  f.raise();
+  f.cancel(0);
+  EXPECT_EQ(rule_of([&] { f.dispatch(0, 0, 1); }), "dispatch_only_ready");
+  Feed g(cancellation());
+  g.submit(0, TaskKind::kGroup, {0, 1}, 2);
+  g.ready(0, QueueKind::kGroup);
+  g.raise();
+  g.cancel(0);
+  EXPECT_EQ(rule_of([&] { g.launch(0); }), "dispatch_only_ready");
 }
 
 TEST(Invariants, ViolationCarriesTheEventSeq) {

@@ -28,8 +28,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   }
   Scheduler core(scenario.registry(), scheduler_options(scenario));
-  InvariantChecker checker(core.registry());
+  InvariantChecker checker(core.registry(), core.switches());
   checker.set_dump([&core] { return core.dump(); });
+  checker.set_run_raised([&core](RunId r) { return core.run_info(r).raised; });
   core.set_observer(&checker);
   Replay replay(scenario, core);
   try {

@@ -29,8 +29,9 @@ grep -q "^no change from seed to head_reservation (upto:1565) alters the run" "$
 [[ $? == 1 ]] || no "view_deps: exit 1"
 grep -q "^first change that alters the run: #1902 (view_deps)$" "$tmp/out" || { no "names #1902"; cat "$tmp/out"; }
 grep -q "dispatch order from position 2: #1624 c@2, d@3; #1902 d@3, c@2" "$tmp/out" || { no "view_deps order"; cat "$tmp/out"; }
-grep -q "^  #1541 whole_run_fifo\*, run_cancellation\* *not built: runs as the point before$" "$tmp/out" ||
+grep -q "^  #1583 staging\* *not built: runs as the point before$" "$tmp/out" ||
   { no "a change made only of unbuilt switches"; cat "$tmp/out"; }
+grep -q "^  #1541 whole_run_fifo\*, run_cancellation *same$" "$tmp/out" || { no "a change with a built switch is run"; cat "$tmp/out"; }
 grep -q "^\* not built in this testbed, so off at every point" "$tmp/out" || no "the unbuilt switches named"
 
 # arg_guard (#1729): final states differ, with the codes.
@@ -50,6 +51,13 @@ grep -q "^  mpi_group_lane  *not built$" "$tmp/out" || no "mpi_group_lane not bu
 grep -q "^  mpi_group_check  *differs, as the whole change does$" "$tmp/out" || no "mpi_group_check alone"
 grep -q "final states of 1: mixed: COMPLETED -> REJECTED (mpi_group_mixed)" "$tmp/out" || no "mixed rejected"
 
+# run_cancellation (#1541, beside whole_run_fifo, not built): the change is named by its built switch.
+"$dirsched" bisect "$sc/ladder-run-cancellation.json" >"$tmp/out" 2>&1
+grep -q "^first change that alters the run: #1541 (whole_run_fifo\*, run_cancellation)$" "$tmp/out" ||
+  { no "names #1541"; cat "$tmp/out"; }
+grep -q "CANCELLED" "$tmp/out" || { no "the cancelled final states"; cat "$tmp/out"; }
+grep -q "^  whole_run_fifo  *not built$" "$tmp/out" || no "whole_run_fifo not built"
+
 # --json: the same report as data.
 "$dirsched" bisect "$sc/ladder-view-deps.json" --json >"$tmp/j" 2>&1
 [[ $? == 1 ]] || no "--json: exit 1"
@@ -60,7 +68,7 @@ assert d["from"] == "seed" and d["to"] == "upto:1902", d
 assert [p["point"] for p in d["points"]] == ["seed", "upto:1565", "upto:1541", "upto:1583", "upto:1612",
                                             "upto:1729", "upto:1754", "upto:1624", "upto:1902"], d["points"]
 assert d["first_change"]["pr"] == 1902 and d["first_change"]["alone"][0]["switch"] == "view_deps", d["first_change"]
-assert d["points"][2]["tested"] is False and d["points"][8]["differences"], d["points"]
+assert d["points"][3]["tested"] is False and d["points"][2]["tested"] is True and d["points"][8]["differences"], d["points"]
 assert "whole_run_fifo" in d["not_built"] and "view_deps" not in d["not_built"], d["not_built"]
 PY
 

@@ -14,7 +14,7 @@ order() { grep '"event":"dispatch"' "$1/events.jsonl" | sed 's/.*"task":"\([^"]*
 
 # by_policy: each ladder scenario passes under its file's switches and under each preset's block;
 # the top-level block (switch on) does not hold under seed, and by_policy.seed does not hold with it on.
-for f in ladder-arg-guard ladder-view-deps ladder-mpi-group-check; do
+for f in ladder-arg-guard ladder-view-deps ladder-mpi-group-check ladder-run-cancellation ladder-run-cancellation-fail-fast; do
   for p in "" "--policy seed" "--policy head_reservation" "--policy upto:1565" "--policy upto:#1565"; do
     "$dirsched" check $p "$sc/$f.json" >"$tmp/out" 2>&1 || { no "$f under '$p'"; cat "$tmp/out"; }
   done
@@ -80,6 +80,60 @@ expect_2 "unknown switch flag" "unknown switch 'stagin' \(known: group_reservati
 expect_2 "switch value" "expected NAME=on or NAME=off" -- "$dirsched" check --switch staging=yes "$sc/quick-tour.json"
 expect_2 "upto flag" "--policy: upto:1600 names no PR of the ladder \(1565, 1541, 1583, 1612, 1729, 1754, 1624, 1902\)" -- \
   "$dirsched" check --policy upto:1600 "$sc/quick-tour.json"
+
+# run_cancellation (#1541): the cancel events (after run_raise, in submit order, with run and cause), the
+# CANCELLED counts (none, and no key, without the switch), tasks.csv; abort in a file without runs.
+"$dirsched" run "$sc/ladder-run-cancellation.json" --out "$tmp/rc" --outputs events,summary,tasks >/dev/null || no "run run_cancellation"
+"$dirsched" run "$sc/ladder-run-cancellation.json" --policy seed --out "$tmp/rc0" --outputs events,summary,tasks >/dev/null ||
+  no "run run_cancellation under seed"
+python3 - "$tmp/rc" "$tmp/rc0" <<'PY' || no "run_cancellation outputs"
+import json, sys
+on, off = sys.argv[1:3]
+ev = [json.loads(l) for l in open(on + "/events.jsonl")]
+cancels = [e for e in ev if e["event"] == "cancel"]
+assert [(e["task"], e["run"], e["cause"], e["t_s"]) for e in cancels] == \
+    [(t, "r1", "orchestration: ValueError: bad shape", 0.5) for t in ["b", "c", "g", "s2"]], cancels
+assert all(e["seq"] > next(r["seq"] for r in ev if r["event"] == "run_raise") for e in cancels)
+s = json.load(open(on + "/summary.json"))
+assert s["tasks"]["CANCELLED"] == 4 and list(s["tasks"])[:4] == ["COMPLETED", "FAILED", "POISONED", "CANCELLED"], s["tasks"]
+assert [r["tasks"]["CANCELLED"] for r in s["runs"]] == [4, 0], s["runs"]
+# A cancelled READY task waited from READY to its cancellation (0.5 s), not to the end of the run.
+assert s["groups"][0]["task"] == "g" and s["groups"][0]["ready_wait_s"] == 0.5, s["groups"]
+assert s["ready_waits"]["group"]["max_s"] == 0.5 and s["ready_waits"]["single"]["max_s"] == 0.5, s["ready_waits"]
+rows = {l.split(",")[0]: l.rstrip("\n").split(",") for l in open(on + "/tasks.csv")}
+assert rows["g"][10] == "CANCELLED" and rows["g"][6] == "" and rows["g"][7] == "0.5", rows["g"]
+o = json.load(open(off + "/summary.json"))
+assert "CANCELLED" not in o["tasks"] and all(json.loads(l)["event"] != "cancel" for l in open(off + "/events.jsonl"))
+PY
+# compare reads a log with runs (run_raise / run_end name no task): the switch's effect, side by side.
+"$dirsched" compare "$tmp/rc0" "$tmp/rc" >"$tmp/cmp" 2>&1
+[[ $? -eq 1 ]] || { no "compare of run_cancellation off / on exits 1 (different)"; cat "$tmp/cmp"; }
+grep -q "e: rc0 e@2 t=6, rc e@2 t=2" "$tmp/cmp" || { no "compare names the moved dispatch"; cat "$tmp/cmp"; }
+cat > "$tmp/abort.json" <<'JSON'
+{"name": "abort-cancels", "on_reject": "abort",
+ "workers": {"next_level": [{"id": 0, "kind": "local_chip"}]},
+ "callables": {"k": {"namespace": "LOCAL_CHIP", "duration_s": 1}},
+ "trace": [
+  {"op": "submit_next_level", "task": "first", "callable": "k", "worker": 0},
+  {"op": "submit_next_level", "task": "queued", "callable": "k", "worker": 0},
+  {"op": "submit_next_level", "task": "refused", "callable": "k", "worker": -1},
+  {"op": "submit_next_level", "task": "later", "callable": "k", "worker": 0},
+  {"op": "drain"}],
+ "expect": {"final_state": {"first": "COMPLETED", "queued": "CANCELLED", "refused": "REJECTED", "later": "NOT_SUBMITTED"},
+            "dispatch_order": ["first@0"], "outcome": "FAILED",
+            "by_policy": {"seed": {"final_state": {"queued": "COMPLETED", "later": "NOT_SUBMITTED"},
+                                   "dispatch_order": ["first@0", "queued@0"], "outcome": "FAILED"}}}}
+JSON
+"$dirsched" check --switch run_cancellation=on "$tmp/abort.json" >"$tmp/out" 2>&1 || { no "abort cancels"; cat "$tmp/out"; }
+"$dirsched" check "$tmp/abort.json" >"$tmp/out" 2>&1 || { no "abort under seed"; cat "$tmp/out"; }
+"$dirsched" run "$tmp/abort.json" --switch run_cancellation=on --out "$tmp/ab1" --outputs events,summary >/dev/null || no "run abort on"
+"$dirsched" run "$tmp/abort.json" --out "$tmp/ab0" --outputs events,summary >/dev/null || no "run abort off"
+# The later op's not_submitted line is the same either way (abort gives it no reason); the cause is the refusal.
+[[ "$(grep '"not_submitted"' "$tmp/ab1/events.jsonl" | sed 's/"seq":[0-9]*,//')" == \
+   "$(grep '"not_submitted"' "$tmp/ab0/events.jsonl" | sed 's/"seq":[0-9]*,//')" ]] || no "abort's not_submitted differs"
+grep -qF '"event":"cancel","task":"queued","cause":"trace[2] task '"'refused'"': worker id -1 is negative (worker_negative)"' \
+  "$tmp/ab1/events.jsonl" ||
+  { no "abort's cancel cause"; grep cancel "$tmp/ab1/events.jsonl"; }
 
 # Load errors of the new keys, each with its JSON path.
 load_error() {  # load_error JQ-LIKE-PYTHON-EDIT MESSAGE-REGEX

@@ -662,7 +662,7 @@ TEST(ExpectOnLoad, WrongTypesInsideExpectAreRefusedWithTheirPath) {
       {R"({"dispatch_order_per_worker":{"0":[{}]}})",
        "expect.dispatch_order_per_worker.0[0]: expected a task (a string), found an object"},
       {R"({"final_state":{"a":1}})",
-       "expect.final_state.a: unknown final state (COMPLETED, FAILED, POISONED, REJECTED, NOT_SUBMITTED, "
+       "expect.final_state.a: unknown final state (COMPLETED, FAILED, POISONED, CANCELLED, REJECTED, NOT_SUBMITTED, "
        "READY, PENDING)"},
       {R"({"rejected":{"a":[]}})", "expect.rejected.a: unknown error code"},
       {R"({"rejected":"a"})", "expect.rejected: expected an object, found a string"},

@@ -67,6 +67,37 @@ TEST(RunViewParse, KeepsEveryTaskAndItsFinalState) {
   EXPECT_DOUBLE_EQ(v.end_time, 4.0);
 }
 
+// run_cancellation: a cancelled task keeps its state, cause and run; a READY one leaves its queue's depth;
+// the report lists it under its run.
+TEST(RunViewParse, ACancelledTaskLeavesItsQueueAndIsListedUnderItsRun) {
+  const std::string log =
+      R"({"seq":0,"t_s":0,"event":"submit","task":"a","run":"r1","kind":"single","op":"submit_next_level","callable":"k","members":1,"workers":[0]}
+{"seq":1,"t_s":0,"event":"ready","task":"a","run":"r1","queue":"worker:0"}
+{"seq":2,"t_s":0,"event":"dispatch","task":"a","run":"r1","member":0,"worker":0}
+{"seq":3,"t_s":0,"event":"submit","task":"b","run":"r1","kind":"single","op":"submit_next_level","callable":"k","members":1,"workers":[0]}
+{"seq":4,"t_s":0,"event":"ready","task":"b","run":"r1","queue":"worker:0"}
+{"seq":5,"t_s":0,"event":"submit","task":"g","run":"r1","kind":"group","op":"submit_next_level_group","callable":"k","members":2,"workers":[0,1]}
+{"seq":6,"t_s":0,"event":"ready","task":"g","run":"r1","queue":"group"}
+{"seq":7,"t_s":0.5,"event":"run_raise","run":"r1","message":"bad shape"}
+{"seq":8,"t_s":0.5,"event":"cancel","task":"b","run":"r1","cause":"bad shape"}
+{"seq":9,"t_s":0.5,"event":"cancel","task":"g","run":"r1","cause":"bad shape"}
+{"seq":10,"t_s":1,"event":"member_end","task":"a","run":"r1","member":0,"worker":0,"outcome":"success"}
+{"seq":11,"t_s":1,"event":"complete","task":"a","run":"r1"}
+)";
+  RunView v = parse_run(log, nullptr);
+  EXPECT_EQ(v.find("b")->state, "CANCELLED");
+  EXPECT_EQ(v.find("b")->cause, "bad shape");
+  EXPECT_EQ(v.find("g")->run, "r1");
+  EXPECT_DOUBLE_EQ(v.find("g")->end, 0.5);
+  EXPECT_EQ(v.depth.at("worker:0").back().depth, 0);
+  EXPECT_EQ(v.depth.at("group").back().depth, 0);
+  const std::string html = report_html(v, json::object(), std::nullopt, "<svg/>");
+  EXPECT_NE(html.find("<h2>Cancelled tasks</h2>"), std::string::npos);
+  EXPECT_NE(html.find("<tr><td>r1</td><td>b, g</td><td>bad shape</td></tr>"), std::string::npos);
+  EXPECT_EQ(report_html(parse_run(kLog, nullptr), json::object(), std::nullopt, "<svg/>").find("Cancelled"),
+            std::string::npos);
+}
+
 TEST(RunViewParse, LanesFollowRegistrationOrderFromTheSummary) {
   json s = summary();
   EXPECT_EQ(parse_run(kLog, &s).lanes, (std::vector<std::string>{"5", "2", "sub0"}));

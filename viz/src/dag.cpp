@@ -154,7 +154,8 @@ Spec build(const RunView& v) {
     if (t->ready >= 0) tip += ", ready " + fmt(t->ready) + " s";
     if (t->start >= 0) tip += ", start " + fmt(t->start) + " s";
     if (t->end >= 0) tip += ", end " + fmt(t->end) + " s";
-    if (!t->cause.empty()) tip += ", poisoned by " + dot_escape(t->cause);
+    if (!t->cause.empty())
+      tip += (t->state == "CANCELLED" ? ", cancelled: " : ", poisoned by ") + dot_escape(t->cause);
     n.attrs = {{"label", label}, {"shape", shape_of(t->kind)}, {"fillcolor", state_colour(t->state)},
                {"tooltip", tip}};
     if (t->state == "NOT_SUBMITTED") n.attrs.push_back({"style", "dashed"});

@@ -191,6 +191,7 @@ RunView parse_run(const std::string& events_jsonl, const json* summary) {
         tv.submit = t;
         tv.callable = e.value("callable", "");
         tv.members = e.value("members", 1u);
+        tv.run = e.value("run", "");
         if (e.contains("workers"))
           for (const auto& w : e["workers"]) {
             tv.workers.push_back(std::to_string(w.get<long long>()));
@@ -248,6 +249,22 @@ RunView parse_run(const std::string& events_jsonl, const json* summary) {
         tv.end = t;
         tv.cause = e.value("cause", "");
         v.markers.push_back({t, "poison", tv.name});
+      } else if (kind == "cancel") {
+        // run_cancellation: it never runs; a READY one leaves its queue now.
+        if (tv.state == "READY") {
+          if (tv.kind == "group") {
+            bump("group", t, -1);
+            group_order.erase(std::remove(group_order.begin(), group_order.end(), tv.name), group_order.end());
+          } else if (tv.kind == "sub" || tv.kind == "sub_group") {
+            bump("sub", t, -1);
+          } else if (!tv.workers.empty()) {
+            bump("worker:" + tv.workers.front(), t, -1);
+          }
+        }
+        tv.state = "CANCELLED";
+        tv.end = t;
+        tv.cause = e.value("cause", "");
+        v.markers.push_back({t, "cancel", tv.name});
       } else if (kind == "pending") {
         tv.state = "PENDING";
       }
@@ -314,7 +331,7 @@ RunView parse_run(const std::string& events_jsonl, const json* summary) {
   // Starvation: every group that sat READY, for the span it waited with some target idle.
   for (const TaskView& t : v.tasks) {
     if (t.kind != "group" || t.ready < 0) continue;
-    const double until = t.start >= 0 ? t.start : v.end_time;
+    const double until = t.start >= 0 ? t.start : t.state == "CANCELLED" ? t.end : v.end_time;
     for (auto [a, b] : idle_intervals(v, t.workers, t.ready, until))
       v.starved.push_back({t.name, t.workers, a, b});
   }
@@ -325,6 +342,7 @@ const char* state_colour(const std::string& s) {
   if (s == "COMPLETED") return "#8fd18f";
   if (s == "FAILED") return "#f08070";
   if (s == "POISONED") return "#c9a0dc";
+  if (s == "CANCELLED") return "#e0c9a6";
   if (s == "REJECTED") return "#b0b0b0";
   if (s == "NOT_SUBMITTED") return "#ffffff";
   return "#fff3a0";  // still PENDING, READY or RUNNING: stuck

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <set>
 
 #include "dirsched/escape.hpp"
@@ -617,6 +618,22 @@ std::string report_html(const RunView& v, const nlohmann::json& summary,
       o += "<p class=\"idle-note\">" + thousands(idle_left_out) +
            (idle_left_out == 1 ? " idle worker" : " idle workers") + " not listed (busy 0 s).</p>\n";
   }
+  {
+    // run_cancellation: the tasks a raising callback cancelled, under their run (a section only when any).
+    std::map<std::string, std::vector<const TaskView*>> cancelled;
+    for (const TaskView& t : v.tasks)
+      if (t.state == "CANCELLED") cancelled[t.run].push_back(&t);
+    if (!cancelled.empty()) {
+      o += "<h2>Cancelled tasks</h2><table class=\"cancelled\"><tr><th>run</th><th>tasks</th><th>cause</th></tr>";
+      for (const auto& [run, tasks] : cancelled) {
+        std::string names;
+        for (const TaskView* t : tasks) names += (names.empty() ? "" : ", ") + esc(t->name);
+        o += "<tr><td>" + (run.empty() ? std::string("(the trace)") : esc(run)) + "</td><td>" + names + "</td><td>" +
+             esc(tasks.front()->cause) + "</td></tr>";
+      }
+      o += "</table>\n";
+    }
+  }
   o += "<h2>Stall reports</h2>";
   if (!v.stalls.empty()) {
     o += "<table><tr><th>time (s)</th><th>event</th><th>group</th><th>busy targets</th><th>idle targets "
@@ -663,7 +680,7 @@ std::string report_html(const RunView& v, const nlohmann::json& summary,
        "idle. Magenta diamond and line: a stall report.</p>\n";
   o += "<div class=\"pic\">" + strip_xml_header(timeline) + "</div>\n";
   o += "<h2>DAG</h2><p>";
-  for (const char* s : {"COMPLETED", "FAILED", "POISONED", "REJECTED", "NOT_SUBMITTED"})
+  for (const char* s : {"COMPLETED", "FAILED", "POISONED", "CANCELLED", "REJECTED", "NOT_SUBMITTED"})
     o += std::string("<span class=\"swatch\" style=\"background:") + state_colour(s) + "\"></span>" + s;
   o += "<br>Shapes: box single, 3-D box group, ellipse SUB, double octagon SUB group. Edges name their "
        "buffer.</p>\n";

@@ -28,6 +28,17 @@ class Fifo {
     buf_[(head_ + size_) & (buf_.size() - 1)] = value;
     ++size_;
   }
+  // Removes every element for which `drop` is true, keeping the others in order. O(size): for rare
+  // removals from the middle (a run's cancellation), never on the hot path.
+  template <typename Pred>
+  void erase_if(Pred drop) {
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < size_; ++i) {
+      const T value = at(i);
+      if (!drop(value)) buf_[(head_ + kept++) & (buf_.size() - 1)] = value;
+    }
+    size_ = kept;
+  }
   // i-th element from the head, for dumps and observers; not used by scheduling decisions.
   const T& at(std::size_t i) const { return buf_[(head_ + i) & (buf_.size() - 1)]; }
 

@@ -17,6 +17,12 @@
 //   head_keeps_targets     no single takes a target of a group FIFO head that could launch
 //   reservation_held       head_reservation only: no single takes any target of the group FIFO head
 //                          (which, when a single is dispatched, is the blocked head that reserved it)
+//   cancel_only_on_raise   run_cancellation: a task is cancelled only with the switch on, only after its
+//                          run's callback raised (run_raise, or run_raised() for a run that emits no run
+//                          events), and only from PENDING or READY; a cancelled task never dispatches
+//                          (dispatch_only_ready) and its group leaves the group FIFO
+//   raised_run_starts_nothing  run_cancellation: once a run's callback raised, none of its tasks is
+//                          dispatched (all that had not started were cancelled)
 // and at the end (finish) that every submitted task is terminal, or stuck for a stated reason; READY
 // work that could still run on an idle worker is a violation (ready_work_left).
 // A violation throws InvariantViolation with the event's seq, the rule, and the dump of the queues.
@@ -58,6 +64,10 @@ class InvariantChecker : public Observer {
   explicit InvariantChecker(const Registry& registry, Switches switches = {});
   // Supplies the queue dump attached to a violation (e.g. [&]{ return scheduler.dump(); }).
   void set_dump(std::function<std::string()> dump) { dump_ = std::move(dump); }
+  // Has this run's callback raised? Only asked for a run that emits no run events (the implicit run of
+  // a driver that declares none); e.g. [&](RunId r) { return scheduler.run_info(r).raised; }. Without
+  // it, a cancellation there is a violation.
+  void set_run_raised(std::function<bool(RunId)> raised) { run_raised_ = std::move(raised); }
   void on_event(const Event& e) override;
   // Call when the run is over with what the driver reports stuck (Scheduler::stuck()): every task
   // this checker saw that is not terminal must be in the report, with a reason, and no READY work may
@@ -100,10 +110,13 @@ class InvariantChecker : public Observer {
   TaskModel& task(TaskId id);
   std::string worker_name(std::uint32_t index) const;
   bool all_idle(const TaskModel& g) const;
+  bool raised(std::uint32_t run) const;  // its run_raise was seen, or run_raised_ says so
 
   const Registry& registry_;
   Switches switches_;
   std::function<std::string()> dump_;
+  std::function<bool(RunId)> run_raised_;
+  std::vector<std::uint32_t> raised_runs_;  // runs whose run_raise was seen (RunId indices)
   std::uint64_t seq_ = 0;
   std::vector<TaskModel> tasks_;
   std::string names_pool_;

@@ -35,6 +35,9 @@ enum class EventKind : std::uint8_t {
   // that declares no run (Scheduler::add_run), so such a driver sees exactly the events above.
   kRunRaise,  // the run's callback raised: message
   kRunEnd,    // the run turned terminal: run_failed says FAILED, else COMPLETED
+  // run_cancellation (#1541): a PENDING or READY task of a run whose callback raised; message = the
+  // run's error (its cause). A task event (it has a TaskId), last so that the values above keep theirs.
+  kCancel,
 };
 constexpr bool is_run_event(EventKind k) { return k == EventKind::kRunRaise || k == EventKind::kRunEnd; }
 
@@ -62,7 +65,7 @@ struct Event {
   TaskId task;                             // invalid for kReject, kNotSubmitted and run events
   std::string_view name;                   // the task's name (a run event: the run's name), always set
   RunId run;                               // the run of the task or op (every event); see Scheduler::add_run
-  std::string_view message;                // kRunRaise: the raise's message
+  std::string_view message;                // kRunRaise: the raise's message; kCancel: the run's error
   bool run_failed = false;                 // kRunEnd: the run's outcome is FAILED
   bool callback_raised = false;            // kNotSubmitted: the op came after its callback raised
   TaskKind task_kind = TaskKind::kSingle;  // how the task is scheduled

@@ -205,7 +205,7 @@ class Recorder : public Observer {
   static constexpr std::uint8_t kInline = 2;        // one member, its worker and run in the Live entry
   static constexpr std::uint8_t kMemberEnded = 4;   // kInline: the member has ended (at `end`)
   static constexpr std::uint8_t kMemberFailed = 8;  // kInline: and failed
-  static constexpr std::uint8_t kEnded = 16;        // the task ended (completed, failed, poisoned) at `end`
+  static constexpr std::uint8_t kEnded = 16;        // the task ended (completed, failed, poisoned, cancelled) at `end`
   static constexpr std::uint8_t kHasExtra = 32;     // it has a side record in extras_
   static constexpr std::uint8_t kHasMessage = 64;   // a rejection or not-submitted message (`where`)
   // The rare parts of a record, made only for the records that have them.
@@ -272,6 +272,7 @@ class Recorder : public Observer {
   std::size_t group_count_ = 0, unlaunched_groups_ = 0, overtakes_max_ = 0;
   double launched_wait_s_ = 0, unlaunched_ready_s_ = 0, idle_target_s_ = 0;
   std::vector<double> unstarted_single_, unstarted_group_;  // retired READY tasks that never started
+  std::vector<double> cancelled_single_waits_, cancelled_group_waits_;  // READY to their cancellation
   // Built by the first find() (and again after new records), not per event: a run that never looks a
   // name up pays nothing for it. Not safe against concurrent find() calls.
   mutable std::vector<std::size_t> by_name_;  // positions in live_

@@ -66,7 +66,9 @@
 // submitted is terminal, FAILED if a member failed or its callback raised, else COMPLETED (events
 // run_raise, run_end). A driver that declares no run has one implicit run, "main", open for ever and
 // never ended, which emits no run event: its events are those of a core without runs. The core does
-// not order runs: a driver that must not overlap them waits for run_terminal() itself.
+// not order runs: a driver that must not overlap them waits for run_terminal() itself. With the switch
+// run_cancellation on, a raise cancels the run's tasks that have not started (raise_run()); a member
+// failure after the callback returned cancels nothing.
 //
 // Driver misuse throws CoreError (core_error.hpp) before anything changes, so the core stays sound:
 // - report() of an id the core never issued (kUnknownTask), a member index past the task's members
@@ -252,7 +254,11 @@ class Scheduler {
   void end_run(std::optional<std::string> raised = std::nullopt);
   // The open callback raises `message` now (event run_raise) and stays open until end_run(): a driver
   // records the ops the raise skipped in between. end_run(message) is raise_run(message), end_run().
-  void raise_run(const std::string& message);
+  // This is the switch run_cancellation's one decision point (#1541): on, every PENDING or READY task
+  // of the run ends CANCELLED here (event cancel each, in submit order, with the run's error), leaves
+  // its queue and never runs; its running members run to their end. Returns how many were cancelled:
+  // when any were, the driver lets the scheduler iterate (a cancelled group head no longer blocks).
+  std::size_t raise_run(const std::string& message);
   // A member ended. Applied at the start of the next iterate(), in report order. Throws CoreError
   // (kUnknownTask, kUnknownMember, kNotRunning, kDoubleReport) and records nothing on misuse.
   void report(TaskId task, std::uint32_t member, Outcome outcome);
@@ -430,6 +436,7 @@ class Scheduler {
   RunId submitting_run();          // the open callback's run (the implicit one made on first use)
   void task_ended(const Task& t);  // a task turned terminal: its run's live count
   void check_run_end(std::uint32_t run);
+  std::size_t cancel_unstarted(std::uint32_t run);  // run_cancellation: see raise_run()
   // view_deps on: per buffer, the (view, producer) entries in insertion order.
   struct ViewEntry {
     std::optional<ByteRange> range;

@@ -16,7 +16,8 @@
 //   on_reject "abort", a refused one raises the callback: its later ops are not submitted
 //   (callback_raised) and the replay waits for the run, then goes on with the next. A top-level drain
 //   waits until every run begun is terminal. In a trace without runs a `raise` unwinds the rest of the
-//   trace (callback_raised); fail-fast and abort unwind it as they always did.
+//   trace (callback_raised); fail-fast and abort unwind it as they always did, and raise the implicit
+//   run's callback at the core (which cancels its unstarted tasks when run_cancellation is on).
 // - A streamed trace file (Scenario::trace_file) is replayed from a TraceReader: one op exists at a
 //   time; what the driver asks of a task later (member durations and failures) is kept only for a task
 //   whose op sets them, and only while it is not terminal (dropped in sweeps as the table doubles).
@@ -87,7 +88,11 @@ class Replay {
   // Runs: where the cursor is in the run op at op_.
   enum class Phase : std::uint8_t { kBegin, kInner, kEnd, kWait };
   bool run_next_in_run(const OpSpec& run, double now);
-  void raise_run(const std::string& message, std::size_t from_inner, std::size_t batch_from);
+  // True when the core cancelled tasks at the raise (run_cancellation): the scheduler must look.
+  bool raise_run(const std::string& message, std::size_t from_inner, std::size_t batch_from);
+  // A trace without runs unwinds at a fail-fast or abort submit: the implicit run's callback raises.
+  void raise_implicit();
+  bool aborted_ = false;  // a trace without runs unwound on_reject abort (later ops carry no reason)
   bool every_begun_run_terminal() const;
   std::string raise_message();  // the open callback's raise at a refused submit
   std::string pending_abort_;   // the abort refusal not yet raised

@@ -41,7 +41,8 @@ struct TaskView {
   std::uint32_t members = 1;
   double submit = -1, ready = -1, start = -1, end = -1;
   std::string code;   // REJECTED
-  std::string cause;  // POISONED
+  std::string cause;  // POISONED: the producer that poisoned it; CANCELLED: its run's error
+  std::string run;    // its run, in a trace with runs (events name it); empty otherwise
   std::vector<MemberBar> runs;
 };
 
