@@ -401,7 +401,8 @@ void Recorder::advance(double t) {
 }
 
 void Recorder::settle(Waiting& w) {
-  if (w.since < now_) {
+  // "!=", not "<": were time ever to go back, the term is added as the per-transition sum added it.
+  if (w.since != now_) {
     w.extra->idle_target_s += now_ - w.since;
     w.since = now_;
   }
@@ -576,7 +577,7 @@ std::size_t Recorder::overtakes_of(const Waiting& w) const {
 double Recorder::idle_target_of(const Waiting& w) const {
   // As settle_instant() will leave it: with the term up to this instant if one of its targets changed.
   const double sum = w.extra->idle_target_s;
-  if (w.active && w.since < now_)
+  if (w.active && w.since != now_)
     for (std::uint32_t i : w.index)
       if (is_dirty_[i]) return sum + (now_ - w.since);
   return sum;
