@@ -21,6 +21,15 @@ Recorder::Recorder(const Scheduler& core)
       nl_busy_(registry_.next_level_count(), 0.0),
       sub_busy_(registry_.sub_workers(), 0.0),
       nl_is_busy_(registry_.next_level_count(), false),
+      active_(registry_.next_level_count()),
+      inactive_(registry_.next_level_count()),
+      singles_(registry_.next_level_count(), 0),
+      log_(registry_.next_level_count()),
+      log_base_(registry_.next_level_count(), 0),
+      collecting_count_(registry_.next_level_count(), 0),
+      collecting_(registry_.next_level_count()),
+      is_dirty_(registry_.next_level_count(), 0),
+      was_busy_(registry_.next_level_count(), 0),
       nl_waits_(registry_.next_level_count()) {}
 
 Recorder::~Recorder() = default;
@@ -126,9 +135,15 @@ void Recorder::build(std::size_t n, TaskRecord& out) const {
       out.workers = x->workers;
       out.members = x->members;
     }
-    out.idle_target_s = x->idle_target_s;
-    out.overtaken_by = x->overtaken_by;
-    out.overtakes = x->overtakes;
+    if (const Waiting* w = waiting_if(n)) {
+      out.idle_target_s = idle_target_of(*w);
+      out.overtakes = overtakes_of(*w);
+      copy_names(*w, out.overtaken_by);
+    } else {
+      out.idle_target_s = x->idle_target_s;
+      out.overtaken_by = x->overtaken_by;
+      out.overtakes = x->overtakes;
+    }
     if (x->cause.valid()) out.cause.assign(core_.name(x->cause));
     for (TaskId t : x->producers) out.producers.emplace_back(core_.name(t));
   }
@@ -200,14 +215,7 @@ void Recorder::drop_front() {
       messages_.pop_front();
       ++message_base_;
     }
-  if (r.flags & kHasExtra) {
-    // A group that never launched (retired by finish()) is still listed as waiting: unlist it.
-    if (waiting_.erase(first_))
-      for (auto& [worker, list] : waiting_on_)
-        list.erase(std::remove_if(list.begin(), list.end(), [&](const WaitingRef& w) { return w.record == first_; }),
-                   list.end());
-    extras_.erase(first_);
-  }
+  if (r.flags & kHasExtra) extras_.erase(first_);
   live_.pop_front();
   ++first_;
 }
@@ -215,6 +223,8 @@ void Recorder::drop_front() {
 void Recorder::retire_one() {
   const std::size_t n = retired_;
   const Live& r = record(n);
+  // A group that never launched (retired by finish()) stops waiting: its measures as they stand.
+  if (r.kind == TaskKind::kGroup && waiting_.count(n)) stop_waiting(n, false, now_);
   ++retired_states_[r.state];
   ++retired_run_states_[r.run][r.state];
   // A READY task that never started waited until the end of the run, unless it was cancelled: then until
@@ -319,7 +329,10 @@ Recorder::GroupTotals Recorder::group_totals(double makespan) const {
     ++t.count;
     if (r.ready >= 0)
       t.ready_wait_s += (r.start >= 0 ? r.start : r.state == TaskState::kCancelled ? r.end : makespan) - r.ready;
-    if (const Extra* x = extra_if(n)) {
+    if (const Waiting* w = waiting_if(n)) {
+      t.idle_target_s += idle_target_of(*w);
+      t.overtakes_max = std::max(t.overtakes_max, overtakes_of(*w));
+    } else if (const Extra* x = extra_if(n)) {
       t.idle_target_s += x->idle_target_s;
       t.overtakes_max = std::max(t.overtakes_max, x->overtakes);
     }
@@ -345,16 +358,240 @@ void Recorder::ready_waits(double makespan, WaitSketch& singles, WaitSketch& gro
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Waiting groups
+//
+// Overtakes and overtaken_by: see the header comment. Idle-target time: a group's idle_target_s is a
+// sum of terms, one per stretch between two consecutive instants at which one of its targets changed
+// between busy and idle, counted while at least one target was idle. That is the sum the recorder has
+// always made (one term per transition of a target), term for term and in the same order, so the
+// double is the same bit for bit: a closed form such as "READY to launch minus the time every target
+// was busy" rounds differently, and the outputs print 12 decimals. Several transitions at one instant
+// add zero-length terms, which change nothing, so the work is done once per instant, in
+// settle_instant(), when time moves on:
+// - every active group (some target idle) on a worker that changed in the instant adds its term up to
+//   the instant: a term its exact sum must add anyway;
+// - a worker that ends the instant idle having begun it busy makes its inactive groups active; one
+//   that ends it busy having begun it idle makes those of its active groups with no idle target left
+//   inactive. A worker idle only inside an instant (a member ends and the next single starts at the
+//   same time: the usual case on a loaded worker) touches no group.
+// A worker runs one member at a time (scheduler.hpp), so "some target idle" is read from nl_is_busy_
+// instead of being counted per group.
+
+namespace {
+
+// Removes entry `at` of a worker's list in O(1): the last entry takes its place and is told so.
+template <class List>
+void unlist(List& list, std::uint32_t at) {
+  list[at] = list.back();
+  list.pop_back();
+  if (at < list.size()) list[at].group->slot[list[at].target] = at;
+}
+
+}  // namespace
+
+const Recorder::Waiting* Recorder::waiting_if(std::size_t n) const {
+  const auto it = waiting_.find(n);
+  return it == waiting_.end() ? nullptr : &it->second;
+}
+
 void Recorder::worker_changed(std::uint32_t index, bool busy, double t) {
-  nl_is_busy_[index] = busy;
-  auto it = waiting_on_.find(index);
-  if (it == waiting_on_.end()) return;
-  for (const WaitingRef& ref : it->second) {
-    Waiting& w = waiting_.at(ref.record);
-    if (w.idle_targets > 0) ref.extra->idle_target_s += t - w.since;
-    w.since = t;
-    w.idle_targets = busy ? w.idle_targets - 1 : w.idle_targets + 1;
+  advance(t);
+  if (!is_dirty_[index]) {
+    is_dirty_[index] = 1;
+    was_busy_[index] = nl_is_busy_[index];
+    dirty_.push_back(index);
   }
+  nl_is_busy_[index] = busy;
+}
+
+void Recorder::advance(double t) {
+  if (t == now_) return;
+  settle_instant();
+  now_ = t;
+}
+
+void Recorder::settle(Waiting& w) {
+  // "!=", not "<": were time ever to go back, the term is added as the per-transition sum added it.
+  if (w.since != now_) {
+    w.extra->idle_target_s += now_ - w.since;
+    w.since = now_;
+  }
+}
+
+void Recorder::settle_instant() {
+  if (dirty_.empty()) return;
+  // First every term up to this instant, with the groups' activity as the last instant left it.
+  for (std::uint32_t i : dirty_)
+    for (const Slot& s : active_[i]) settle(*s.group);
+  for (std::uint32_t i : dirty_) {
+    is_dirty_[i] = 0;
+    const bool busy = nl_is_busy_[i];
+    if (static_cast<bool>(was_busy_[i]) == busy) continue;
+    moving_.clear();
+    if (!busy) {
+      for (const Slot& s : inactive_[i]) moving_.push_back(s.group);
+      for (Waiting* g : moving_) {
+        g->since = now_;
+        move_slots(*g, true);
+      }
+    } else {
+      for (const Slot& s : active_[i]) {
+        const std::vector<std::uint32_t>& targets = s.group->index;
+        if (std::all_of(targets.begin(), targets.end(), [&](std::uint32_t t) { return nl_is_busy_[t]; }))
+          moving_.push_back(s.group);
+      }
+      for (Waiting* g : moving_) move_slots(*g, false);
+    }
+  }
+  dirty_.clear();
+}
+
+void Recorder::move_slots(Waiting& w, bool active) {
+  for (std::uint32_t j = 0; j < w.index.size(); ++j) {
+    unlist((w.active ? active_ : inactive_)[w.index[j]], w.slot[j]);
+    std::vector<Slot>& to = (active ? active_ : inactive_)[w.index[j]];
+    w.slot[j] = static_cast<std::uint32_t>(to.size());
+    to.push_back({&w, j});
+  }
+  w.active = active;
+}
+
+void Recorder::start_waiting(std::size_t rec, Extra& x, double t) {
+  advance(t);
+  const auto [it, fresh] = waiting_.try_emplace(rec);
+  if (!fresh) throw std::logic_error("recorder: a group READY twice");
+  Waiting& w = it->second;
+  w.record = rec;
+  w.extra = &x;
+  w.since = t;
+  for (WorkerId id : x.workers) {
+    const std::uint32_t i = *registry_.index_of(id);
+    w.index.push_back(i);
+    w.base.push_back(singles_[i]);
+    // Placed as if it had waited since the start of this instant, as every other group is: the next
+    // settle_instant() moves it by the changes of this instant, as it moves them. (Settling now
+    // instead would walk the groups of every worker idle for this moment only: a member ends, this
+    // group's producer completes, the next single starts, all at one time.) Its terms start now.
+    if (is_dirty_[i] ? !was_busy_[i] : !nl_is_busy_[i]) w.active = true;
+  }
+  w.slot.resize(w.index.size());
+  for (std::uint32_t j = 0; j < w.index.size(); ++j) {
+    const std::uint32_t i = w.index[j];
+    std::vector<Slot>& list = (w.active ? active_ : inactive_)[i];
+    w.slot[j] = static_cast<std::uint32_t>(list.size());
+    list.push_back({&w, j});
+    ++collecting_count_[i];
+    collecting_[i].emplace_back(w.base[j], rec);
+  }
+}
+
+void Recorder::stop_waiting(std::size_t rec, bool launched, double t) {
+  const auto it = waiting_.find(rec);
+  if (it == waiting_.end()) throw std::logic_error("recorder: a group launched that was not waiting");
+  if (launched) advance(t);
+  Waiting& w = it->second;
+  Extra& x = *w.extra;
+  // Its sum as settle_instant() would leave it, without settling the instant for every group (a launch
+  // usually follows a member end at the same time). Launched: plus the last term, up to the launch,
+  // which is zero when a target changed at this instant (its term then ends now).
+  x.idle_target_s = idle_target_of(w);
+  if (launched && w.active &&
+      std::none_of(w.index.begin(), w.index.end(), [&](std::uint32_t i) { return is_dirty_[i] != 0; }))
+    x.idle_target_s += t - w.since;
+  x.overtakes = overtakes_of(w);
+  if (w.collecting) copy_names(w, x.overtaken_by);
+  for (std::uint32_t j = 0; j < w.index.size(); ++j) {
+    unlist((w.active ? active_ : inactive_)[w.index[j]], w.slot[j]);  // as of the last settled instant
+    if (w.collecting) --collecting_count_[w.index[j]];  // its collecting_ entries go lazily
+  }
+  waiting_.erase(it);
+}
+
+void Recorder::single_dispatched(std::uint32_t index, std::string_view name) {
+  ++seq_;
+  ++singles_[index];
+  if (collecting_count_[index] == 0) {
+    // No group waiting on it wants names: nothing to log (log_base_ + log size == singles_ always).
+    log_[index].clear();
+    collecting_[index].clear();
+    log_base_[index] = singles_[index];
+    return;
+  }
+  log_[index].push_back({seq_, std::string(name)});
+  if (log_[index].size() >= 2 * kSummaryListCap) sweep(index);
+}
+
+void Recorder::sweep(std::uint32_t index) {
+  // The groups on this worker that have their fill copy their names and stop collecting. Every one
+  // left has had fewer than kSummaryListCap singles on this worker since its READY, so the log is cut
+  // below kSummaryListCap and the next sweep is at least kSummaryListCap dispatches away: by then each
+  // group looked at now has its fill, so a group is looked at by at most two sweeps per target.
+  std::deque<std::pair<std::uint64_t, std::size_t>> keep;
+  for (const auto& [base, rec] : collecting_[index]) {
+    const auto it = waiting_.find(rec);
+    if (it == waiting_.end() || !it->second.collecting) continue;  // gone, or stopped collecting
+    Waiting& w = it->second;
+    if (overtakes_of(w) >= kSummaryListCap) {
+      copy_names(w, w.extra->overtaken_by);
+      w.collecting = false;
+      for (std::uint32_t i : w.index) --collecting_count_[i];
+      continue;
+    }
+    keep.emplace_back(base, rec);
+  }
+  collecting_[index] = std::move(keep);
+  // Entries are in READY order, so by base: the first holds the oldest name still wanted.
+  const std::uint64_t from = collecting_[index].empty() ? singles_[index] : collecting_[index].front().first;
+  while (log_base_[index] < from) {
+    log_[index].pop_front();
+    ++log_base_[index];
+  }
+}
+
+void Recorder::copy_names(const Waiting& w, std::vector<std::string>& out) const {
+  if (!w.collecting) {
+    out = w.extra->overtaken_by;
+    return;
+  }
+  // The first kSummaryListCap singles dispatched on any of its targets since READY, in dispatch
+  // order: a merge of the targets' logs by sequence number (a collecting group keeps them logged).
+  out.clear();
+  const std::size_t n = std::min(overtakes_of(w), kSummaryListCap);
+  out.reserve(n);
+  // Per target: the next entry's place in its log and its sequence number (none left: the largest).
+  constexpr std::uint64_t kNone = std::numeric_limits<std::uint64_t>::max();
+  std::vector<std::uint64_t> at = w.base, seq(at.size());
+  auto look = [&](std::size_t j) {
+    const std::uint32_t i = w.index[j];
+    seq[j] = at[j] == singles_[i] ? kNone : log_[i][at[j] - log_base_[i]].seq;
+  };
+  for (std::size_t j = 0; j < at.size(); ++j) {
+    if (at[j] < log_base_[w.index[j]]) throw std::logic_error("recorder: a name log cut before a group read it");
+    look(j);
+  }
+  while (out.size() < n) {
+    const std::size_t j = static_cast<std::size_t>(std::min_element(seq.begin(), seq.end()) - seq.begin());
+    const std::uint32_t i = w.index[j];
+    out.push_back(log_[i][at[j] - log_base_[i]].name);
+    ++at[j];
+    look(j);
+  }
+}
+
+std::size_t Recorder::overtakes_of(const Waiting& w) const {
+  std::uint64_t n = 0;
+  for (std::size_t j = 0; j < w.index.size(); ++j) n += singles_[w.index[j]] - w.base[j];
+  return static_cast<std::size_t>(n);
+}
+
+double Recorder::idle_target_of(const Waiting& w) const {
+  // As settle_instant() will leave it: with the term up to this instant if one of its targets changed.
+  const double sum = w.extra->idle_target_s;
+  if (w.active && w.since != now_)
+    for (std::uint32_t i : w.index)
+      if (is_dirty_[i]) return sum + (now_ - w.since);
+  return sum;
 }
 
 void Recorder::on_event(const Event& e) {
@@ -415,29 +652,12 @@ void Recorder::on_event(const Event& e) {
     case EventKind::kReady: {
       r.state = TaskState::kReady;
       r.ready = e.t;
-      if (r.kind == TaskKind::kGroup) {
-        Extra& x = extra(rec);
-        Waiting w{rec, &x, 0, e.t};
-        for (WorkerId id : x.workers) {
-          const std::uint32_t index = *registry_.index_of(id);
-          waiting_on_[index].push_back({rec, &x});
-          if (!nl_is_busy_[index]) ++w.idle_targets;
-        }
-        waiting_.emplace(rec, w);
-      }
+      if (r.kind == TaskKind::kGroup) start_waiting(rec, extra(rec), e.t);
       break;
     }
-    case EventKind::kGroupLaunched: {
-      Waiting& w = waiting_.at(rec);
-      Extra& x = *w.extra;
-      if (w.idle_targets > 0) x.idle_target_s += e.t - w.since;
-      waiting_.erase(rec);
-      for (WorkerId id : x.workers) {
-        auto& list = waiting_on_[*registry_.index_of(id)];
-        list.erase(std::find_if(list.begin(), list.end(), [&](const WaitingRef& ref) { return ref.record == rec; }));
-      }
+    case EventKind::kGroupLaunched:
+      stop_waiting(rec, true, e.t);
       break;
-    }
     case EventKind::kDispatch: {
       const std::uint32_t index = e.target.sub ? 0 : *registry_.index_of(e.target.worker);
       if (r.state != TaskState::kRunning) {
@@ -461,12 +681,7 @@ void Recorder::on_event(const Event& e) {
         m.start = e.t;
       }
       if (!e.target.sub) {
-        if (r.kind == TaskKind::kSingle) {
-          auto it = waiting_on_.find(index);
-          if (it != waiting_on_.end())
-            for (const WaitingRef& g : it->second)
-              if (++g.extra->overtakes <= kSummaryListCap) g.extra->overtaken_by.emplace_back(e.name);
-        }
+        if (r.kind == TaskKind::kSingle) single_dispatched(index, e.name);
         worker_changed(index, true, e.t);
       }
       break;
@@ -509,16 +724,7 @@ void Recorder::on_event(const Event& e) {
       break;
     case EventKind::kCancel: {
       // Never started (run_cancellation): a READY group stops waiting for its targets here.
-      if (auto w = waiting_.find(rec); w != waiting_.end()) {
-        Extra& x = *w->second.extra;
-        if (w->second.idle_targets > 0) x.idle_target_s += e.t - w->second.since;
-        waiting_.erase(w);
-        for (WorkerId id : x.workers) {
-          auto& list = waiting_on_[*registry_.index_of(id)];
-          list.erase(std::remove_if(list.begin(), list.end(), [&](const WaitingRef& ref) { return ref.record == rec; }),
-                     list.end());
-        }
-      }
+      if (waiting_.count(rec)) stop_waiting(rec, true, e.t);  // its last idle stretch ends at the cancel
       r.state = TaskState::kCancelled;
       r.end = e.t;
       r.flags |= kEnded;

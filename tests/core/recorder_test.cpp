@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
+#include <memory>
 
 #include "fake_driver.hpp"
 
@@ -276,6 +278,183 @@ TEST(RecorderRetire, AGroupRetiredWhileWaitingLeavesNothingALaterDispatchTouches
   event(EventKind::kDispatch, x);  // on worker 0: a waiting g would count an overtake
   EXPECT_TRUE(rec.groups()[0].overtaken_by.empty());
   EXPECT_EQ(rec.live_records(), 1u);
+}
+
+// The singles dispatched on one of `targets` among d.dispatches()[from, to), in dispatch order (a
+// group's member dispatch is "name[m]@worker" and is left out).
+V singles_on(const FakeDriver& d, std::size_t from, std::size_t to, const std::vector<std::string>& targets) {
+  V out;
+  for (std::size_t k = from; k < to; ++k) {
+    const std::string& s = d.dispatches()[k];
+    const std::size_t at = s.find('@');
+    if (s.find('[') != std::string::npos) continue;
+    if (std::find(targets.begin(), targets.end(), s.substr(at + 1)) != targets.end()) out.push_back(s.substr(0, at));
+  }
+  return out;
+}
+
+std::size_t first_dispatch_of(const FakeDriver& d, const std::string& prefix) {
+  for (std::size_t k = 0; k < d.dispatches().size(); ++k)
+    if (d.dispatches()[k].rfind(prefix, 0) == 0) return k;
+  return d.dispatches().size();
+}
+
+// A group on three chips: every single on one of them overtakes it once, in dispatch order across the
+// chips; a single on another chip does not. Its idle-target time counts while at least one target is
+// idle (chips 0 and 1 from 2, chip 1 from 3), not per idle target.
+TEST(Starvation, AGroupOnSeveralTargetsCountsEachOfTheirSinglesOnceInDispatchOrder) {
+  FakeDriver d(Builder().chip(0).chip(1).chip(2).chip(3));
+  d.duration("s2", 5);
+  d.duration("b", 2);
+  d.single("s2", 2);        // chip 2 busy 0..5: g waits
+  d.group("g", {0, 1, 2});  // READY at 0
+  d.single("a", 0);         // 0..1
+  d.single("b", 1);         // 0..2
+  d.single("other", 3);     // not a target
+  d.advance_to(1.0);
+  d.single("d", 1);  // queued behind b: 2..3
+  d.single("c", 0);  // 1..2
+  d.run();
+  const std::optional<TaskRecord> g = d.recorder().find("g");
+  EXPECT_EQ(g->overtaken_by, (V{"a", "b", "c", "d"}));
+  EXPECT_EQ(g->overtakes, 4u);
+  EXPECT_DOUBLE_EQ(g->start, 5.0);
+  EXPECT_DOUBLE_EQ(g->idle_target_s, 3.0);
+  EXPECT_EQ(d.recorder().group_totals(d.now()).overtakes_max, 4u);
+}
+
+// More singles than kSummaryListCap overtake a group on two chips: all are counted, the first
+// kSummaryListCap are named in dispatch order (the logs are cut by then: each chip runs more than twice
+// kSummaryListCap singles). A group READY later on one of those chips names only the singles after it.
+TEST(Starvation, OvertakenByHoldsTheFirstSinglesUpToTheCapAndOvertakesCountsThemAll) {
+  FakeDriver d(Builder().chip(0).chip(1).chip(2));
+  const std::size_t on0 = 2 * kSummaryListCap + 100, on1 = 2 * kSummaryListCap + 600;
+  d.duration("s2", static_cast<double>(on1 + 400));
+  d.single("s2", 2);
+  d.group("g", {0, 1, 2});
+  const std::size_t g_ready = d.dispatches().size();
+  std::vector<SubmitRequest> singles;
+  for (std::size_t i = 0; i < on1; ++i) {
+    if (i < on0) singles.push_back(d.single_request("x" + std::to_string(i), 0));
+    singles.push_back(d.single_request("y" + std::to_string(i), 1));
+  }
+  d.batch(singles);
+  d.advance_to(static_cast<double>(on0 - 600));
+  const std::size_t k_ready = d.dispatches().size();
+  d.group("k", {0, 2});  // still collecting when chip 0's log is cut: its names are kept
+  d.advance_to(static_cast<double>(on1 - 100));
+  const std::size_t h_ready = d.dispatches().size();
+  d.group("h", {1, 2});  // after g and k in the group queue
+  d.run();
+  const std::optional<TaskRecord> g = d.recorder().find("g"), h = d.recorder().find("h");
+  const V g_singles = singles_on(d, g_ready, first_dispatch_of(d, "g["), {"0", "1"});
+  ASSERT_EQ(g_singles.size(), on0 + on1);
+  EXPECT_EQ(g->overtakes, on0 + on1);
+  ASSERT_EQ(g->overtaken_by.size(), kSummaryListCap);
+  EXPECT_EQ(g->overtaken_by, V(g_singles.begin(), g_singles.begin() + kSummaryListCap));
+  EXPECT_EQ(g->overtaken_by[1], "y0");  // chip 1's first single, between chip 0's first two
+  const V h_singles = singles_on(d, h_ready, first_dispatch_of(d, "h["), {"1", "2"});
+  EXPECT_EQ(h->overtakes, h_singles.size());
+  EXPECT_EQ(h->overtaken_by, h_singles);
+  EXPECT_GT(h_singles.size(), 90u);
+  const std::optional<TaskRecord> k = d.recorder().find("k");
+  const V k_singles = singles_on(d, k_ready, first_dispatch_of(d, "k["), {"0", "2"});
+  EXPECT_EQ(k->overtakes, k_singles.size());
+  EXPECT_EQ(k->overtaken_by, k_singles);
+  EXPECT_GT(k_singles.size(), 500u);
+}
+
+// The Recorder fed by hand, for instants the core does not make on its own.
+struct Feed {
+  explicit Feed(std::uint32_t chips) {
+    for (std::uint32_t i = 0; i < chips; ++i) reg.add_next_level(WorkerId(i), WorkerKind::kLocalChip);
+    chip = reg.add_callable({"chip", Namespace::kLocalChip, std::nullopt});
+    core = std::make_unique<Scheduler>(reg);
+    rec = std::make_unique<Recorder>(*core);
+  }
+  TaskId group(const std::string& name, std::vector<std::int64_t> on) {
+    std::vector<WorkerId> ids;
+    for (std::int64_t w : on) ids.emplace_back(w);
+    const TaskId t = core->submit_next_level_group(name, chip, std::vector<std::vector<Arg>>(on.size()), ids).task;
+    workers[t.index()] = ids;
+    return t;
+  }
+  TaskId single(const std::string& name, std::int64_t on) {
+    const TaskId t = core->submit_next_level(name, chip, {}, WorkerId(on)).task;
+    workers[t.index()] = {WorkerId(on)};
+    return t;
+  }
+  void event(EventKind kind, TaskId task, double t, std::int64_t worker = 0, std::uint32_t member = 0) {
+    const std::vector<WorkerId>& on = workers.at(task.index());
+    Event e(kind);
+    e.t = t;
+    e.task = task;
+    e.name = core->name(task);
+    e.task_kind = on.size() > 1 ? TaskKind::kGroup : TaskKind::kSingle;
+    e.member_count = static_cast<std::uint32_t>(on.size());
+    e.workers = &on;
+    e.member = member;
+    e.target.worker = WorkerId(worker);
+    rec->on_event(e);
+  }
+  void submit_ready(TaskId task, double t) {
+    event(EventKind::kSubmit, task, t);
+    event(EventKind::kReady, task, t);
+  }
+  Registry reg;
+  CallableId chip;
+  std::unique_ptr<Scheduler> core;
+  std::unique_ptr<Recorder> rec;
+  std::map<std::uint32_t, std::vector<WorkerId>> workers;
+};
+
+// A group READY at an instant where one target is idle only for that instant (its member ended, the
+// next single starts at the same time) has every target busy from then on: no idle-target time until
+// chip 1 ends its single at 3; then idle-target time until its launch at 6.
+TEST(Starvation, AGroupReadyWhileATargetIsIdleForAnInstantOnlyIsNotIdleFromThen) {
+  Feed f(2);
+  const TaskId g = f.group("g", {0, 1}), p = f.single("p", 0), q = f.single("q", 0), s = f.single("s", 1);
+  for (TaskId t : {g, p, q, s}) f.event(EventKind::kSubmit, t, 0);
+  for (TaskId t : {p, q, s}) f.event(EventKind::kReady, t, 0);
+  f.event(EventKind::kDispatch, s, 0, 1);
+  f.event(EventKind::kDispatch, p, 0, 0);
+  f.event(EventKind::kMemberEnd, p, 1, 0);  // chip 0 idle...
+  f.event(EventKind::kReady, g, 1);         // ...as g becomes READY...
+  f.event(EventKind::kDispatch, q, 1, 0);   // ...and busy again
+  f.event(EventKind::kMemberEnd, s, 3, 1);  // chip 1 idle from 3
+  EXPECT_DOUBLE_EQ(f.rec->find("g")->idle_target_s, 0.0);
+  EXPECT_EQ(f.rec->find("g")->overtaken_by, (V{"q"}));  // read while it waits
+  f.event(EventKind::kMemberEnd, q, 4, 0);
+  EXPECT_DOUBLE_EQ(f.rec->find("g")->idle_target_s, 1.0);  // up to the last transition, at 4
+  f.event(EventKind::kGroupLaunched, g, 6);  // held back (say, behind another group): no target changed
+  const std::optional<TaskRecord> r = f.rec->find("g");
+  EXPECT_DOUBLE_EQ(r->idle_target_s, 3.0);  // the last term, 4..6, closed by the launch
+  EXPECT_EQ(r->overtakes, 1u);
+}
+
+// A group that never launches keeps what it measured up to the run's last transition: finish() retires
+// it with its overtakes (not the single on chip 2, not its target) and its idle-target time (some target
+// idle from READY at 0 to the last transition at 5, then nothing more: no launch closes a term).
+TEST(Starvation, AGroupThatNeverLaunchesKeepsItsMeasuresUpToTheLastTransition) {
+  Feed f(3);
+  const TaskId g = f.group("g", {0, 1}), a = f.single("a", 0), b = f.single("b", 1), c = f.single("c", 2);
+  for (TaskId t : {g, a, b, c}) f.submit_ready(t, 0);
+  f.event(EventKind::kDispatch, a, 0, 0);
+  f.event(EventKind::kDispatch, c, 0, 2);
+  f.event(EventKind::kMemberEnd, a, 2, 0);
+  f.event(EventKind::kDispatch, b, 2, 1);
+  f.event(EventKind::kMemberEnd, b, 5, 1);
+  EXPECT_DOUBLE_EQ(f.rec->group_totals(9).idle_target_s, 5.0);
+  f.rec->finish();
+  ASSERT_EQ(f.rec->groups().size(), 1u);
+  const TaskRecord r = f.rec->groups()[0];
+  EXPECT_LT(r.start, 0.0);
+  EXPECT_DOUBLE_EQ(r.idle_target_s, 5.0);
+  EXPECT_EQ(r.overtakes, 2u);
+  EXPECT_EQ(r.overtaken_by, (V{"a", "b"}));
+  const Recorder::GroupTotals totals = f.rec->group_totals(9);
+  EXPECT_DOUBLE_EQ(totals.idle_target_s, 5.0);
+  EXPECT_EQ(totals.overtakes_max, 2u);
 }
 
 }  // namespace

@@ -6,8 +6,17 @@
 // - ready_wait: READY to launch;
 // - idle_target_s: the part of that wait during which at least one of its targets sat idle;
 // - overtakes: singles dispatched on one of its targets while it waited.
-// These are kept incrementally: a waiting group is touched only when one of its own targets changes
-// between busy and idle, so the cost does not grow with unrelated workers.
+// These are kept so that the cost per event does not grow with the number of waiting groups (a trace
+// where thousands of groups wait at once made the old per-dispatch walk of them quadratic):
+// - overtakes: a counter of single dispatches per worker; a group keeps each target's counter at its
+//   READY, and its overtakes are the sum of the differences.
+// - overtaken_by: each worker logs the names of its single dispatches only while some waiting group on
+//   it still has room under kSummaryListCap; a group's names are the first of the merged logs of its
+//   targets, copied once, when it launches or has its fill (found by a sweep when a worker's log
+//   reaches 2 kSummaryListCap names; the log then shrinks below kSummaryListCap).
+// - idle_target_s: see "Waiting groups" in recorder.cpp. The sum is kept term for term as before (the
+//   same double), but a group is touched only where its sum gains a term: at an instant where one of
+//   its targets changed and it has an idle target, or where a target stays idle (or busy) past it.
 //
 // What a record holds. Every record is one fixed-size Live entry (48 bytes, nothing on the heap): its
 // four times, kind, state, a few flags, its name as a reference (the TaskId, whose name the core
@@ -218,15 +227,25 @@ class Recorder : public Observer {
     TaskId cause;                    // keep_records only
     std::vector<TaskId> producers;   // keep_records only
   };
+  // A group that waits READY (see recorder.cpp, "Waiting groups").
   struct Waiting {
-    std::size_t record;
-    Extra* extra;  // the group's side record (std::map nodes do not move)
-    std::uint32_t idle_targets;
-    double since;  // last time idle_targets changed
+    std::size_t record = 0;
+    Extra* extra = nullptr;              // the group's side record (std::map nodes do not move)
+    std::vector<std::uint32_t> index;    // its targets' registration indices, member order
+    std::vector<std::uint64_t> base;     // singles_[index[j]] at READY
+    std::vector<std::uint32_t> slot;     // its place in active_ or inactive_ of index[j]
+    double since = 0;                    // active: the instant its idle time was last added up to
+    bool active = false;                 // some target idle (as of the last settled instant)
+    bool collecting = true;              // overtaken_by not yet copied out of the logs
   };
-  struct WaitingRef {
-    std::size_t record;
-    Extra* extra;
+  struct Slot {
+    Waiting* group;
+    std::uint32_t target;  // position in group->index
+  };
+  // One logged single dispatch: its number among all single dispatches (the merge order) and its name.
+  struct Logged {
+    std::uint64_t seq;
+    std::string name;
   };
   Live& new_record(const Event& e);
   Live& record(std::size_t n);
@@ -239,6 +258,18 @@ class Recorder : public Observer {
   void drop_front();
   std::uint32_t intern_message(const std::string& message);
   void worker_changed(std::uint32_t index, bool busy, double t);
+  void advance(double t);
+  void settle_instant();
+  void settle(Waiting& w);
+  void move_slots(Waiting& w, bool active);
+  void start_waiting(std::size_t rec, Extra& x, double t);
+  void stop_waiting(std::size_t rec, bool launched, double t);
+  void single_dispatched(std::uint32_t index, std::string_view name);
+  void sweep(std::uint32_t index);
+  void copy_names(const Waiting& w, std::vector<std::string>& out) const;
+  std::size_t overtakes_of(const Waiting& w) const;
+  double idle_target_of(const Waiting& w) const;
+  const Waiting* waiting_if(std::size_t n) const;
   void retire_one();
   void retire_terminal();
   double group_wait(const TaskRecord& g) const;
@@ -279,8 +310,23 @@ class Recorder : public Observer {
   mutable std::size_t by_name_first_ = 0;     // first_ when by_name_ was built
   std::vector<double> nl_busy_, sub_busy_;
   std::vector<bool> nl_is_busy_;
-  std::map<std::uint32_t, std::vector<WaitingRef>> waiting_on_;  // worker index -> waiting groups
-  std::map<std::size_t, Waiting> waiting_;                       // record -> state
+  // Waiting groups (see recorder.cpp). Per NEXT_LEVEL worker (registration index):
+  std::map<std::size_t, Waiting> waiting_;  // record -> state (nodes do not move: Slot points at them)
+  std::vector<std::vector<Slot>> active_, inactive_;  // its waiting groups, by whether one target is idle
+  std::vector<std::uint64_t> singles_;                // singles dispatched on it so far
+  std::vector<std::deque<Logged>> log_;               // names of its singles log_base_ on
+  std::vector<std::uint64_t> log_base_;
+  std::vector<std::size_t> collecting_count_;         // its waiting groups still collecting names
+  // Its collecting groups as (base, record) in READY order, so by base; entries of groups that have
+  // left or stopped collecting are dropped lazily (by sweep(), or all at once when none collects).
+  std::vector<std::deque<std::pair<std::uint64_t, std::size_t>>> collecting_;
+  std::uint64_t seq_ = 0;  // single dispatches on NEXT_LEVEL workers so far
+  // The instant being recorded (the time of the last transition) and the workers that changed in it,
+  // with their state before it.
+  double now_ = 0;
+  std::vector<std::uint32_t> dirty_;
+  std::vector<char> is_dirty_, was_busy_;
+  std::vector<Waiting*> moving_;  // scratch for settle_instant()
   // READY-to-dispatch waits per queue: each NEXT_LEVEL worker's FIFO (registration order), groups, SUB.
   std::vector<WaitSketch> nl_waits_;
   WaitSketch group_waits_, sub_waits_;
