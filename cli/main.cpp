@@ -945,6 +945,27 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
 }
 
 // Redraws the pictures of a run folder from its events.jsonl (and summary.json, for lane order).
+// fidelity --svg: the two folders' timelines one above the other (measure_fidelity read both already:
+// a folder without events.jsonl was refused there).
+std::string stacked_timelines(const std::string& observed, const std::string& simulated) {
+  namespace fs = std::filesystem;
+  std::vector<std::pair<std::string, viz::RunView>> views;
+  for (const auto& [title, dir] : {std::pair{"observed", observed}, {"simulated", simulated}}) {
+    const fs::path events = fs::path(dir) / "events.jsonl";
+    const fs::path summary_path = fs::path(dir) / "summary.json";
+    const nlohmann::json summary =
+        fs::exists(summary_path) ? read_output_json(summary_path.string()) : nlohmann::json::object();
+    const std::string text = read_run_file(events.string());
+    check_output_jsonl(text, events.string());
+    try {
+      views.emplace_back(std::string(title) + ": " + dir, viz::parse_run(text, summary.empty() ? nullptr : &summary));
+    } catch (const viz::VizError& e) {
+      throw std::runtime_error(dir + "/" + e.what());
+    }
+  }
+  return viz::stacked_timelines_svg(views);
+}
+
 int cmd_render(const std::string& dir_arg, double budget_s) {
   namespace fs = std::filesystem;
   std::string dir = dir_arg;
@@ -1405,6 +1426,8 @@ int run_command(int argc, char** argv) {
   fid->add_option("observed", fid_observed, "The recorded run folder (dirsched import's observed/)")->required();
   fid->add_option("simulated", fid_simulated, "A run folder of the replay")->required();
   fid->add_option("--json", fid_json, "Also write every measure as JSON to FILE");
+  std::string fid_svg;
+  fid->add_option("--svg", fid_svg, "Also draw both timelines, observed above simulated on one time axis, to FILE");
   fid->add_option("--max-makespan-error", fid_bound, "Exit 1 when |makespan error| is above X (0.05 = 5%)")
       ->check(cli::real_number(0, 1e6));
 
@@ -1516,6 +1539,7 @@ int run_command(int argc, char** argv) {
     if (*fid) {
       const Fidelity f = measure_fidelity(fid_observed, fid_simulated, fid_bound);
       if (!fid_json.empty()) write_file_atomic(fid_json, f.json.dump(2) + "\n");
+      if (!fid_svg.empty()) write_file_atomic(fid_svg, stacked_timelines(fid_observed, fid_simulated));
       std::cout << f.text;
       return f.within ? 0 : 1;
     }

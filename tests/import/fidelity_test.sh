@@ -79,4 +79,20 @@ PY
 grep -q "order: 2 of 2 workers" "$tmp/out" || { echo "FAIL itself: order"; cat "$tmp/out"; fail=1; }
 "$dirsched" fidelity "$tmp/obs" "$tmp/nope" >"$tmp/out" 2>"$tmp/err"; rc=$?
 [[ $rc -eq 2 ]] && grep -q "nope: no such run folder" "$tmp/err" || { echo "FAIL a missing folder: exit $rc"; fail=1; }
+# --svg: the observed timeline above the simulated one, on one time axis (the later end of the two).
+"$dirsched" fidelity "$tmp/obs" "$tmp/sim" --svg "$tmp/both.svg" >/dev/null 2>&1 || { echo "FAIL --svg"; fail=1; }
+python3 - "$tmp/both.svg" "$tmp/obs" "$tmp/sim" <<'PY' || fail=1
+import re, sys, xml.etree.ElementTree as ET
+text = open(sys.argv[1]).read()
+root = ET.fromstring(text)
+ns = "{http://www.w3.org/2000/svg}"
+inner = root.findall(ns + "svg")
+titles = [t.text for t in root.findall(ns + "text")]
+axes = re.findall(r"Dispatch timeline \(([^)]*) s\)", text)
+ok = (len(inner) == 2 and titles[0].startswith("observed: " + sys.argv[2]) and titles[1].startswith("simulated: " + sys.argv[3])
+      and len(axes) == 2 and axes[0] == axes[1] and float(inner[1].get("y")) > float(inner[0].get("y")))
+if not ok:
+    print("FAIL --svg: two timelines, titled, one axis", titles, axes)
+sys.exit(0 if ok else 1)
+PY
 exit $fail

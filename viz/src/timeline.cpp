@@ -136,6 +136,35 @@ std::vector<LegendItem> timeline_legend(const RunView& v) {
   return items;
 }
 
+std::string stacked_timelines_svg(const std::vector<std::pair<std::string, RunView>>& runs,
+                                  const TimelineOptions& opt) {
+  double end = 0;
+  for (const auto& [title, view] : runs) end = std::max(end, view.end_time);
+  constexpr double kTitleH = 24;
+  std::string body;
+  double y = 0;
+  for (const auto& [title, view] : runs) {
+    RunView same_axis = view;
+    same_axis.end_time = end;
+    std::string svg = timeline_svg(same_axis, opt);
+    // Its height, from the root element timeline_svg() writes first.
+    const std::string key = "height=\"";
+    const std::size_t at = svg.find(key) + key.size();
+    const double height = std::stod(svg.substr(at, svg.find('"', at) - at));
+    body += "<text x=\"" + num(kLabelW) + "\" y=\"" + num(y + 17) + "\" font-size=\"14\" font-weight=\"bold\">" +
+            esc(title) + " (ends at " + g6(view.end_time) + " s)</text>\n";
+    const std::string root = "<svg xmlns=\"http://www.w3.org/2000/svg\" ";
+    svg.replace(0, root.size(), "<svg x=\"0\" y=\"" + num(y + kTitleH) + "\" ");
+    body += svg;
+    y += kTitleH + height;
+  }
+  return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(opt.width_px) + "\" height=\"" + num(y) +
+         "\" viewBox=\"0 0 " + num(opt.width_px) + " " + num(y) +
+         "\" font-family=\"Helvetica,Arial,sans-serif\" font-size=\"11\">\n<rect x=\"0\" y=\"0\" width=\"100%\" "
+         "height=\"100%\" fill=\"#ffffff\"/>\n" +
+         body + "</svg>\n";
+}
+
 std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
   const double plot_w = opt.width_px - kLabelW - 20;
   const double span = v.end_time > 0 ? v.end_time : 1;

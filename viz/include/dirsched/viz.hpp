@@ -160,6 +160,10 @@ constexpr std::size_t kMaxIdleLanes = 200;
 // The worker lanes the timeline draws, in lane order; `hidden` gets how many were left out.
 std::vector<std::string> drawn_lanes(const RunView& run, std::size_t* hidden);
 std::string timeline_svg(const RunView& run, const TimelineOptions& options = {});
+// Timelines one above the other on one time axis (the latest end of them all), each under its title
+// (`fidelity --svg`: a replay under the run it replays). Each keeps its lanes, legend and marks.
+std::string stacked_timelines_svg(const std::vector<std::pair<std::string, RunView>>& runs,
+                                  const TimelineOptions& options = {});
 std::string chrome_trace(const RunView& run);
 // trace.paje, for ViTE (and other Paje readers): one container per worker (NEXT_LEVEL, then SUB) under
 // one for the run; the worker state "running" while a member runs on it, "reserved" while it is held
