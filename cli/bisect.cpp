@@ -125,7 +125,7 @@ std::string window(const std::vector<std::string>& v, std::size_t from) {
 }
 
 std::string verdict(const PointRun& r) {
-  if (!r.has_expect) return "no expect";
+  if (!r.has_expect) return "no expect block";
   return r.divergence.empty() ? "PASS" : "FAIL (" + r.divergence + ")";
 }
 
@@ -187,7 +187,7 @@ bool any_built(const std::vector<Switch>& list) {
 
 std::string summary_line(const PointRun& r) {
   return std::to_string(r.dispatches) + " dispatches, " + r.outcome + ", makespan " + human_number(r.makespan_s) +
-         " s, expect " + verdict(r);
+         " s, " + (r.has_expect ? "expect " + verdict(r) : "no expect block");
 }
 
 }  // namespace
@@ -212,6 +212,13 @@ int cmd_bisect(const BisectOptions& options, const BisectLoader& load) {
         if (p.wanted.on(s.id) && !before.on(s.id)) p.added.push_back(s.id), p.pr = s.pr;
     }
     points.push_back(p);
+  }
+  // A range made only of switches not built here has nothing to run: refused, not reported as "same".
+  if (std::none_of(points.begin() + 1, points.end(), [](const Point& p) { return any_built(p.added); })) {
+    std::string list;
+    for (std::size_t i = 1; i < points.size(); ++i) list += (list.empty() ? "" : ", ") + label(points[i]);
+    throw std::invalid_argument("--from " + options.from + " --to " + options.to + ": every change between them (" +
+                                list + ") is made of switches this testbed has not built: nothing to bisect");
   }
   // Load every point first: a file that does not load under one of them stops the bisect before
   // anything runs.

@@ -47,6 +47,9 @@ std::vector<std::string> run_in_children(std::size_t count, unsigned jobs,
   std::size_t next = 0;
   std::string failure;
   cli::ErrorKind failure_kind = cli::ErrorKind::kBadInput;
+  // The failure reported is the one of the lowest index: children start in index order and the pool
+  // waits for every started one, so the same inputs always name the same evaluation.
+  std::size_t failure_index = count;
   while ((next < count && failure.empty()) || !active.empty()) {
     while (failure.empty() && next < count && active.size() < std::max(1u, jobs)) {
       const std::size_t i = next++;
@@ -100,7 +103,8 @@ std::vector<std::string> run_in_children(std::size_t count, unsigned jobs,
       child_finished(c.pid);
       if (!c.out.empty() && c.out[0] == 'R' && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
         texts[c.index] = c.out.substr(1);
-      } else if (failure.empty()) {
+      } else if (c.index < failure_index) {
+        failure_index = c.index;
         if (c.out.size() > 2 && c.out[0] == 'E') {
           failure_kind = static_cast<cli::ErrorKind>(c.out[1] - '0');
           failure = who(c.index) + ": " + c.out.substr(2);

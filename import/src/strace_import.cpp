@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -733,26 +734,31 @@ void Builder::join_deps() {
   const std::string& file = o_.deps_file;
   (void)load_scenario(file, {}, TraceRead::kFull);  // a file the loader refuses: its error, exit 2
   const ojson doc = ojson::parse(read_json_file(file).dump());
+  if (!doc.contains("trace"))
+    throw ImportError(file + ": generates its trace (generate): --deps needs a recorded trace (ops with args)");
+  if (doc.contains("vars"))
+    throw ImportError(file + ": vars: --deps needs a recording with its values in place, not sweep variables "
+                             "(record it again with the values chosen)");
   struct PyOp {
     const ojson* op;
     std::string path;
+    long long run;  // the ordinal of its `run` op (1, 2, ...), 0 in a trace without runs
   };
   std::vector<PyOp> ops;
+  long long runs = 0;
+  // Submits in the order the orchestration made them: a run's or a batch's ops in place.
+  const std::function<void(const ojson&, const std::string&, long long)> add = [&](const ojson& op,
+                                                                                     const std::string& path,
+                                                                                     long long run) {
+    const std::string kind = op.value("op", "");
+    if (kind == "submit_next_level" || kind == "submit_next_level_group") ops.push_back({&op, path, run});
+    if (kind == "submit_sub" || kind == "submit_sub_group") ++deps_sub_ops_;
+    if (kind == "run") run = ++runs;
+    if (const auto inner = op.find("ops"); inner != op.end() && inner->is_array())
+      for (std::size_t j = 0; j < inner->size(); ++j) add((*inner)[j], path + ".ops[" + std::to_string(j) + "]", run);
+  };
   const ojson& trace = doc.at("trace");
-  for (std::size_t i = 0; i < trace.size(); ++i) {
-    const auto add = [&](const ojson& op, const std::string& path) {
-      const std::string kind = op.value("op", "");
-      if (kind == "submit_next_level" || kind == "submit_next_level_group") ops.push_back({&op, path});
-      if (kind == "submit_sub" || kind == "submit_sub_group") ++deps_sub_ops_;
-    };
-    const std::string at = "trace[" + std::to_string(i) + "]";
-    if (trace[i].value("op", "") == "run") {
-      const ojson& inner = trace[i].at("ops");
-      for (std::size_t j = 0; j < inner.size(); ++j) add(inner[j], at + ".ops[" + std::to_string(j) + "]");
-    } else {
-      add(trace[i], at);
-    }
-  }
+  for (std::size_t i = 0; i < trace.size(); ++i) add(trace[i], "trace[" + std::to_string(i) + "]", 0);
   std::vector<TaskObs*> logged;
   for (auto& [key, t] : tasks_)
     if (t.submit) logged.push_back(&t);
@@ -760,6 +766,14 @@ void Builder::join_deps() {
     throw ImportError(file + ": " + std::to_string(ops.size()) + " NEXT_LEVEL submits, but " + o_.log + " has " +
                       std::to_string(logged.size()) +
                       " NEXT_LEVEL tasks with a submit: --deps needs a trace recorded from the same orchestration");
+  std::map<long long, long long> log_run_ordinal;  // run_id -> 1, 2, ... in the log's order
+  for (const TaskObs* t : logged) log_run_ordinal.emplace(t->run, 0);
+  long long ordinal = 0;
+  for (auto& [run_id, n] : log_run_ordinal) n = ++ordinal;
+  if (runs > 0 && runs != static_cast<long long>(log_run_ordinal.size()))
+    throw ImportError(file + ": " + std::to_string(runs) + " runs, but " + o_.log + " has " +
+                      std::to_string(log_run_ordinal.size()) +
+                      " runs with NEXT_LEVEL submits: --deps needs a trace recorded from the same orchestration");
   const auto log_side = [&](const TaskObs& t, const std::string& what) {
     return o_.log + ":" + std::to_string(t.submit->line) + " (" + t.name + "): " + what;
   };
@@ -774,6 +788,10 @@ void Builder::join_deps() {
     };
     if (py_group != (t.kind == "group"))
       mismatch(py_group ? "a group" : "a single", t.kind == "group" ? "a group" : "a single");
+    // With runs, the n-th run of the file is the n-th run of the log: a tensor map is per run.
+    if (runs > 0 && ops[i].run != log_run_ordinal.at(t.run))
+      mismatch("in run " + std::to_string(ops[i].run) + " of the file",
+               "in run " + std::to_string(log_run_ordinal.at(t.run)) + " of the log (run_id " + std::to_string(t.run) + ")");
     if (!py_group) {
       const ojson& w = op.at("worker");
       const long long logged_worker = t.submit->attr[kWorkerId];
@@ -1110,6 +1128,16 @@ ImportResult Builder::emit() {
   if (!expect_state.empty()) expect["final_state"] = expect_state;
   if (!expect.empty()) sc["expect"] = expect;
   out.scenario_json = sc.dump(2) + "\n";
+  if (!o_.deps_file.empty()) {
+    // The file's buffers next to the log's workers: a buffer owned by a worker the log never saw, for
+    // one, makes a scenario nothing could run. Refused here, not written.
+    try {
+      (void)parse_scenario(nlohmann::json::parse(out.scenario_json), "scenario.json", ".");
+    } catch (const ScenarioError& e) {
+      throw ImportError("--deps " + o_.deps_file + ": the joined scenario would not load (" + e.what() +
+                        "): the file does not fit the log's workers");
+    }
+  }
 
   // The observed run folder.
   out.observed = observed_run(out.scenario_name);

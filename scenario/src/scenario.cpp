@@ -628,6 +628,7 @@ struct Loader {
         else if (kind == "allgather") spec.cost.collective.kind = Collective::Kind::kAllgather;
         else if (kind == "broadcast") spec.cost.collective.kind = Collective::Kind::kBroadcast;
         else col.fail("unknown collective '" + kind + "' (allreduce, allgather, broadcast)", "kind");
+        (void)col.need("bytes");  // no default: a collective moves a size the file says
         spec.cost.collective.bytes = col.bounded("bytes", 0, kMaxBytes, "bytes", kBytesLimit);
         col.done();
       }

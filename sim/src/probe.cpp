@@ -101,12 +101,12 @@ int probe_collective_routes(const Scenario& s) {
   for (const WorkerSpec& w : s.next_level) host_of_worker.emplace(w.id.value(), w.host);
   std::set<std::pair<std::string, std::string>> pairs;
   std::map<std::pair<std::string, std::string>, std::string> why;  // pair -> the op that needs it
-  bool sub_groups = false;
+  std::string sub_group;  // the first SUB group op with a collective, as messages name it
   for_each_submit_op(s, [&](const OpSpec& op) {
     const Collective& col = s.callables[op.callable].cost.collective;
     if (col.kind == Collective::Kind::kNone) return;
     if (op.kind == OpKind::kSubmitSubGroup) {
-      sub_groups = true;
+      if (sub_group.empty()) sub_group = op.path + " (task '" + op.task + "', a SUB group: any two SUB hosts)";
       return;
     }
     if (op.kind != OpKind::kSubmitGroup || !op.workers) return;
@@ -125,10 +125,10 @@ int probe_collective_routes(const Scenario& s) {
         if (pairs.insert(pair).second) why[pair] = op.path + " (task '" + op.task + "')";
       }
   });
-  if (sub_groups)
+  if (!sub_group.empty())
     for (const std::string& a : s.sub_hosts)
       for (const std::string& b : s.sub_hosts)
-        if (a != b && pairs.emplace(a, b).second) why[{a, b}] = "a SUB group with a collective";
+        if (a != b && pairs.emplace(a, b).second) why[{a, b}] = sub_group;
   for (const auto& [from_name, to_name] : pairs) {
     sg4::Host* from = sg4::Host::by_name_or_null(from_name);
     sg4::Host* to = sg4::Host::by_name_or_null(to_name);

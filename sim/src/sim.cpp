@@ -299,16 +299,17 @@ class Driver {
   }
 
   void arrive(std::uint64_t seq, const Flight& f) {
-    CollectiveRun& c = collectives_[f.task.index()];
+    const std::uint32_t task = f.task.index();  // end() below frees `f`
+    CollectiveRun& c = collectives_[task];
     c.members = run_.core->members(f.task);
     if (c.failed) {
       end(seq, Outcome::kFailure);
       ++c.lost;
-      settle_collective(f.task.index());
+      settle_collective(task);
       return;
     }
     c.waiting.push_back(seq);
-    if (++c.arrived == c.members) run_steps(f.task.index());
+    if (++c.arrived == c.members) run_steps(task);
   }
 
   // Starts the collective's next step with a transfer, or, all steps done, lets its members go on.
@@ -327,6 +328,8 @@ class Driver {
       c.routes.clear();
       try {
         for (const auto& [from, to, bytes] : collective::sends(spec.kind, c.members, c.step, spec.bytes)) {
+          // One host: nothing crosses a link. 0 bytes: the members only meet (SimGrid never ends a
+          // 0-byte host-to-host comm: it would deadlock).
           if (host[from] == host[to] || !(bytes > 0)) continue;
           if (link_is_off(host[from], host[to])) throw simgrid::Exception(XBT_THROW_POINT, "link off");
           sg4::ActivityPtr comm = sg4::Comm::sendto_async(host[from], host[to], static_cast<std::uint64_t>(bytes));

@@ -819,8 +819,13 @@ Comparison compare_runs(const std::string& dir_a, const std::string& dir_b, std:
   o += "A: " + a.label + "\nB: " + b.label + "\n";
   if (a.summary.value("scenario", "") != b.summary.value("scenario", ""))
     o += "note: the runs are of different scenarios\n";
-  // Times of two engines, or of two time scales, measure different clocks: only the order compares.
-  const bool timed = engine_of(a.summary) == engine_of(b.summary) &&
+  // Times of two clocks (wall-clock threads against simulated time, or two time scales) do not compare:
+  // only the order does. SimGrid and the event engine keep one clock, simulated scenario seconds.
+  const auto clock_of = [](const nlohmann::json& summary) {
+    const std::string e = engine_of(summary);
+    return e == "event" ? std::string("sim") : e;
+  };
+  const bool timed = clock_of(a.summary) == clock_of(b.summary) &&
                      g6(time_scale_of(a.summary)) == g6(time_scale_of(b.summary));
   if (!timed)
     o += "note: different engines or time scales (" + na + " " + engine_of(a.summary) + " x" +

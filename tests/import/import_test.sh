@@ -151,6 +151,15 @@ deps_refused worker "submit 1 does not match: .*worker.json: trace\[0\].ops\[1\]
 deps_refused kind "submit 3 does not match: .*(task 'g'): a single; .*(r1.t3): a group" 'ops[3] = {"op": "submit_next_level", "task": "g", "callable": "mm", "worker": 2, "args": []}'
 deps_refused member "member 1 on worker 1; .*(r1.t3): member 1 dispatched to worker 3" 'ops[3]["workers"] = [2, 1]'
 deps_refused size "(task 'g'): 3 members; .*(r1.t3): 2 members" 'ops[3]["workers"] = [2, 3, 0]; ops[3]["args_list"].append([])'
+deps_refused vars "vars.json: vars: --deps needs a recording with its values in place" 'd["vars"] = {"w": [1, 2]}; ops[1]["worker"] = "$w"'
+deps_refused runs "runs.json: 2 runs, but .*deps.log has 1 runs" 'd["trace"] = [{"op": "run", "run": "r1", "ops": ops[:1]}, {"op": "run", "run": "r2", "ops": ops[1:]}]'
+deps_refused owner "the joined scenario would not load (scenario.json: buffers.w.owner" 'd["workers"]["next_level"] += [{"id": i, "kind": "local_chip"} for i in range(4, 8)]; d["buffers"]["w"] = {"bytes": 8, "memory": "child", "owner": 7}; ops[4]["args"] = [{"buffer": "w", "tag": "INPUT"}]'
+deps_refused generate "generate.json: generates its trace (generate): --deps needs a recorded trace" 'del d["trace"]; d["generate"] = {"family": "stream", "tasks": 6, "workers": 4}'
+# Submits inside a batch are joined in place (Python's `with orch.batch():` records one).
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); ops=d['trace'][0]['ops']; d['trace'][0]['ops'] = ops[:1] + [{'op': 'batch', 'ops': ops[1:3]}] + ops[3:]; json.dump(d, open(sys.argv[2],'w'))" \
+  "$here/deps-trace.json" "$tmp/batch.json"
+"$dirsched" import strace "$here/deps.log" --out "$tmp/batched" --deps "$tmp/batch.json" >/dev/null 2>"$tmp/err" ||
+  { echo "FAIL --deps with a batch"; cat "$tmp/err"; fail=1; }
 deps_refused invalid "invalid.json: trace\[0\].ops\[0\].args\[0\].buffer" 'ops[0]["args"][0]["buffer"] = "nope"'
 
 # --infer-deps GAP_US on deps.log: r1.t1 starts 50 us after r1.t0 ends, on an idle chip (an edge); the

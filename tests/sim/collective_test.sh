@@ -47,6 +47,9 @@ run_case broadcast 2.001
 # 2->0 stays on a (free): 4 x (0.001 + 33.333e6 / 50e6) = 4 x 0.667667 = 2.670667
 variant ring3 'd["trace"][0]["workers"] = [0, 1, 2]; d["trace"][0]["args_list"] = [[], [], []]'
 run_case ring3 3.670666666666667
+# 0 bytes: the members meet and go on, no transfer (SimGrid never ends a 0-byte comm).
+variant zero 'd["callables"]["ar"]["collective"]["bytes"] = 0; d["trace"][0]["duration_s"] = [1, 2]'
+run_case zero 2
 # Both members on host a: no transfer, the group ends with its compute.
 variant onehost 'd["trace"][0]["workers"] = [0, 2]'
 run_case onehost 1
@@ -78,6 +81,9 @@ variant badkind 'd["callables"]["ar"]["collective"]["kind"] = "alltoall"'
 "$dirsched" run "$tmp/badkind.json" --out "$tmp/bk" >"$tmp/out" 2>&1
 [[ $? == 2 ]] && grep -q "callables.ar.collective.kind: unknown collective 'alltoall' (allreduce, allgather, broadcast)" "$tmp/out" ||
   { no "unknown kind"; cat "$tmp/out"; }
+variant nobytes 'del d["callables"]["ar"]["collective"]["bytes"]'
+"$dirsched" run "$tmp/nobytes.json" --out "$tmp/nb" >"$tmp/out" 2>&1
+[[ $? == 2 ]] && grep -q "callables.ar.collective: missing required key 'bytes'" "$tmp/out" || { no "bytes required"; cat "$tmp/out"; }
 variant badbytes 'd["callables"]["ar"]["collective"]["bytes"] = -1'
 "$dirsched" run "$tmp/badbytes.json" --out "$tmp/bb" >"$tmp/out" 2>&1
 [[ $? == 2 ]] && grep -q "callables.ar.collective.bytes" "$tmp/out" || { no "negative bytes"; cat "$tmp/out"; }

@@ -533,7 +533,9 @@ std::string report_html(const RunView& v, const nlohmann::json& summary,
     o += "<tr><th>engine</th><td class=\"engine\">" + esc(text_of(summary["engine"])) +
          (threads ? ", time scale " + g6(scale) + ": times are wall-clock seconds (" + g6(scale) +
                         " s per scenario second), not simulated"
-                  : " (SimGrid): times are simulated scenario seconds") +
+                  : text_of(summary["engine"]) == "event"
+                      ? " (the event engine, SimGrid's rules): times are simulated scenario seconds"
+                      : " (SimGrid): times are simulated scenario seconds") +
          "</td></tr>";
   }
   if (summary.contains("dirsched_version"))
