@@ -133,7 +133,7 @@ SweepRow evaluate_on_events(const Evaluation& e, const std::string& who) {
     o.seed = e.seed;
     o.record_events = false;
     const std::unique_ptr<Run> run = run_events(*e.scenario, o);
-    return row_from_summary(e.variant, nlohmann::json::parse(summary_json(*run)));
+    return row_from_summary(e.variant, summarise(*run));
   } catch (...) {
     const cli::ErrorReport report = cli::classify_current_exception();
     throw cli::ClassifiedError(report.kind, who + ": " + report.message);
@@ -184,7 +184,7 @@ std::vector<SweepRow> evaluate_all(const std::vector<Evaluation>& evals, unsigne
         o.record_events = false;
         o.simgrid_args = simgrid_args;
         const std::unique_ptr<Run> run = simulate(*evals[i].scenario, o);
-        return sweep_row_json(row_from_summary(evals[i].variant, nlohmann::json::parse(summary_json(*run)))).dump();
+        return sweep_row_json(row_from_summary(evals[i].variant, summarise(*run))).dump();
       },
       who);
   std::vector<SweepRow> rows(evals.size());

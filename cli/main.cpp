@@ -953,6 +953,7 @@ std::string stacked_timelines(const std::string& observed, const std::string& si
   for (const auto& [title, dir] : {std::pair{"observed", observed}, {"simulated", simulated}}) {
     const fs::path events = fs::path(dir) / "events.jsonl";
     const fs::path summary_path = fs::path(dir) / "summary.json";
+    if (fs::exists(summary_path)) (void)read_summary(summary_path.string());  // types and schema
     const nlohmann::json summary =
         fs::exists(summary_path) ? read_output_json(summary_path.string()) : nlohmann::json::object();
     const std::string text = read_run_file(events.string());
@@ -984,15 +985,19 @@ int cmd_render(const std::string& dir_arg, double budget_s) {
   // The folder is locked for the whole redraw: a run replacing it waits, so the pictures always match
   // the data beside them.
   const FolderLock folder_lock(dir);
+  // The summary through the run record (types, schema) first; the pictures still read its JSON.
   nlohmann::json summary = nlohmann::json::object();
+  std::uint64_t total_tasks = 0;
   const fs::path summary_path = fs::path(dir) / "summary.json";
-  if (fs::exists(summary_path)) summary = read_output_json(summary_path.string());
+  if (fs::exists(summary_path)) {
+    total_tasks = read_summary(summary_path.string()).tasks.total;
+    summary = read_output_json(summary_path.string());
+  }
   std::string note;
   std::map<std::string, std::string> files;
   // A folder past viz::kMaxPictureTasks (by its summary, or a log past 256 MiB without one) is drawn
   // aggregated, in one streaming pass: bounded in memory whatever the log holds.
-  const bool big = (summary.contains("tasks") && summary["tasks"].is_object() &&
-                    summary["tasks"].value("total", 0.0) > static_cast<double>(viz::kMaxPictureTasks)) ||
+  const bool big = total_tasks > viz::kMaxPictureTasks ||
                    (fs::is_regular_file(events) && fs::file_size(events) > (std::uintmax_t{256} << 20));
   if (big) {
     try {

@@ -35,10 +35,7 @@ Timeline load(const std::string& dir) {
   Timeline t;
   t.dir = dir;
   if (!fs::is_directory(dir)) throw std::runtime_error(dir + ": no such run folder");
-  const json summary = read_output_json((fs::path(dir) / "summary.json").string());
-  if (!summary.is_object() || !summary.contains("makespan_s") || !summary["makespan_s"].is_number())
-    throw std::runtime_error((fs::path(dir) / "summary.json").string() + ": makespan_s: expected a number");
-  t.makespan = summary["makespan_s"].get<double>();
+  t.makespan = read_summary((fs::path(dir) / "summary.json").string()).makespan_s;
   const std::string path = (fs::path(dir) / "events.jsonl").string();
   if (std::error_code ec; fs::exists(path, ec) && !fs::is_regular_file(path, ec))
     throw std::runtime_error(path + ": not a regular file (a FIFO, a device, a socket or a folder)");

@@ -1258,7 +1258,7 @@ std::vector<std::pair<std::string, std::string>> Builder::observed_run(const std
   double makespan = 0;
   std::map<std::string, double> busy;  // worker label -> busy seconds
   std::vector<double> single_waits, group_waits;
-  ojson groups = ojson::array();
+  std::vector<record::GroupWait> groups;
   std::map<std::string, long long> counts = {{"COMPLETED", 0}, {"FAILED", 0}, {"POISONED", 0}, {"REJECTED", 0},
                                              {"NOT_SUBMITTED", 0}, {"PENDING", 0}, {"READY", 0}, {"RUNNING", 0}};
   std::string csv = "job_id,kind,callable,allocated_resources,submission_time,ready_time,starting_time,finish_time,"
@@ -1354,15 +1354,15 @@ std::vector<std::pair<std::string, std::string>> Builder::observed_run(const std
     }
     ++counts[state];
     if (first_start >= 0) (group ? group_waits : single_waits).push_back(first_start - submit_t);
-    if (t.kind == "group")
-      groups.push_back({{"task", t.name},
-                        {"workers", ojson::parse(workers.substr(11))},
-                        {"ready_s", submit_t},
-                        {"launched_s", launched ? ojson(last_start) : ojson(nullptr)},
-                        {"ready_wait_s", (launched ? last_start : makespan) - submit_t},
-                        {"idle_target_s", 0},
-                        {"overtakes", 0},
-                        {"overtaken_by", ojson::array()}});
+    if (t.kind == "group") {
+      record::GroupWait g;
+      g.task = t.name;
+      g.workers = ojson::parse(workers.substr(11)).get<std::vector<std::uint64_t>>();
+      g.ready_s = submit_t;
+      if (launched) g.launched_s = last_start;
+      g.ready_wait_s = (launched ? last_start : makespan) - submit_t;
+      groups.push_back(std::move(g));
+    }
     auto t6 = [](double v) { return v < 0 ? std::string() : format_number(v); };
     csv += t.name + "," + t.kind + "," + t.callable + "," + resources + "," + t6(submit_t) + "," + t6(submit_t) + "," +
            t6(first_start) + "," + t6(finish) + "," + (first_start >= 0 ? t6(first_start - submit_t) : "") + "," +
@@ -1375,39 +1375,29 @@ std::vector<std::pair<std::string, std::string>> Builder::observed_run(const std
   for (std::size_t i = 0; i < evs.size(); ++i)
     events += "{\"seq\":" + std::to_string(i) + ",\"t_s\":" + format_number(evs[i].t) + ",\"event\":\"" +
               evs[i].event + "\",\"task\":" + json_string(evs[i].task) + evs[i].body + "}\n";
-  ojson s;
-  s["scenario"] = name;
-  s["description"] = "The timeline recorded in " + fs::path(o_.log).filename().string() + " (pid " +
-                     std::to_string(pid_) + ")";
-  s["seed"] = 0;
-  s["policy"] = "seed";
-  s["stall_report_s"] = 5;
-  s["engine"] = "strace";
-  s["time_scale"] = 1;
-  s["dirsched_version"] = dirsched_version();
-  s["outcome"] = truncated ? "TRUNCATED" : failed ? "FAILED" : "COMPLETED";
-  s["error"] = nullptr;
-  s["makespan_s"] = makespan;
-  ojson c = ojson::object();
+  record::Summary s;
+  s.scenario = name;
+  s.description = "The timeline recorded in " + fs::path(o_.log).filename().string() + " (pid " +
+                  std::to_string(pid_) + ")";
+  s.stall_report_s = 5;
+  s.engine = record::Engine::kStrace;
+  s.dirsched_version = dirsched_version();
+  s.outcome = truncated ? record::Outcome::kTruncated : failed ? record::Outcome::kFailed : record::Outcome::kCompleted;
+  s.makespan_s = makespan;
   for (const char* k : {"COMPLETED", "FAILED", "POISONED", "REJECTED", "NOT_SUBMITTED", "PENDING", "READY", "RUNNING"})
-    c[k] = counts[k];
-  c["total"] = total;
-  s["tasks"] = c;
-  ojson ws = ojson::array();
+    s.tasks.by_state.emplace_back(k, counts[k]);
+  s.tasks.total = total;
   for (const auto& [w, e] : nl_)
-    ws.push_back({{"worker", w}, {"kind", worker_kind(w)}, {"host", ""}, {"busy_s", busy[std::to_string(w)]},
-                  {"utilisation", makespan > 0 ? busy[std::to_string(w)] / makespan : 0.0}});
+    s.workers.push_back({std::to_string(w), worker_kind(w), "", busy[std::to_string(w)],
+                         makespan > 0 ? busy[std::to_string(w)] / makespan : 0.0});
   for (long long i = 0; i < sub_pool_; ++i) {
     const std::string l = "sub" + std::to_string(i);
-    ws.push_back({{"worker", l}, {"kind", "sub"}, {"host", ""}, {"busy_s", busy[l]},
-                  {"utilisation", makespan > 0 ? busy[l] / makespan : 0.0}});
+    s.workers.push_back({l, "sub", "", busy[l], makespan > 0 ? busy[l] / makespan : 0.0});
   }
-  s["workers"] = ws;
-  s["queue_waits"] = ojson::object();
-  s["groups"] = groups;
-  s["stalls"] = ojson::array();
+  s.groups = std::move(groups);
   auto waits = [](std::vector<double> v) {
-    ojson w = {{"count", v.size()}, {"p50_s", 0}, {"p95_s", 0}, {"max_s", 0}, {"mean_s", 0}};
+    record::WaitStats w;
+    w.count = v.size();
     if (v.empty()) return w;
     std::sort(v.begin(), v.end());
     auto at = [&](double q) {
@@ -1416,16 +1406,15 @@ std::vector<std::pair<std::string, std::string>> Builder::observed_run(const std
     };
     double sum = 0;
     for (double x : v) sum += x;
-    w["p50_s"] = at(0.5), w["p95_s"] = at(0.95), w["max_s"] = v.back(),
-    w["mean_s"] = sum / static_cast<double>(v.size());
+    w.p50_s = at(0.5), w.p95_s = at(0.95), w.max_s = v.back(), w.mean_s = sum / static_cast<double>(v.size());
     return w;
   };
-  s["ready_waits"] = {{"single", waits(single_waits)}, {"group", waits(group_waits)}};
-  s["stuck"] = ojson::array();
-  s["events"] = evs.size();
-  s["notes"] = {"observed: the times are the log's (CLOCK_MONOTONIC, relative to the earliest graph_build); "
-                "the stall warnings have no time and are in import-report.json"};
-  return {{"events.jsonl", events}, {"summary.json", s.dump(2) + "\n"}, {"tasks.csv", csv}};
+  s.ready_waits_single = waits(single_waits);
+  s.ready_waits_group = waits(group_waits);
+  s.events = evs.size();
+  s.notes = {"observed: the times are the log's (CLOCK_MONOTONIC, relative to the earliest graph_build); "
+             "the stall warnings have no time and are in import-report.json"};
+  return {{"events.jsonl", events}, {"summary.json", record::encode(s)}, {"tasks.csv", csv}};
 }
 
 }  // namespace

@@ -39,17 +39,6 @@ std::string worker_label(const Target& t) {
   return t.sub ? "sub" + std::to_string(t.sub_index) : std::to_string(t.worker.value());
 }
 
-ojson wait_json(const WaitStats& w) {
-  ojson j{{"count", w.count},
-          {"p50_s", tidy(w.p50)},
-          {"p95_s", tidy(w.p95)},
-          {"max_s", tidy(w.max)},
-          {"mean_s", tidy(w.mean)}};
-  // Past kExactWaits waits in the run p50 / p95 come from a histogram (docs/outputs.md).
-  if (!w.exact) j["percentiles"] = "histogram";
-  return j;
-}
-
 // RFC 4180: a field holding a comma, a double quote, CR or LF is quoted, inner quotes doubled.
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
@@ -110,6 +99,16 @@ nlohmann::json read_output_json(const std::string& path) {
   } catch (const ScenarioError& e) {
     throw std::runtime_error(e.what());
   }
+}
+
+record::Summary read_summary(const std::string& path) {
+  const std::string text = read_run_file(path);
+  try {
+    (void)parse_json_text(text, path);  // the loader's strict reader: duplicate keys, depth, UTF-8, numbers
+  } catch (const ScenarioError& e) {
+    throw std::runtime_error(e.what());
+  }
+  return record::decode(nlohmann::ordered_json::parse(text), path);
 }
 
 nlohmann::json parse_output_line(std::string_view line, const std::string& path, std::size_t line_no) {
@@ -187,66 +186,80 @@ static std::vector<TaskState> counted_states(const Scheduler& core) {
   return out;
 }
 
-std::string summary_json(const Run& run, const std::vector<std::string>& notes) {
+namespace {
+
+record::WaitStats wait_record(const WaitStats& w) {
+  record::WaitStats o;
+  o.count = w.count, o.p50_s = tidy(w.p50), o.p95_s = tidy(w.p95), o.max_s = tidy(w.max), o.mean_s = tidy(w.mean);
+  o.histogram = !w.exact;  // past kExactWaits waits in the run p50 / p95 come from a histogram (docs/outputs.md)
+  return o;
+}
+
+// Sets a state's count, appending the state when it is not one of the counted ones.
+void set_count(record::TaskCounts& t, std::string_view state, std::uint64_t n) {
+  for (auto& [name, count] : t.by_state)
+    if (name == state) {
+      count = n;
+      return;
+    }
+  t.by_state.emplace_back(std::string(state), n);
+}
+
+std::vector<std::uint64_t> ids(const std::vector<WorkerId>& ws) {
+  std::vector<std::uint64_t> out;
+  for (WorkerId w : ws) out.push_back(w.value());
+  return out;
+}
+
+}  // namespace
+
+record::Summary summarise(const Run& run, const std::vector<std::string>& notes) {
   const Recorder& rec = *run.recorder;
   const RunResult& r = run.result;
   const Registry& reg = run.core->registry();
   const double makespan = r.makespan_s;
-  ojson s;
-  s["scenario"] = run.scenario.name;
-  s["description"] = run.scenario.description;
-  s["seed"] = r.seed;
-  s["policy"] = run.scenario.policy;
-  {
-    // The effective runtime version, switch by switch, and the switches on with nothing to act on.
-    ojson switches = ojson::object();
-    for (const SwitchInfo& row : switch_table()) switches[std::string(row.name)] = run.core->switches()[row.id];
-    s["switches"] = switches;
-    ojson inert = ojson::array();
-    for (Switch x : inert_switches(run.scenario)) inert.push_back(std::string(to_string(x)));
-    s["inert"] = inert;
-  }
-  s["stall_report_s"] = tidy(run.core->options().stall_report_s);
-  s["engine"] = r.engine;
-  s["time_scale"] = tidy(r.time_scale);
+  record::Summary s;
+  s.scenario = run.scenario.name;
+  s.description = run.scenario.description;
+  s.seed = r.seed;
+  s.policy = run.scenario.policy;
+  // The effective runtime version, switch by switch, and the switches on with nothing to act on.
+  s.switches.emplace();
+  for (const SwitchInfo& row : switch_table()) s.switches->emplace_back(row.name, run.core->switches()[row.id]);
+  s.inert.emplace();
+  for (Switch x : inert_switches(run.scenario)) s.inert->emplace_back(to_string(x));
+  s.stall_report_s = tidy(run.core->options().stall_report_s);
+  const std::optional<record::Engine> engine = record::engine_from(r.engine);
+  if (!engine) throw std::logic_error("summarise: unknown engine '" + r.engine + "'");
+  s.engine = *engine;
+  s.time_scale = tidy(r.time_scale);
   if (!run.scenario.vars.empty()) {
-    s["vars"] = run.scenario.assigned;
-    const auto index = variant_index(run.scenario);
-    s["variant"] = index ? ojson(*index) : ojson(nullptr);
+    s.vars.emplace();
+    for (const auto& [name, value] : run.scenario.assigned) s.vars->emplace_back(name, value);
+    if (const auto index = variant_index(run.scenario)) s.variant = *index;
   }
-  s["dirsched_version"] = dirsched_version();
-  s["outcome"] = r.outcome;
-  s["error"] = r.error.empty() ? ojson(nullptr) : ojson(r.error);
-  s["makespan_s"] = tidy(makespan);
+  s.dirsched_version = dirsched_version();
+  const std::optional<record::Outcome> outcome = record::outcome_from(r.outcome);
+  if (!outcome) throw std::logic_error("summarise: unknown outcome '" + r.outcome + "'");
+  s.outcome = *outcome;
+  if (!r.error.empty()) s.error = r.error;
+  s.makespan_s = tidy(makespan);
 
-  ojson counts = ojson::object();
-  for (TaskState st : counted_states(*run.core)) counts[std::string(to_string(st))] = 0;
-  for (const auto& [state, n] : rec.state_counts()) counts[std::string(to_string(state))] = n;
-  counts["total"] = rec.record_count();
-  s["tasks"] = counts;
+  for (TaskState st : counted_states(*run.core)) s.tasks.by_state.emplace_back(to_string(st), 0);
+  for (const auto& [state, n] : rec.state_counts()) set_count(s.tasks, to_string(state), n);
+  s.tasks.total = rec.record_count();
 
-  ojson workers = ojson::array();
   for (std::uint32_t i = 0; i < reg.next_level_count(); ++i) {
     const double busy = rec.next_level_busy()[i];
-    workers.push_back({{"worker", reg.worker_at(i).id.value()},
-                       {"kind", to_string(reg.worker_at(i).kind)},
-                       {"host", r.host_of_worker.at(i)},
-                       {"busy_s", tidy(busy)},
-                       {"utilisation", makespan > 0 ? tidy(busy / makespan) : 0.0}});
+    s.workers.push_back({std::to_string(reg.worker_at(i).id.value()), std::string(to_string(reg.worker_at(i).kind)),
+                         r.host_of_worker.at(i), tidy(busy), makespan > 0 ? tidy(busy / makespan) : 0.0});
   }
   for (std::uint32_t i = 0; i < reg.sub_workers(); ++i) {
     const double busy = rec.sub_busy()[i];
-    workers.push_back({{"worker", "sub" + std::to_string(i)},
-                       {"kind", "sub"},
-                       {"host", run.scenario.sub_hosts.at(i)},
-                       {"busy_s", tidy(busy)},
-                       {"utilisation", makespan > 0 ? tidy(busy / makespan) : 0.0}});
+    s.workers.push_back({"sub" + std::to_string(i), "sub", run.scenario.sub_hosts.at(i), tidy(busy),
+                         makespan > 0 ? tidy(busy / makespan) : 0.0});
   }
-  s["workers"] = workers;
-
-  ojson waits = ojson::object();
-  for (const auto& [key, w] : rec.queue_waits()) waits[key] = wait_json(w);
-  s["queue_waits"] = waits;
+  for (const auto& [key, w] : rec.queue_waits()) s.queue_waits.emplace_back(key, wait_record(w));
 
   // At most kSummaryListCap groups: past that the longest READY waits, longest first, and the counts and
   // sums of every group in group_totals.
@@ -261,153 +274,123 @@ std::string summary_json(const Run& run, const std::vector<std::string>& notes) 
                         group_records.end());
     if (group_records.size() > kSummaryListCap) group_records.resize(kSummaryListCap);
   }
-  ojson groups = ojson::array();
   for (const TaskRecord& t : group_records) {
     if (t.ready < 0) continue;
-    ojson ws = ojson::array();
-    for (WorkerId w : t.workers) ws.push_back(w.value());
-    const bool launched = t.start >= 0;
-    groups.push_back({{"task", t.name},
-                      {"workers", ws},
-                      {"ready_s", tidy(t.ready)},
-                      {"launched_s", launched ? ojson(tidy(t.start)) : ojson(nullptr)},
-                      {"ready_wait_s", tidy((launched                       ? t.start
-                                             : t.state == TaskState::kCancelled ? t.end
-                                                                                : makespan) -
-                                            t.ready)},
-                      {"idle_target_s", tidy(t.idle_target_s)},
-                      {"overtakes", t.overtakes},
-                      {"overtaken_by", t.overtaken_by}});
+    record::GroupWait g;
+    g.task = t.name;
+    g.workers = ids(t.workers);
+    g.ready_s = tidy(t.ready);
+    if (t.start >= 0) g.launched_s = tidy(t.start);
+    g.ready_wait_s =
+        tidy((t.start >= 0 ? t.start : t.state == TaskState::kCancelled ? t.end : makespan) - t.ready);
+    g.idle_target_s = tidy(t.idle_target_s);
+    g.overtakes = t.overtakes;
+    g.overtaken_by = t.overtaken_by;
     if (run.waits) {
-      ojson chain = ojson::array();
+      g.blocked_by.emplace();
       if (const std::vector<BlockedBy>* b = run.waits->blocked_by(t.task))
         for (const BlockedBy& x : *b)
-          chain.push_back({{"from_s", tidy(x.from_s)},
-                           {"to_s", tidy(x.to_s)},
-                           {"worker", x.worker ? ojson(x.worker->value()) : ojson(nullptr)},
-                           {"task", x.task}});
-      groups.back()["blocked_by"] = chain;
+          g.blocked_by->push_back({tidy(x.from_s), tidy(x.to_s),
+                                   x.worker ? std::optional<std::uint64_t>(x.worker->value()) : std::nullopt, x.task});
     }
+    s.groups.push_back(std::move(g));
   }
-  s["groups"] = groups;
   if (groups_capped) {
     const Recorder::GroupTotals gt = rec.group_totals(makespan);
-    s["groups_omitted"] = gt.count - groups.size();
-    s["group_totals"] = {{"count", gt.count},
-                         {"ready_wait_s", tidy(gt.ready_wait_s)},
-                         {"idle_target_s", tidy(gt.idle_target_s)},
-                         {"overtakes_max", gt.overtakes_max}};
+    s.groups_omitted = gt.count - s.groups.size();
+    s.group_totals = record::GroupTotals{gt.count, tidy(gt.ready_wait_s), tidy(gt.idle_target_s),
+                                          static_cast<std::int64_t>(gt.overtakes_max)};
   }
   if (run.waits) {
     // Why tasks waited (waits.hpp, docs/outputs.md): totals per cause, the longest waits, the critical path.
     const WaitAttribution& wa = *run.waits;
-    ojson causes = ojson::object();
+    record::WaitReport w;
     const auto totals = wa.totals();
-    for (std::size_t k = 0; k < kWaitCauses; ++k) causes[std::string(wait_cause_name(k)) + "_s"] = tidy(totals[k]);
-    s["wait_causes"] = causes;
+    for (std::size_t k = 0; k < kWaitCauses; ++k) w.causes.emplace_back(std::string(wait_cause_name(k)) + "_s", tidy(totals[k]));
     // The self-check: tasks that started, and those whose causes added up to start - submit exactly.
-    s["wait_check"] = {{"started", wa.started()}, {"exact", wa.started() - wa.inexact()}};
+    w.started = wa.started(), w.exact = wa.started() - wa.inexact();
     auto longest = [](const std::vector<LongWait>& v) {
-      ojson out = ojson::array();
-      for (const LongWait& w : v) {
-        ojson c = ojson::object();
+      std::vector<record::LongWait> out;
+      for (const LongWait& x : v) {
+        record::LongWait one;
+        one.task = x.task, one.workers = x.workers, one.wait_s = tidy(x.wait_s);
         for (std::size_t k = 0; k < kWaitCauses; ++k)
-          if (w.waits.s[k] != 0) c[std::string(wait_cause_name(k)) + "_s"] = tidy(w.waits.s[k]);
-        ojson one = {{"task", w.task}, {"workers", w.workers}, {"wait_s", tidy(w.wait_s)}, {"causes", c}};
-        if (w.kind == "single") one["behind"] = w.waits.behind;
-        out.push_back(one);
+          if (x.waits.s[k] != 0) one.causes.emplace_back(std::string(wait_cause_name(k)) + "_s", tidy(x.waits.s[k]));
+        if (x.kind == "single") one.behind = x.waits.behind;
+        out.push_back(std::move(one));
       }
       return out;
     };
-    s["longest_waits"] = {{"single", longest(wa.longest_singles())}, {"group", longest(wa.longest_groups())}};
-    ojson path = ojson::array();
+    w.longest_single = longest(wa.longest_singles());
+    w.longest_group = longest(wa.longest_groups());
     const std::vector<CriticalStep> steps = wa.critical_path();
     // At most kSummaryListCap steps: the last ones, which end at the makespan.
     const std::size_t skip = steps.size() > kSummaryListCap ? steps.size() - kSummaryListCap : 0;
     for (std::size_t i = skip; i < steps.size(); ++i) {
       const CriticalStep& c = steps[i];
-      path.push_back({{"task", c.task},
-                      {"start_s", tidy(c.start_s)},
-                      {"end_s", tidy(c.end_s)},
-                      {"why", start_reason_name(c.reason)},
-                      {"after", c.after.empty() ? ojson(nullptr) : ojson(c.after)}});
+      w.critical_path.push_back({c.task, tidy(c.start_s), tidy(c.end_s), start_reason_name(c.reason),
+                                 c.after.empty() ? std::nullopt : std::optional<std::string>(c.after)});
     }
-    s["critical_path"] = path;
-    if (skip) s["critical_path_omitted"] = skip;
+    if (skip) w.critical_path_omitted = skip;
+    s.waits = std::move(w);
   }
 
-  ojson stalls = ojson::array();
   for (const StallRecord& st : rec.stalls()) {
-    ojson one = {{"event", to_string(st.kind)}, {"task", st.task}, {"t_s", tidy(st.t)}};
-    ojson busy = ojson::array();
-    for (WorkerId w : st.busy) busy.push_back(w.value());
-    one["busy"] = busy;
-    if (st.kind == EventKind::kReservationStall) {
-      ojson iq = ojson::array();
-      for (WorkerId w : st.idle_queued) iq.push_back(w.value());
-      one["idle_queued"] = iq;
-    }
-    one["waited_s"] = tidy(st.waited_s);
-    stalls.push_back(one);
+    record::Stall one;
+    one.event = std::string(to_string(st.kind)), one.task = st.task, one.t_s = tidy(st.t), one.busy = ids(st.busy);
+    if (st.kind == EventKind::kReservationStall) one.idle_queued = ids(st.idle_queued);
+    one.waited_s = tidy(st.waited_s);
+    s.stalls.push_back(std::move(one));
   }
-  s["stalls"] = stalls;
   std::size_t stall_total = 0;
   for (const auto& [kind, n] : rec.stall_counts()) stall_total += n;
-  if (stall_total > stalls.size()) {
-    ojson omitted = ojson::object();  // the first kSummaryListCap are listed; the rest counted by kind
+  if (stall_total > s.stalls.size()) {
+    s.stalls_omitted.emplace();  // the first kSummaryListCap are listed; the rest counted by kind
     std::size_t listed_group = 0;
     for (const StallRecord& st : rec.stalls()) listed_group += st.kind == EventKind::kGroupStall;
     for (const auto& [kind, n] : rec.stall_counts())
-      omitted[std::string(to_string(kind))] =
-          n - (kind == EventKind::kGroupStall ? listed_group : rec.stalls().size() - listed_group);
-    s["stalls_omitted"] = omitted;
+      s.stalls_omitted->emplace_back(
+          std::string(to_string(kind)), n - (kind == EventKind::kGroupStall ? listed_group : rec.stalls().size() - listed_group));
   }
   // READY waits of NEXT_LEVEL singles, beside the groups': the other half of the group-vs-single
   // question. A single that never started waited until the end of the run, as a group does.
   WaitSketch single_waits, group_waits;
   rec.ready_waits(makespan, single_waits, group_waits);
-  s["ready_waits"] = {{"single", wait_json(single_waits.stats())}, {"group", wait_json(group_waits.stats())}};
+  s.ready_waits_single = wait_record(single_waits.stats());
+  s.ready_waits_group = wait_record(group_waits.stats());
 
-  ojson stuck = ojson::array();  // the first kSummaryListCap, in task order; the rest counted
-  for (std::size_t i = 0; i < r.stuck.size() && i < kSummaryListCap; ++i) {
-    const Stuck& st = r.stuck[i];
-    stuck.push_back({{"task", st.task}, {"state", to_string(st.state)}, {"reason", st.reason}});
-  }
-  s["stuck"] = stuck;
+  for (std::size_t i = 0; i < r.stuck.size() && i < kSummaryListCap; ++i)  // the first ones; the rest counted
+    s.stuck.push_back({r.stuck[i].task, std::string(to_string(r.stuck[i].state)), r.stuck[i].reason});
   if (run.core->declared_runs()) {
     // Per run, in trace order (a trace without runs has none: its one run is the whole summary).
     const Scheduler& core = *run.core;
     const auto by_run = rec.run_state_counts();
-    ojson runs = ojson::array();
-    auto time = [](double t) { return t < 0 ? ojson(nullptr) : ojson(tidy(t)); };
+    auto time = [](double t) { return t < 0 ? std::nullopt : std::optional<double>(tidy(t)); };
+    s.runs.emplace();
     for (std::uint32_t i = 0; i < core.run_count(); ++i) {
       const RunInfo& info = core.run_info(RunId(i));
-      ojson tasks = ojson::object();
-      std::size_t total = 0;
-      for (TaskState st : counted_states(core)) tasks[std::string(to_string(st))] = 0;
+      record::RunRow row;
+      row.run = info.name;
+      row.outcome = *record::outcome_from(run_outcome(core, RunId(i)));
+      if (info.error) row.error = info.error->message;
+      row.raised = info.raised;
+      row.start_s = time(info.begin_s), row.callback_end_s = time(info.callback_end_s), row.end_s = time(info.end_s);
+      for (TaskState st : counted_states(core)) row.tasks.by_state.emplace_back(to_string(st), 0);
       if (auto it = by_run.find(i); it != by_run.end())
-        for (const auto& [state, n] : it->second) tasks[std::string(to_string(state))] = n, total += n;
-      tasks["total"] = total;
-      runs.push_back({{"run", info.name},
-                      {"outcome", run_outcome(core, RunId(i))},
-                      {"error", info.error ? ojson(info.error->message) : ojson(nullptr)},
-                      {"raised", info.raised},
-                      {"start_s", time(info.begin_s)},
-                      {"callback_end_s", time(info.callback_end_s)},
-                      {"end_s", time(info.end_s)},
-                      {"tasks", tasks}});
+        for (const auto& [state, n] : it->second) set_count(row.tasks, to_string(state), n), row.tasks.total += n;
+      s.runs->push_back(std::move(row));
     }
-    s["runs"] = runs;
   }
-  if (r.stuck.size() > kSummaryListCap) s["stuck_omitted"] = r.stuck.size() - kSummaryListCap;
+  if (r.stuck.size() > kSummaryListCap) s.stuck_omitted = r.stuck.size() - kSummaryListCap;
   if (r.violation)
-    s["violation"] = {{"seq", r.violation->seq},
-                      {"rule", r.violation->rule},
-                      {"detail", r.violation->detail},
-                      {"dump", r.violation->dump}};
-  s["events"] = rec.event_count();
-  if (!notes.empty()) s["notes"] = notes;
-  return s.dump(2) + "\n";
+    s.violation = record::Violation{r.violation->seq, r.violation->rule, r.violation->detail, r.violation->dump};
+  s.events = rec.event_count();
+  s.notes = notes;
+  return s;
+}
+
+std::string summary_json(const Run& run, const std::vector<std::string>& notes) {
+  return record::encode(summarise(run, notes));
 }
 
 std::string TasksCsv::header(bool runs) {

@@ -26,7 +26,27 @@ except ImportError:  # Python < 3.8
         return property(get)
 
 
-__all__ = ["Result", "SweepResult"]
+__all__ = ["Result", "SweepResult", "SUMMARY_SCHEMA"]
+
+# The newest summary.json schema this package reads (record/include/dirsched/record/summary.hpp,
+# kSummarySchema); a summary without "schema" is from an older dirsched (schema 0) and reads the same.
+SUMMARY_SCHEMA = 1
+
+
+def _read_summary(path):
+    with open(path, encoding="utf-8") as f:
+        summary = json.load(f)
+    if not isinstance(summary, dict):
+        raise ValueError("%s: expected a JSON object" % path)
+    schema = summary.get("schema", 0)
+    if isinstance(schema, bool) or not isinstance(schema, int) or schema < 0:
+        raise ValueError("%s: schema: expected a schema number" % path)
+    if schema > SUMMARY_SCHEMA:
+        raise ValueError(
+            "%s: schema %d: written by a newer dirsched; this package reads summaries up to schema %d"
+            % (path, schema, SUMMARY_SCHEMA)
+        )
+    return summary
 
 _TIME_COLUMNS = (
     "submission_time",
@@ -49,8 +69,7 @@ class Result:
     def __init__(self, folder, stdout=""):
         self.folder = os.path.abspath(folder)
         self.stdout = stdout
-        with open(os.path.join(self.folder, "summary.json"), encoding="utf-8") as f:
-            self.summary = json.load(f)
+        self.summary = _read_summary(os.path.join(self.folder, "summary.json"))
         self.outcome = self.summary["outcome"]
         self.makespan_s = self.summary["makespan_s"]
         self.error = self.summary.get("error")

@@ -1,6 +1,7 @@
 """Runs: orch.run / orch.submit (the runtime's Worker.run / Worker.submit) record one `run` op per
 orchestration function, an exception out of it a `raise` op; the CLI gives each run its outcome."""
 
+import json
 import os
 import shutil
 import sys
@@ -11,6 +12,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 
 from dirsched import Testbed  # noqa: E402
+from dirsched.results import SUMMARY_SCHEMA, Result  # noqa: E402
 from dirsched.simpler import TaskArgs, TensorArgType  # noqa: E402
 
 
@@ -146,6 +148,31 @@ class RunRuns(unittest.TestCase):
         self.assertEqual(reasons["mm#4"], "callback_raised")
         self.assertNotEqual(reasons["mm#2"], "callback_raised")
         self.assertEqual(r.final_state["mm#0"], "COMPLETED")
+
+
+class SummarySchema(unittest.TestCase):
+    """Result reads summary.json's schema as the CLI does: none (an older dirsched) or up to
+    SUMMARY_SCHEMA is read; a newer one is refused, naming the file."""
+
+    def folder_with(self, summary):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        with open(os.path.join(d, "summary.json"), "w") as f:
+            json.dump(summary, f)
+        return d
+
+    def test_an_older_summary_without_a_schema_is_read(self):
+        r = Result(self.folder_with({"outcome": "COMPLETED", "makespan_s": 2.5}))
+        self.assertEqual((r.outcome, r.makespan_s), ("COMPLETED", 2.5))
+
+    def test_the_current_schema_is_read(self):
+        r = Result(self.folder_with({"schema": SUMMARY_SCHEMA, "outcome": "FAILED", "makespan_s": 1}))
+        self.assertEqual(r.outcome, "FAILED")
+
+    def test_a_newer_schema_is_refused_naming_the_file(self):
+        d = self.folder_with({"schema": SUMMARY_SCHEMA + 1, "outcome": "COMPLETED", "makespan_s": 1})
+        with self.assertRaisesRegex(ValueError, "summary.json: schema %d: written by a newer dirsched" % (SUMMARY_SCHEMA + 1)):
+            Result(d)
 
 
 if __name__ == "__main__":

@@ -43,23 +43,20 @@ auto key_of(const SweepRow& r) {
                          r.single_wait_max_s, r.single_wait_mean_s);
 }
 
-// Mean, p95 and max of a summary's "ready_waits" entry; older summaries without it fall back to the
-// per-queue waits (p95 then is the worst queue's p95) or the group list.
-void waits_from(const json& s, const char* kind, double& mean, double& p95, double& max) {
-  if (s.contains("ready_waits") && s["ready_waits"].contains(kind)) {
-    const json& w = s["ready_waits"][kind];
-    mean = w.value("mean_s", 0.0), p95 = w.value("p95_s", 0.0), max = w.value("max_s", 0.0);
+// Mean, p95 and max of a summary's READY waits of one kind; older summaries without them fall back to
+// the per-queue waits (p95 then is the worst queue's p95).
+void waits_from(const record::Summary& s, bool single, double& mean, double& p95, double& max) {
+  if (const auto& w = single ? s.ready_waits_single : s.ready_waits_group) {
+    mean = w->mean_s, p95 = w->p95_s, max = w->max_s;
     return;
   }
   double sum = 0, n = 0;
-  const json queues = s.value("queue_waits", json::object());
-  for (auto it = queues.begin(); it != queues.end(); ++it) {
-    const bool single = it.key().rfind("worker:", 0) == 0;
-    if (single != (std::string(kind) == "single")) continue;
-    const double c = it.value().value("count", 0.0);
-    sum += c * it.value().value("mean_s", 0.0), n += c;
-    p95 = std::max(p95, it.value().value("p95_s", 0.0));
-    max = std::max(max, it.value().value("max_s", 0.0));
+  for (const auto& [key, w] : s.queue_waits) {
+    if ((key.rfind("worker:", 0) == 0) != single) continue;
+    const double c = static_cast<double>(w.count);
+    sum += c * w.mean_s, n += c;
+    p95 = std::max(p95, w.p95_s);
+    max = std::max(max, w.max_s);
   }
   mean = n > 0 ? sum / n : 0;
 }
@@ -165,40 +162,38 @@ std::string SweepRow::problems() const {
   return o;
 }
 
-SweepRow row_from_summary(const Variant& v, const json& s) {
+SweepRow row_from_summary(const Variant& v, const record::Summary& s) {
   SweepRow r;
   r.variant = v;
-  r.makespan_s = s.value("makespan_s", 0.0);
-  r.outcome = s.value("outcome", "");
-  if (s.contains("group_totals")) {  // more groups than summary.json lists (kSummaryListCap)
-    const json& t = s["group_totals"];
-    r.group_idle_target_s = t.value("idle_target_s", 0.0);
-    r.group_wait_sum_s = t.value("ready_wait_s", 0.0);
-    r.overtakes_max = t.value("overtakes_max", 0L);
+  r.makespan_s = s.makespan_s;
+  r.outcome = std::string(record::to_string(s.outcome));
+  if (s.group_totals) {  // more groups than summary.json lists (kSummaryListCap)
+    r.group_idle_target_s = s.group_totals->idle_target_s;
+    r.group_wait_sum_s = s.group_totals->ready_wait_s;
+    r.overtakes_max = static_cast<long>(s.group_totals->overtakes_max);
   } else {
-    for (const json& g : s.value("groups", json::array())) {
-      r.group_idle_target_s += g.value("idle_target_s", 0.0);
-      r.group_wait_sum_s += g.value("ready_wait_s", 0.0);
-      r.overtakes_max = std::max(r.overtakes_max, g.value("overtakes", 0L));
+    for (const record::GroupWait& g : s.groups) {
+      r.group_idle_target_s += g.idle_target_s;
+      r.group_wait_sum_s += g.ready_wait_s;
+      r.overtakes_max = std::max(r.overtakes_max, static_cast<long>(g.overtakes));
     }
   }
-  r.stalls = static_cast<long>(s.value("stalls", json::array()).size());
-  // Held in a local: items() of a temporary would outlive it (ASan: stack-use-after-scope).
-  const json stalls_omitted = s.value("stalls_omitted", json::object());
-  for (const auto& [kind, n] : stalls_omitted.items()) r.stalls += n.get<long>();
-  waits_from(s, "group", r.group_wait_mean_s, r.group_wait_p95_s, r.group_wait_max_s);
-  waits_from(s, "single", r.single_wait_mean_s, r.single_wait_p95_s, r.single_wait_max_s);
+  std::uint64_t stalls = s.stalls.size();
+  if (s.stalls_omitted)
+    for (const auto& [kind, n] : *s.stalls_omitted) stalls += n;
+  r.stalls = static_cast<long>(stalls);
+  waits_from(s, false, r.group_wait_mean_s, r.group_wait_p95_s, r.group_wait_max_s);
+  waits_from(s, true, r.single_wait_mean_s, r.single_wait_p95_s, r.single_wait_max_s);
   double util = 0;
   std::size_t workers = 0;
-  for (const json& w : s.value("workers", json::array()))
-    if (w.value("kind", "") != "sub") util += w.value("utilisation", 0.0), ++workers;
+  for (const record::WorkerUse& w : s.workers)
+    if (!w.sub()) util += w.utilisation, ++workers;
   r.utilisation = workers ? util / static_cast<double>(workers) : 0;
-  const json tasks = s.value("tasks", json::object());
-  r.failed = tasks.value("FAILED", 0L);
-  r.poisoned = tasks.value("POISONED", 0L);
-  r.rejected = tasks.value("REJECTED", 0L);
-  r.stuck = tasks.value("PENDING", 0L) + tasks.value("READY", 0L) + tasks.value("RUNNING", 0L);
-  r.clean = r.outcome == "COMPLETED" && !r.failed && !r.poisoned && !r.rejected && !r.stuck;
+  r.failed = static_cast<long>(s.tasks["FAILED"]);
+  r.poisoned = static_cast<long>(s.tasks["POISONED"]);
+  r.rejected = static_cast<long>(s.tasks["REJECTED"]);
+  r.stuck = static_cast<long>(s.tasks["PENDING"] + s.tasks["READY"] + s.tasks["RUNNING"]);
+  r.clean = s.clean();
   return r;
 }
 
@@ -674,13 +669,7 @@ std::vector<SweepRow> collect(const std::string& dir, std::vector<std::string>* 
       var.values[it.key()] = it.value();
       names.insert(it.key());
     }
-    const std::string spath = (f / "summary.json").string();
-    const json summary = read_output_json(spath);
-    try {
-      rows.push_back(row_from_summary(var, summary));
-    } catch (const json::exception& e) {
-      throw std::runtime_error(spath + ": a field has the wrong type (" + std::string(e.what()) + ")");
-    }
+    rows.push_back(row_from_summary(var, read_summary((f / "summary.json").string())));
   }
   if (var_names) var_names->assign(names.begin(), names.end());
   // Every variant is complete: what dead processes left (a variant killed, then run again) is garbage.
@@ -697,7 +686,7 @@ namespace {
 // One run folder as compare reads it: who it is, and its dispatches.
 struct RunFacts {
   std::string dir, label, name;
-  json summary;
+  record::Summary summary;
   struct Dispatch {
     std::string placement;  // task@worker or task[member]@worker, as in `expect`
     std::string member;     // task or task[member]
@@ -712,39 +701,15 @@ json read_json(const fs::path& p) {
   return read_output_json(p.string());
 }
 
-// The engine and time scale a run's summary names (a summary written before they were: SimGrid, 1).
-std::string engine_of(const json& summary) {
-  const json e = summary.value("engine", json("sim"));
-  return e.is_string() ? e.get<std::string>() : e.dump();
-}
-double time_scale_of(const json& summary) {
-  const json x = summary.value("time_scale", json(1.0));
-  return x.is_number() ? x.get<double>() : 1.0;
-}
-
 RunFacts load_run(const std::string& dir) {
   RunFacts r;
   r.dir = dir;
   const fs::path folder(dir);
   if (!fs::is_directory(folder)) throw std::runtime_error(dir + ": no such run folder");
-  r.summary = read_json(folder / "summary.json");
-  // What compare reads from the summary, checked here so that a wrong type names its file.
-  try {
-    if (!r.summary.is_object()) throw std::runtime_error("expected an object");
-    row_from_summary({}, r.summary);
-    for (const json& g : r.summary.value("groups", json::array()))
-      (void)g.value("task", ""), (void)g.value("ready_wait_s", 0.0), (void)g.value("launched_s", json()),
-          (void)g.value("overtakes", 0);
-    for (const json& st : r.summary.value("stalls", json::array())) (void)st.value("event", "");
-    (void)r.summary.value("policy", std::string());
-    (void)r.summary.value("scenario", std::string());
-  } catch (const std::exception& e) {
-    throw std::runtime_error((folder / "summary.json").string() + ": a field has the wrong type (" + e.what() + ")");
-  }
+  r.summary = read_summary((folder / "summary.json").string());
   VarAssignment vars;
-  if (r.summary.contains("vars") && r.summary["vars"].is_object()) {
-    for (auto it = r.summary["vars"].begin(); it != r.summary["vars"].end(); ++it)
-      vars[it.key()] = it.value();
+  if (r.summary.vars) {
+    for (const auto& [k, v] : *r.summary.vars) vars[k] = v;
   } else if (fs::exists(folder / "variant.json")) {
     const json v = read_json(folder / "variant.json").value("vars", json::object());
     for (auto it = v.begin(); it != v.end(); ++it) vars[it.key()] = it.value();
@@ -752,14 +717,12 @@ RunFacts load_run(const std::string& dir) {
   std::string name = folder.filename().string();
   if (name.empty() || name == ".") name = fs::absolute(folder).parent_path().filename().string();
   r.name = name;
-  r.label = dir + " (scenario " + r.summary.value("scenario", std::string("?"));
+  r.label = dir + " (scenario " + (r.summary.scenario.empty() ? std::string("?") : r.summary.scenario);
   if (!vars.empty()) r.label += ", " + values_text(vars);
-  if (r.summary.contains("policy"))
-    r.label += ", policy " + (r.summary["policy"].is_string() ? r.summary["policy"].get<std::string>()
-                                                              : r.summary["policy"].dump());
-  if (r.summary.contains("seed")) r.label += ", seed " + r.summary["seed"].dump();
-  if (engine_of(r.summary) != "sim")
-    r.label += ", engine " + engine_of(r.summary) + ", time scale " + g6(time_scale_of(r.summary));
+  r.label += ", policy " + r.summary.policy + ", seed " + std::to_string(r.summary.seed);
+  if (r.summary.engine != record::Engine::kSim)
+    r.label += ", engine " + std::string(record::to_string(r.summary.engine)) + ", time scale " +
+               g6(r.summary.time_scale);
   r.label += ")";
   std::map<std::string, std::string> kind;
   std::istringstream in(read(folder / "events.jsonl"));
@@ -817,23 +780,18 @@ Comparison compare_runs(const std::string& dir_a, const std::string& dir_b, std:
   Comparison c;
   std::string& o = c.text;
   o += "A: " + a.label + "\nB: " + b.label + "\n";
-  if (a.summary.value("scenario", "") != b.summary.value("scenario", ""))
+  if (a.summary.scenario != b.summary.scenario)
     o += "note: the runs are of different scenarios\n";
   // Times of two clocks (wall-clock threads against simulated time, or two time scales) do not compare:
   // only the order does. SimGrid and the event engine keep one clock, simulated scenario seconds.
-  const auto clock_of = [](const nlohmann::json& summary) {
-    const std::string e = engine_of(summary);
-    return e == "event" ? std::string("sim") : e;
-  };
-  const bool timed = clock_of(a.summary) == clock_of(b.summary) &&
-                     g6(time_scale_of(a.summary)) == g6(time_scale_of(b.summary));
+  const bool timed = record::same_clock(a.summary.engine, b.summary.engine) &&
+                     g6(a.summary.time_scale) == g6(b.summary.time_scale);
+  const auto engine = [](const RunFacts& r) { return std::string(record::to_string(r.summary.engine)); };
   if (!timed)
-    o += "note: different engines or time scales (" + na + " " + engine_of(a.summary) + " x" +
-         g6(time_scale_of(a.summary)) + ", " + nb + " " + engine_of(b.summary) + " x" +
-         g6(time_scale_of(b.summary)) +
+    o += "note: different engines or time scales (" + na + " " + engine(a) + " x" + g6(a.summary.time_scale) + ", " +
+         nb + " " + engine(b) + " x" + g6(b.summary.time_scale) +
          "): times are not comparable; placements, order and counts are compared, times are shown only\n";
-  const std::string pa = a.summary.value("policy", std::string("seed")),
-                    pb = b.summary.value("policy", std::string("seed"));
+  const std::string &pa = a.summary.policy, &pb = b.summary.policy;
   if (pa != pb) o += "policies: A " + pa + ", B " + pb + "\n";
   o += "notation: placement task[member]@worker (task@worker for a single), time t=... s\n";
 
@@ -895,17 +853,17 @@ Comparison compare_runs(const std::string& dir_a, const std::string& dir_b, std:
   // Groups side by side: when each launched and how long it waited READY, largest change first.
   struct G {
     std::string name;
-    std::optional<json> x, y;
+    std::optional<record::GroupWait> x, y;
   };
   std::vector<G> groups;
   std::map<std::string, std::size_t> at;
   for (const auto* run : {&a, &b})
-    for (const json& g : run->summary.value("groups", json::array())) {
-      const std::string name = g.value("task", "");
+    for (const record::GroupWait& g : run->summary.groups) {
+      const std::string& name = g.task;
       if (!at.count(name)) at[name] = groups.size(), groups.push_back({name, {}, {}});
       (run == &a ? groups[at[name]].x : groups[at[name]].y) = g;
     }
-  auto wait = [](const std::optional<json>& g) { return g ? g->value("ready_wait_s", 0.0) : 0.0; };
+  auto wait = [](const std::optional<record::GroupWait>& g) { return g ? g->ready_wait_s : 0.0; };
   std::stable_sort(groups.begin(), groups.end(), [&](const G& p, const G& q) {
     return std::abs(wait(p.y) - wait(p.x)) > std::abs(wait(q.y) - wait(q.x));
   });
@@ -921,14 +879,13 @@ Comparison compare_runs(const std::string& dir_a, const std::string& dir_b, std:
                   (na + " launch").c_str(), col, (nb + " launch").c_str(), col, (na + " wait").c_str(), col,
                   (nb + " wait").c_str(), "change", ocol, (na + " ovt").c_str(), ocol, (nb + " ovt").c_str());
     o += line;
-    auto launch = [](const std::optional<json>& g) {
+    auto launch = [](const std::optional<record::GroupWait>& g) {
       if (!g) return std::string("(absent)");
-      const json& l = (*g)["launched_s"];
-      return l.is_number() ? "t=" + g6(l.get<double>()) : std::string("never");
+      return g->launched_s ? "t=" + g6(*g->launched_s) : std::string("never");
     };
-    auto secs = [](const std::optional<json>& g, double v) { return g ? g6(v) + " s" : std::string("-"); };
-    auto overtakes = [](const std::optional<json>& g) {
-      return g ? std::to_string(g->value("overtakes", 0)) : std::string("-");
+    auto secs = [](const std::optional<record::GroupWait>& g, double v) { return g ? g6(v) + " s" : std::string("-"); };
+    auto overtakes = [](const std::optional<record::GroupWait>& g) {
+      return g ? std::to_string(g->overtakes) : std::string("-");
     };
     for (std::size_t i = 0; i < groups.size() && i < limit; ++i) {
       const G& g = groups[i];
@@ -974,15 +931,9 @@ Comparison compare_runs(const std::string& dir_a, const std::string& dir_b, std:
   metric("poisoned", static_cast<double>(ra.poisoned), static_cast<double>(rb.poisoned));
   metric("rejected", static_cast<double>(ra.rejected), static_cast<double>(rb.rejected));
   metric("stuck", static_cast<double>(ra.stuck), static_cast<double>(rb.stuck));
-  auto stall_count = [](const json& summary, const char* event) {
-    double n = 0;
-    for (const json& st : summary.value("stalls", json::array())) n += st.value("event", "") == event;
-    n += summary.value("stalls_omitted", json::object()).value(event, 0.0);
-    return n;
-  };
-  metric("group_stall reports", stall_count(a.summary, "group_stall"), stall_count(b.summary, "group_stall"));
-  metric("reservation_stall reports", stall_count(a.summary, "reservation_stall"),
-         stall_count(b.summary, "reservation_stall"));
+  for (const char* event : {"group_stall", "reservation_stall"})
+    metric((std::string(event) + " reports").c_str(), static_cast<double>(a.summary.stall_count(event)),
+           static_cast<double>(b.summary.stall_count(event)));
   o += "  outcome: " + na + " " + ra.outcome + (ra.clean ? "" : " (not clean)") + ", " + nb + " " +
        rb.outcome + (rb.clean ? "" : " (not clean)") + "\n";
   c.same = order_diffs == 0 && moved.empty() && metrics_same && ra.outcome == rb.outcome;

@@ -54,7 +54,7 @@ printf '{ "variant": 1, "vars": { "group_workers": "\xe2\x28" } }\n' >"$w/sw/var
 refused_untouched "$w" 2 "$w/sw/variant-0001/variant.json: .*invalid UTF-8 at line 1" "collect with bad UTF-8 in variant.json" "$d" sweep --collect "$w/sw"
 cp "$sandbox/variant.json" "$w/sw/variant-0001/variant.json"
 printf '{ "makespan_s": "soon" }\n' >"$w/sw/variant-0000/summary.json"
-refused_untouched "$w" 2 "$w/sw/variant-0000/summary.json: a field has the wrong type" "collect with a summary of the wrong types" "$d" sweep --collect "$w/sw"
+refused_untouched "$w" 2 "$w/sw/variant-0000/summary.json: makespan_s: expected a number" "collect with a summary of the wrong types" "$d" sweep --collect "$w/sw"
 cp "$sandbox/summary.json" "$w/sw/variant-0000/summary.json"
 printf '{"dirsched":"sweep",\n"scenario":1}\n' >"$sandbox/marker"
 cp "$w/sw/.dirsched-sweep" "$sandbox/marker.good"

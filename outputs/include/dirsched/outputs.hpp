@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dirsched/invariants.hpp"
+#include "dirsched/record/summary.hpp"
 #include "dirsched/recorder.hpp"
 #include "dirsched/replay.hpp"
 #include "dirsched/scenario.hpp"
@@ -156,6 +157,9 @@ void write_outputs(const Run& run, const std::string& dir, const std::vector<std
                    const std::map<std::string, std::string>& extra = {},
                    const std::vector<std::string>& notes = {});
 // `notes` (e.g. a picture left out for size) go to the summary's "notes" list when there are any.
+// summarise() is the typed record (record/summary.hpp) that pictures drawn in the same process read;
+// summary_json() its text.
+record::Summary summarise(const Run& run, const std::vector<std::string>& notes = {});
 std::string summary_json(const Run& run, const std::vector<std::string>& notes = {});
 std::string tasks_csv(const Run& run);
 
@@ -178,6 +182,9 @@ std::string outcome_line(const Run& run);
 // std::runtime_error "PATH: not valid JSON at line L, column C: REASON", "PATH: JSON.PATH: REASON" or
 // "PATH: cannot open the file: ...".
 nlohmann::json read_output_json(const std::string& path);
+// summary.json read as strictly (read_output_json's checks), then decoded into the typed record: throws
+// std::runtime_error (record::RecordError) "PATH: JSON.PATH: expected ...", or for a newer schema.
+record::Summary read_summary(const std::string& path);
 // The whole of a file a run wrote (events.jsonl): a regular file only, never a FIFO, a device or a
 // folder, which are refused (std::runtime_error "PATH: not a regular file ...") without blocking.
 std::string read_run_file(const std::string& path);

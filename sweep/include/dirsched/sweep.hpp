@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "dirsched/record/summary.hpp"
 #include "dirsched/scenario.hpp"
 
 namespace dirsched {
@@ -58,7 +59,7 @@ struct SweepRow {
   bool clean = true;
   std::string problems() const;  // "5 rejected, 1 stuck" ("" when clean)
 };
-SweepRow row_from_summary(const Variant& v, const nlohmann::json& summary);
+SweepRow row_from_summary(const Variant& v, const record::Summary& summary);
 // Best first: clean before not clean; then makespan, the time groups waited with an idle target, the
 // worst group wait, the worst single wait, the mean single wait; then the variant index.
 std::vector<std::size_t> rank(const std::vector<SweepRow>& rows);
