@@ -116,14 +116,14 @@ void draw_pictures(const Run& run, const std::string& out, std::string events_te
   namespace fs = std::filesystem;
   add_to_run_marker(out, picture_files(selected));  // pictures-interrupted.txt is always dirsched's
   begin_pictures(out);
-  const nlohmann::json summary_doc = nlohmann::json::parse(summary_json(run));
+  const record::Summary summary_doc = summarise(run);  // the run record in process: no file read back
   std::string note;
   const viz::RunView view = viz::parse_run(events_text, &summary_doc);
   events_text.clear();
   events_text.shrink_to_fit();
   std::map<std::string, std::string> files;
   if (!(selected.size() == 1 && selected.front() == "paje"))
-    files = viz::render_all(view, summary_doc, selected, &note, budget_s);
+    files = viz::render_all(view, &summary_doc, selected, &note, budget_s);
   if (std::find(selected.begin(), selected.end(), "paje") != selected.end()) files["trace.paje"] = viz::paje_trace(view);
   try {
     for (const auto& [name, text] : files) write_file_atomic(fs::path(out) / name, text);
@@ -153,7 +153,7 @@ void draw_aggregate(const Run& run, const std::string& out, std::optional<viz::A
   if (want("trace")) names.push_back("trace.json");
   add_to_run_marker(out, names);
   begin_pictures(out);
-  const nlohmann::json summary_doc = nlohmann::json::parse(summary_json(run));
+  const record::Summary summary_doc = summarise(run);
   const viz::Aggregate a = early ? std::move(*early) : viz::aggregate_run((fs::path(out) / "events.jsonl").string(), &summary_doc);
   if (want("timeline")) write_file_atomic(fs::path(out) / "timeline.svg", viz::aggregate_timeline_svg(a));
   if (want("trace")) write_file_atomic(fs::path(out) / "trace.json", viz::aggregate_trace(a));
@@ -234,7 +234,7 @@ int run_to_folder(const Scenario& scenario, RunOptions options, const std::strin
                     "trace.json is windowed; no dag.svg, dag.dot, report.html or trace.paje");
     // The log stays in the folder only when it is one of the data files: otherwise it is read now.
     if (!events && !run->events_file.empty()) {
-      const nlohmann::json summary_doc = nlohmann::json::parse(summary_json(*run));
+      const record::Summary summary_doc = summarise(*run);
       early = viz::aggregate_run(run->events_file, &summary_doc);
     }
   }
@@ -953,13 +953,12 @@ std::string stacked_timelines(const std::string& observed, const std::string& si
   for (const auto& [title, dir] : {std::pair{"observed", observed}, {"simulated", simulated}}) {
     const fs::path events = fs::path(dir) / "events.jsonl";
     const fs::path summary_path = fs::path(dir) / "summary.json";
-    if (fs::exists(summary_path)) (void)read_summary(summary_path.string());  // types and schema
-    const nlohmann::json summary =
-        fs::exists(summary_path) ? read_output_json(summary_path.string()) : nlohmann::json::object();
+    std::optional<record::Summary> summary;
+    if (fs::exists(summary_path)) summary = read_summary(summary_path.string());
     const std::string text = read_run_file(events.string());
     check_output_jsonl(text, events.string());
     try {
-      views.emplace_back(std::string(title) + ": " + dir, viz::parse_run(text, summary.empty() ? nullptr : &summary));
+      views.emplace_back(std::string(title) + ": " + dir, viz::parse_run(text, summary ? &*summary : nullptr));
     } catch (const viz::VizError& e) {
       throw std::runtime_error(dir + "/" + e.what());
     }
@@ -985,24 +984,20 @@ int cmd_render(const std::string& dir_arg, double budget_s) {
   // The folder is locked for the whole redraw: a run replacing it waits, so the pictures always match
   // the data beside them.
   const FolderLock folder_lock(dir);
-  // The summary through the run record (types, schema) first; the pictures still read its JSON.
-  nlohmann::json summary = nlohmann::json::object();
-  std::uint64_t total_tasks = 0;
+  std::optional<record::Summary> summary;
   const fs::path summary_path = fs::path(dir) / "summary.json";
-  if (fs::exists(summary_path)) {
-    total_tasks = read_summary(summary_path.string()).tasks.total;
-    summary = read_output_json(summary_path.string());
-  }
+  if (fs::exists(summary_path)) summary = read_summary(summary_path.string());
+  const record::Summary* summary_doc = summary ? &*summary : nullptr;
   std::string note;
   std::map<std::string, std::string> files;
   // A folder past viz::kMaxPictureTasks (by its summary, or a log past 256 MiB without one) is drawn
   // aggregated, in one streaming pass: bounded in memory whatever the log holds.
-  const bool big = total_tasks > viz::kMaxPictureTasks ||
+  const bool big = (summary && summary->tasks.total > viz::kMaxPictureTasks) ||
                    (fs::is_regular_file(events) && fs::file_size(events) > (std::uintmax_t{256} << 20));
   if (big) {
     try {
       Progress::get().begin("pictures");
-      const viz::Aggregate a = viz::aggregate_run(events.string(), summary.empty() ? nullptr : &summary);
+      const viz::Aggregate a = viz::aggregate_run(events.string(), summary_doc);
       files["timeline.svg"] = viz::aggregate_timeline_svg(a);
       files["trace.json"] = viz::aggregate_trace(a);
       note = "aggregated: " + std::to_string(a.tasks) + " tasks exceed " + std::to_string(viz::kMaxPictureTasks);
@@ -1016,16 +1011,13 @@ int cmd_render(const std::string& dir_arg, double budget_s) {
     Progress::get().begin("read");
     const std::string text = read_file(events);
     check_output_jsonl(text, events.string());  // as strict as the loader: viz reads what passes
-    const viz::RunView view = viz::parse_run(text, summary.empty() ? nullptr : &summary);
+    const viz::RunView view = viz::parse_run(text, summary_doc);
     Progress::get().begin("pictures");
-    files = viz::render_all(view, summary, {}, &note, budget_s);
+    files = viz::render_all(view, summary_doc, {}, &note, budget_s);
     if (fs::exists(fs::path(dir) / "trace.paje")) files["trace.paje"] = viz::paje_trace(view);
     Progress::get().end();
   } catch (const viz::VizError& e) {
     std::cerr << "dirsched: " << dir << "/" << e.what() << "\n";
-    return 2;
-  } catch (const nlohmann::json::exception& e) {
-    std::cerr << "dirsched: " << summary_path.string() << ": a field has the wrong type (" << e.what() << ")\n";
     return 2;
   }
   // Never over a file the user put there; the marker lists the pictures before they are drawn (a stop

@@ -488,9 +488,12 @@ Summary decode(const ojson& doc, const std::string& file) {
     if (const ojson* y = R::field(*x, "overtakes_max")) t.overtakes_max = in.integer(*y, "group_totals.overtakes_max");
     s.group_totals = t;
   }
-  if (const ojson* x = R::field(doc, "wait_causes")) {
+  // Written together (with wait attribution); a summary with any of them has a WaitReport.
+  if (R::field(doc, "wait_causes") || R::field(doc, "wait_check") || R::field(doc, "longest_waits") ||
+      R::field(doc, "critical_path")) {
     WaitReport w;
-    w.causes = in.named<double>(*x, "wait_causes", [&](const ojson& v, const std::string& p) { return in.number(v, p); });
+    if (const ojson* x = R::field(doc, "wait_causes"))
+      w.causes = in.named<double>(*x, "wait_causes", [&](const ojson& v, const std::string& p) { return in.number(v, p); });
     if (const ojson* y = R::field(doc, "wait_check")) {
       in.object(*y, "wait_check");
       if (const ojson* z = R::field(*y, "started")) w.started = in.count(*z, "wait_check.started");

@@ -106,7 +106,7 @@ TEST(EventLogToViz, EveryFieldThePictureParserReadsComesBackAsTheRecorderSawIt) 
   const Scenario s = parse_scenario(nlohmann::json::parse(kScenario), "log-to-viz.json", ".");
   VirtualRun vr(s);
   vr.go();
-  const nlohmann::json summary = nlohmann::json::parse(summary_json(vr.run));
+  const record::Summary summary = summarise(vr.run);
   const viz::RunView view = viz::parse_run(vr.run.events_jsonl, &summary);
 
   const std::vector<TaskRecord> records = vr.run.recorder->tasks();

@@ -56,7 +56,7 @@ std::string json_raw(std::string_view s) {
 
 }  // namespace
 
-Aggregate aggregate_run(const std::string& events_path, const nlohmann::json* summary, std::size_t buckets,
+Aggregate aggregate_run(const std::string& events_path, const record::Summary* summary, std::size_t buckets,
                         std::size_t window_runs) {
   Aggregate a;
   a.buckets = std::max<std::size_t>(buckets, 1);
@@ -100,9 +100,8 @@ Aggregate aggregate_run(const std::string& events_path, const nlohmann::json* su
     }
     return it->second;
   };
-  if (summary && summary->contains("workers") && (*summary)["workers"].is_array())
-    for (const auto& w : (*summary)["workers"])
-      if (w.contains("worker")) lane(w["worker"].is_string() ? w["worker"].get<std::string>() : w["worker"].dump());
+  if (summary)
+    for (const record::WorkerUse& w : summary->workers) lane(w.worker);
   struct Live {
     std::size_t lane;
     double start;

@@ -62,93 +62,9 @@ std::vector<std::pair<double, double>> idle_intervals(const RunView& v,
   return out;
 }
 
-// The type checks of check_summary: each returns whether `v` fits.
-bool is_text(const json& v) {
-  return v.is_string();
-}
-bool is_num(const json& v) {
-  return v.is_number();
-}
-bool is_count(const json& v) {
-  return v.is_number_integer() || v.is_number_unsigned();
-}
-
 }  // namespace
 
-void check_summary(const json& s) {
-  auto fail = [](const std::string& path, const char* want) {
-    throw VizError("summary.json: " + path + ": expected " + want);
-  };
-  if (!s.is_object()) fail("(top level)", "an object");
-  auto field = [&](const json& obj, const std::string& at, const char* key, bool (*ok)(const json&),
-                   const char* want, bool null_ok = false) {
-    if (!obj.contains(key)) return;
-    const json& v = obj[key];
-    if (!(ok(v) || (null_ok && v.is_null()))) fail(at + key, want);
-  };
-  for (const char* k : {"scenario", "description", "outcome", "policy", "engine"}) field(s, "", k, is_text, "a string");
-  field(s, "", "time_scale", is_num, "a number");
-  field(s, "", "error", is_text, "a string or null", true);
-  field(s, "", "stall_report_s", is_num, "a number");
-  field(s, "", "makespan_s", is_num, "a number");
-  field(s, "", "seed", is_count, "an integer");
-  field(s, "", "variant", is_count, "an integer or null", true);
-  if (s.contains("vars") && !s["vars"].is_object()) fail("vars", "an object");
-  if (s.contains("tasks")) {
-    if (!s["tasks"].is_object()) fail("tasks", "an object");
-    for (auto it = s["tasks"].begin(); it != s["tasks"].end(); ++it)
-      if (!is_count(it.value())) fail("tasks." + it.key(), "an integer");
-  }
-  if (s.contains("ready_waits")) {
-    if (!s["ready_waits"].is_object()) fail("ready_waits", "an object");
-    for (const char* kind : {"single", "group"}) {
-      if (!s["ready_waits"].contains(kind)) continue;
-      const json& w = s["ready_waits"][kind];
-      const std::string at = std::string("ready_waits.") + kind;
-      if (!w.is_object()) fail(at, "an object");
-      field(w, at + ".", "count", is_count, "an integer");
-      for (const char* k : {"mean_s", "p95_s", "max_s"}) field(w, at + ".", k, is_num, "a number");
-    }
-  }
-  if (s.contains("workers")) {
-    if (!s["workers"].is_array()) fail("workers", "an array");
-    for (std::size_t i = 0; i < s["workers"].size(); ++i) {
-      const json& w = s["workers"][i];
-      const std::string at = "workers[" + std::to_string(i) + "]";
-      if (!w.is_object()) fail(at, "an object");
-      field(w, at + ".", "kind", is_text, "a string");
-      field(w, at + ".", "host", is_text, "a string");
-      field(w, at + ".", "busy_s", is_num, "a number");
-      field(w, at + ".", "utilisation", is_num, "a number");
-      const bool sub = w.value("kind", "") == "sub";
-      if (!w.contains("worker")) fail(at + ".worker", "a worker id");
-      const json& id = w["worker"];
-      if (sub ? !(id.is_string() && id.get<std::string>().rfind("sub", 0) == 0) : !is_count(id))
-        fail(at + ".worker", sub ? "\"subN\"" : "an integer");
-    }
-  }
-  if (s.contains("groups")) {
-    if (!s["groups"].is_array()) fail("groups", "an array");
-    for (std::size_t i = 0; i < s["groups"].size(); ++i) {
-      const json& g = s["groups"][i];
-      const std::string at = "groups[" + std::to_string(i) + "]";
-      if (!g.is_object()) fail(at, "an object");
-      field(g, at + ".", "task", is_text, "a string");
-      field(g, at + ".", "ready_wait_s", is_num, "a number");
-      field(g, at + ".", "idle_target_s", is_num, "a number");
-      field(g, at + ".", "launched_s", is_num, "a number or null", true);
-      field(g, at + ".", "overtakes", is_count, "an integer");
-      if (g.contains("overtaken_by")) {
-        if (!g["overtaken_by"].is_array()) fail(at + ".overtaken_by", "an array");
-        for (std::size_t k = 0; k < g["overtaken_by"].size(); ++k)
-          if (!g["overtaken_by"][k].is_string()) fail(at + ".overtaken_by[" + std::to_string(k) + "]", "a string");
-      }
-    }
-  }
-}
-
-RunView parse_run(const std::string& events_jsonl, const json* summary) {
-  if (summary) check_summary(*summary);
+RunView parse_run(const std::string& events_jsonl, const record::Summary* summary) {
   RunView v;
   std::set<std::string> nl_seen, sub_seen;
   std::map<std::string, int> depth;
@@ -281,17 +197,11 @@ RunView parse_run(const std::string& events_jsonl, const json* summary) {
   for (auto& [lane, bars] : v.bars)
     std::sort(bars.begin(), bars.end(), [](const MemberBar& a, const MemberBar& b) { return a.seq < b.seq; });
 
-  if (summary && summary->contains("critical_path") && (*summary)["critical_path"].is_array())
-    for (const auto& c : (*summary)["critical_path"])
-      if (c.is_object() && c.contains("task") && c["task"].is_string()) v.critical.insert(c["task"].get<std::string>());
+  if (summary && summary->waits)
+    for (const record::CriticalStep& c : summary->waits->critical_path) v.critical.insert(c.task);
   // Lanes: registration order from the summary when there is one.
-  if (summary && summary->contains("workers")) {
-    for (const auto& w : (*summary)["workers"]) {
-      if (w.value("kind", "") == "sub")
-        v.lanes.push_back(w.at("worker").get<std::string>());
-      else
-        v.lanes.push_back(std::to_string(w.at("worker").get<long long>()));
-    }
+  if (summary && !summary->workers.empty()) {
+    for (const record::WorkerUse& w : summary->workers) v.lanes.push_back(w.worker);
   } else {
     std::vector<long long> ids;
     for (const std::string& s : nl_seen) ids.push_back(std::stoll(s));
@@ -307,13 +217,12 @@ RunView parse_run(const std::string& events_jsonl, const json* summary) {
   // the ladder names the policy only): a group is the FIFO head from its READY or the launch of the
   // group before it, whichever is later, until its own launch; while it waits there it holds every
   // target, and the idle part of that hold is drawn as its own band.
-  const bool reserving =
-      summary && (summary->contains("switches") && (*summary)["switches"].is_object() &&
-                          (*summary)["switches"].contains("group_reservation")
-                      ? (*summary)["switches"]["group_reservation"] == true
-                      : summary->value("policy", std::string("seed")) == "head_reservation");
+  bool reserving = summary && summary->policy == "head_reservation";
+  if (summary && summary->switches)
+    for (const auto& [name, on] : *summary->switches)
+      if (name == "group_reservation") reserving = on;
+  if (summary) v.policy = summary->policy;
   if (reserving) {
-    v.policy = summary->value("policy", std::string("head_reservation"));
     double previous_launch = 0;
     for (const std::string& name : group_order) {
       const TaskView& g = *v.find(name);
@@ -324,8 +233,6 @@ RunView parse_run(const std::string& events_jsonl, const json* summary) {
       for (const std::string& w : g.workers)
         for (auto [a, b] : idle_intervals(v, {w}, from, to)) v.reserved.push_back({name, w, a, b});
     }
-  } else if (summary && summary->contains("policy")) {
-    v.policy = (*summary)["policy"].get<std::string>();
   }
 
   // Starvation: every group that sat READY, for the span it waited with some target idle.

@@ -27,24 +27,17 @@ std::string percent(double fraction) {
   return b;
 }
 
-std::string text_of(const nlohmann::json& v) {
-  return v.is_string() ? v.get<std::string>() : v.dump();
-}
 
 std::string esc(const std::string& s) { return html_escape(s); }
 
 // One row of the report's group table.
-std::string group_row(const nlohmann::json& g) {
+std::string group_row(const record::GroupWait& g) {
   std::string by;
-  for (const auto& s : g.value("overtaken_by", nlohmann::json::array()))
-    by += (by.empty() ? "" : ", ") + s.get<std::string>();
-  const nlohmann::json launched = g.value("launched_s", nlohmann::json());
-  return "<tr><td>" + esc(g.value("task", "")) + "</td><td>" +
-         esc(g.value("workers", nlohmann::json()).dump()) + "</td><td class=\"num\">" +
-         g6(g.value("ready_wait_s", 0.0)) + "</td><td class=\"num\">" +
-         (launched.is_number() ? g6(launched.get<double>()) : std::string("never")) +
-         "</td><td class=\"num\">" + g6(g.value("idle_target_s", 0.0)) + "</td><td>" +
-         std::to_string(g.value("overtakes", 0)) + (by.empty() ? "" : ": " + esc(by)) + "</td></tr>";
+  for (const std::string& s : g.overtaken_by) by += (by.empty() ? "" : ", ") + s;
+  return "<tr><td>" + esc(g.task) + "</td><td>" + esc(nlohmann::json(g.workers).dump()) + "</td><td class=\"num\">" +
+         g6(g.ready_wait_s) + "</td><td class=\"num\">" + (g.launched_s ? g6(*g.launched_s) : std::string("never")) +
+         "</td><td class=\"num\">" + g6(g.idle_target_s) + "</td><td>" + std::to_string(g.overtakes) +
+         (by.empty() ? "" : ": " + esc(by)) + "</td></tr>";
 }
 
 constexpr const char* kGroupHeader =
@@ -486,15 +479,15 @@ std::string chrome_trace(const RunView& v) {
   return doc.dump() + "\n";
 }
 
-std::string report_html(const RunView& v, const nlohmann::json& summary,
+std::string report_html(const RunView& v, const record::Summary* summary,
                         const std::optional<std::string>& dag, const std::string& timeline) {
   auto strip_xml_header = [](const std::string& svg) {
     const auto at = svg.find("<svg");
     return at == std::string::npos ? svg : svg.substr(at);
   };
+  const std::string title = summary ? summary->scenario : std::string("run");
   std::string o =
-      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>dirsched report: " +
-      esc(summary.value("scenario", std::string("run"))) +
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>dirsched report: " + esc(title) +
       "</title>\n<style>body{font-family:Helvetica,Arial,sans-serif;margin:24px;color:#222}"
       "table{border-collapse:collapse;margin:8px 0 20px}td,th{border:1px solid #ccc;padding:4px "
       "10px;text-align:left}"
@@ -503,146 +496,130 @@ std::string report_html(const RunView& v, const nlohmann::json& summary,
       "margin:0 4px 0 12px;border:1px solid #888;vertical-align:middle}.pic{overflow:auto;border:1px solid "
       "#ddd;padding:6px}"
       "</style></head><body>\n";
-  o += "<h1>" + esc(summary.value("scenario", std::string("run"))) + "</h1>\n";
-  if (!summary.value("description", std::string()).empty())
-    o += "<p class=\"description\">" + esc(summary["description"].get<std::string>()) + "</p>\n";
-  if (summary.contains("vars")) {
-    std::string values;
-    for (auto it = summary["vars"].begin(); it != summary["vars"].end(); ++it)
-      values += (values.empty() ? "" : ", ") + it.key() + " = " + it.value().dump();
-    const nlohmann::json index = summary.value("variant", nlohmann::json());
-    o += "<p class=\"variant\"><b>" +
-         (index.is_number() ? "Variant " + index.dump() + " of the sweep"
-                            : std::string("A run with sweep variables")) +
-         ":</b> " + esc(values) + "</p>\n";
-  }
-  o += "<table class=\"run\"><tr><th>outcome</th><td>" + esc(summary.value("outcome", std::string("?"))) +
-       "</td></tr>";
-  if (summary.contains("stall_report_s"))
-    o += "<tr><th>stall report after</th><td>" + g6(summary["stall_report_s"].get<double>()) + " s</td></tr>";
-  if (summary.contains("makespan_s"))
-    o += "<tr><th>makespan</th><td>" + g6(summary["makespan_s"].get<double>()) + " s</td></tr>";
-  if (summary.contains("error") && summary["error"].is_string())
-    o += "<tr><th>error</th><td>" + esc(summary["error"].get<std::string>()) + "</td></tr>";
-  if (summary.contains("seed")) o += "<tr><th>seed</th><td>" + esc(summary["seed"].dump()) + "</td></tr>";
-  if (summary.contains("policy"))
-    o += "<tr><th>policy</th><td>" + esc(text_of(summary["policy"])) + "</td></tr>";
-  if (summary.contains("engine")) {
-    const bool threads = text_of(summary["engine"]) == "threads";
-    const double scale = summary.value("time_scale", 1.0);
-    o += "<tr><th>engine</th><td class=\"engine\">" + esc(text_of(summary["engine"])) +
-         (threads ? ", time scale " + g6(scale) + ": times are wall-clock seconds (" + g6(scale) +
-                        " s per scenario second), not simulated"
-                  : text_of(summary["engine"]) == "event"
-                      ? " (the event engine, SimGrid's rules): times are simulated scenario seconds"
-                      : " (SimGrid): times are simulated scenario seconds") +
-         "</td></tr>";
-  }
-  if (summary.contains("dirsched_version"))
-    o += "<tr><th>dirsched</th><td>" + esc(text_of(summary["dirsched_version"])) + "</td></tr>";
-  if (summary.contains("tasks"))
-    for (auto it = summary["tasks"].begin(); it != summary["tasks"].end(); ++it)
-      if (it.value().get<long long>() > 0)
-        o += "<tr><th>" + esc(it.key()) + "</th><td class=\"num\">" + it.value().dump() + "</td></tr>";
-  o += "</table>\n";
-  if (summary.contains("ready_waits")) {
-    o +=
-        "<h2>READY waits</h2><table><tr><th>tasks</th><th>count</th><th>mean (s)</th><th>p95 (s)</th><th>max "
-        "(s)</th></tr>";
-    for (const char* kind : {"single", "group"}) {
-      const nlohmann::json w = summary["ready_waits"].value(kind, nlohmann::json::object());
-      o += std::string("<tr><td>") + (kind == std::string("single") ? "singles" : "groups") +
-           "</td><td class=\"num\">" + std::to_string(w.value("count", 0)) + "</td><td class=\"num\">" +
-           g6(w.value("mean_s", 0.0)) + "</td><td class=\"num\">" + g6(w.value("p95_s", 0.0)) +
-           "</td><td class=\"num\">" + g6(w.value("max_s", 0.0)) + "</td></tr>";
+  o += "<h1>" + esc(title) + "</h1>\n";
+  if (!summary) {
+    o += "<table class=\"run\"><tr><th>outcome</th><td>?</td></tr></table>\n";
+  } else {
+    const record::Summary& s = *summary;
+    if (!s.description.empty()) o += "<p class=\"description\">" + esc(s.description) + "</p>\n";
+    if (s.vars) {
+      std::string values;
+      for (const auto& [name, value] : *s.vars) values += (values.empty() ? "" : ", ") + name + " = " + value.dump();
+      o += "<p class=\"variant\"><b>" +
+           (s.variant ? "Variant " + std::to_string(*s.variant) + " of the sweep"
+                      : std::string("A run with sweep variables")) +
+           ":</b> " + esc(values) + "</p>\n";
     }
+    o += "<table class=\"run\"><tr><th>outcome</th><td>" + esc(std::string(record::to_string(s.outcome))) +
+         "</td></tr>";
+    if (s.stall_report_s) o += "<tr><th>stall report after</th><td>" + g6(*s.stall_report_s) + " s</td></tr>";
+    o += "<tr><th>makespan</th><td>" + g6(s.makespan_s) + " s</td></tr>";
+    if (s.error) o += "<tr><th>error</th><td>" + esc(*s.error) + "</td></tr>";
+    o += "<tr><th>seed</th><td>" + std::to_string(s.seed) + "</td></tr>";
+    o += "<tr><th>policy</th><td>" + esc(s.policy) + "</td></tr>";
+    const char* clock = "";
+    switch (s.engine) {
+      case record::Engine::kSim: clock = " (SimGrid): times are simulated scenario seconds"; break;
+      case record::Engine::kEvent:
+        clock = " (the event engine, SimGrid's rules): times are simulated scenario seconds";
+        break;
+      case record::Engine::kThreads: break;
+      case record::Engine::kStrace:
+        clock = " (a real run, imported from its [STRACE] log): times are the log's, in seconds";
+        break;
+    }
+    o += "<tr><th>engine</th><td class=\"engine\">" + esc(std::string(record::to_string(s.engine))) +
+         (s.engine == record::Engine::kThreads
+              ? ", time scale " + g6(s.time_scale) + ": times are wall-clock seconds (" + g6(s.time_scale) +
+                    " s per scenario second), not simulated"
+              : std::string(clock)) +
+         "</td></tr>";
+    if (!s.dirsched_version.empty()) o += "<tr><th>dirsched</th><td>" + esc(s.dirsched_version) + "</td></tr>";
+    for (const auto& [state, n] : s.tasks.by_state)
+      if (n > 0) o += "<tr><th>" + esc(state) + "</th><td class=\"num\">" + std::to_string(n) + "</td></tr>";
+    if (s.tasks.total > 0) o += "<tr><th>total</th><td class=\"num\">" + std::to_string(s.tasks.total) + "</td></tr>";
     o += "</table>\n";
-  }
-  // Why tasks waited (docs/outputs.md): the longest waits with their causes, the blocking chains of the
-  // groups and the critical path. Fields of the wrong type read as absent (the data files are the truth).
-  auto num_at = [](const nlohmann::json& j, const char* k) {
-    return j.is_object() && j.contains(k) && j[k].is_number() ? j[k].get<double>() : 0.0;
-  };
-  auto str_at = [](const nlohmann::json& j, const char* k) {
-    return j.is_object() && j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : std::string();
-  };
-  if (summary.contains("longest_waits") && summary["longest_waits"].is_object()) {
-    o += "<h2>Longest waits</h2><p>Submit to start, split into causes (docs/outputs.md).</p>";
-    for (const char* kind : {"single", "group"}) {
-      const nlohmann::json list = summary["longest_waits"].value(kind, nlohmann::json::array());
-      if (!list.is_array() || list.empty()) continue;
-      o += std::string("<table class=\"longest\" data-kind=\"") + kind + "\"><tr><th>" +
-           (kind == std::string("single") ? "single" : "group") +
-           "</th><th>workers</th><th>wait (s)</th><th>causes (s)</th>" +
-           (kind == std::string("single") ? "<th>behind</th>" : "") + "</tr>";
-      for (const auto& w : list) {
-        std::string causes;
-        if (w.contains("causes") && w["causes"].is_object())
-          for (auto it = w["causes"].begin(); it != w["causes"].end(); ++it)
-            if (it.value().is_number())
-              causes += (causes.empty() ? "" : ", ") + esc(it.key()) + " " + g6(it.value().get<double>());
-        o += "<tr><td>" + esc(str_at(w, "task")) + "</td><td>" + esc(w.value("workers", nlohmann::json()).dump()) +
-             "</td><td class=\"num\">" + g6(num_at(w, "wait_s")) + "</td><td>" + causes + "</td>" +
-             (kind == std::string("single") ? "<td class=\"num\">" + g6(num_at(w, "behind")) + "</td>" : "") +
-             "</tr>";
+    if (s.ready_waits_single || s.ready_waits_group) {
+      o +=
+          "<h2>READY waits</h2><table><tr><th>tasks</th><th>count</th><th>mean (s)</th><th>p95 (s)</th><th>max "
+          "(s)</th></tr>";
+      for (const bool single : {true, false}) {
+        const record::WaitStats w = (single ? s.ready_waits_single : s.ready_waits_group).value_or(record::WaitStats{});
+        o += std::string("<tr><td>") + (single ? "singles" : "groups") + "</td><td class=\"num\">" +
+             std::to_string(w.count) + "</td><td class=\"num\">" + g6(w.mean_s) + "</td><td class=\"num\">" +
+             g6(w.p95_s) + "</td><td class=\"num\">" + g6(w.max_s) + "</td></tr>";
       }
       o += "</table>\n";
     }
-  }
-  if (summary.contains("groups") && summary["groups"].is_array()) {
+    // Why tasks waited (docs/outputs.md): the longest waits with their causes, the blocking chains of the
+    // groups and the critical path.
+    if (s.waits) {
+      o += "<h2>Longest waits</h2><p>Submit to start, split into causes (docs/outputs.md).</p>";
+      for (const bool single : {true, false}) {
+        const std::vector<record::LongWait>& list = single ? s.waits->longest_single : s.waits->longest_group;
+        if (list.empty()) continue;
+        o += std::string("<table class=\"longest\" data-kind=\"") + (single ? "single" : "group") + "\"><tr><th>" +
+             (single ? "single" : "group") + "</th><th>workers</th><th>wait (s)</th><th>causes (s)</th>" +
+             (single ? "<th>behind</th>" : "") + "</tr>";
+        for (const record::LongWait& w : list) {
+          std::string causes;
+          for (const auto& [cause, t] : w.causes) causes += (causes.empty() ? "" : ", ") + esc(cause) + " " + g6(t);
+          o += "<tr><td>" + esc(w.task) + "</td><td>" + esc(nlohmann::json(w.workers).dump()) +
+               "</td><td class=\"num\">" + g6(w.wait_s) + "</td><td>" + causes + "</td>" +
+               (single ? "<td class=\"num\">" + g6(static_cast<double>(w.behind.value_or(0))) + "</td>" : "") + "</tr>";
+        }
+        o += "</table>\n";
+      }
+    }
     std::string rows;
     std::size_t shown = 0;
-    for (const auto& g : summary["groups"]) {
-      if (!g.is_object() || !g.contains("blocked_by") || !g["blocked_by"].is_array() || g["blocked_by"].empty()) continue;
+    for (const record::GroupWait& g : s.groups) {
+      if (!g.blocked_by || g.blocked_by->empty()) continue;
       if (++shown > kReportGroupRows) break;
       std::string chain;
       std::size_t k = 0;
-      for (const auto& b : g["blocked_by"]) {
+      for (const record::BlockedBy& b : *g.blocked_by) {
         if (++k > 12) {
-          chain += ", ... (" + std::to_string(g["blocked_by"].size()) + " in all)";
+          chain += ", ... (" + std::to_string(g.blocked_by->size()) + " in all)";
           break;
         }
-        const bool queue = !b.contains("worker") || b["worker"].is_null();
-        chain += (chain.empty() ? "" : ", then ") + esc(str_at(b, "task")) +
-                 (queue ? " (group ahead)" : " on " + esc(b["worker"].dump())) + " until " + g6(num_at(b, "to_s"));
+        chain += (chain.empty() ? "" : ", then ") + esc(b.task) +
+                 (b.worker ? " on " + std::to_string(*b.worker) : std::string(" (group ahead)")) + " until " +
+                 g6(b.to_s);
       }
-      rows += "<tr><td>" + esc(str_at(g, "task")) + "</td><td>" + chain + "</td></tr>";
+      rows += "<tr><td>" + esc(g.task) + "</td><td>" + chain + "</td></tr>";
     }
     if (!rows.empty())
       o += "<h2>What held each group</h2><table class=\"blocked-by\"><tr><th>group</th><th>held by</th></tr>" + rows +
            "</table>\n";
-  }
-  if (summary.contains("critical_path") && summary["critical_path"].is_array() && !summary["critical_path"].empty()) {
-    const auto& path = summary["critical_path"];
-    o += "<h2>Critical path</h2><table class=\"critical\"><tr><th>task</th><th>start (s)</th><th>end (s)</th><th>why "
-         "not earlier</th><th>after</th></tr>";
-    std::size_t k = 0;
-    for (const auto& c : path) {
-      if (++k > 200) {
-        o += "<tr><td colspan=\"5\">... " + std::to_string(path.size()) + " tasks in all (summary.json)</td></tr>";
-        break;
+    if (s.waits && !s.waits->critical_path.empty()) {
+      const auto& path = s.waits->critical_path;
+      o += "<h2>Critical path</h2><table class=\"critical\"><tr><th>task</th><th>start (s)</th><th>end (s)</th><th>why "
+           "not earlier</th><th>after</th></tr>";
+      std::size_t k = 0;
+      for (const record::CriticalStep& c : path) {
+        if (++k > 200) {
+          o += "<tr><td colspan=\"5\">... " + std::to_string(path.size()) + " tasks in all (summary.json)</td></tr>";
+          break;
+        }
+        o += "<tr><td>" + esc(c.task) + "</td><td class=\"num\">" + g6(c.start_s) + "</td><td class=\"num\">" +
+             g6(c.end_s) + "</td><td>" + esc(c.why) + "</td><td>" + esc(c.after.value_or("")) + "</td></tr>";
       }
-      o += "<tr><td>" + esc(str_at(c, "task")) + "</td><td class=\"num\">" + g6(num_at(c, "start_s")) +
-           "</td><td class=\"num\">" + g6(num_at(c, "end_s")) + "</td><td>" + esc(str_at(c, "why")) + "</td><td>" +
-           esc(str_at(c, "after")) + "</td></tr>";
+      o += "</table>\n";
     }
-    o += "</table>\n";
-  }
-  if (summary.contains("workers")) {
     o += "<h2>Workers</h2><table><tr><th>worker</th><th>kind</th><th>host</th><th>busy "
          "(s)</th><th>utilisation</th></tr>";
     // Past kMaxIdleLanes workers, only those that ran something, and a line for the rest.
-    const bool only_busy = summary["workers"].size() > kMaxIdleLanes;
+    const bool only_busy = s.workers.size() > kMaxIdleLanes;
     std::size_t idle_left_out = 0;
-    for (const auto& w : summary["workers"]) {
-      if (only_busy && !(w.value("busy_s", 0.0) > 0)) {
+    for (const record::WorkerUse& w : s.workers) {
+      if (only_busy && !(w.busy_s > 0)) {
         ++idle_left_out;
         continue;
       }
-      o += "<tr><td>" + esc(w["worker"].is_string() ? w["worker"].get<std::string>() : w["worker"].dump()) +
-           "</td><td>" + esc(w.value("kind", "")) + "</td><td>" + esc(w.value("host", "")) +
-           "</td><td class=\"num\">" + g6(w.value("busy_s", 0.0)) + "</td><td class=\"num\">" +
-           percent(w.value("utilisation", 0.0)) + " %</td></tr>";
+      o += "<tr><td>" + esc(w.worker) + "</td><td>" + esc(w.kind) + "</td><td>" + esc(w.host) +
+           "</td><td class=\"num\">" + g6(w.busy_s) + "</td><td class=\"num\">" + percent(w.utilisation) +
+           " %</td></tr>";
     }
     o += "</table>\n";
     if (idle_left_out)
@@ -683,11 +660,10 @@ std::string report_html(const RunView& v, const nlohmann::json& summary,
     o += "<p>No stall report in this run.</p>\n";
   }
   // Groups worst wait first; past kReportGroupRows the rest are in a full table at the end of the page.
-  std::vector<nlohmann::json> groups;
-  if (summary.contains("groups"))
-    for (const auto& g : summary["groups"]) groups.push_back(g);
-  std::stable_sort(groups.begin(), groups.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
-    return a.value("ready_wait_s", 0.0) > b.value("ready_wait_s", 0.0);
+  std::vector<record::GroupWait> groups;
+  if (summary) groups = summary->groups;
+  std::stable_sort(groups.begin(), groups.end(), [](const record::GroupWait& a, const record::GroupWait& b) {
+    return a.ready_wait_s > b.ready_wait_s;
   });
   o += "<h2>Groups: waiting and starvation</h2>";
   if (!groups.empty()) {
@@ -730,7 +706,7 @@ std::string report_html(const RunView& v, const nlohmann::json& summary,
   return o;
 }
 
-std::map<std::string, std::string> render_all(const RunView& v, const nlohmann::json& summary,
+std::map<std::string, std::string> render_all(const RunView& v, const record::Summary* summary,
                                               const std::vector<std::string>& selected, std::string* note,
                                               double budget_s) {
   auto want = [&](const char* what) {

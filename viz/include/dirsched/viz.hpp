@@ -14,6 +14,8 @@
 
 #include <map>
 #include <nlohmann/json.hpp>
+
+#include "dirsched/record/summary.hpp"
 #include <optional>
 #include <set>
 #include <string>
@@ -106,12 +108,9 @@ class VizError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Throws VizError ("summary.json: workers[2].worker: expected an integer") when a field the pictures
-// read has the wrong type.
-void check_summary(const nlohmann::json& summary);
-// `summary` (optional, checked with check_summary) gives the registration order of the workers;
-// without it NEXT_LEVEL lanes are sorted by id. Throws VizError naming the line of a malformed event.
-RunView parse_run(const std::string& events_jsonl, const nlohmann::json* summary);
+// `summary` (optional: the run record, record/summary.hpp, whose decoder checked its types) gives the
+// registration order of the workers; without it NEXT_LEVEL lanes are sorted by id. Throws VizError naming the line of a malformed event.
+RunView parse_run(const std::string& events_jsonl, const record::Summary* summary);
 
 // Graphviz: measured here, dot lays out 1,000 dependent tasks in about 0.9 s and 1,500 in 3.2 s,
 // so past 1,000 tasks dag_svg draws a condensed DAG instead: one node per (callable, worker) with its
@@ -174,7 +173,7 @@ std::string chrome_trace(const RunView& run);
 std::string paje_trace(const RunView& run);
 // The report's group table shows this many groups, worst READY wait first; all of them follow at the end.
 constexpr std::size_t kReportGroupRows = 50;
-std::string report_html(const RunView& run, const nlohmann::json& summary,
+std::string report_html(const RunView& run, const record::Summary* summary,
                         const std::optional<std::string>& dag, const std::string& timeline);
 
 // Runs past kMaxPictureTasks tasks are drawn from one streaming pass over events.jsonl, never a
@@ -210,7 +209,7 @@ struct Aggregate {
   std::vector<GroupWait> group_waits;  // the kAggregateGroupWaits longest, by ready time
   std::vector<RunSlice> window;
 };
-Aggregate aggregate_run(const std::string& events_path, const nlohmann::json* summary, std::size_t buckets = 400,
+Aggregate aggregate_run(const std::string& events_path, const record::Summary* summary, std::size_t buckets = 400,
                         std::size_t window_runs = 20000);
 std::string aggregate_timeline_svg(const Aggregate& a);
 std::string aggregate_trace(const Aggregate& a);
@@ -221,7 +220,7 @@ const char* state_colour(const std::string& state);
 // Every picture as file name -> contents: dag.dot, dag.svg (when small enough), timeline.svg,
 // trace.json, report.html. `selected` filters by "dag", "timeline", "trace", "report" (empty: all).
 // The DAG is drawn by dag_picture under `budget_s`.
-std::map<std::string, std::string> render_all(const RunView& run, const nlohmann::json& summary,
+std::map<std::string, std::string> render_all(const RunView& run, const record::Summary* summary,
                                               const std::vector<std::string>& selected, std::string* note,
                                               double budget_s = kDefaultPictureBudget);
 
