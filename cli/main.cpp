@@ -166,7 +166,8 @@ void draw_aggregate(const Run& run, const std::string& out, std::optional<viz::A
 // (OutputRefused).
 int run_to_folder(const Scenario& scenario, RunOptions options, const std::string& out_arg,
                   std::vector<std::string> selected_data, const std::vector<std::string>& selected_pictures,
-                  bool quiet, double budget_s, const ThreadsEngine& threads = {}) {
+                  bool quiet, double budget_s, const ThreadsEngine& threads = {},
+                  const std::map<std::string, std::string>& attached = {}) {
   const std::string out = check_output_folder(out_arg, FolderKind::kRun, "--out").string();
   bool draw = (selected_data.empty() && selected_pictures.empty()) || !selected_pictures.empty();
   const bool all = selected_data.empty() && selected_pictures.empty();
@@ -250,6 +251,12 @@ int run_to_folder(const Scenario& scenario, RunOptions options, const std::strin
     nlohmann::json variant = {{"vars", scenario.assigned},
                               {"variant", index ? nlohmann::json(*index) : nlohmann::json(nullptr)}};
     files["variant.json"] = variant.dump(2) + "\n";
+  }
+  for (const auto& [name, text] : attached) {  // --attach: the caller's files, in the folder with the run's
+    if (files.count(name) || name == "events.jsonl" || name == "summary.json" || name == "tasks.csv" ||
+        name == "metrics.json" || name == "strace.log")
+      throw std::runtime_error("--attach " + name + ": the run writes a file of that name itself");
+    files[name] = text;
   }
   // The data first, durable and in place: a picture that is slow, fails or is interrupted never costs
   // the run its data.
@@ -405,9 +412,23 @@ struct PolicyFlag {
 int cmd_run(const std::string& file, const std::string& out, std::optional<std::uint64_t> seed,
             const std::string& outputs, const std::vector<std::string>& cfg, bool check_invariants,
             const std::vector<std::string>& vars, const PolicyFlag& policy, const ThreadsEngine& threads,
-            double budget_s) {
+            double budget_s, const std::vector<std::string>& attach) {
   std::vector<std::string> data, pictures;
   if (!parse_outputs(outputs, data, pictures)) return 2;
+  // --attach NAME=FILE: FILE's bytes go into the run folder as NAME, written and listed with the run's own
+  // files (what a front end keeps beside a run: the Python sweep's scenario.json and variant.json), so
+  // that no other program edits a run folder. Read now: a bad one refuses the run before it starts.
+  std::map<std::string, std::string> attached;
+  for (const std::string& one : attach) {
+    const auto eq = one.find('=');
+    const std::string name = eq == std::string::npos ? std::string() : one.substr(0, eq);
+    if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos || name[0] == '.' ||
+        name.find(".tmp-dirsched-") != std::string::npos)
+      throw std::runtime_error("--attach " + one + ": expected NAME=FILE, NAME a plain file name (no '/', not "
+                               "starting with '.')");
+    if (attached.count(name)) throw std::runtime_error("--attach " + name + ": given twice");
+    attached[name] = read_run_file(one.substr(eq + 1));
+  }
   const VarAssignment assignment = parse_vars(vars);
   Progress::get().begin("load");
   Scenario scenario = load_chosen(file, assignment, policy.choice());
@@ -429,7 +450,7 @@ int cmd_run(const std::string& file, const std::string& out, std::optional<std::
   options.progress = Progress::get().shown();
   options.check_invariants = check_invariants;
   Progress::get().end();
-  return run_to_folder(scenario, options, out, data, pictures, false, budget_s, threads);
+  return run_to_folder(scenario, options, out, data, pictures, false, budget_s, threads, attached);
 }
 
 std::string g6_text(double v) {
@@ -666,6 +687,22 @@ std::vector<std::vector<SweepRow>> read_replicates(const std::string& path, cons
       throw std::runtime_error(path + ": variant " + std::to_string(rows.front().variant.index) + " has " +
                                std::to_string(rows.size()) + " of " + std::to_string(replicates) + " replicates");
   return out;
+}
+
+// `sweep --prepare DIR --name N --origin O --variants K`: DIR becomes the sweep folder of N (from O) with
+// variants 0..K-1, as `sweep` makes it before it runs anything (prepare_sweep_folder: another
+// scenario's folder refused, the stale variant folders removed when they hold nothing of the user's);
+// the front end then runs each variant into DIR/variant-NNNN and calls `--collect`.
+int cmd_prepare(const std::string& out, const std::string& name, const std::string& origin, std::size_t count) {
+  namespace fs = std::filesystem;
+  const std::string dir = check_output_folder(out, FolderKind::kSweep, "--prepare").string();
+  SweepMarker marker{name, origin, {}};
+  for (std::size_t i = 0; i < count; ++i) marker.variants.push_back(i);
+  prepare_sweep_folder(dir, marker);
+  std::error_code ec;  // an earlier replicated CLI sweep's replicates: --collect would mix them in
+  fs::remove(fs::path(dir) / "replicates.jsonl", ec);
+  if (ec) throw_write_error(fs::path(dir) / "replicates.jsonl", ec.value());
+  return 0;
 }
 
 // `sweep --collect DIR --missing`: the plan lines of the variants not complete yet, in plan order (a
@@ -1238,6 +1275,9 @@ int run_command(int argc, char** argv) {
   const CLI::Validator budget_range = cli::real_number(0, 3600);
   run->add_option("--picture-budget", picture_budget, budget_help)->check(budget_range);
   run->add_flag("--quiet", quiet, quiet_help);
+  std::vector<std::string> run_attach;
+  run->add_option("--attach", run_attach,
+                  "NAME=FILE: keep FILE in the run folder as NAME (a front end's scenario.json, variant.json)");
   ThreadsEngine threads;
   CLI::Option* time_scale =
       run->add_option("--time-scale", threads.time_scale,
@@ -1310,6 +1350,18 @@ int run_command(int argc, char** argv) {
   bool sweep_missing = false;
   sweep->add_flag("--missing", sweep_missing,
                   "With --collect: print the plan lines of the variants still to run, nothing else");
+  std::string prepare_dir, prepare_name, prepare_origin;
+  std::size_t prepare_variants = 0;
+  CLI::Option* prepare_option = sweep->add_option(
+      "--prepare", prepare_dir,
+      "Make DIR the sweep folder of --name and --origin with --variants N, for a front end that runs the "
+      "variants itself (Python's Testbed.sweep): the folder rules of a sweep, nothing run");
+  CLI::Option* prepare_name_option = sweep->add_option("--name", prepare_name, "--prepare: the scenario's name");
+  CLI::Option* prepare_origin_option =
+      sweep->add_option("--origin", prepare_origin, "--prepare: where the variants come from (python:FUNCTION)");
+  CLI::Option* prepare_variants_option =
+      sweep->add_option("--variants", prepare_variants, "--prepare: the variant count")
+          ->check(cli::whole_number(1, kMaxMaxVariants));
 
   CLI::App* compare =
       app.add_subcommand("compare", "Compare two run folders (exit 0 same, 1 different, 2 trouble)");
@@ -1461,7 +1513,7 @@ int run_command(int argc, char** argv) {
         return 2;
       }
       return cmd_run(run_file, out_dir, seed, outputs, cfg, check_invariants, run_vars, policy, threads,
-                     picture_budget);
+                     picture_budget, run_attach);
     }
     if (*sweep || *optimize) {
       RankChoice choice;
@@ -1481,6 +1533,16 @@ int run_command(int argc, char** argv) {
       if (*optimize)
         return cmd_optimize(optimize_file, optimize_out, optimize_budget, optimize_seed, optimize_jobs, cfg, policy,
                             sweep_replicates, choice);
+      if (prepare_option->count() || prepare_name_option->count() || prepare_origin_option->count() ||
+          prepare_variants_option->count()) {
+        if (!prepare_option->count() || !prepare_name_option->count() || !prepare_origin_option->count() ||
+            !prepare_variants_option->count() || !sweep_file.empty() || !sweep_out.empty() || !collect_dir.empty()) {
+          std::cerr << "dirsched sweep: --prepare DIR goes with --name, --origin and --variants, and nothing else "
+                       "of a sweep\n";
+          return 2;
+        }
+        return cmd_prepare(prepare_dir, prepare_name, prepare_origin, prepare_variants);
+      }
       if (sweep_missing && collect_dir.empty()) {
         std::cerr << "dirsched sweep: --missing goes with --collect DIR\n";
         return 2;

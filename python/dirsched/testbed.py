@@ -40,7 +40,6 @@ import json
 import math
 import numbers
 import os
-import shutil
 import tempfile
 import threading
 from concurrent.futures import FIRST_EXCEPTION, Executor, ThreadPoolExecutor
@@ -51,71 +50,12 @@ from .results import Result, SweepResult
 from .simpler import CallConfig, TaskArgs
 
 
-def _move_into_run(tmp, folder, name):
-    """Moves file ``tmp`` into run folder ``folder`` as ``name``, listed first in the folder's marker
-    (its "files": a later replace refuses a folder holding files the marker does not list)."""
-    marker = os.path.join(folder, ".dirsched-run")
-    with open(marker, encoding="utf-8") as f:
-        m = json.load(f)
-    if isinstance(m, dict) and isinstance(m.get("files"), list) and name not in m["files"]:
-        m["files"] = sorted(m["files"] + [name])
-        fd, mtmp = tempfile.mkstemp(prefix=".dirsched-run.tmp-dirsched-%d-" % os.getpid(), dir=folder)
-        _write_durably(fd, json.dumps(m, separators=(",", ":")) + "\n")
-        os.replace(mtmp, marker)
-    os.replace(tmp, os.path.join(folder, name))
-    _sync_folder(folder)
-
-
-def _write_durably(fd, text):
-    """Writes TEXT to the open file FD and flushes it to the disk (fsync) before closing it: a marker
-    renamed into place after this is whole after a crash."""
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-
-
-def _sync_folder(folder):
-    """fsync of the folder itself: the renames into it survive a crash."""
-    try:
-        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def _foreign_entries(folder):
-    """The entries of run folder FOLDER that dirsched did not write (not listed in its .dirsched-run's
-    "files"; anything but a regular file; temporaries and the marker excepted), sorted: the CLI's rule
-    (outputs/src/output_folder.cpp, foreign_entries). A marker that is not JSON lists nothing."""
-    try:
-        with open(os.path.join(folder, ".dirsched-run"), encoding="utf-8") as f:
-            marker = json.load(f)
-    except (OSError, ValueError):
-        marker = None
-    own = set(marker["files"]) if isinstance(marker, dict) and isinstance(marker.get("files"), list) else None
-    foreign = []
-    for entry in sorted(os.listdir(folder)):
-        if entry == ".dirsched-run" or ".tmp-dirsched-" in entry:
-            continue
-        path = os.path.join(folder, entry)
-        regular = os.path.isfile(path) and not os.path.islink(path)
-        if own is None or not regular or entry not in own:
-            foreign.append(entry if regular else entry + "/")
-    return foreign
-
-
 def _without_temp(error, tmp, label):
     """The CliError ERROR with the name of the deleted temporary scenario TMP replaced by LABEL (what
     the user can act on): the file it names no longer exists."""
     if not isinstance(error, CliError):
         return error
-    command = [label if a == tmp else a for a in error.command]
+    command = [str(a).replace(tmp, label) for a in error.command]
     fixed = CliError(command, error.returncode, error.stderr.replace(tmp, label), error.stdout.replace(tmp, label))
     return fixed
 
@@ -128,20 +68,20 @@ def _run_variant(cli, out, index, scenario, chosen, policy_args, stop=None):
         return
     folder = os.path.join(out, "variant-%04d" % index)
     tmp = Testbed._write_beside(folder, scenario)
-    cmd = ["run", tmp, "--out", folder] + list(policy_args)
+    # The variant's values, as the CLI writes a variant.json; the run keeps both files in its folder
+    # (--attach): no program but dirsched writes into a run folder.
+    vtmp = Testbed._write_beside(folder, {"variant": index, "vars": chosen}, "variant")
+    cmd = ["run", tmp, "--out", folder, "--attach", "scenario.json=" + tmp, "--attach", "variant.json=" + vtmp]
     try:
-        call_cli(cmd, cli)
+        call_cli(cmd + list(policy_args), cli)
     except BaseException as e:
-        os.unlink(tmp)
         fixed = _without_temp(e, tmp, "the scenario of variant %d" % index)
         if fixed is e:
             raise
         raise fixed from None
-    _move_into_run(tmp, folder, "scenario.json")
-    fd, vtmp = tempfile.mkstemp(prefix="variant.json.tmp-dirsched-%d-" % os.getpid(), dir=folder)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(json.dumps({"variant": index, "vars": chosen}, indent=2, sort_keys=True) + "\n")
-    _move_into_run(vtmp, folder, "variant.json")
+    finally:
+        os.unlink(tmp)
+        os.unlink(vtmp)
 
 
 __all__ = ["Testbed", "Handle", "Buffer"]
@@ -539,15 +479,17 @@ class Testbed:
         out = os.path.abspath(out)
         tmp = self._write_beside(out, scenario)
         try:
-            stdout = call_cli(["run", tmp, "--out", out] + self._policy_args(policy), cli)
+            stdout = call_cli(
+                ["run", tmp, "--out", out, "--attach", "scenario.json=" + tmp] + self._policy_args(policy), cli
+            )
         except BaseException as e:
-            os.unlink(tmp)
             label = "the scenario recorded from %s" % (getattr(orch_fn, "__qualname__", None) or repr(orch_fn))
             fixed = _without_temp(e, tmp, label)
             if fixed is e:
                 raise
             raise fixed from None
-        _move_into_run(tmp, out, "scenario.json")
+        finally:
+            os.unlink(tmp)
         return Result(out, stdout)
 
     def sweep(self, make_orch_fn, values, out, jobs=2, seed=0, policy=None, args=None, cfg=None, executor=None):
@@ -572,7 +514,7 @@ class Testbed:
             scenarios.append((index, s, {n: as_json[n] for n in names}))
         cli = find_cli()
         out = os.path.abspath(out)
-        self._prepare_sweep_folder(out, make_orch_fn, len(variants))
+        self._prepare_sweep_folder(out, make_orch_fn, len(variants), cli)
 
         policy_args = self._policy_args(policy)
         tasks = [(cli, out, index, s, chosen, policy_args) for index, s, chosen in scenarios]
@@ -629,72 +571,19 @@ class Testbed:
         return result
 
     # -- helpers --------------------------------------------------------------------------------
-    def _prepare_sweep_folder(self, out, make_orch_fn, count):
-        """Like `dirsched sweep`: writes only into a new folder or a sweep folder of the same scenario
-        (its .dirsched-sweep marker names the testbed and the function), never into the current folder,
-        one of its parents or the home folder; drops the run folders of variants this sweep does not
-        have, and leaves the marker listing this sweep's variants, which is what `--collect` reads."""
-        marker = os.path.join(out, ".dirsched-sweep")
+    def _prepare_sweep_folder(self, out, make_orch_fn, count, cli):
+        """`dirsched sweep --prepare`: the CLI makes OUT the sweep folder of this testbed and function
+        with COUNT variants, under the folder rules of `dirsched sweep` (a new folder or a sweep folder of
+        the same scenario; never the current folder, a parent or home; stale variant folders removed only
+        when they hold nothing of the user's). A refusal (exit 2) is a FileExistsError with its message."""
         name = getattr(make_orch_fn, "__qualname__", None) or repr(make_orch_fn)
-        me = {"scenario": self.name, "file": "python:" + name}
-        real = os.path.realpath(out)
-        cwd = os.path.realpath(os.getcwd())
-        if real == cwd or cwd.startswith(real.rstrip(os.sep) + os.sep) or real == os.sep:
-            raise FileExistsError("%s: is the current folder or one of its parents; give a new path" % out)
-        if real == os.path.realpath(os.path.expanduser("~")):
-            raise FileExistsError("%s: is the home folder; give a new path" % out)
-        if os.path.islink(out):
-            raise FileExistsError("%s: is a symbolic link, not a dirsched sweep folder; give a new path" % out)
-        if os.path.lexists(out) and not (os.path.isdir(out) and os.path.isfile(marker)):
-            raise FileExistsError("%s: not a dirsched sweep folder (no .dirsched-sweep); give a new path" % out)
-        if os.path.isfile(marker):
-            with open(marker, encoding="utf-8") as f:
-                try:
-                    old = json.load(f)
-                except ValueError as e:
-                    raise ValueError("%s: not JSON (%s)" % (marker, e)) from None
-            theirs = {"scenario": old.get("scenario"), "file": old.get("file")} if isinstance(old, dict) else {}
-            if theirs != me:
-                raise FileExistsError(
-                    "%s: is the sweep folder of scenario %r (%s), not of %r (%s); give another path"
-                    % (out, theirs.get("scenario"), theirs.get("file"), me["scenario"], me["file"])
-                )
-            stale_folders = []
-            for entry in sorted(os.listdir(out)):
-                digits = entry[len("variant-"):]
-                stale = entry.startswith("variant-") and digits.isdigit() and int(digits) >= count
-                folder = os.path.join(out, entry)
-                if stale and not os.path.islink(folder) and os.path.isfile(os.path.join(folder, ".dirsched-run")):
-                    # A run of an earlier, larger sweep: removed only when it holds nothing but what
-                    # dirsched wrote (the CLI's rule); a file of the user's stops the sweep, before any
-                    # folder is removed.
-                    foreign = _foreign_entries(folder)
-                    if foreign:
-                        one = len(foreign) == 1
-                        raise FileExistsError(
-                            "%s: holds %d %s dirsched did not write (%s); removing the stale variant folder "
-                            "would delete %s: move %s out, or give a new path"
-                            % (folder, len(foreign), "entry" if one else "entries", ", ".join(foreign[:3]),
-                               "it" if one else "them", "it" if one else "them")
-                        )
-                    stale_folders.append(folder)
-            for folder in stale_folders:
-                shutil.rmtree(folder)
-        os.makedirs(out, exist_ok=True)
-        text = json.dumps(
-            {"dirsched": "sweep", "scenario": me["scenario"], "file": me["file"], "variant_count": count,
-             "variants": list(range(count))},
-            sort_keys=True, separators=(",", ":"),
-        )  # fmt: skip
-        fd, tmp = tempfile.mkstemp(prefix=".dirsched-sweep.tmp-dirsched-%d-" % os.getpid(), dir=out)
-        _write_durably(fd, text + "\n")
-        os.replace(tmp, marker)
-        _sync_folder(out)
-        # An earlier replicated CLI sweep's extra replicates: --collect would mix them with these runs.
+        command = ["sweep", "--prepare", out, "--name", self.name, "--origin", "python:" + name, "--variants", count]
         try:
-            os.unlink(os.path.join(out, "replicates.jsonl"))
-        except FileNotFoundError:
-            pass
+            call_cli(command, cli)
+        except CliError as e:
+            if e.returncode == 2:
+                raise FileExistsError(e.stderr.strip().replace("dirsched: ", "", 1)) from None
+            raise
 
     @staticmethod
     def _policy_args(policy):
@@ -731,14 +620,14 @@ class Testbed:
         return names, variants, candidates
 
     @staticmethod
-    def _write_beside(folder, scenario):
+    def _write_beside(folder, doc, kind="scenario"):
         parent = os.path.dirname(folder)
         os.makedirs(parent, exist_ok=True)
         # The CLI's temporary naming (NAME.tmp-dirsched-PID-RANDOM): `--collect` recognises a leftover.
-        prefix = os.path.basename(folder) + ".scenario.tmp-dirsched-%d-" % os.getpid()
+        prefix = os.path.basename(folder) + "." + kind + ".tmp-dirsched-%d-" % os.getpid()
         fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".json", dir=parent)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(dumps(scenario))
+            f.write(dumps(doc) if kind == "scenario" else json.dumps(doc, indent=2, sort_keys=True) + "\n")
         return tmp
 
     def _record(self, orch_fn, args, cfg, seed=0):

@@ -77,11 +77,15 @@ class Messages(unittest.TestCase):
         self.assertEqual(sorted(result.rejected), ["k#0", "k#1"])
 
 
-# A stand-in CLI: records each call, and on SIGINT records that too, removes nothing and exits 130.
+# A stand-in CLI: makes the sweep folder it is asked to prepare; records each run, and on SIGINT records
+# that too, removes nothing and exits 130.
 FAKE_CLI = textwrap.dedent(
     """\
     #!/usr/bin/env python3
     import os, signal, sys, time
+    if sys.argv[1:3] == ["sweep", "--prepare"]:
+        os.makedirs(sys.argv[3], exist_ok=True)
+        sys.exit(0)
     log = os.environ["FAKE_CLI_LOG"]
     with open(log, "a") as f:
         f.write("start %d\\n" % os.getpid())

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# What a front end (Python's Testbed) asks of the CLI instead of writing into folders itself:
+# `run --attach NAME=FILE` keeps the caller's file in the run folder, written and listed with the run's
+# own; `sweep --prepare DIR --name --origin --variants` makes DIR a sweep folder under `sweep`'s rules.
+# Every refusal exits 2 and leaves the folder as it was.
+DIRSCHED=$1 ROOT=$2
+source "$(dirname "$0")/outputs_lib.sh"
+d=$DIRSCHED
+s=$ROOT/scenarios/group-of-one-is-a-single.json  # a clean run: --collect ranks it
+w=$sandbox/work
+cd "$w"
+printf '{"variant": 3, "vars": {"w": [0]}}\n' >"$w/v.json"
+echo "the scenario as recorded" >"$w/sc.txt"
+
+# --attach: both files in the folder, byte for byte, and in the marker's "files".
+run_case 0 "" "run --attach" "$d" run "$s" --out "$w/r" --outputs summary --attach "variant.json=$w/v.json" \
+  --attach "scenario.json=$w/sc.txt"
+cmp -s "$w/v.json" "$w/r/variant.json" || { echo "FAIL --attach: variant.json differs"; fail=1; }
+cmp -s "$w/sc.txt" "$w/r/scenario.json" || { echo "FAIL --attach: scenario.json differs"; fail=1; }
+python3 -c 'import json,sys; f=json.load(open(sys.argv[1]))["files"]; sys.exit(0 if "variant.json" in f and "scenario.json" in f else 1)' \
+  "$w/r/.dirsched-run" || { echo "FAIL --attach: the marker does not list the attached files"; fail=1; }
+# ... so that the next run replaces the folder (its files are all dirsched's), and drops them.
+run_case 0 "" "run over an attached folder" "$d" run "$s" --out "$w/r" --outputs summary
+[[ ! -e "$w/r/variant.json" ]] || { echo "FAIL: the replacing run kept the earlier attachment"; fail=1; }
+
+refused_untouched "$w" 2 "--attach summary.json: the run writes a file of that name itself" "--attach over the run's own file" \
+  "$d" run "$s" --out "$w/r" --attach "summary.json=$w/v.json"
+refused_untouched "$w" 2 "--attach \.\./x=.*: expected NAME=FILE, NAME a plain file name" "--attach a path" \
+  "$d" run "$s" --out "$w/r" --attach "../x=$w/v.json"
+refused_untouched "$w" 2 "--attach \.dirsched-run=.*: expected NAME=FILE" "--attach over the marker" \
+  "$d" run "$s" --out "$w/r" --attach ".dirsched-run=$w/v.json"
+refused_untouched "$w" 2 "--attach v.json: given twice" "--attach twice" \
+  "$d" run "$s" --out "$w/r" --attach "v.json=$w/v.json" --attach "v.json=$w/sc.txt"
+refused_untouched "$w" 2 "$w/missing.json" "--attach a missing file" \
+  "$d" run "$s" --out "$w/r" --attach "v.json=$w/missing.json"
+mkfifo "$w/fifo"
+refused_untouched "$w" 2 "$w/fifo: not a regular file" "--attach a FIFO (never blocks)" \
+  timeout 20 "$d" run "$s" --out "$w/r" --attach "v.json=$w/fifo"
+rm -f "$w/fifo"
+
+# --prepare: a new folder gets the marker; a run per variant, then --collect ranks them.
+run_case 0 "" "sweep --prepare" "$d" sweep --prepare "$w/sw" --name py --origin python:make --variants 3
+python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); sys.exit(0 if m["variants"]==[0,1,2] and m["scenario"]=="py" and m["file"]=="python:make" else 1)' \
+  "$w/sw/.dirsched-sweep" || { echo "FAIL --prepare: marker"; cat "$w/sw/.dirsched-sweep"; fail=1; }
+for i in 0 1 2; do
+  printf '{"variant": %d, "vars": {"w": [%d]}}\n' $i $i >"$w/v$i.json"
+  run_case 0 "" "variant $i" "$d" run "$s" --out "$w/sw/variant-000$i" --outputs summary --attach "variant.json=$w/v$i.json"
+done
+run_case 0 "" "--collect after --prepare" "$d" sweep --collect "$w/sw"
+# Fewer variants: the stale folder goes; with a file of the user's in it, nothing goes.
+echo "mine" >"$w/sw/variant-0002/notes.txt"
+refused_untouched "$w" 2 "variant-0002: holds 1 entry dirsched did not write \(notes.txt\)" "--prepare over a user's file" \
+  "$d" sweep --prepare "$w/sw" --name py --origin python:make --variants 2
+rm "$w/sw/variant-0002/notes.txt"
+run_case 0 "" "--prepare fewer variants" "$d" sweep --prepare "$w/sw" --name py --origin python:make --variants 2
+[[ ! -e "$w/sw/variant-0002" ]] || { echo "FAIL --prepare: the stale variant folder stayed"; fail=1; }
+refused_untouched "$w" 2 "is the sweep folder of scenario 'py' \(python:make\), not of 'other'" "--prepare another scenario's folder" \
+  "$d" sweep --prepare "$w/sw" --name other --origin python:make --variants 2
+refused_untouched "$w" 2 "exists and is not a dirsched sweep folder" "--prepare a folder no sweep wrote" \
+  "$d" sweep --prepare "$w/r" --name py --origin python:make --variants 2
+refused_untouched "$w" 2 "is the current folder" "--prepare ." "$d" sweep --prepare . --name py --origin o --variants 1
+refused_untouched "$w" 2 "--prepare DIR goes with --name, --origin and --variants" "--prepare without --variants" \
+  "$d" sweep --prepare "$w/sw" --name py --origin python:make
+refused_untouched "$w" 2 "--prepare DIR goes with --name, --origin and --variants" "--prepare with a scenario" \
+  "$d" sweep "$s" --prepare "$w/sw" --name py --origin python:make --variants 2
+no_temps "$w" "front end"
+[ "$fail" = 0 ] && echo "front-end calls: all as expected"
+exit "$fail"
