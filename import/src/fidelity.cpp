@@ -47,33 +47,27 @@ Timeline load(const std::string& dir) {
   while (std::getline(in, line)) {
     ++n;
     if (line.empty()) continue;
-    const json e = parse_output_line(line, path, n);
-    try {
-      if (e.at("event").get<std::string>().rfind("run_", 0) == 0) continue;  // a run's event: no task
-      const std::string ev = e.at("event").get<std::string>(), task = e.at("task").get<std::string>();
-      const double ts = e.at("t_s").get<double>();
-      if (ev == "submit") kind[task] = e.value("kind", "single");
-      if (ev == "dispatch") {
-        const std::string k = kind[task];
-        const std::string label =
-            k == "group" || k == "sub_group" ? task + "[" + std::to_string(e.at("member").get<int>()) + "]" : task;
-        const std::string w = e.contains("sub_worker") ? e["sub_worker"].get<std::string>()
-                                                       : std::to_string(e.at("worker").get<long long>());
-        if (!t.dispatch_t.count(label)) t.dispatch_t[label] = ts, t.order.push_back(label);
-        t.per_worker[w].push_back(label);
-      }
-      if (ev == "complete") t.fate[task] = "COMPLETED";
-      if (ev == "fail") t.fate[task] = "FAILED";
-      if (ev == "poison") t.fate[task] = "POISONED";
-      if (ev == "cancel") t.fate[task] = "CANCELLED";
-      if (ev == "reject") t.fate[task] = "REJECTED";
-      if (ev == "not_submitted") t.fate[task] = "NOT_SUBMITTED";
-      if ((ev == "submit" || ev == "dispatch") && !t.fate.count(task)) t.fate[task] = "UNFINISHED";
-      if (ev == "group_launched") t.launched[task] = ts;
-      if (ev == "group_stall" || ev == "reservation_stall") t.stalls[ev].insert(task);
-    } catch (const json::exception& x) {
-      throw std::runtime_error(path + " line " + std::to_string(n) + ": " + x.what());
+    const record::Event e = parse_event_line(line, path, n);
+    if (e.of_run()) continue;  // a run's event: no task
+    const std::string& ev = e.event;
+    const std::string& task = e.task;
+    const double ts = e.t_s;
+    if (ev == "submit") kind[task] = e.kind.empty() ? "single" : e.kind;
+    if (ev == "dispatch") {
+      const std::string k = kind[task];
+      const std::string label = k == "group" || k == "sub_group" ? task + "[" + std::to_string(*e.member) + "]" : task;
+      if (!t.dispatch_t.count(label)) t.dispatch_t[label] = ts, t.order.push_back(label);
+      t.per_worker[e.worker].push_back(label);
     }
+    if (ev == "complete") t.fate[task] = "COMPLETED";
+    if (ev == "fail") t.fate[task] = "FAILED";
+    if (ev == "poison") t.fate[task] = "POISONED";
+    if (ev == "cancel") t.fate[task] = "CANCELLED";
+    if (ev == "reject") t.fate[task] = "REJECTED";
+    if (ev == "not_submitted") t.fate[task] = "NOT_SUBMITTED";
+    if ((ev == "submit" || ev == "dispatch") && !t.fate.count(task)) t.fate[task] = "UNFINISHED";
+    if (ev == "group_launched") t.launched[task] = ts;
+    if (ev == "group_stall" || ev == "reservation_stall") t.stalls[ev].insert(task);
   }
   return t;
 }

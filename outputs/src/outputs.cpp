@@ -122,6 +122,10 @@ nlohmann::json parse_output_line(std::string_view line, const std::string& path,
   }
 }
 
+record::Event parse_event_line(std::string_view line, const std::string& path, std::size_t line_no) {
+  return record::decode_event(parse_output_line(line, path, line_no), path + " line " + std::to_string(line_no));
+}
+
 void check_output_jsonl(std::string_view text, const std::string& path) {
   std::size_t line_no = 0;
   for (std::size_t start = 0; start < text.size();) {

@@ -3,6 +3,8 @@
 
 #include <array>
 
+#include "reader.hpp"
+
 namespace dirsched::record {
 
 using ojson = nlohmann::ordered_json;
@@ -68,82 +70,9 @@ ojson long_waits(const std::vector<LongWait>& list) {
 
 // ---- decoding: strict types, every error with its file and JSON path ----
 
-class Reader {
+class SummaryReader : public Reader<ojson> {
  public:
-  explicit Reader(const std::string& file) : file_(file) {}
-
-  [[noreturn]] void fail(const std::string& path, std::string_view want) const {
-    throw RecordError(file_ + ": " + (path.empty() ? "(top level)" : path) + ": expected " + std::string(want));
-  }
-  // The field `key` of `obj` when present (null counts as present).
-  static const ojson* field(const ojson& obj, const char* key) {
-    const auto it = obj.find(key);
-    return it == obj.end() ? nullptr : &*it;
-  }
-  static std::string at(const std::string& path, const char* key) { return path.empty() ? key : path + "." + key; }
-  static std::string at(const std::string& path, std::size_t i) { return path + "[" + std::to_string(i) + "]"; }
-
-  const ojson& object(const ojson& v, const std::string& path) const {
-    if (!v.is_object()) fail(path, "an object");
-    return v;
-  }
-  const ojson& array(const ojson& v, const std::string& path) const {
-    if (!v.is_array()) fail(path, "an array");
-    return v;
-  }
-  std::string text(const ojson& v, const std::string& path) const {
-    if (!v.is_string()) fail(path, "a string");
-    return v.get<std::string>();
-  }
-  double number(const ojson& v, const std::string& path) const {
-    if (!v.is_number()) fail(path, "a number");
-    return v.get<double>();
-  }
-  std::uint64_t count(const ojson& v, const std::string& path) const {
-    if (v.is_number_unsigned()) return v.get<std::uint64_t>();
-    if (v.is_number_integer() && v.get<std::int64_t>() >= 0) return static_cast<std::uint64_t>(v.get<std::int64_t>());
-    fail(path, "an integer >= 0");
-  }
-  std::int64_t integer(const ojson& v, const std::string& path) const {
-    if (v.is_number_integer() && (!v.is_number_unsigned() || v.get<std::uint64_t>() <= INT64_MAX))
-      return v.get<std::int64_t>();
-    fail(path, "an integer");
-  }
-  bool boolean(const ojson& v, const std::string& path) const {
-    if (!v.is_boolean()) fail(path, "true or false");
-    return v.get<bool>();
-  }
-  std::optional<std::string> text_or_null(const ojson& v, const std::string& path) const {
-    if (v.is_null()) return std::nullopt;
-    if (!v.is_string()) fail(path, "a string or null");
-    return v.get<std::string>();
-  }
-  std::optional<double> number_or_null(const ojson& v, const std::string& path) const {
-    if (v.is_null()) return std::nullopt;
-    if (!v.is_number()) fail(path, "a number or null");
-    return v.get<double>();
-  }
-  template <typename T, typename F>
-  std::vector<T> list(const ojson& v, const std::string& path, F each) const {
-    std::vector<T> out;
-    array(v, path);
-    for (std::size_t i = 0; i < v.size(); ++i) out.push_back(each(v[i], at(path, i)));
-    return out;
-  }
-  std::vector<std::string> texts(const ojson& v, const std::string& path) const {
-    return list<std::string>(v, path, [&](const ojson& x, const std::string& p) { return text(x, p); });
-  }
-  std::vector<std::uint64_t> counts(const ojson& v, const std::string& path) const {
-    return list<std::uint64_t>(v, path, [&](const ojson& x, const std::string& p) { return count(x, p); });
-  }
-  // The fields of an object by name, in the written order, each through `each`.
-  template <typename T, typename F>
-  std::vector<std::pair<std::string, T>> named(const ojson& v, const std::string& path, F each) const {
-    std::vector<std::pair<std::string, T>> out;
-    object(v, path);
-    for (auto it = v.begin(); it != v.end(); ++it) out.emplace_back(it.key(), each(it.value(), at(path, it.key().c_str())));
-    return out;
-  }
+  using Reader<ojson>::Reader;
 
   WaitStats wait_stats(const ojson& v, const std::string& path) const {
     object(v, path);
@@ -267,8 +196,6 @@ class Reader {
     return r;
   }
 
- private:
-  const std::string& file_;
 };
 
 }  // namespace
@@ -435,10 +362,10 @@ std::string encode(const Summary& s) {
 }
 
 Summary decode(const ojson& doc, const std::string& file) {
-  const Reader in(file);
+  const SummaryReader in(file);
   in.object(doc, "");
   Summary s;
-  using R = Reader;
+  using R = SummaryReader;
   s.schema = 0;
   if (const ojson* x = R::field(doc, "schema")) {
     const std::int64_t n = in.integer(*x, "schema");

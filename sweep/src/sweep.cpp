@@ -731,26 +731,15 @@ RunFacts load_run(const std::string& dir) {
   while (std::getline(in, line)) {
     ++line_no;
     if (line.empty()) continue;
-    try {
-      const json e = parse_output_line(line, (folder / "events.jsonl").string(), line_no);
-      const std::string event = e.at("event").get<std::string>();
-      if (event.rfind("run_", 0) == 0) continue;  // a run's event (run_raise, run_end) names no task
-      const std::string task = e.at("task").get<std::string>();
-      if (event == "submit") kind[task] = e.value("kind", "single");
-      if (event != "dispatch") continue;
-      const std::string worker = e.contains("sub_worker") ? e["sub_worker"].get<std::string>()
-                                                          : std::to_string(e.at("worker").get<long long>());
-      const std::string k = kind[task];
-      const std::string member = k == "group" || k == "sub_group"
-                                     ? task + "[" + std::to_string(e.at("member").get<int>()) + "]"
-                                     : task;
-      RunFacts::Dispatch d{member + "@" + worker, member, worker, e.at("t_s").get<double>()};
-      r.per_worker[worker].push_back(d);
-      r.by_member[member] = d;
-    } catch (const json::exception& ex) {
-      throw std::runtime_error((folder / "events.jsonl").string() + " line " + std::to_string(line_no) +
-                               ": " + ex.what());
-    }
+    const record::Event e = parse_event_line(line, (folder / "events.jsonl").string(), line_no);
+    if (e.of_run()) continue;  // a run's event (run_raise, run_end) names no task
+    if (e.event == "submit") kind[e.task] = e.kind.empty() ? "single" : e.kind;
+    if (e.event != "dispatch") continue;
+    const std::string k = kind[e.task];
+    const std::string member = k == "group" || k == "sub_group" ? e.task + "[" + std::to_string(*e.member) + "]" : e.task;
+    RunFacts::Dispatch d{member + "@" + e.worker, member, e.worker, e.t_s};
+    r.per_worker[e.worker].push_back(d);
+    r.by_member[member] = d;
   }
   return r;
 }

@@ -3,6 +3,7 @@
 #include <set>
 #include <sstream>
 
+#include "dirsched/record/event.hpp"
 #include "dirsched/viz.hpp"
 
 namespace dirsched::viz {
@@ -15,17 +16,6 @@ const TaskView* RunView::find(const std::string& name) const {
 }
 
 namespace {
-
-std::string worker_of(const json& e) {
-  if (e.contains("sub_worker")) {
-    const std::string w = e["sub_worker"].get<std::string>();
-    if (w.size() < 4 || w.size() > 12 || w.rfind("sub", 0) != 0 ||
-        w.find_first_not_of("0123456789", 3) != std::string::npos)
-      throw VizError("sub_worker: expected \"subN\", got " + json(w).dump());
-    return w;
-  }
-  return std::to_string(e.at("worker").get<long long>());
-}
 
 // Intervals inside [from, to) where at least one of `targets` is idle, from the lanes' bars.
 std::vector<std::pair<double, double>> idle_intervals(const RunView& v,
@@ -92,69 +82,74 @@ RunView parse_run(const std::string& events_jsonl, const record::Summary* summar
   while (std::getline(in, line)) {
     ++line_no;
     if (line.empty()) continue;
-    json e;
+    const std::string where = "events.jsonl line " + std::to_string(line_no);
+    json j;
+    record::Event e;
     try {
-      e = json::parse(line);
-      const std::string kind = e.at("event").get<std::string>();
-      if (kind.rfind("run_", 0) == 0) continue;  // a run's event (run_raise, run_end): no task to draw
-      const double t = e.at("t_s").get<double>();
+      j = json::parse(line);
+      e = record::decode_event(j, where);
+    } catch (const json::exception& ex) {
+      throw VizError(where + ": " + ex.what());
+    } catch (const record::RecordError& ex) {
+      throw VizError(ex.what());
+    }
+    try {
+      const std::string& kind = e.event;
+      if (e.of_run()) continue;  // a run's event (run_raise, run_end): no task to draw
+      const double t = e.t_s;
       // Issue 28: a time the pictures cannot place (the bar merge and the axis need finite, ordered times).
-      if (!std::isfinite(t) || t < 0) throw VizError("t_s " + e.at("t_s").dump() + " is not a finite time >= 0");
-      TaskView& tv = task(e.at("task").get<std::string>());
+      if (!std::isfinite(t) || t < 0) throw VizError("t_s " + j["t_s"].dump() + " is not a finite time >= 0");
+      TaskView& tv = task(e.task);
       v.end_time = std::max(v.end_time, t);
       if (kind == "submit") {
-        tv.kind = e.at("kind").get<std::string>();
+        tv.kind = e.kind;
         tv.submit = t;
-        tv.callable = e.value("callable", "");
-        tv.members = e.value("members", 1u);
-        tv.run = e.value("run", "");
-        if (e.contains("workers"))
-          for (const auto& w : e["workers"]) {
-            tv.workers.push_back(std::to_string(w.get<long long>()));
-            nl_seen.insert(tv.workers.back());
-          }
-        if (e.contains("deps"))
-          for (const auto& d : e["deps"])
-            deps.insert({d.at("producer").get<std::string>(), tv.name, d.at("buffer").get<std::string>()});
+        tv.callable = e.callable;
+        tv.members = e.members;
+        tv.run = e.run;
+        for (std::uint64_t w : e.workers) {
+          tv.workers.push_back(std::to_string(w));
+          nl_seen.insert(tv.workers.back());
+        }
+        for (const record::EventDep& d : e.deps) deps.insert({d.producer, tv.name, d.buffer});
       } else if (kind == "reject") {
         tv.state = "REJECTED";
         tv.submit = t;
-        tv.code = e.value("code", "");
+        tv.code = e.code;
         v.markers.push_back({t, "reject", tv.name});
       } else if (kind == "not_submitted") {
         tv.state = "NOT_SUBMITTED";
       } else if (kind == "ready") {
         tv.state = "READY";
         tv.ready = t;
-        if (e.at("queue").get<std::string>() == "group") group_order.push_back(tv.name);
-        bump(e.at("queue").get<std::string>(), t, +1);
+        if (e.queue == "group") group_order.push_back(tv.name);
+        bump(e.queue, t, +1);
       } else if (kind == "group_stall" || kind == "reservation_stall") {
-        StallMark m{t, kind, tv.name, {}, {}, e.value("waited_s", 0.0)};
-        for (const auto& w : e.value("busy", json::array())) m.busy.push_back(w.dump());
-        for (const auto& w : e.value("idle_queued", json::array())) m.idle_queued.push_back(w.dump());
+        StallMark m{t, kind, tv.name, {}, {}, e.waited_s};
+        for (std::uint64_t w : e.busy) m.busy.push_back(std::to_string(w));
+        for (std::uint64_t w : e.idle_queued) m.idle_queued.push_back(std::to_string(w));
         v.stalls.push_back(std::move(m));
       } else if (kind == "group_launched") {
         bump("group", t, -1);
       } else if (kind == "dispatch") {
-        const std::string w = worker_of(e);
-        (e.contains("sub_worker") ? sub_seen : nl_seen).insert(w);
+        const std::string& w = e.worker;
+        (e.sub_worker ? sub_seen : nl_seen).insert(w);
         if (tv.state != "RUNNING") {
           tv.state = "RUNNING";
           tv.start = t;
           if (tv.kind == "single") bump("worker:" + w, t, -1);
           if (tv.kind == "sub" || tv.kind == "sub_group") bump("sub", t, -1);
         }
-        tv.runs.push_back({tv.name, e.at("member").get<std::uint32_t>(), tv.kind, w, t, -1, false,
-                           e.at("seq").get<std::uint64_t>()});
+        tv.runs.push_back({tv.name, *e.member, tv.kind, w, t, -1, false, e.seq});
       } else if (kind == "member_end") {
-        const std::uint32_t m = e.at("member").get<std::uint32_t>();
+        const std::uint32_t m = *e.member;
         for (MemberBar& b : tv.runs)
           if (b.member == m && b.end < 0) {
             if (t < b.start)
-              throw VizError("member_end of " + tv.name + "[" + std::to_string(m) + "] at t_s " + e.at("t_s").dump() +
+              throw VizError("member_end of " + tv.name + "[" + std::to_string(m) + "] at t_s " + j["t_s"].dump() +
                              " is earlier than its dispatch at " + std::to_string(b.start));
             b.end = t;
-            b.failed = e.value("outcome", "success") == "failure";
+            b.failed = e.outcome == "failure";
           }
       } else if (kind == "complete" || kind == "fail") {
         tv.state = kind == "complete" ? "COMPLETED" : "FAILED";
@@ -163,7 +158,7 @@ RunView parse_run(const std::string& events_jsonl, const record::Summary* summar
       } else if (kind == "poison") {
         tv.state = "POISONED";
         tv.end = t;
-        tv.cause = e.value("cause", "");
+        tv.cause = e.cause;
         v.markers.push_back({t, "poison", tv.name});
       } else if (kind == "cancel") {
         // run_cancellation: it never runs; a READY one leaves its queue now.
@@ -179,15 +174,13 @@ RunView parse_run(const std::string& events_jsonl, const record::Summary* summar
         }
         tv.state = "CANCELLED";
         tv.end = t;
-        tv.cause = e.value("cause", "");
+        tv.cause = e.cause;
         v.markers.push_back({t, "cancel", tv.name});
       } else if (kind == "pending") {
         tv.state = "PENDING";
       }
-    } catch (const json::exception& ex) {
-      throw VizError("events.jsonl line " + std::to_string(line_no) + ": " + ex.what());
     } catch (const VizError& ex) {
-      throw VizError("events.jsonl line " + std::to_string(line_no) + ": " + ex.what());
+      throw VizError(where + ": " + ex.what());
     }
   }
   v.deps.assign(deps.begin(), deps.end());

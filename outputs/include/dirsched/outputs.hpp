@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dirsched/invariants.hpp"
+#include "dirsched/record/event.hpp"
 #include "dirsched/record/summary.hpp"
 #include "dirsched/recorder.hpp"
 #include "dirsched/replay.hpp"
@@ -191,6 +192,9 @@ std::string read_run_file(const std::string& path);
 // One line of a JSON Lines file a run wrote (events.jsonl), as strictly: std::runtime_error
 // "PATH line N: REASON" (a syntax fault "at column C" of that line).
 nlohmann::json parse_output_line(std::string_view line, const std::string& path, std::size_t line_no);
+// One line of events.jsonl, parsed as strictly and decoded into the typed record (record/event.hpp):
+// std::runtime_error "PATH line N: FIELD: expected ..." for a field of the wrong type.
+record::Event parse_event_line(std::string_view line, const std::string& path, std::size_t line_no);
 // Every line of `text` (the file at `path`) through parse_output_line: the first bad line throws.
 void check_output_jsonl(std::string_view text, const std::string& path);
 
