@@ -79,15 +79,15 @@ RunView parse_run(const std::string& events_jsonl, const record::Summary* summar
   std::istringstream in(events_jsonl);
   std::string line;
   std::size_t line_no = 0;
+  record::Event e;  // every line decoded into this one: its storage is kept
   while (std::getline(in, line)) {
     ++line_no;
     if (line.empty()) continue;
     const std::string where = "events.jsonl line " + std::to_string(line_no);
     json j;
-    record::Event e;
     try {
       j = json::parse(line);
-      e = record::decode_event(j, where);
+      record::decode_event(j, where, e);
     } catch (const json::exception& ex) {
       throw VizError(where + ": " + ex.what());
     } catch (const record::RecordError& ex) {

@@ -60,5 +60,8 @@ struct Event {
 // A line's event from its parsed JSON; `where` ("out/events.jsonl line 12") begins every error:
 // "WHERE: FIELD: expected ...". Throws RecordError (summary.hpp).
 Event decode_event(const nlohmann::json& line, const std::string& where);
+// The same into `out`, whose strings and lists keep their storage: a reader of a long log decodes every
+// line into one Event.
+void decode_event(const nlohmann::json& line, const std::string& where, Event& out);
 
 }  // namespace dirsched::record
