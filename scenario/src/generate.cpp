@@ -26,26 +26,26 @@ struct Params {
                               ", found " + number_text(v));
     return v;
   }
-  // A whole number in [min, max] (checked before the cast: 2e19 must not wrap).
-  std::size_t count(const std::string& key, double fallback, double min = 1,
-                    double max = static_cast<double>(kMaxTasks)) {
-    const double v = get(key, fallback, min, max);
+  // A whole number in [min, max] (checked before the cast: 2e19 must not wrap); max defaults to the
+  // spec's task limit.
+  std::size_t count(const std::string& key, double fallback, double min = 1, double max = -1) {
+    const double v = get(key, fallback, min, max < 0 ? static_cast<double>(spec.max_tasks) : max);
     if (v != std::floor(v)) throw ScenarioError(file, "generate." + key, "must be a whole number");
     return static_cast<std::size_t>(v);
   }
-  // The number of tasks a family makes, computed in double (no overflow), within kMaxTasks.
+  // The number of tasks a family makes, computed in double (no overflow), within the task limit.
   void total(double tasks) const {
-    if (tasks > static_cast<double>(kMaxTasks))
+    if (tasks > static_cast<double>(spec.max_tasks))
       throw ScenarioError(file, "generate",
                           "the family '" + spec.family + "' would make " + number_text(tasks) +
-                              " tasks, more than the limit of " + std::to_string(kMaxTasks));
+                              " tasks, more than the limit of " + std::to_string(spec.max_tasks));
   }
-  // A product the family pays for before its first op (edges, members), within kMaxTasks.
+  // A product the family pays for before its first op (edges, members), within the task limit.
   void product(double value, const std::string& what, const std::string& of) const {
-    if (value > static_cast<double>(kMaxTasks))
+    if (value > static_cast<double>(spec.max_tasks))
       throw ScenarioError(file, "generate",
                           "the family '" + spec.family + "' would make " + number_text(value) + " " + what + " (" + of +
-                              "), more than the limit of " + std::to_string(kMaxTasks));
+                              "), more than the limit of " + std::to_string(spec.max_tasks));
   }
   void done() const {
     for (const auto& [k, v] : spec.params)

@@ -690,14 +690,29 @@ struct Loader {
     const std::size_t kk = k.get<std::size_t>();
     if (kk > ids.size())
       o.fail("choose " + std::to_string(kk) + " of " + std::to_string(ids.size()) + " ids: too few ids", "choose");
-    // The size of the space, refused past kMaxSpace before anything is built.
+    // The size of the space, refused past kMaxSpace before anything is built, and so is a space whose
+    // lists hold more than kMaxSpaceIds ids in all (lists x K: `choose 998 from` 1,000 ids is 499,500
+    // lists of 998, half a billion ids, from 4 KB of file). Unordered, C(n, K) is counted as C(n, n - K)
+    // when that is shorter: the partial products are then C(n, i) for i up to n / 2, which stay finite
+    // where the longer way overflows (C(1414, 1412) = 998,991 went through infinity).
+    constexpr double kMaxSpaceIds = 10000000;
+    const std::size_t factors = ordered ? kk : std::min(kk, ids.size() - kk);
     double size = 1;
-    for (std::size_t i = 0; i < kk; ++i) size *= static_cast<double>(ids.size() - i) / (ordered ? 1.0 : static_cast<double>(i + 1));
+    for (std::size_t i = 0; i < factors; ++i)
+      size *= static_cast<double>(ids.size() - i) / (ordered ? 1.0 : static_cast<double>(i + 1));
     if (size > static_cast<double>(kMaxSpace) + 0.5)
-      o.fail("the space holds " + number_text(std::round(size)) + " lists, more than the limit of " +
-             std::to_string(kMaxSpace) + " (choose fewer, or from fewer ids)");
-    // Registered workers and the REMOTE callables' eligible ids, from the raw file.
+      o.fail("the space holds " + (std::isfinite(size) ? number_text(std::round(size)) : std::string("more than 1e308")) +
+             " lists, more than the limit of " + std::to_string(kMaxSpace) + " (choose fewer, or from fewer ids)");
+    const double space_ids = std::round(size) * static_cast<double>(kk);
+    if (space_ids > kMaxSpaceIds)
+      o.fail("the space's " + number_text(std::round(size)) + " lists of " + std::to_string(kk) + " ids hold " +
+             number_text(space_ids) + " ids, more than the limit of " + number_text(kMaxSpaceIds) +
+             " (choose fewer, or from fewer ids)");
+    // Registered workers and the REMOTE callables' eligible ids, from the raw file. A generate block's
+    // workers are the ids 0 to workers - 1, held as that bound and not id by id: the count is not
+    // checked yet (OpGenerator does, later), and `"workers": 1e12` must not make a trillion ids here.
     std::set<std::int64_t> registered, remote;
+    double generated_workers = 0;  // ids in [0, generated_workers) are registered
     std::map<std::string, std::set<std::int64_t>> eligible;  // REMOTE callables only
     const json* raw_workers = top.has("workers") ? top.get("workers") : nullptr;
     if (raw_workers && raw_workers->is_object() && raw_workers->contains("next_level") &&
@@ -709,8 +724,7 @@ struct Loader {
         }
     } else if (top.has("generate") && top.get("generate")->is_object()) {
       const json& g = *top.get("generate");
-      const double n = g.contains("workers") && g["workers"].is_number() ? g["workers"].get<double>() : 8;
-      for (std::int64_t i = 0; i < static_cast<std::int64_t>(n); ++i) registered.insert(i);
+      generated_workers = g.contains("workers") && g["workers"].is_number() ? g["workers"].get<double>() : 8;
     }
     if (top.has("callables") && top.get("callables")->is_object())
       for (auto it = top.get("callables")->begin(); it != top.get("callables")->end(); ++it)
@@ -739,7 +753,8 @@ struct Loader {
     if (top.has("trace") && top.get("trace")->is_array())
       for (const json& op : *top.get("trace")) visit(op);
     auto fits = [&](std::int64_t id) {
-      if (!registered.count(id)) return false;
+      const bool generated = id >= 0 && static_cast<double>(id) < std::trunc(generated_workers);
+      if (!generated && !registered.count(id)) return false;
       for (const auto* e : must)
         if (!e->count(id)) return false;
       return true;
@@ -759,7 +774,11 @@ struct Loader {
           ++left_out;
         return;
       }
-      for (std::size_t i = ordered ? 0 : start; i < ids.size(); ++i) {
+      // Unordered, a pick at i leaves ids.size() - i - 1 ids for the kk - depth - 1 picks still to make:
+      // past that no list can be completed, and walking there anyway visits every increasing sequence
+      // (2^30 calls for `choose 30 from` 30 ids, a space of one list). Ordered, every prefix completes.
+      const std::size_t end = ordered ? ids.size() : ids.size() - (kk - depth - 1);
+      for (std::size_t i = ordered ? 0 : start; i < end; ++i) {
         if (taken[i]) continue;
         taken[i] = true;
         pick[depth] = i;
@@ -812,10 +831,10 @@ struct Loader {
     const OpReader reader(s);
     for (std::size_t i = 0; i < t.size(); ++i) {
       submits += t[i].is_object() && t[i].contains("ops") && t[i]["ops"].is_array() ? t[i]["ops"].size() : 1;
-      if (submits > kMaxTasks)
+      if (submits > max_tasks)
         throw ScenarioError(
             file, index_path("trace", i),
-            "the trace submits more than the limit of " + std::to_string(kMaxTasks) + " tasks");
+            "the trace submits more than the limit of " + std::to_string(max_tasks) + " tasks");
       s.trace.push_back(reader.op(t[i], index_path("trace", i), false, &task_names));
       const OpSpec& op = s.trace.back();
       // at_s never goes back, a run's own and its callback's ops' included (one orchestrator thread).
@@ -1130,6 +1149,7 @@ struct Loader {
       GenerateSpec spec;
       spec.family = g.str("family");
       spec.seed = s.seed;
+      spec.max_tasks = max_tasks;
       const json& raw = *top.get("generate");
       for (auto it = raw.begin(); it != raw.end(); ++it) {
         if (it.key() == "family") continue;
@@ -1166,6 +1186,7 @@ struct Loader {
   std::string file_policy = "seed";
   std::vector<std::pair<Switch, bool>> file_switches = {};
   const PolicyChoice* choice = nullptr;
+  std::size_t max_tasks = kMaxTasks;  // LoadLimits::max_tasks (parse_scenario), at most kMaxTasks
 
   void apply_policy() {
     const bool cli_policy = choice && choice->policy;
@@ -1271,9 +1292,10 @@ std::vector<Switch> inert_switches(const Scenario& scenario) {
 }
 
 Scenario parse_scenario(const nlohmann::json& doc, const std::string& file, const std::string& base_dir,
-                        const VarAssignment& assignment, const PolicyChoice& choice) {
+                        const VarAssignment& assignment, const PolicyChoice& choice, const LoadLimits& limits) {
   Loader l{file, base_dir, assignment, nullptr, {}, {}, {}, {}, {}, {}, {}};
   l.choice = &choice;
+  l.max_tasks = std::min(limits.max_tasks, kMaxTasks);
   l.run(doc);
   return std::move(l.s);
 }

@@ -40,6 +40,9 @@ struct GenerateSpec {
   std::map<std::string, double> params;  // every numeric option by name
   std::uint64_t seed = 0;
   std::size_t buffer_base = 0;  // the generated buffers' first index (after the file's own)
+  // The most tasks the block may make, and edges (`random`) and group members (`tp-groups`): kMaxTasks,
+  // or the caller's LoadLimits::max_tasks (parse_scenario).
+  std::size_t max_tasks = kMaxTasks;
 };
 
 // The ops of a generate block, made one at a time in trace order. Copyable (an explorer copies

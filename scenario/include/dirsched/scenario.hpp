@@ -237,7 +237,16 @@ enum class TraceRead { kStreamed, kFull };
 // turned on). With it, `expect` is `expect.by_policy.P` when the effective set is exactly preset P.
 Scenario load_scenario(const std::string& file, const VarAssignment& assignment = {},
                        TraceRead read = TraceRead::kStreamed, const PolicyChoice& choice = {});
+// A lower task limit than kMaxTasks, for a caller whose work must follow the size of its input rather
+// than the counts a few bytes can ask for (the fuzz target, tests/fuzz/scenario_fuzz.cpp): a trace
+// with more submits, or a generate block that would make more tasks, edges or group members, is
+// refused as one past kMaxTasks is, with the lower number in the message, before anything is made.
+// A value above kMaxTasks changes nothing.
+struct LoadLimits {
+  std::size_t max_tasks = kMaxTasks;
+};
 Scenario parse_scenario(const nlohmann::json& doc, const std::string& file, const std::string& base_dir,
-                        const VarAssignment& assignment = {}, const PolicyChoice& choice = {});
+                        const VarAssignment& assignment = {}, const PolicyChoice& choice = {},
+                        const LoadLimits& limits = {});
 
 }  // namespace dirsched
