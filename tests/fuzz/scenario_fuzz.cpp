@@ -1,5 +1,6 @@
 // Fuzz target: the scenario loader, then a replay of the loaded trace on the core alone, every member
-// ending in dispatch order, with the invariant checker attached. A ScenarioError is a good answer to
+// ending in dispatch order, with the invariant checker attached: under the file's own switches, then
+// under one more point of the version ladder chosen by the input's bytes. A ScenarioError is a good answer to
 // bad input; anything else (a crash, a sanitizer report, an uncaught exception, an invariant
 // violation) is a finding.
 //
@@ -27,29 +28,27 @@
 #include <cstdlib>
 #include <deque>
 #include <nlohmann/json.hpp>
+#include <string>
 #include <string_view>
+#include <vector>
 #include <utility>
 
 #include "dirsched/invariants.hpp"
 #include "dirsched/json_reader.hpp"
 #include "dirsched/replay.hpp"
 #include "dirsched/scenario.hpp"
+#include "dirsched/switches.hpp"
 
 namespace {
 constexpr std::size_t kFuzzMaxTasks = 10000;
 constexpr std::size_t kFuzzMaxSteps = 100000;
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+namespace {
+
+// One replay of `scenario` on the core alone, under its own switches, with the checker attached.
+void replay_checked(const dirsched::Scenario& scenario) {
   using namespace dirsched;
-  Scenario scenario;
-  try {  // the CLI's path: the strict reader, then the loader (with the lower task limit)
-    const nlohmann::json doc =
-        parse_json_text(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.json");
-    scenario = parse_scenario(doc, "fuzz.json", "/nonexistent-dir", {}, {}, LoadLimits{kFuzzMaxTasks});
-  } catch (const ScenarioError&) {
-    return 0;
-  }
   Scheduler core(scenario.registry(), scheduler_options(scenario));
   InvariantChecker checker(core.registry(), core.switches());
   checker.set_dump([&core] { return core.dump(); });
@@ -78,6 +77,34 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } catch (const InvariantViolation& v) {
     std::fprintf(stderr, "%s\n%s\n", v.what(), v.violation.dump.c_str());
     std::abort();
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace dirsched;
+  Scenario scenario;
+  try {  // the CLI's path: the strict reader, then the loader (with the lower task limit)
+    const nlohmann::json doc =
+        parse_json_text(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.json");
+    scenario = parse_scenario(doc, "fuzz.json", "/nonexistent-dir", {}, {}, LoadLimits{kFuzzMaxTasks});
+  } catch (const ScenarioError&) {
+    return 0;
+  }
+  replay_checked(scenario);
+  // The checker under every runtime version too, not only the file's: one ladder point per input, chosen
+  // by the input's bytes (FNV-1a), its switches that are not built yet turned off, so that the corpus
+  // as a whole visits every point. Skipped when it is the file's own set.
+  static const std::vector<std::string> points = ladder_points();
+  std::uint64_t h = 1469598103934665603ull;
+  for (std::size_t i = 0; i < size; ++i) h = (h ^ data[i]) * 1099511628211ull;
+  Switches other = *preset(points[h % points.size()]);
+  for (const SwitchInfo& row : switch_table())
+    if (!switch_built(row.id)) other.set(row.id, false);
+  if (other != scenario.switches) {
+    scenario.switches = other;
+    replay_checked(scenario);
   }
   return 0;
 }
