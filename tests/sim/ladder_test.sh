@@ -168,6 +168,14 @@ python3 -c "import json,sys; d=json.load(open(sys.argv[1])); del d['scheduler'][
 [[ "$(grep -c '"event":"ready","task":"b","run":"r2","queue":"worker:1"' "$tmp/d2/events.jsonl")" == 1 ]] || no "b ready"
 grep -q '"t_s":1,"event":"ready","task":"b"' "$tmp/d2/events.jsonl" || { no "depth 2 admits r2 at 1 s"; cat "$tmp/d2/events.jsonl"; }
 grep -q '"t_s":2,"event":"dispatch","task":"b"' "$tmp/d2/events.jsonl" || { no "b waits for r1 (2 s)"; cat "$tmp/d2/events.jsonl"; }
+# After a callback that raised the replay still waits for its run (here r1, active): r2 begins at 2 s, not
+# at the raise (0.5 s).
+"$dirsched" run "$sc/ladder-run-cancellation.json" --policy upto:1541 --out "$tmp/rc41" --outputs summary >/dev/null ||
+  no "run run_cancellation under upto:1541"
+python3 -c "
+import json, sys; s = json.load(open(sys.argv[1] + '/summary.json'))
+assert [(r['run'], r['start_s'], r['end_s']) for r in s['runs']] == [('r1', 0, 2), ('r2', 2, 4)], s['runs']" "$tmp/rc41" ||
+  no "a raised callback's run is waited for under whole_run_fifo"
 # A run op with whole_run_fifo in a file without runs changes nothing (one run): byte-identical to seed.
 "$dirsched" run "$sc/group-starvation.json" --policy seed --switch whole_run_fifo=on --out "$tmp/gs1" --outputs events,tasks >/dev/null || no "gs on"
 "$dirsched" run "$sc/group-starvation.json" --policy seed --out "$tmp/gs0" --outputs events,tasks >/dev/null || no "gs off"
