@@ -254,8 +254,9 @@ bool Replay::run_next_in_run(const OpSpec& run, double now) {
         phase_ = Phase::kWait;  // Worker.run drains before the next op
         return false;
       }
-      // whole_run_fifo: a callback that returned ends the op at once (Worker.submit returned). When its
-      // run ended and the next one was promoted, the scheduler looks at the promoted run's READY tasks.
+      // whole_run_fifo: a callback that returned ends the op at once (Worker.submit returned). Should its
+      // run's end promote another run, the scheduler looks at that run's READY tasks (with one callback
+      // open at a time the run ending here is the newest admitted: a guard, not a path of the replay).
       advance();
       return core_->promotions() != promotions;
     }
