@@ -29,6 +29,18 @@ bool InvariantChecker::raised(std::uint32_t run) const {
          (run_raised_ && run_raised_(RunId(run)));
 }
 
+std::uint32_t InvariantChecker::active_run() const {
+  std::uint32_t r = 0;
+  while (r < ended_runs_.size() && ended_runs_[r]) ++r;
+  return r;
+}
+
+TaskId InvariantChecker::group_head(std::uint32_t run) const {
+  for (TaskId g : group_fifo_)
+    if (!switches_[Switch::kWholeRunFifo] || tasks_[g.index()].run == run) return g;
+  return TaskId();
+}
+
 bool InvariantChecker::all_idle(const TaskModel& g) const {
   for (std::uint32_t t : targets_of(g))
     if (nl_busy_[t].valid()) return false;
@@ -114,8 +126,9 @@ void InvariantChecker::on_event(const Event& e) {
       if (g.kind != TaskKind::kGroup || g.state != TaskState::kReady)
         fail("dispatch_only_ready", who + " launched while " + std::string(to_string(g.state)));
       if (!all_idle(g)) fail("group_targets_idle", who + " launched while a target was busy");
+      // whole_run_fifo: each queue is one FIFO per run, so the head is the first group of its run.
       auto it = std::find(group_fifo_.begin(), group_fifo_.end(), e.task);
-      if (it != group_fifo_.begin()) fail("group_fifo_head", who + " launched before the group FIFO head");
+      if (group_head(g.run) != e.task) fail("group_fifo_head", who + " launched before the group FIFO head");
       group_fifo_.erase(it);
       g.state = TaskState::kRunning;
       launching_ = e.task;
@@ -128,6 +141,11 @@ void InvariantChecker::on_event(const Event& e) {
       // of that run starts afterwards (a group's members all start at its launch, before any raise).
       if (switches_[Switch::kRunCancellation] && t.state == TaskState::kReady && raised(t.run))
         fail("raised_run_starts_nothing", who + " dispatched after its run's callback raised");
+      // whole_run_fifo: the active run is the oldest run not yet ended (runs begin in RunId order).
+      if (switches_[Switch::kWholeRunFifo] && t.run != active_run())
+        fail("only_active_run_dispatches", who + " of run " + std::to_string(t.run) +
+                                               " dispatched while run " + std::to_string(active_run()) +
+                                               " is the active run");
       if (t.state == TaskState::kPoisoned || t.state == TaskState::kCancelled)
         fail("dispatch_only_ready", who + " is " + std::string(to_string(t.state)) + " and was dispatched");
       for (TaskId p : producers_of(t))
@@ -162,8 +180,8 @@ void InvariantChecker::on_event(const Event& e) {
         if (t.kind == TaskKind::kSingle) {
           if (w != targets_of(t)[0])
             fail("queue_matches_kind", who + " ran on " + worker_name(w) + ", not its target");
-          if (!group_fifo_.empty()) {
-            const TaskModel& head = tasks_[group_fifo_.front().index()];
+          if (const TaskId h = group_head(t.run); h.valid()) {
+            const TaskModel& head = tasks_[h.index()];
             const bool target_of_head = std::count(targets_of(head).begin(), targets_of(head).end(), w) > 0;
             if (all_idle(head) && target_of_head)
               fail("head_keeps_targets", who + " took " + worker_name(w) + " from group '" + name_of(head) +
@@ -226,10 +244,21 @@ void InvariantChecker::on_event(const Event& e) {
     case EventKind::kRunRaise:
       raised_runs_.push_back(e.run.index());
       break;
+    case EventKind::kRunEnd: {
+      const std::uint32_t r = e.run.index();
+      if (ended_runs_.size() <= r) ended_runs_.resize(r + 1, false);
+      if (ended_runs_[r]) fail("terminal_once", "run '" + std::string(e.name) + "' ended twice");
+      // whole_run_fifo: a run whose callback returned normally turns terminal only while it is active.
+      if (switches_[Switch::kWholeRunFifo] && !raised(r) && r != active_run())
+        fail("returned_run_ends_active", "run '" + std::string(e.name) + "' (run " + std::to_string(r) +
+                                             ") ended while run " + std::to_string(active_run()) +
+                                             " is the active run");
+      ended_runs_[r] = true;
+      break;
+    }
     case EventKind::kPending:
     case EventKind::kReject:
     case EventKind::kNotSubmitted:
-    case EventKind::kRunEnd:
     case EventKind::kGroupBlocked:
     case EventKind::kGroupStall:
     case EventKind::kReservationStall:
@@ -248,14 +277,14 @@ void InvariantChecker::finish(const std::vector<Stuck>& reported) {
     if (!s.reason.empty()) named.insert(s.task);
   for (const TaskModel& t : tasks_) {
     if (is_terminal(t.state)) continue;
-    if (!running && t.state == TaskState::kReady) {
+    // whole_run_fifo: a READY task of a run that is not active cannot run.
+    const bool waits_for_its_run = switches_[Switch::kWholeRunFifo] && t.run != active_run();
+    if (!running && t.state == TaskState::kReady && !waits_for_its_run) {
       const bool could_run =
           is_sub(t.kind) ? t.members <= idle_sub
           : t.kind == TaskKind::kSingle
               ? !nl_busy_[targets_of(t)[0]].valid()
-              : !group_fifo_.empty() &&
-                    group_fifo_.front().index() == static_cast<std::uint32_t>(&t - tasks_.data()) &&
-                    all_idle(t);
+              : group_head(t.run).index() == static_cast<std::uint32_t>(&t - tasks_.data()) && all_idle(t);
       if (could_run)
         fail("ready_work_left",
              "'" + name_of(t) + "' is READY and could run on idle workers, but the run ended");

@@ -508,10 +508,19 @@ void Scheduler::begin_run(RunId run) {
     throw CoreError(CoreErrorCode::kRunOrder, "begin_run of '" + info.name + "' while the callback of '" +
                                                   runs_[open_run_.index()].info.name + "' is open");
   if (info.begun) throw CoreError(CoreErrorCode::kRunOrder, "run '" + info.name + "' was begun before");
+  if (!can_admit())
+    throw CoreError(CoreErrorCode::kRunOrder, "begin_run of '" + info.name + "': " +
+                                                  std::to_string(run_fifo_.size()) +
+                                                  " runs are admitted and not terminal (pipeline_depth " +
+                                                  std::to_string(options_.pipeline_depth) + ")");
   RunInfo& r = runs_[run.index()].info;
   r.begun = true;
   r.begin_s = now_;
   open_run_ = last_run_ = run;
+  if (fifo_on()) {  // admitted at the tail of the run FIFO; active when the FIFO was empty
+    run_fifo_.push_back(run.index());
+    if (!active_run_.valid()) active_run_ = run;
+  }
 }
 
 std::size_t Scheduler::raise_run(const std::string& message) {
@@ -570,6 +579,8 @@ std::size_t Scheduler::cancel_unstarted(std::uint32_t run) {
   }
   if (groups) group_fifo_.erase_if(gone);
   if (subs) sub_fifo_.erase_if(gone);
+  std::vector<TaskId>& parked = runs_[run].parked;  // whole_run_fifo: a run that is not active
+  parked.erase(std::remove_if(parked.begin(), parked.end(), gone), parked.end());
   check_run_end(run);  // no-op while the callback is open; end_run() checks again
   return cancelled;
 }
@@ -596,6 +607,9 @@ void Scheduler::check_run_end(std::uint32_t run) {
   RunState& rs = runs_[run];
   RunInfo& r = rs.info;
   if (r.terminal || r.implicit || !r.callback_ended || r.live > 0) return;
+  // whole_run_fifo: a callback that returned normally ends its run only while the run is active (an
+  // empty successor waits for its turn); a raised run ends as soon as its tasks are final.
+  if (fifo_on() && !r.raised && active_run_ != RunId(run)) return;
   r.terminal = true;
   r.end_s = now_;
   // No later lookup can reach its tensor map: its producers are released (see reclaim()).
@@ -610,6 +624,24 @@ void Scheduler::check_run_end(std::uint32_t run) {
   e.run = RunId(run);
   e.run_failed = r.error.has_value();
   emit(e);
+  if (fifo_on()) {  // it leaves the run FIFO; when it was the active run, the next one is promoted
+    run_fifo_.erase(std::find(run_fifo_.begin(), run_fifo_.end(), run));
+    if (active_run_ == RunId(run)) promote();
+  }
+}
+
+void Scheduler::promote() {
+  active_run_ = run_fifo_.empty() ? RunId() : RunId(run_fifo_.front());
+  if (!active_run_.valid()) return;
+  ++promotions_;
+  // Its READY tasks enter their queues in READY order: the next group pass sees every READY group of
+  // the run before the singles pass places any single (as after a batch).
+  std::vector<TaskId> parked;
+  parked.swap(runs_[active_run_.index()].parked);
+  for (TaskId id : parked)
+    if (tasks_[id.index()].state == TaskState::kReady) enqueue(id);
+  // A run whose callback returned while it waited, with nothing left, ends now (and promotes the next).
+  check_run_end(active_run_.index());
 }
 
 TaskId& Scheduler::producer_entry(std::uint32_t run, BufferId buffer) {
@@ -657,28 +689,47 @@ void Scheduler::set_state(TaskId id, TaskState to) {
 
 void Scheduler::make_ready(TaskId id) {
   set_state(id, TaskState::kReady);
-  Task& t = tasks_[id.index()];
+  const Task& t = tasks_[id.index()];
   Event e = event_for(EventKind::kReady, id);
+  switch (t.kind) {
+    case TaskKind::kSingle:
+      e.queue = QueueKind::kWorker;
+      e.queue_worker = workers_[slots_[t.slot_begin].worker].id;
+      break;
+    case TaskKind::kGroup:
+      e.queue = QueueKind::kGroup;
+      break;
+    case TaskKind::kSub:
+    case TaskKind::kSubGroup:
+      e.queue = QueueKind::kSub;
+      break;
+  }
+  // The whole_run_fifo seam (#1541): a task of a run that is not active waits in its run's part of the
+  // queue; the passes see it once its run is promoted.
+  if (fifo_on() && RunId(t.run) != active_run_)
+    runs_[t.run].parked.push_back(id);
+  else
+    enqueue(id);
+  emit(e);
+}
+
+void Scheduler::enqueue(TaskId id) {
+  const Task& t = tasks_[id.index()];
   switch (t.kind) {
     case TaskKind::kSingle: {
       const std::uint32_t w = slots_[t.slot_begin].worker;
       workers_[w].fifo.push_back(id);
       if (!workers_[w].busy) runnable_.insert(w);
-      e.queue = QueueKind::kWorker;
-      e.queue_worker = workers_[w].id;
       break;
     }
     case TaskKind::kGroup:
       group_fifo_.push_back(id);
-      e.queue = QueueKind::kGroup;
       break;
     case TaskKind::kSub:
     case TaskKind::kSubGroup:
       sub_fifo_.push_back(id);
-      e.queue = QueueKind::kSub;
       break;
   }
-  emit(e);
 }
 
 void Scheduler::poison_from(TaskId failed) {
@@ -1145,7 +1196,9 @@ std::vector<Stuck> Scheduler::stuck() const {
         reason = "PENDING on " + std::to_string(t.live_producers) + " producer(s) that never completed";
         break;
       case TaskState::kReady:
-        if (is_sub(t.kind))
+        if (fifo_on() && RunId(t.run) != active_run_)
+          reason = "READY in run '" + runs_[t.run].info.name + "', which never became the active run";
+        else if (is_sub(t.kind))
           reason = t.members > registry_.sub_workers()
                        ? "needs " + std::to_string(t.members) + " SUB workers, the pool has " +
                              std::to_string(registry_.sub_workers())
@@ -1228,6 +1281,17 @@ std::string Scheduler::dump() const {
              (rs.info.raised ? " raised" : "") + (rs.info.terminal ? " terminal" : "") +
              " live=" + std::to_string(rs.info.live) + " error=" + (rs.info.error ? rs.info.error->message : "none") +
              "\n";
+  if (fifo_on()) {
+    out += "run_fifo=[";
+    for (std::uint32_t r : run_fifo_) out += runs_[r].info.name + (RunId(r) == active_run_ ? "(active)," : ",");
+    out += "]\n";
+    for (const RunState& rs : runs_) {
+      if (rs.parked.empty()) continue;
+      out += "parked " + rs.info.name + "=[";
+      for (TaskId p : rs.parked) out += task_name(p) + ",";
+      out += "]\n";
+    }
+  }
   return out;
 }
 
@@ -1292,6 +1356,15 @@ void Scheduler::encode(std::vector<std::uint32_t>& out) const {
   out.push_back(static_cast<std::uint32_t>(inbox_.size()));
   out.push_back(static_cast<std::uint32_t>(running_members_));
   out.push_back(static_cast<std::uint32_t>(live_));
+  if (fifo_on()) {  // the run FIFO (its head is the active run) and every run's parked tasks
+    out.push_back(static_cast<std::uint32_t>(run_fifo_.size()));
+    for (std::uint32_t r : run_fifo_) out.push_back(r);
+    out.push_back(active_run_.index());
+    for (const RunState& rs : runs_) {
+      out.push_back(static_cast<std::uint32_t>(rs.parked.size()));
+      for (TaskId p : rs.parked) out.push_back(p.index());
+    }
+  }
 }
 
 }  // namespace dirsched

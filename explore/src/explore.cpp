@@ -372,6 +372,8 @@ class Explorer {
       // L4, first half: an end that may be a failure could set the run's first error.
       const bool may_fail = can_fail(st, task, member);
       if (may_fail && !core.run_info(core.run_of(task)).error) continue;
+      // L5 (whole_run_fifo): an end that may end its run promotes the next run and admits another.
+      if (core.active_run().valid() && core.run_info(core.run_of(task)).live <= 1) continue;
       // L1
       if (core.pending_consumers(task) > 0) continue;
       const OpSpec& op = st.replay->op_of(task);

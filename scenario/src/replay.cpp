@@ -106,7 +106,11 @@ bool Replay::every_begun_run_terminal() const {
 bool Replay::next_enabled() const {
   const OpSpec* op = next();
   if (!op) return false;
-  if (op->kind == OpKind::kRun) return phase_ != Phase::kWait || core_->run_terminal(runs_[op_]);
+  if (op->kind == OpKind::kRun) {
+    // whole_run_fifo: admission waits until fewer than pipeline_depth runs are admitted and not terminal.
+    if (phase_ == Phase::kBegin) return core_->can_admit();
+    return phase_ != Phase::kWait || core_->run_terminal(runs_[op_]);
+  }
   if (op->kind != OpKind::kDrain) return true;
   return runs_.empty() ? core_->non_terminal_tasks() == 0 : every_begun_run_terminal();
 }
@@ -229,9 +233,10 @@ bool Replay::raise_run(const std::string& message, std::size_t from_inner, std::
   const bool cancelled = core_->raise_run(message) > 0;
   for (std::size_t j = from_inner; j < run_op.ops.size(); ++j)
     rest(run_op.ops[j], j == from_inner ? batch_from : 0, run);
+  const std::uint64_t promotions = core_->promotions();
   core_->end_run();
-  phase_ = Phase::kWait;
-  return cancelled;
+  phase_ = Phase::kWait;  // after a raise the driver waits for the run, with or without whole_run_fifo
+  return cancelled || core_->promotions() != promotions;
 }
 
 bool Replay::run_next_in_run(const OpSpec& run, double now) {
@@ -241,11 +246,20 @@ bool Replay::run_next_in_run(const OpSpec& run, double now) {
       ready_at_ = now;
       phase_ = run.ops.empty() ? Phase::kEnd : Phase::kInner;
       return false;
-    case Phase::kEnd:
+    case Phase::kEnd: {
+      const std::uint64_t promotions = core_->promotions();
       core_->end_run();
       ready_at_ = now;
-      phase_ = Phase::kWait;
-      return false;
+      if (!core_->switches()[Switch::kWholeRunFifo]) {
+        phase_ = Phase::kWait;  // Worker.run drains before the next op
+        return false;
+      }
+      // whole_run_fifo: a callback that returned ends the op at once (Worker.submit returned). Should its
+      // run's end promote another run, the scheduler looks at that run's READY tasks (with one callback
+      // open at a time the run ending here is the newest admitted: a guard, not a path of the replay).
+      advance();
+      return core_->promotions() != promotions;
+    }
     case Phase::kWait:
       ready_at_ = now;
       advance();

@@ -1056,6 +1056,15 @@ struct Loader {
     }
     s.stall_report_s = o.time("stall_report_s", 5);
     if (!(s.stall_report_s > 0)) o.fail("must be positive", "stall_report_s");
+    if (const json* dp = o.get("pipeline_depth")) {
+      const json* d = &resolve_var(s.assigned, file, *dp, o.at("pipeline_depth"));
+      // whole_run_fifo's admission (#1541): how many runs may be admitted and not terminal at once.
+      if (!d->is_number_integer() || d->get<std::int64_t>() < 1 || d->get<std::int64_t>() > 2)
+        o.fail("expected 1 or 2 (runs admitted and not terminal at once), found " +
+                   (d->is_number_integer() ? std::to_string(d->get<std::int64_t>()) : Obj::type_of(*d)),
+               "pipeline_depth");
+      s.pipeline_depth = static_cast<std::uint32_t>(d->get<std::int64_t>());
+    }
     if (const json* f = o.get("fail_fast")) {
       if (!f->is_boolean()) o.fail("expected a boolean, found " + Obj::type_of(*f), "fail_fast");
       s.fail_fast = f->get<bool>();

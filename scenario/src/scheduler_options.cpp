@@ -12,6 +12,7 @@ Scheduler::Options scheduler_options(const Scenario& scenario) {
   options.switches = scenario.switches;  // scheduler.policy and .switches, or --policy / --switch
   options.stall_report_s = scenario.stall_report_s;
   options.fail_fast = scenario.fail_fast;
+  options.pipeline_depth = scenario.pipeline_depth;
   return options;
 }
 

@@ -222,6 +222,20 @@ std::size_t FakeDriver::raise(const std::string& message) {
   return cancelled;
 }
 
+std::size_t FakeDriver::raise_and_end(const std::string& message) {
+  const std::uint64_t promotions = core_->promotions();
+  const std::size_t cancelled = core_->raise_run(message);
+  core_->end_run();
+  if (cancelled > 0 || core_->promotions() != promotions) settle();
+  return cancelled;
+}
+
+void FakeDriver::end_run() {
+  const std::uint64_t promotions = core_->promotions();
+  core_->end_run();
+  if (core_->promotions() != promotions) settle();  // whole_run_fifo: the promoted run's READY tasks
+}
+
 void FakeDriver::run() {
   while (step()) {
   }

@@ -88,6 +88,10 @@ class FakeDriver {
   // The open callback raises now (Scheduler::raise_run); when the core cancelled tasks
   // (run_cancellation), the scheduler iterates at this instant, as the replay does. Returns how many.
   std::size_t raise(const std::string& message);
+  // The open callback returns (end_run) or raises and returns; when that promoted the next run
+  // (whole_run_fifo), the scheduler iterates at this instant, as the replay does.
+  void end_run();
+  std::size_t raise_and_end(const std::string& message);
 
   // Advances to the next instant with completions due; false when nothing is running.
   bool step();

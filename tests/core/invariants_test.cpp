@@ -79,6 +79,12 @@ class Feed {
     e.run = run_;
     checker_.on_event(e);
   }
+  void run_end(std::uint32_t run) {  // run `run` turned terminal
+    Event e(EventKind::kRunEnd);
+    e.run = RunId(run);
+    e.name = names_.emplace_back("r" + std::to_string(run));
+    checker_.on_event(e);
+  }
 
  private:
   Event at(EventKind k, std::uint32_t id, std::optional<TaskKind> kind = std::nullopt) {
@@ -412,6 +418,97 @@ TEST(Invariants, DispatchOfACancelledTaskFires) {
   g.raise();
   g.cancel(0);
   EXPECT_EQ(rule_of([&] { g.launch(0); }), "dispatch_only_ready");
+}
+
+// whole_run_fifo: only_active_run_dispatches, returned_run_ends_active, and one group FIFO per run.
+Switches fifo() { return Switches{}.set(Switch::kWholeRunFifo, true); }
+
+// Run 0: t0 on worker 1. Run 1: t1 on worker 2 (idle), READY while run 0 is active.
+void two_runs(Feed& f) {
+  f.in_run(0);
+  f.submit(0, TaskKind::kSingle, {1});
+  f.ready(0, QueueKind::kWorker, 1);
+  f.dispatch(0, 0, 1);
+  f.in_run(1);
+  f.submit(1, TaskKind::kSingle, {2});
+  f.ready(1, QueueKind::kWorker, 2);
+}
+
+TEST(Invariants, AcceptTheNextRunDispatchingOnceTheActiveOneEnded) {
+  Feed f(fifo());
+  two_runs(f);
+  f.end(0, 0, 1);
+  f.complete(0);
+  f.run_end(0);
+  EXPECT_NO_THROW(f.dispatch(1, 0, 2));
+  f.end(1, 0, 2);
+  f.complete(1);
+  EXPECT_NO_THROW(f.run_end(1));
+  EXPECT_NO_THROW(f.checker().finish({}));
+}
+
+TEST(Invariants, ADispatchOfARunThatIsNotActiveFires) {
+  Feed f(fifo());
+  two_runs(f);
+  EXPECT_EQ(rule_of([&] { f.dispatch(1, 0, 2); }), "only_active_run_dispatches");
+  Feed off;  // without the switch the core does not order runs
+  two_runs(off);
+  EXPECT_NO_THROW(off.dispatch(1, 0, 2));
+}
+
+TEST(Invariants, AReturnedRunEndingWhileNotActiveFires) {
+  Feed f(fifo());
+  f.in_run(0);
+  f.submit(0, TaskKind::kSingle, {1});
+  f.ready(0, QueueKind::kWorker, 1);
+  f.dispatch(0, 0, 1);
+  f.in_run(1);  // an empty run whose callback returned: it waits for its turn
+  EXPECT_EQ(rule_of([&] { f.run_end(1); }), "returned_run_ends_active");
+  Feed raised(fifo());  // a raised one ends as soon as its tasks are final, active or not
+  raised.in_run(0);
+  raised.submit(0, TaskKind::kSingle, {1});
+  raised.ready(0, QueueKind::kWorker, 1);
+  raised.dispatch(0, 0, 1);
+  raised.in_run(1);
+  raised.raise();
+  EXPECT_NO_THROW(raised.run_end(1));
+  Feed off;
+  off.in_run(0);
+  off.submit(0, TaskKind::kSingle, {1});
+  off.in_run(1);
+  EXPECT_NO_THROW(off.run_end(1));
+}
+
+TEST(Invariants, EachRunHasItsOwnGroupFifoHead) {
+  // Run 1's group turns READY first (it waits for its run); run 0's group, READY later, is run 0's head.
+  auto feed = [](Feed& f) {
+    f.in_run(0);
+    f.submit(0, TaskKind::kSingle, {0});
+    f.in_run(1);
+    f.submit(1, TaskKind::kGroup, {1, 2}, 2);
+    f.ready(1, QueueKind::kGroup);
+    f.in_run(0);
+    f.submit(2, TaskKind::kGroup, {1, 2}, 2);
+    f.ready(2, QueueKind::kGroup);
+    f.launch(2);
+  };
+  Feed f(fifo());
+  EXPECT_NO_THROW(feed(f));
+  Feed off;
+  EXPECT_EQ(rule_of([&] { feed(off); }), "group_fifo_head");
+}
+
+TEST(Invariants, AReadyTaskOfARunThatNeverBecameActiveIsNoWorkLeft) {
+  Feed f(fifo());
+  two_runs(f);
+  f.end(0, 0, 1);  // run 0's task ends but run 0 never ends (say its callback never returned)
+  f.complete(0);
+  EXPECT_NO_THROW(f.checker().finish({{"t1", TaskState::kReady, "READY in run 'r1', which never became the active run"}}));
+  Feed off;
+  two_runs(off);
+  off.end(0, 0, 1);
+  off.complete(0);
+  EXPECT_EQ(rule_of([&] { off.checker().finish({{"t1", TaskState::kReady, "never dispatched"}}); }), "ready_work_left");
 }
 
 TEST(Invariants, ViolationCarriesTheEventSeq) {

@@ -119,6 +119,28 @@ TEST(ExplorePor, KeepsResultsWithGroupsWaitingSubTasksDrainsAndStuckWork) {
   }
 }
 
+TEST(ExplorePor, KeepsResultsWhenAnEndPromotesTheNextRunUnderWholeRunFifo) {
+  // whole_run_fifo (L5): a's end ends r1 and promotes r2, whose parked tasks then dispatch group first
+  // (g before s, an order no other path reaches), so a's end does not commute with r2's submits and the
+  // reduction must explore both. (The quantities explore reports happen to agree here even without L5:
+  // s ending before g's submit also gives 0 overtakes; this pins that they agree with L5, and that both
+  // counts are reached.)
+  json doc = json::parse(R"({"name":"promotion","scheduler":{"policy":"seed","switches":{"whole_run_fifo":true}},
+    "workers":{"next_level":[{"id":0,"kind":"local_chip"},{"id":1,"kind":"local_chip"},{"id":2,"kind":"local_chip"}]},
+    "callables":{"k":{"namespace":"LOCAL_CHIP","duration_s":1}},
+    "trace":[{"op":"run","run":"r1","ops":[{"op":"submit_next_level","task":"a","callable":"k","worker":0}]},
+             {"op":"run","run":"r2","ops":[{"op":"submit_next_level","task":"s","callable":"k","worker":1},
+               {"op":"submit_next_level_group","task":"g","callable":"k","workers":[1,2],"args_list":[[],[]]},
+               {"op":"submit_next_level","task":"s2","callable":"k","worker":2}]},
+             {"op":"drain"}]})");
+  const Scenario s = parse_scenario(doc, "p.json", ".");
+  ExploreOptions por;
+  const auto r = explore(s, por);
+  EXPECT_EQ(r["groups"]["g"]["min_overtakes"], 0) << r.dump();
+  EXPECT_EQ(r["groups"]["g"]["max_overtakes"], 1) << r.dump();
+  expect_por_matches_full(s, false);
+}
+
 TEST(ExplorePor, KeepsResultsWhenTheFilePinsFailures) {
   // Members the file marks `fail: true` fail on every path, with and without --failures: a failing
   // producer racing a later submit (fail-fast), a group whose first member fails while the other runs,

@@ -31,7 +31,7 @@ grep -q "^first change that alters the run: #1902 (view_deps)$" "$tmp/out" || { 
 grep -q "dispatch order from position 2: #1624 c@2, d@3; #1902 d@3, c@2" "$tmp/out" || { no "view_deps order"; cat "$tmp/out"; }
 grep -q "^  #1583 staging\* *not built: runs as the point before$" "$tmp/out" ||
   { no "a change made only of unbuilt switches"; cat "$tmp/out"; }
-grep -q "^  #1541 whole_run_fifo\*, run_cancellation *same$" "$tmp/out" || { no "a change with a built switch is run"; cat "$tmp/out"; }
+grep -q "^  #1541 whole_run_fifo, run_cancellation *same$" "$tmp/out" || { no "#1541 (both switches built) is run"; cat "$tmp/out"; }
 grep -q "^\* not built in this testbed, so off at every point" "$tmp/out" || no "the unbuilt switches named"
 
 # arg_guard (#1729): final states differ, with the codes.
@@ -51,12 +51,23 @@ grep -q "^  mpi_group_lane  *not built$" "$tmp/out" || no "mpi_group_lane not bu
 grep -q "^  mpi_group_check  *differs, as the whole change does$" "$tmp/out" || no "mpi_group_check alone"
 grep -q "final states of 1: mixed: COMPLETED -> REJECTED (mpi_group_mixed)" "$tmp/out" || no "mixed rejected"
 
-# run_cancellation (#1541, beside whole_run_fifo, not built): the change is named by its built switch.
+# run_cancellation (#1541, beside whole_run_fifo, both built): each switch alone says which one moved the run.
 "$dirsched" bisect "$sc/ladder-run-cancellation.json" >"$tmp/out" 2>&1
-grep -q "^first change that alters the run: #1541 (whole_run_fifo\*, run_cancellation)$" "$tmp/out" ||
+grep -q "^first change that alters the run: #1541 (whole_run_fifo, run_cancellation)$" "$tmp/out" ||
   { no "names #1541"; cat "$tmp/out"; }
 grep -q "CANCELLED" "$tmp/out" || { no "the cancelled final states"; cat "$tmp/out"; }
-grep -q "^  whole_run_fifo  *not built$" "$tmp/out" || no "whole_run_fifo not built"
+grep -q "^  whole_run_fifo  *no difference alone$" "$tmp/out" || { no "whole_run_fifo alone: no difference"; cat "$tmp/out"; }
+grep -q "^  run_cancellation  *differs, as the whole change does$" "$tmp/out" || no "run_cancellation alone"
+
+# whole_run_fifo (#1541): the promoted run's group launches before its single; the switch alone does it.
+"$dirsched" bisect "$sc/ladder-whole-run-fifo.json" >"$tmp/out" 2>&1
+[[ $? == 1 ]] || no "whole_run_fifo: exit 1"
+grep -q "^first change that alters the run: #1541 (whole_run_fifo, run_cancellation)$" "$tmp/out" ||
+  { no "whole_run_fifo: names #1541"; cat "$tmp/out"; }
+grep -q "dispatch order from position 1: #1565 s@1, g\[0\]@1, g\[1\]@2, e@2; #1541 g\[0\]@1, g\[1\]@2, s@1, e@2" "$tmp/out" ||
+  { no "whole_run_fifo order"; cat "$tmp/out"; }
+grep -q "^  whole_run_fifo  *differs, as the whole change does$" "$tmp/out" || { no "whole_run_fifo alone"; cat "$tmp/out"; }
+grep -q "^  run_cancellation  *no difference alone$" "$tmp/out" || no "run_cancellation alone: no difference"
 
 # --json: the same report as data.
 "$dirsched" bisect "$sc/ladder-view-deps.json" --json >"$tmp/j" 2>"$tmp/err"
@@ -69,7 +80,7 @@ assert [p["point"] for p in d["points"]] == ["seed", "upto:1565", "upto:1541", "
                                             "upto:1729", "upto:1754", "upto:1624", "upto:1902"], d["points"]
 assert d["first_change"]["pr"] == 1902 and d["first_change"]["alone"][0]["switch"] == "view_deps", d["first_change"]
 assert d["points"][3]["tested"] is False and d["points"][2]["tested"] is True and d["points"][8]["differences"], d["points"]
-assert "whole_run_fifo" in d["not_built"] and "view_deps" not in d["not_built"], d["not_built"]
+assert "staging" in d["not_built"] and "whole_run_fifo" not in d["not_built"] and "view_deps" not in d["not_built"], d["not_built"]
 PY
 
 # Same scenario, same report (stdout only: an ASan build warns on stderr about SimGrid's contexts).

@@ -14,7 +14,8 @@ order() { grep '"event":"dispatch"' "$1/events.jsonl" | sed 's/.*"task":"\([^"]*
 
 # by_policy: each ladder scenario passes under its file's switches and under each preset's block;
 # the top-level block (switch on) does not hold under seed, and by_policy.seed does not hold with it on.
-for f in ladder-arg-guard ladder-view-deps ladder-mpi-group-check ladder-run-cancellation ladder-run-cancellation-fail-fast; do
+for f in ladder-arg-guard ladder-view-deps ladder-mpi-group-check ladder-run-cancellation ladder-run-cancellation-fail-fast \
+         ladder-whole-run-fifo ladder-whole-run-fifo-raise ladder-whole-run-fifo-depth1; do
   for p in "" "--policy seed" "--policy head_reservation" "--policy upto:1565" "--policy upto:#1565"; do
     "$dirsched" check $p "$sc/$f.json" >"$tmp/out" 2>&1 || { no "$f under '$p'"; cat "$tmp/out"; }
   done
@@ -68,7 +69,7 @@ expect_2() {  # expect_2 WHAT MESSAGE-REGEX -- command...
   [[ $rc == 2 ]] || no "$what: exit $rc, not 2"
   grep -qE -- "$re" "$tmp/out" || { no "$what: message"; cat "$tmp/out"; }
 }
-expect_2 "current" "--policy current: switch 'whole_run_fifo' \(#1541\) is not built yet in this testbed; turn it off with \"switches\": \{\"whole_run_fifo\": false\} or --switch whole_run_fifo=off" -- \
+expect_2 "current" "--policy current: switch 'staging' \(#1583\) is not built yet in this testbed; turn it off with \"switches\": \{\"staging\": false\} or --switch staging=off" -- \
   "$dirsched" run "$sc/quick-tour.json" --policy current --out "$tmp/nope"
 [[ -e $tmp/nope ]] && no "a refused run wrote its folder"
 expect_2 "--switch staging=on" "--switch staging=on: switch 'staging' \(#1583\) is not built yet" -- \
@@ -135,6 +136,52 @@ grep -qF '"event":"cancel","task":"queued","cause":"trace[2] task '"'refused'"':
   "$tmp/ab1/events.jsonl" ||
   { no "abort's cancel cause"; grep cancel "$tmp/ab1/events.jsonl"; }
 
+# whole_run_fifo (#1541): r2's tasks turn READY at 0 s (same ready events) but wait for their run; at the
+# promotion (2 s, r1's run_end first) its group launches before its single; r3 is admitted at 2 s. Off:
+# r2's events start at 2 s. compare names the moved dispatch. pipeline_depth 2 admits r2 at 1 s (the
+# depth-1 file with the key removed): b still waits for r1.
+"$dirsched" run "$sc/ladder-whole-run-fifo.json" --out "$tmp/wf" --outputs events,summary,tasks >/dev/null || no "run whole_run_fifo"
+"$dirsched" run "$sc/ladder-whole-run-fifo.json" --policy seed --out "$tmp/wf0" --outputs events,summary,tasks >/dev/null ||
+  no "run whole_run_fifo under seed"
+python3 - "$tmp/wf" "$tmp/wf0" <<'PY' || no "whole_run_fifo outputs"
+import json, sys
+on, off = sys.argv[1:3]
+def log(d): return [json.loads(l) for l in open(d + "/events.jsonl")]
+ev = log(on)
+at = lambda kind, key: [e["t_s"] for e in ev if e["event"] == kind and (e.get("task") == key or e.get("run") == key)]
+assert at("ready", "s") == [0] and at("ready", "g") == [0] and at("ready", "e") == [2], ev
+assert at("dispatch", "g") == [2, 2] and at("dispatch", "s") == [4] and at("dispatch", "e") == [6], ev
+assert [(e["run"], e["t_s"]) for e in ev if e["event"] == "run_end"] == [("r1", 2), ("r2", 6), ("r3", 8)], ev
+r1_end = next(e["seq"] for e in ev if e["event"] == "run_end" and e["run"] == "r1")
+assert r1_end < next(e["seq"] for e in ev if e["event"] == "dispatch" and e["task"] == "g"), "promotion after r1's run_end"
+s = json.load(open(on + "/summary.json"))
+assert "whole_run_fifo" in s["switches"] and [r["outcome"] for r in s["runs"]] == ["COMPLETED"] * 3, s
+ev0 = log(off)
+assert [e["t_s"] for e in ev0 if e["event"] == "ready" and e["task"] == "s"] == [2], ev0
+PY
+"$dirsched" compare "$tmp/wf0" "$tmp/wf" >"$tmp/cmp" 2>&1
+[[ $? -eq 1 ]] || { no "compare of whole_run_fifo off / on exits 1 (different)"; cat "$tmp/cmp"; }
+grep -q "s: wf0 s@1 t=2, wf s@1 t=4" "$tmp/cmp" || { no "compare names s's move"; cat "$tmp/cmp"; }
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); del d['scheduler']['pipeline_depth']; del d['expect']; json.dump(d, open(sys.argv[2],'w'))" \
+  "$sc/ladder-whole-run-fifo-depth1.json" "$tmp/depth2.json"
+"$dirsched" run "$tmp/depth2.json" --out "$tmp/d2" --outputs events >/dev/null || no "run depth 2"
+[[ "$(grep -c '"event":"ready","task":"b","run":"r2","queue":"worker:1"' "$tmp/d2/events.jsonl")" == 1 ]] || no "b ready"
+grep -q '"t_s":1,"event":"ready","task":"b"' "$tmp/d2/events.jsonl" || { no "depth 2 admits r2 at 1 s"; cat "$tmp/d2/events.jsonl"; }
+grep -q '"t_s":2,"event":"dispatch","task":"b"' "$tmp/d2/events.jsonl" || { no "b waits for r1 (2 s)"; cat "$tmp/d2/events.jsonl"; }
+# After a callback that raised the replay still waits for its run (here r1, active): r2 begins at 2 s, not
+# at the raise (0.5 s).
+"$dirsched" run "$sc/ladder-run-cancellation.json" --policy upto:1541 --out "$tmp/rc41" --outputs summary >/dev/null ||
+  no "run run_cancellation under upto:1541"
+python3 -c "
+import json, sys; s = json.load(open(sys.argv[1] + '/summary.json'))
+assert [(r['run'], r['start_s'], r['end_s']) for r in s['runs']] == [('r1', 0, 2), ('r2', 2, 4)], s['runs']" "$tmp/rc41" ||
+  no "a raised callback's run is waited for under whole_run_fifo"
+# A run op with whole_run_fifo in a file without runs changes nothing (one run): byte-identical to seed.
+"$dirsched" run "$sc/group-starvation.json" --policy seed --switch whole_run_fifo=on --out "$tmp/gs1" --outputs events,tasks >/dev/null || no "gs on"
+"$dirsched" run "$sc/group-starvation.json" --policy seed --out "$tmp/gs0" --outputs events,tasks >/dev/null || no "gs off"
+cmp -s "$tmp/gs1/events.jsonl" "$tmp/gs0/events.jsonl" && cmp -s "$tmp/gs1/tasks.csv" "$tmp/gs0/tasks.csv" ||
+  no "whole_run_fifo changed a file without runs"
+
 # Load errors of the new keys, each with its JSON path.
 load_error() {  # load_error JQ-LIKE-PYTHON-EDIT MESSAGE-REGEX
   python3 - "$sc/ladder-view-deps.json" "$tmp/bad.json" "$1" <<'PY'
@@ -148,7 +195,11 @@ PY
 load_error 'd["scheduler"]["switches"]["stagin"] = True' "bad.json: scheduler.switches.stagin: unknown switch \(known: group_reservation, whole_run_fifo"
 load_error 'd["scheduler"]["switches"]["view_deps"] = 1' "scheduler.switches.view_deps: expected true or false"
 load_error 'd["scheduler"]["switches"]["staging"] = True' "bad.json: scheduler.switches.staging: switch 'staging' \(#1583\) is not built yet"
-load_error 'd["scheduler"]["policy"] = "current"; del d["scheduler"]["switches"]' "bad.json: scheduler.policy: switch 'whole_run_fifo' \(#1541\) is not built yet"
+load_error 'd["scheduler"]["policy"] = "current"; del d["scheduler"]["switches"]' "bad.json: scheduler.policy: switch 'staging' \(#1583\) is not built yet"
+load_error 'd["scheduler"]["pipeline_depth"] = 3' "bad.json: scheduler.pipeline_depth: expected 1 or 2 \(runs admitted and not terminal at once\), found 3"
+load_error 'd["scheduler"]["pipeline_depth"] = 0' "bad.json: scheduler.pipeline_depth: expected 1 or 2 .*, found 0"
+load_error 'd["scheduler"]["pipeline_depth"] = 1.5' "bad.json: scheduler.pipeline_depth: expected 1 or 2 .*, found a number"
+load_error 'd["scheduler"]["pipeline_depth"] = "2"' "bad.json: scheduler.pipeline_depth: expected 1 or 2 .*, found a string"
 load_error 'd["scheduler"]["policy"] = "upto:1600"' "bad.json: scheduler.policy: upto:1600 names no PR of the ladder"
 load_error 'd["trace"][0]["args"][0]["range"] = [64, 32]' "trace\[0\].args\[0\].range: \[64, 32\] is empty"
 load_error 'd["trace"][0]["args"][0]["range"] = [0, 200]' "trace\[0\].args\[0\].range: \[0, 200\] ends at 200, past the buffer's 128 bytes"

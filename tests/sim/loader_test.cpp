@@ -62,6 +62,9 @@ TEST(ScenarioLoader, SchedulerPolicyKeysReachTheCoreOptions) {
   EXPECT_EQ(o.switches, *preset("head_reservation"));
   EXPECT_EQ(o.stall_report_s, 0.25);
   EXPECT_FALSE(o.fail_fast);
+  EXPECT_EQ(o.pipeline_depth, 2u);  // whole_run_fifo's admission: default 2
+  d["scheduler"] = {{"pipeline_depth", 1}};
+  EXPECT_EQ(scheduler_options(parse_scenario(d, "f.json", ".")).pipeline_depth, 1u);
 }
 
 TEST(ScenarioLoader, BadSchedulerPolicyKeysNameTheirPath) {
@@ -74,6 +77,10 @@ TEST(ScenarioLoader, BadSchedulerPolicyKeysNameTheirPath) {
   EXPECT_EQ(error_path(d), "scheduler.stall_report_s");
   d["scheduler"] = {{"fail_fast", "no"}};
   EXPECT_EQ(error_path(d), "scheduler.fail_fast");
+  for (const json& bad : {json(0), json(3), json(-1), json(1.5), json("2"), json(true)}) {
+    d["scheduler"] = {{"pipeline_depth", bad}};
+    EXPECT_EQ(error_path(d), "scheduler.pipeline_depth") << bad.dump();
+  }
 }
 
 TEST(ScenarioLoader, PolicyMayBeASweepVariable) {

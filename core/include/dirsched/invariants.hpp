@@ -23,6 +23,13 @@
 //                          (dispatch_only_ready) and its group leaves the group FIFO
 //   raised_run_starts_nothing  run_cancellation: once a run's callback raised, none of its tasks is
 //                          dispatched (all that had not started were cancelled)
+//   only_active_run_dispatches  whole_run_fifo: only the active run's tasks are dispatched; the active
+//                          run is the oldest run not yet ended (run_end), runs being begun in RunId order
+//                          (every driver: the replay declares and begins them in trace order). The group
+//                          FIFO is one FIFO per run: group_fifo_head and head_keeps_targets read the head
+//                          of the run's own groups
+//   returned_run_ends_active  whole_run_fifo: a run whose callback did not raise ends (run_end) only
+//                          while it is the active run; a raised run may end as soon as its tasks are final
 // and at the end (finish) that every submitted task is terminal, or stuck for a stated reason; READY
 // work that could still run on an idle worker is a violation (ready_work_left).
 // A violation throws InvariantViolation with the event's seq, the rule, and the dump of the queues.
@@ -111,12 +118,15 @@ class InvariantChecker : public Observer {
   std::string worker_name(std::uint32_t index) const;
   bool all_idle(const TaskModel& g) const;
   bool raised(std::uint32_t run) const;  // its run_raise was seen, or run_raised_ says so
+  std::uint32_t active_run() const;       // whole_run_fifo: the lowest run index not ended
+  TaskId group_head(std::uint32_t run) const;  // the group FIFO head (of `run`'s groups, whole_run_fifo)
 
   const Registry& registry_;
   Switches switches_;
   std::function<std::string()> dump_;
   std::function<bool(RunId)> run_raised_;
   std::vector<std::uint32_t> raised_runs_;  // runs whose run_raise was seen (RunId indices)
+  std::vector<bool> ended_runs_;            // per RunId index: its run_end was seen
   std::uint64_t seq_ = 0;
   std::vector<TaskModel> tasks_;
   std::string names_pool_;

@@ -70,6 +70,19 @@
 // run_cancellation on, a raise cancels the run's tasks that have not started (raise_run()); a member
 // failure after the callback returned cancels nothing.
 //
+// whole_run_fifo (#1541, with #1460's handles and #1540's leases), for a driver that declares runs: the
+// runs begun and not terminal form the run FIFO, in begin order (admission: begin_run refuses a run when
+// Options::pipeline_depth of them are already there; can_admit() says whether it would). The *active*
+// run is the oldest of them, and only its tasks are dispatched: a task of a later run turns READY and is
+// routed as usual (same ready event), but waits in its run's part of the queue (RunState::parked, in
+// READY order) until its run is active. Promotion (promote()): when the active run turns terminal, the
+// next run of the FIFO is active from that moment and its parked tasks enter the queues in READY order,
+// so the next group pass sees all of them before any single is placed (as after a batch). A run whose
+// callback returned normally turns terminal only while active; a raised one as soon as its tasks are
+// final. The queues the passes read hold only the active run's entries, so the reservation, the stall
+// episode and the SUB repeat count (sub_queue_length()) concern the active run alone. Off, or with the
+// implicit run, nothing of this applies and the core behaves exactly as before.
+//
 // Driver misuse throws CoreError (core_error.hpp) before anything changes, so the core stays sound:
 // - report() of an id the core never issued (kUnknownTask), a member index past the task's members
 //   (kUnknownMember), a member not running (never dispatched, or already applied: kNotRunning), or a
@@ -192,6 +205,8 @@ class Scheduler {
     Switches switches;
     // How long a stall episode lasts before it is reported (simulated seconds, > 0).
     double stall_report_s = 5;
+    // whole_run_fifo: how many runs may be admitted and not terminal at once (1 or 2).
+    std::uint32_t pipeline_depth = 2;
   };
   explicit Scheduler(Registry registry, Observer* observer = nullptr)
       : Scheduler(std::move(registry), Options{}, observer) {}
@@ -302,6 +317,18 @@ class Scheduler {
   RunId open_run() const { return open_run_; }  // invalid when no callback is open
   bool declared_runs() const { return declared_runs_; }  // add_run was called (no implicit run)
   bool run_terminal(RunId run) const { return run_info(run).terminal; }
+  // whole_run_fifo: the active run (invalid when the switch is off, no run was declared, or every run
+  // begun is terminal), and whether begin_run() would admit one more run now (always true when off).
+  RunId active_run() const { return fifo_on() ? active_run_ : RunId(); }
+  bool can_admit() const { return !fifo_on() || run_fifo_.size() < options_.pipeline_depth; }
+  // Promotions so far (whole_run_fifo): a driver that ends a callback compares it before and after, and
+  // lets the scheduler iterate when a run was promoted (its READY tasks entered the queues).
+  std::uint64_t promotions() const { return promotions_; }
+  // READY tasks of `run` waiting for it to be active (whole_run_fifo; 0 otherwise).
+  std::size_t parked_length(RunId run) const {
+    run_info(run);  // CoreError for a run never declared
+    return runs_[run.index()].parked.size();
+  }
   const Switches& switches() const { return options_.switches; }
   // Is worker `index` (registration order) reserved by the blocked head in the last iteration?
   bool reserved(std::uint32_t index) const { return reserved_flag_[index]; }
@@ -437,6 +464,10 @@ class Scheduler {
   void task_ended(const Task& t);  // a task turned terminal: its run's live count
   void check_run_end(std::uint32_t run);
   std::size_t cancel_unstarted(std::uint32_t run);  // run_cancellation: see raise_run()
+  // whole_run_fifo (see the header comment).
+  bool fifo_on() const { return declared_runs_ && options_.switches[Switch::kWholeRunFifo]; }
+  void enqueue(TaskId id);  // into the queue of its route (no event)
+  void promote();           // the active run turned terminal: the next one is active
   // view_deps on: per buffer, the (view, producer) entries in insertion order.
   struct ViewEntry {
     std::optional<ByteRange> range;
@@ -448,6 +479,8 @@ class Scheduler {
     // view_deps on, buffer -> its (view, producer) entries.
     std::vector<TaskId> producer_of;
     std::vector<std::vector<ViewEntry>> views;
+    // whole_run_fifo: its READY tasks while it is not the active run, in READY order.
+    std::vector<TaskId> parked;
   };
   TaskId& producer_entry(std::uint32_t run, BufferId buffer);
   std::vector<ViewEntry>& view_entries(std::uint32_t run, BufferId buffer);
@@ -477,6 +510,10 @@ class Scheduler {
   RunId open_run_;              // the run whose callback is open
   RunId last_run_;              // the last run begun
   bool declared_runs_ = false;  // add_run was called: no implicit run
+  // whole_run_fifo: the run FIFO (begun, not terminal, in begin order) and its head, the active run.
+  std::vector<std::uint32_t> run_fifo_;
+  RunId active_run_;
+  std::uint64_t promotions_ = 0;
 
   std::vector<WorkerState> workers_;
   IndexSet runnable_;  // registration indices: idle and FIFO non-empty

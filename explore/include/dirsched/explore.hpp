@@ -33,6 +33,9 @@
 //      set, and T is a single or X is the last of T's members still running (so no failure order is
 //      decided by X). A success commutes with another member's failure: it touches neither the run's
 //      error nor a task's first failed member, and a failure poisons only PENDING tasks.
+//   L5 with whole_run_fifo (runs declared): T is not the last live task of its run (so X's end cannot end
+//      the run, which would promote the next run, whose READY tasks then dispatch, and admit another
+//      run op: an order against that run's submits).
 // Each condition can only stay true along any path that does not end X, and under them X's end
 // commutes with every other action (another completion, an op): it frees w and hands w its FIFO head,
 // which gives the same worker FIFO in either order; it routes nothing, launches no group, counts no

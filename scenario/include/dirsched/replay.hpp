@@ -15,7 +15,12 @@
 //   the next top-level op; so runs never overlap. A `raise`, a submit that meets fail-fast or, under
 //   on_reject "abort", a refused one raises the callback: its later ops are not submitted
 //   (callback_raised) and the replay waits for the run, then goes on with the next. A top-level drain
-//   waits until every run begun is terminal. In a trace without runs a `raise` unwinds the rest of the
+//   waits until every run begun is terminal. With whole_run_fifo a run op first waits for admission
+//   (Scheduler::can_admit: fewer than pipeline_depth runs admitted and not terminal), and a callback that
+//   returned ends its op at once (no wait; a raised one is still waited for); ending a callback that
+//   would promote another run makes the scheduler look (run_next returns true; with one callback open
+//   at a time the run ending there is the newest admitted, so promotions come from completions). In a
+//   trace without runs a `raise` unwinds the rest of the
 //   trace (callback_raised); fail-fast and abort unwind it as they always did, and raise the implicit
 //   run's callback at the core (which cancels its unstarted tasks when run_cancellation is on).
 // - A streamed trace file (Scenario::trace_file) is replayed from a TraceReader: one op exists at a

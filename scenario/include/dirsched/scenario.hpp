@@ -155,6 +155,7 @@ struct Scenario {
   // Some arg of the trace names a `range` (view_deps has something to act on).
   bool any_range = false;
   double stall_report_s = 5;      // scheduler.stall_report_s
+  std::uint32_t pipeline_depth = 2;  // scheduler.pipeline_depth (whole_run_fifo's admission: 1 or 2)
   bool fail_fast = true;          // scheduler.fail_fast
   std::vector<WorkerSpec> next_level;
   std::vector<std::string> sub_hosts;  // one per SUB worker
