@@ -232,6 +232,7 @@ record::Summary summarise(const Run& run, const std::vector<std::string>& notes)
   for (const SwitchInfo& row : switch_table()) s.switches->emplace_back(row.name, run.core->switches()[row.id]);
   s.inert.emplace();
   for (Switch x : inert_switches(run.scenario)) s.inert->emplace_back(to_string(x));
+  if (run.core->switches()[Switch::kWholeRunFifo]) s.pipeline_depth = run.core->options().pipeline_depth;
   s.stall_report_s = tidy(run.core->options().stall_report_s);
   const std::optional<record::Engine> engine = record::engine_from(r.engine);
   if (!engine) throw std::logic_error("summarise: unknown engine '" + r.engine + "'");

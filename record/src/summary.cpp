@@ -242,6 +242,7 @@ std::string encode(const Summary& s) {
     j["switches"] = sw;
   }
   if (s.inert) j["inert"] = *s.inert;
+  if (s.pipeline_depth) j["pipeline_depth"] = *s.pipeline_depth;
   if (s.stall_report_s) j["stall_report_s"] = *s.stall_report_s;
   j["engine"] = to_string(s.engine);
   j["time_scale"] = s.time_scale;
@@ -383,6 +384,7 @@ Summary decode(const ojson& doc, const std::string& file) {
   if (const ojson* x = R::field(doc, "switches"))
     s.switches = in.named<bool>(*x, "switches", [&](const ojson& v, const std::string& p) { return in.boolean(v, p); });
   if (const ojson* x = R::field(doc, "inert")) s.inert = in.texts(*x, "inert");
+  if (const ojson* x = R::field(doc, "pipeline_depth")) s.pipeline_depth = in.count(*x, "pipeline_depth");
   if (const ojson* x = R::field(doc, "stall_report_s")) s.stall_report_s = in.number(*x, "stall_report_s");
   if (const ojson* x = R::field(doc, "engine")) {
     const std::optional<Engine> e = engine_from(in.text(*x, "engine"));

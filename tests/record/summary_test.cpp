@@ -115,6 +115,7 @@ TEST(SummaryRecord, EveryPartRoundTrips) {
   s.scenario = "all", s.description = "every part", s.seed = 7, s.policy = "head_reservation";
   s.switches = {{{"group_reservation", true}, {"run_cancellation", false}}};
   s.inert = std::vector<std::string>{"run_cancellation"};
+  s.pipeline_depth = 1;
   s.stall_report_s = 5;
   s.engine = Engine::kThreads, s.time_scale = 0.01;
   s.vars = {{{"w", ojson::array({0, 1})}}};
@@ -144,6 +145,7 @@ TEST(SummaryRecord, EveryPartRoundTrips) {
   EXPECT_EQ(first_difference(round_trip(text), text), "identical");
   EXPECT_NE(text.find("\"blocked_by\""), std::string::npos);
   EXPECT_NE(text.find("\"critical_path_omitted\": 9"), std::string::npos);
+  EXPECT_NE(text.find("\"inert\": [\n    \"run_cancellation\"\n  ],\n  \"pipeline_depth\": 1,"), std::string::npos);
   EXPECT_FALSE(s.clean());
   EXPECT_EQ(s.tasks["POISONED"], 2u);
   EXPECT_EQ(s.tasks["RUNNING"], 0u);

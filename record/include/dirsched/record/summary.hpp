@@ -163,6 +163,8 @@ struct Summary {
   // and the switches on with nothing to act on.
   std::optional<std::vector<std::pair<std::string, bool>>> switches;
   std::optional<std::vector<std::string>> inert;
+  // whole_run_fifo on: how many runs may be admitted and not terminal at once (scheduler.pipeline_depth).
+  std::optional<std::uint64_t> pipeline_depth;
   std::optional<double> stall_report_s;
   Engine engine = Engine::kSim;
   double time_scale = 1;
