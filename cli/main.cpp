@@ -253,8 +253,15 @@ int run_to_folder(const Scenario& scenario, RunOptions options, const std::strin
     files["variant.json"] = variant.dump(2) + "\n";
   }
   for (const auto& [name, text] : attached) {  // --attach: the caller's files, in the folder with the run's
+    // Never a name the run writes, now or when its pictures are drawn (or redrawn by render).
+    static const std::vector<std::string> pictures = [] {
+      std::vector<std::string> names = picture_files({"dag", "timeline", "trace", "report", "paje"});
+      names.push_back("pictures-interrupted.txt");
+      return names;
+    }();
     if (files.count(name) || name == "events.jsonl" || name == "summary.json" || name == "tasks.csv" ||
-        name == "metrics.json" || name == "strace.log")
+        name == "metrics.json" || name == "strace.log" ||
+        std::find(pictures.begin(), pictures.end(), name) != pictures.end())
       throw std::runtime_error("--attach " + name + ": the run writes a file of that name itself");
     files[name] = text;
   }

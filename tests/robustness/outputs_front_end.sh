@@ -25,6 +25,8 @@ run_case 0 "" "run over an attached folder" "$d" run "$s" --out "$w/r" --outputs
 
 refused_untouched "$w" 2 "--attach summary.json: the run writes a file of that name itself" "--attach over the run's own file" \
   "$d" run "$s" --out "$w/r" --attach "summary.json=$w/v.json"
+refused_untouched "$w" 2 "--attach report.html: the run writes a file of that name itself" "--attach over a picture" \
+  "$d" run "$s" --out "$w/r" --outputs summary --attach "report.html=$w/v.json"
 refused_untouched "$w" 2 "--attach \.\./x=.*: expected NAME=FILE, NAME a plain file name" "--attach a path" \
   "$d" run "$s" --out "$w/r" --attach "../x=$w/v.json"
 refused_untouched "$w" 2 "--attach \.dirsched-run=.*: expected NAME=FILE" "--attach over the marker" \
