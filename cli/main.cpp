@@ -161,6 +161,37 @@ void draw_aggregate(const Run& run, const std::string& out, std::optional<viz::A
   Progress::get().end();
 }
 
+// Whether `name` is text a run folder can hold and a marker can list: valid UTF-8, no control character.
+bool plain_text_name(const std::string& name) {
+  if (name.empty() || !first_control_character(name).empty()) return false;
+  try {
+    (void)nlohmann::json(name).dump();  // throws on invalid UTF-8
+  } catch (const nlohmann::json::exception&) {
+    return false;
+  }
+  return true;
+}
+
+// `s` as a JSON string, quotes included, control characters escaped and invalid UTF-8 replaced: a value
+// that is refused for its bytes is shown on one line, readably.
+std::string quoted(const std::string& s) {
+  return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// A file a run writes (now, or its pictures later): never a name --attach may take.
+bool run_writes(const std::string& name) {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> all = picture_files({"dag", "timeline", "trace", "report", "paje"});
+    for (const char* data : {"events.jsonl", "summary.json", "tasks.csv", "metrics.json", "strace.log",
+                             "pictures-interrupted.txt"})
+      all.emplace_back(data);
+    return all;
+  }();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+constexpr std::uintmax_t kMaxAttachBytes = std::uintmax_t{64} << 20;  // 64 MiB: a file kept with a run
+
 // Replays one scenario into `out`: simulate (or run on threads), draw, write (everything moved in
 // place at the end). Returns 1 when an invariant broke, else 0. `out` is checked before anything runs
 // (OutputRefused).
@@ -252,17 +283,8 @@ int run_to_folder(const Scenario& scenario, RunOptions options, const std::strin
                               {"variant", index ? nlohmann::json(*index) : nlohmann::json(nullptr)}};
     files["variant.json"] = variant.dump(2) + "\n";
   }
-  for (const auto& [name, text] : attached) {  // --attach: the caller's files, in the folder with the run's
-    // Never a name the run writes, now or when its pictures are drawn (or redrawn by render).
-    static const std::vector<std::string> pictures = [] {
-      std::vector<std::string> names = picture_files({"dag", "timeline", "trace", "report", "paje"});
-      names.push_back("pictures-interrupted.txt");
-      return names;
-    }();
-    if (files.count(name) || name == "events.jsonl" || name == "summary.json" || name == "tasks.csv" ||
-        name == "metrics.json" || name == "strace.log" ||
-        std::find(pictures.begin(), pictures.end(), name) != pictures.end())
-      throw std::runtime_error("--attach " + name + ": the run writes a file of that name itself");
+  for (const auto& [name, text] : attached) {  // --attach: the caller's files (checked by cmd_run)
+    if (files.count(name)) throw std::logic_error("--attach " + name + ": a name the run writes passed the check");
     files[name] = text;
   }
   // The data first, durable and in place: a picture that is slow, fails or is interrupted never costs
@@ -426,19 +448,37 @@ int cmd_run(const std::string& file, const std::string& out, std::optional<std::
   // files (what a front end keeps beside a run: the Python sweep's scenario.json and variant.json), so
   // that no other program edits a run folder. Read now: a bad one refuses the run before it starts.
   std::map<std::string, std::string> attached;
+  std::vector<std::pair<std::string, std::string>> attach_paths;  // NAME, FILE: read once the names pass
   for (const std::string& one : attach) {
     const auto eq = one.find('=');
     const std::string name = eq == std::string::npos ? std::string() : one.substr(0, eq);
-    if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos || name[0] == '.' ||
-        name.find(".tmp-dirsched-") != std::string::npos)
-      throw std::runtime_error("--attach " + one + ": expected NAME=FILE, NAME a plain file name (no '/', not "
-                               "starting with '.')");
+    if (!plain_text_name(name) || name == "." || name == ".." || name.find('/') != std::string::npos ||
+        name[0] == '.' || name.find(".tmp-dirsched-") != std::string::npos || name.size() > 200 ||
+        eq + 1 >= one.size())
+      throw std::runtime_error("--attach " + quoted(one) +
+                               ": expected NAME=FILE, NAME a plain file name (UTF-8 without control characters, "
+                               "no '/', not starting with '.', at most 200 bytes)");
     if (attached.count(name)) throw std::runtime_error("--attach " + name + ": given twice");
-    attached[name] = read_run_file(one.substr(eq + 1));
+    if (run_writes(name)) throw std::runtime_error("--attach " + name + ": the run writes a file of that name itself");
+    attached[name];
+    attach_paths.emplace_back(name, one.substr(eq + 1));
   }
   const VarAssignment assignment = parse_vars(vars);
   Progress::get().begin("load");
   Scenario scenario = load_chosen(file, assignment, policy.choice());
+  if (!scenario.vars.empty() && attached.count("variant.json"))
+    throw std::runtime_error("--attach variant.json: the run writes a file of that name itself (the scenario has vars)");
+  for (const auto& [name, path] : attach_paths) {
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(path, ec) && std::filesystem::file_size(path, ec) > kMaxAttachBytes)
+      throw std::runtime_error("--attach " + name + "=" + path + ": larger than " +
+                               std::to_string(kMaxAttachBytes >> 20) + " MiB, the limit of a file kept with a run");
+    try {
+      attached[name] = read_run_file(path);
+    } catch (const std::exception& e) {
+      throw std::runtime_error("--attach " + name + ": " + e.what());
+    }
+  }
   if (threads.on) {
     if (!cfg.empty()) throw std::runtime_error("--cfg configures SimGrid: it does not apply to --engine threads");
     check_threads_engine(scenario);  // before anything is written
@@ -702,6 +742,10 @@ std::vector<std::vector<SweepRow>> read_replicates(const std::string& path, cons
 // the front end then runs each variant into DIR/variant-NNNN and calls `--collect`.
 int cmd_prepare(const std::string& out, const std::string& name, const std::string& origin, std::size_t count) {
   namespace fs = std::filesystem;
+  for (const auto& [flag, value] : {std::pair{"--name", &name}, {"--origin", &origin}})
+    if (!plain_text_name(*value))
+      throw std::runtime_error(std::string("sweep --prepare ") + flag + " " + quoted(*value) +
+                               ": expected a non-empty text (UTF-8 without control characters)");
   const std::string dir = check_output_folder(out, FolderKind::kSweep, "--prepare").string();
   SweepMarker marker{name, origin, {}};
   for (std::size_t i = 0; i < count; ++i) marker.variants.push_back(i);

@@ -38,9 +38,9 @@ def _read_summary(path):
         summary = json.load(f)
     if not isinstance(summary, dict):
         raise ValueError("%s: expected a JSON object" % path)
-    schema = summary.get("schema", 0)
-    if isinstance(schema, bool) or not isinstance(schema, int) or schema < 0:
-        raise ValueError("%s: schema: expected a schema number" % path)
+    schema = summary.get("schema", 0)  # none: an older dirsched's (schema 0)
+    if "schema" in summary and (isinstance(schema, bool) or not isinstance(schema, int) or schema < 1):
+        raise ValueError("%s: schema: expected a schema number >= 1" % path)
     if schema > SUMMARY_SCHEMA:
         raise ValueError(
             "%s: schema %d: written by a newer dirsched; this package reads summaries up to schema %d"

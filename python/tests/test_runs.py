@@ -169,6 +169,10 @@ class SummarySchema(unittest.TestCase):
         r = Result(self.folder_with({"schema": SUMMARY_SCHEMA, "outcome": "FAILED", "makespan_s": 1}))
         self.assertEqual(r.outcome, "FAILED")
 
+    def test_an_explicit_schema_0_is_refused_as_the_cli_refuses_it(self):
+        with self.assertRaisesRegex(ValueError, "summary.json: schema: expected a schema number >= 1"):
+            Result(self.folder_with({"schema": 0, "outcome": "COMPLETED", "makespan_s": 1}))
+
     def test_a_newer_schema_is_refused_naming_the_file(self):
         d = self.folder_with({"schema": SUMMARY_SCHEMA + 1, "outcome": "COMPLETED", "makespan_s": 1})
         with self.assertRaisesRegex(ValueError, "summary.json: schema %d: written by a newer dirsched" % (SUMMARY_SCHEMA + 1)):

@@ -1,6 +1,8 @@
 // The decoder of one events.jsonl line (event.hpp).
 #include "dirsched/record/event.hpp"
 
+#include <cmath>
+
 #include "reader.hpp"
 
 namespace dirsched::record {
@@ -73,6 +75,7 @@ void decode_event(const nlohmann::json& line, const std::string& where, Event& e
   }
   if (!has_event) in.fail("event", "the event's name");
   if (!has_t) in.fail("t_s", "a time");
+  if (!std::isfinite(e.t_s) || e.t_s < 0) in.fail("t_s", "a finite time >= 0");
   if (e.of_run()) {
     if (!has_run) in.fail("run", "the run's name");
   } else if (!has_task) {

@@ -377,6 +377,12 @@ Summary decode(const ojson& doc, const std::string& file) {
                         " (run it again with this build, or read it with the build that wrote it)");
     s.schema = static_cast<int>(n);
   }
+  // A summary that names its schema has every field its writers always write: one without them is not
+  // a run's summary (a default would read as a clean, instant run). Schema 0 reads what it has.
+  if (s.schema >= 1)
+    for (const char* key : {"scenario", "seed", "policy", "engine", "time_scale", "outcome", "error", "makespan_s",
+                            "tasks", "workers", "groups", "stalls", "events"})
+      if (!R::field(doc, key)) in.fail(key, "the field (every summary of schema 1 has it)");
   if (const ojson* x = R::field(doc, "scenario")) s.scenario = in.text(*x, "scenario");
   if (const ojson* x = R::field(doc, "description")) s.description = in.text(*x, "description");
   if (const ojson* x = R::field(doc, "seed")) s.seed = in.count(*x, "seed");
@@ -398,7 +404,10 @@ Summary decode(const ojson& doc, const std::string& file) {
   if (const ojson* x = R::field(doc, "dirsched_version")) s.dirsched_version = in.text(*x, "dirsched_version");
   if (const ojson* x = R::field(doc, "outcome")) s.outcome = in.outcome(*x, "outcome");
   if (const ojson* x = R::field(doc, "error")) s.error = in.text_or_null(*x, "error");
-  if (const ojson* x = R::field(doc, "makespan_s")) s.makespan_s = in.number(*x, "makespan_s");
+  if (const ojson* x = R::field(doc, "makespan_s")) {
+    s.makespan_s = in.number(*x, "makespan_s");
+    if (!(s.makespan_s >= 0)) in.fail("makespan_s", "a time >= 0");
+  }
   if (const ojson* x = R::field(doc, "tasks")) s.tasks = in.task_counts(*x, "tasks");
   if (const ojson* x = R::field(doc, "workers"))
     s.workers = in.list<WorkerUse>(*x, "workers", [&](const ojson& v, const std::string& p) { return in.worker(v, p); });

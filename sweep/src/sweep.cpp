@@ -641,8 +641,12 @@ std::vector<SweepRow> collect(const std::string& dir, std::vector<std::string>* 
     const std::size_t n = progress.missing.size();
     throw std::runtime_error(d + ": " + std::to_string(n) + " of " + std::to_string(marker.variants.size()) +
                              " variants missing (not run, or did not finish): " +
-                             variant_list_text(progress.missing) + "; `dirsched sweep --collect " + d +
-                             " --missing` prints the plan " + (n == 1 ? "line" : "lines") + " to run");
+                             variant_list_text(progress.missing) + "; " +
+                             (fs::exists(fs::path(d) / kPlanName)
+                                  ? "`dirsched sweep --collect " + d + " --missing` prints the plan " +
+                                        (n == 1 ? "line" : "lines") + " to run"
+                                  : std::string("this sweep has no plan (it was run, or prepared, by a command that "
+                                                "runs its variants itself): run that command again")));
   }
   std::vector<SweepRow> rows;
   std::set<std::string> names;

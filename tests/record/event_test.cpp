@@ -81,6 +81,7 @@ TEST(EventRecord, WrongTypesAndMissingFieldsNameTheLineAndField) {
   EXPECT_EQ(refusal(R"({"event":"ready","task":"a"})"), "out/events.jsonl line 7: t_s: expected a time");
   EXPECT_EQ(refusal(R"({"event":"ready","t_s":"0","task":"a"})"), "out/events.jsonl line 7: t_s: expected a number");
   EXPECT_EQ(refusal(R"({"event":"ready","t_s":0})"), "out/events.jsonl line 7: task: expected the task's name");
+  EXPECT_EQ(refusal(R"({"event":"ready","t_s":-5,"task":"a"})"), "out/events.jsonl line 7: t_s: expected a finite time >= 0");
   EXPECT_EQ(refusal(R"({"event":"run_end","t_s":0})"), "out/events.jsonl line 7: run: expected the run's name");
   EXPECT_EQ(refusal(R"({"event":"dispatch","t_s":0,"task":"a","member":"0","worker":1})"),
             "out/events.jsonl line 7: member: expected an integer >= 0");

@@ -89,6 +89,21 @@ TEST(SummaryRecord, NewerSchemaIsRefused) {
   EXPECT_EQ(refusal(R"({"schema": "1"})"), "runs/a/summary.json: schema: expected an integer");
 }
 
+// Schema 1 is a run's summary: its always-written fields must be there; a negative makespan is no time.
+TEST(SummaryRecord, ASchemaOneSummaryHasItsFields) {
+  EXPECT_EQ(refusal(R"({"schema": 1, "scenario": "s"})"),
+            "runs/a/summary.json: seed: expected the field (every summary of schema 1 has it)");
+  const std::string text = slurp(fs::path(DIRSCHED_SOURCE_DIR) / "tests/sim/golden/tp-groups/summary.json");
+  for (const char* key : {"makespan_s", "outcome", "workers", "tasks"}) {
+    ojson doc = ojson::parse(text);
+    doc.erase(key);
+    EXPECT_EQ(refusal(doc.dump()),
+              std::string("runs/a/summary.json: ") + key + ": expected the field (every summary of schema 1 has it)");
+  }
+  EXPECT_EQ(refusal(R"({"makespan_s": -1})"), "runs/a/summary.json: makespan_s: expected a time >= 0");
+  EXPECT_EQ(refusal(R"({"outcome": "COMPLETED"})"), "(accepted)");  // schema 0: what it has
+}
+
 TEST(SummaryRecord, WrongTypesNameTheirPath) {
   EXPECT_EQ(refusal(R"([1])"), "runs/a/summary.json: (top level): expected an object");
   EXPECT_EQ(refusal(R"({"makespan_s": "12"})"), "runs/a/summary.json: makespan_s: expected a number");

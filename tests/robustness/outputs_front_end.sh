@@ -27,10 +27,20 @@ refused_untouched "$w" 2 "--attach summary.json: the run writes a file of that n
   "$d" run "$s" --out "$w/r" --attach "summary.json=$w/v.json"
 refused_untouched "$w" 2 "--attach report.html: the run writes a file of that name itself" "--attach over a picture" \
   "$d" run "$s" --out "$w/r" --outputs summary --attach "report.html=$w/v.json"
-refused_untouched "$w" 2 "--attach \.\./x=.*: expected NAME=FILE, NAME a plain file name" "--attach a path" \
+refused_untouched "$w" 2 "--attach \"\.\./x=.*\": expected NAME=FILE, NAME a plain file name" "--attach a path" \
   "$d" run "$s" --out "$w/r" --attach "../x=$w/v.json"
-refused_untouched "$w" 2 "--attach \.dirsched-run=.*: expected NAME=FILE" "--attach over the marker" \
+refused_untouched "$w" 2 "--attach \"\.dirsched-run=.*\": expected NAME=FILE" "--attach over the marker" \
   "$d" run "$s" --out "$w/r" --attach ".dirsched-run=$w/v.json"
+refused_untouched "$w" 2 '--attach "a\\nb=x": expected NAME=FILE, NAME a plain file name \(UTF-8 without control characters' \
+  "--attach a name with a newline" "$d" run "$s" --out "$w/r" --attach $'a\nb=x'
+refused_untouched "$w" 2 "--attach .*: expected NAME=FILE" "--attach a name past 200 bytes" \
+  "$d" run "$s" --out "$w/r" --attach "$(printf 'n%.0s' $(seq 1 201))=$w/v.json"
+refused_untouched "$w" 2 "--attach .*: expected NAME=FILE" "--attach a name of bad UTF-8" \
+  "$d" run "$s" --out "$w/r" --attach $'bad\xff=x'
+refused_untouched "$w" 2 '--attach "x=": expected NAME=FILE' "--attach without a file" "$d" run "$s" --out "$w/r" --attach "x="
+refused_untouched "$w" 2 "--attach variant.json: the run writes a file of that name itself \(the scenario has vars\)" \
+  "--attach variant.json to a run with vars" "$d" run "$ROOT/scenarios/sweep-group-worker-set.json" --out "$w/r" \
+  --attach "variant.json=$w/v.json"
 refused_untouched "$w" 2 "--attach v.json: given twice" "--attach twice" \
   "$d" run "$s" --out "$w/r" --attach "v.json=$w/v.json" --attach "v.json=$w/sc.txt"
 refused_untouched "$w" 2 "$w/missing.json" "--attach a missing file" \
@@ -61,6 +71,10 @@ refused_untouched "$w" 2 "is the sweep folder of scenario 'py' \(python:make\), 
 refused_untouched "$w" 2 "exists and is not a dirsched sweep folder" "--prepare a folder no sweep wrote" \
   "$d" sweep --prepare "$w/r" --name py --origin python:make --variants 2
 refused_untouched "$w" 2 "is the current folder" "--prepare ." "$d" sweep --prepare . --name py --origin o --variants 1
+refused_untouched "$w" 2 "sweep --prepare --name \"\": expected a non-empty text" "--prepare an empty name (nothing created)" \
+  "$d" sweep --prepare "$w/new/deep" --name "" --origin o --variants 1
+refused_untouched "$w" 2 "sweep --prepare --origin .*: expected a non-empty text" "--prepare a bad origin (nothing created)" \
+  "$d" sweep --prepare "$w/new/deep" --name n --origin $'o\xc3' --variants 1
 refused_untouched "$w" 2 "--prepare DIR goes with --name, --origin and --variants" "--prepare without --variants" \
   "$d" sweep --prepare "$w/sw" --name py --origin python:make
 refused_untouched "$w" 2 "--prepare DIR goes with --name, --origin and --variants" "--prepare with a scenario" \
