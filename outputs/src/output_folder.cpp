@@ -93,15 +93,22 @@ sigset_t handled_signals() {
   _exit(128 + sig);
 }
 
+// Returns once the thread is about to wait: a caller that forks next (an evaluation child runs SimGrid's
+// platform probe in a forked process) must not fork while the new thread is still starting, because
+// its start-up allocates, and a fork then can copy the allocator's lock held (a grandchild that
+// deadlocked in ASan's allocator in CI). Past `ready` the thread allocates nothing until a signal.
 void start_signal_thread() {
   const sigset_t set = handled_signals();
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
-  std::thread([set] {
+  std::atomic<bool> ready{false};  // touched by the thread only until it is set
+  std::thread([set, &ready] {
     int sig = 0;
+    ready.store(true, std::memory_order_release);
     while (sigwait(&set, &sig) != 0) {
     }
     clean_up_and_exit(sig);
   }).detach();
+  while (!ready.load(std::memory_order_acquire)) std::this_thread::yield();
 }
 
 std::string random_tag() {
