@@ -46,6 +46,9 @@ struct Registry {
 // Leaked on purpose: the signal thread may use it while the process exits. A forked child gets a
 // fresh one (the parent's lock may be held by the parent's signal thread at the fork).
 std::atomic<Registry*> g_registry{new Registry};
+// In a forked child, the parent's registry it replaced: kept reachable (leaked on purpose, like the
+// child's own), so that LeakSanitizer does not report the copy the child can no longer name.
+std::atomic<Registry*> g_parent_registry{nullptr};
 std::atomic<bool> g_installed{false};
 
 Registry& registry() {
@@ -592,7 +595,7 @@ pid_t fork_tracked() {
   std::lock_guard<std::recursive_mutex> lock(r.m);
   const pid_t pid = fork();
   if (pid == 0) {
-    g_registry.store(new Registry);
+    g_parent_registry.store(g_registry.exchange(new Registry));
     if (g_installed.load()) start_signal_thread();
   } else if (pid > 0) {
     r.children.insert(pid);
