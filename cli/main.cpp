@@ -447,8 +447,7 @@ int cmd_run(const std::string& file, const std::string& out, std::optional<std::
   // --attach NAME=FILE: FILE's bytes go into the run folder as NAME, written and listed with the run's own
   // files (what a front end keeps beside a run: the Python sweep's scenario.json and variant.json), so
   // that no other program edits a run folder. Read now: a bad one refuses the run before it starts.
-  std::map<std::string, std::string> attached;
-  std::vector<std::pair<std::string, std::string>> attach_paths;  // NAME, FILE: read once the names pass
+  std::map<std::string, std::string> attach_paths;  // NAME -> FILE, read once every name has passed
   for (const std::string& one : attach) {
     const auto eq = one.find('=');
     const std::string name = eq == std::string::npos ? std::string() : one.substr(0, eq);
@@ -458,16 +457,16 @@ int cmd_run(const std::string& file, const std::string& out, std::optional<std::
       throw std::runtime_error("--attach " + quoted(one) +
                                ": expected NAME=FILE, NAME a plain file name (UTF-8 without control characters, "
                                "no '/', not starting with '.', at most 200 bytes)");
-    if (attached.count(name)) throw std::runtime_error("--attach " + name + ": given twice");
+    if (attach_paths.count(name)) throw std::runtime_error("--attach " + name + ": given twice");
     if (run_writes(name)) throw std::runtime_error("--attach " + name + ": the run writes a file of that name itself");
-    attached[name];
-    attach_paths.emplace_back(name, one.substr(eq + 1));
+    attach_paths[name] = one.substr(eq + 1);
   }
   const VarAssignment assignment = parse_vars(vars);
   Progress::get().begin("load");
   Scenario scenario = load_chosen(file, assignment, policy.choice());
-  if (!scenario.vars.empty() && attached.count("variant.json"))
+  if (!scenario.vars.empty() && attach_paths.count("variant.json"))
     throw std::runtime_error("--attach variant.json: the run writes a file of that name itself (the scenario has vars)");
+  std::map<std::string, std::string> attached;  // NAME -> the file's bytes
   for (const auto& [name, path] : attach_paths) {
     std::error_code ec;
     if (std::filesystem::is_regular_file(path, ec) && std::filesystem::file_size(path, ec) > kMaxAttachBytes)
