@@ -275,11 +275,20 @@ void InvariantChecker::finish(const std::vector<Stuck>& reported) {
   std::set<std::string> named;
   for (const Stuck& s : reported)
     if (!s.reason.empty()) named.insert(s.task);
+  // edge_triggered_wake: with nothing running, one iteration per wake; a READY SUB entry too large for
+  // the idle pool goes back to the tail and ends the SUB pass, so the SUB work behind it waits for a
+  // wake that may never come. (The seed's repeats let it run, and a wake runs one iteration, so it is
+  // READY work left only when no such entry is queued.)
+  std::vector<bool> sub_blocked(runs_count(), false);
+  if (switches_[Switch::kEdgeTriggeredWake])
+    for (const TaskModel& t : tasks_)
+      if (t.state == TaskState::kReady && is_sub(t.kind) && t.members > idle_sub) sub_blocked[t.run] = true;
   for (const TaskModel& t : tasks_) {
     if (is_terminal(t.state)) continue;
     // whole_run_fifo: a READY task of a run that is not active cannot run.
     const bool waits_for_its_run = switches_[Switch::kWholeRunFifo] && t.run != active_run();
-    if (!running && t.state == TaskState::kReady && !waits_for_its_run) {
+    const bool waits_for_a_wake = is_sub(t.kind) && sub_blocked[t.run];
+    if (!running && t.state == TaskState::kReady && !waits_for_its_run && !waits_for_a_wake) {
       const bool could_run =
           is_sub(t.kind) ? t.members <= idle_sub
           : t.kind == TaskKind::kSingle

@@ -226,7 +226,7 @@ bool Replay::raise_run(const std::string& message, std::size_t from_inner, std::
     unwound_ = true;
     for (std::size_t i = from_inner; i < scenario_->trace.size(); ++i)
       rest(scenario_->trace[i], i == from_inner ? batch_from : 0, run);
-    return cancelled;
+    return cancelled || core_->loop_woken();  // edge_triggered_wake: a raise is a wake
   }
   const OpSpec& run_op = scenario_->trace[op_];
   const RunId run = runs_[op_];
@@ -236,7 +236,8 @@ bool Replay::raise_run(const std::string& message, std::size_t from_inner, std::
   const std::uint64_t promotions = core_->promotions();
   core_->end_run();
   phase_ = Phase::kWait;  // after a raise the driver waits for the run, with or without whole_run_fifo
-  return cancelled || core_->promotions() != promotions;
+  // edge_triggered_wake: a raise and a callback's end are wakes (Scheduler::loop_woken()).
+  return cancelled || core_->promotions() != promotions || core_->loop_woken();
 }
 
 bool Replay::run_next_in_run(const OpSpec& run, double now) {
@@ -252,13 +253,13 @@ bool Replay::run_next_in_run(const OpSpec& run, double now) {
       ready_at_ = now;
       if (!core_->switches()[Switch::kWholeRunFifo]) {
         phase_ = Phase::kWait;  // Worker.run drains before the next op
-        return false;
+        return core_->loop_woken();  // edge_triggered_wake: a callback's end is a wake
       }
       // whole_run_fifo: a callback that returned ends the op at once (Worker.submit returned). Should its
       // run's end promote another run, the scheduler looks at that run's READY tasks (with one callback
       // open at a time the run ending here is the newest admitted: a guard, not a path of the replay).
       advance();
-      return core_->promotions() != promotions;
+      return core_->promotions() != promotions || core_->loop_woken();  // a callback's end is a wake
     }
     case Phase::kWait:
       ready_at_ = now;

@@ -86,10 +86,12 @@ class FakeDriver {
   SubmitRequest group_request(const std::string& name, std::vector<std::int64_t> workers) const;
 
   // The open callback raises now (Scheduler::raise_run); when the core cancelled tasks
-  // (run_cancellation), the scheduler iterates at this instant, as the replay does. Returns how many.
+  // (run_cancellation) or the raise woke a parked loop (edge_triggered_wake), the scheduler iterates
+  // at this instant, as the replay does. Returns how many were cancelled.
   std::size_t raise(const std::string& message);
   // The open callback returns (end_run) or raises and returns; when that promoted the next run
-  // (whole_run_fifo), the scheduler iterates at this instant, as the replay does.
+  // (whole_run_fifo) or woke a parked loop (edge_triggered_wake), the scheduler iterates at this
+  // instant, as the replay does.
   void end_run();
   std::size_t raise_and_end(const std::string& message);
 

@@ -68,7 +68,9 @@ class Replay {
   double earliest_start() const;
   // True when the next op can run now (a drain needs every submitted task terminal).
   bool next_enabled() const;
-  // Runs the next op at time `now`. Returns true when it submitted something (the scheduler must look).
+  // Runs the next op at time `now`. Returns true when the scheduler must look: the op submitted
+  // something (accepted or not), raised a callback that cancelled or promoted, ended a callback that
+  // promoted, or, with edge_triggered_wake, ended or raised a callback (a wake: Scheduler::loop_woken()).
   bool run_next(double now);
   // Records every task of the ops not yet run as not submitted (a replay that cannot go on).
   void unwind_rest();
