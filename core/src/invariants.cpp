@@ -279,15 +279,15 @@ void InvariantChecker::finish(const std::vector<Stuck>& reported) {
   // the idle pool goes back to the tail and ends the SUB pass, so the SUB work behind it waits for a
   // wake that may never come. (The seed's repeats let it run, and a wake runs one iteration, so it is
   // READY work left only when no such entry is queued.)
-  std::vector<bool> sub_blocked(runs_count(), false);
+  std::set<std::uint32_t> sub_blocked;  // runs with such an entry
   if (switches_[Switch::kEdgeTriggeredWake])
     for (const TaskModel& t : tasks_)
-      if (t.state == TaskState::kReady && is_sub(t.kind) && t.members > idle_sub) sub_blocked[t.run] = true;
+      if (t.state == TaskState::kReady && is_sub(t.kind) && t.members > idle_sub) sub_blocked.insert(t.run);
   for (const TaskModel& t : tasks_) {
     if (is_terminal(t.state)) continue;
     // whole_run_fifo: a READY task of a run that is not active cannot run.
     const bool waits_for_its_run = switches_[Switch::kWholeRunFifo] && t.run != active_run();
-    const bool waits_for_a_wake = is_sub(t.kind) && sub_blocked[t.run];
+    const bool waits_for_a_wake = is_sub(t.kind) && sub_blocked.count(t.run) > 0;
     if (!running && t.state == TaskState::kReady && !waits_for_its_run && !waits_for_a_wake) {
       const bool could_run =
           is_sub(t.kind) ? t.members <= idle_sub

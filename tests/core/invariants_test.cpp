@@ -339,6 +339,28 @@ TEST(Invariants, SubGroupTooLargeForThePoolIsStuckNotAViolation) {
   EXPECT_NO_THROW(f.checker().finish({{"t0", TaskState::kReady, "needs 3 SUB workers, the pool has 2"}}));
 }
 
+// edge_triggered_wake: SUB work behind an entry too large for the idle pool waits for a wake that may
+// never come: stuck, not READY work left. Without the switch, or without such an entry, it still fires.
+TEST(Invariants, SubWorkBehindATooLargeSubEntryWaitsForAWakeUnderEdgeTriggeredWake) {
+  const auto feed = [](Feed& f, bool big) {
+    f.submit(0, TaskKind::kSubGroup, {}, big ? 3 : 2);
+    f.ready(0, QueueKind::kSub);
+    f.submit(1, TaskKind::kSub, {});
+    f.ready(1, QueueKind::kSub);
+  };
+  const std::vector<Stuck> stuck = {{"t0", TaskState::kReady, "needs 3 SUB workers, the pool has 2"},
+                                    {"t1", TaskState::kReady, "READY in the SUB FIFO, never dispatched"}};
+  Feed edge(Switches{}.set(Switch::kEdgeTriggeredWake, true));
+  feed(edge, true);
+  EXPECT_NO_THROW(edge.checker().finish(stuck));
+  Feed seed;
+  feed(seed, true);
+  EXPECT_EQ(rule_of([&] { seed.checker().finish(stuck); }), "ready_work_left");
+  Feed fits(Switches{}.set(Switch::kEdgeTriggeredWake, true));
+  feed(fits, false);  // a group of 2 fits the idle pool: nothing it holds up
+  EXPECT_EQ(rule_of([&] { fits.checker().finish(stuck); }), "ready_work_left");
+}
+
 // run_cancellation: cancel_only_on_raise, and a cancelled task never dispatches.
 Switches cancellation() { return Switches{}.set(Switch::kRunCancellation, true); }
 
