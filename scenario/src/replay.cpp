@@ -285,9 +285,9 @@ bool Replay::run_next_in_run(const OpSpec& run, double now) {
       if (op.between_passes) {
         // Lands inside the next iteration, between its passes; a refusal raises the callback there.
         next_inner();
-        core_->land_between_passes([this, &op, at] {
-          for (std::size_t j = 0; j < op.ops.size(); ++j)
-            if (!submit(op.ops[j])) {
+        core_->land_between_passes([this, batch = &op, at] {
+          for (std::size_t j = 0; j < batch->ops.size(); ++j)
+            if (!submit(batch->ops[j])) {
               raise_run(raise_message(), at, j + 1);
               return;
             }
