@@ -118,7 +118,13 @@ void InvariantChecker::on_event(const Event& e) {
       if (!ok)
         fail("queue_matches_kind",
              who + " (" + std::string(to_string(t.kind)) + ") routed to the wrong queue");
-      if (t.kind == TaskKind::kGroup) group_fifo_.push_back(e.task);
+      if (t.kind == TaskKind::kGroup) {
+        if (e.between_passes) {
+          t.late = true;
+          t.after_clear_pass = !group_head(t.run).valid();
+        }
+        group_fifo_.push_back(e.task);
+      }
       break;
     }
     case EventKind::kGroupLaunched: {
@@ -131,6 +137,7 @@ void InvariantChecker::on_event(const Event& e) {
       if (group_head(g.run) != e.task) fail("group_fifo_head", who + " launched before the group FIFO head");
       group_fifo_.erase(it);
       g.state = TaskState::kRunning;
+      g.late = false;
       launching_ = e.task;
       launching_next_ = 0;
       break;
@@ -180,7 +187,14 @@ void InvariantChecker::on_event(const Event& e) {
         if (t.kind == TaskKind::kSingle) {
           if (w != targets_of(t)[0])
             fail("queue_matches_kind", who + " ran on " + worker_name(w) + ", not its target");
-          if (const TaskId h = group_head(t.run); h.valid()) {
+          const TaskId h = group_head(t.run);
+          if (h.valid() && tasks_[h.index()].late) {
+            // A group that landed between the passes, not yet looked at by a group pass.
+            const TaskModel& head = tasks_[h.index()];
+            if (switches_[Switch::kGroupBarrier] && head.after_clear_pass)
+              fail("barrier_held", who + " dispatched while group '" + name_of(head) +
+                                       "', READY between the passes, waits for the group pass");
+          } else if (h.valid()) {
             const TaskModel& head = tasks_[h.index()];
             const bool target_of_head = std::count(targets_of(head).begin(), targets_of(head).end(), w) > 0;
             if (all_idle(head) && target_of_head)
@@ -256,10 +270,12 @@ void InvariantChecker::on_event(const Event& e) {
       ended_runs_[r] = true;
       break;
     }
+    case EventKind::kGroupBlocked:  // a group pass looked at this head
+      task(e.task).late = false;
+      break;
     case EventKind::kPending:
     case EventKind::kReject:
     case EventKind::kNotSubmitted:
-    case EventKind::kGroupBlocked:
     case EventKind::kGroupStall:
     case EventKind::kReservationStall:
       break;

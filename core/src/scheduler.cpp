@@ -1041,6 +1041,19 @@ void Scheduler::reserve_for_blocked_head(const Task& head) {
   }
 }
 
+// The group_barrier seam (#1754): may the singles pass place a single now? In an iteration whose group
+// pass ended without a blocked head, the group FIFO holds a READY group only when one turned READY after
+// that pass (a between_passes batch; with atomic instants never): with the switch on, the barrier then
+// holds (the single popped goes back to the tail of its worker's FIFO, the singles pass stops and the
+// group pass runs again). Off, singles are placed and may take the late group's targets. Only the
+// head is read: entries no longer READY are popped first, as the group pass would pop them.
+bool Scheduler::barrier_holds() {
+  if (!options_.switches[Switch::kGroupBarrier] || iteration_head_.valid()) return false;
+  while (!group_fifo_.empty() && tasks_[group_fifo_.front().index()].state != TaskState::kReady)
+    group_fifo_.pop_front();
+  return !group_fifo_.empty();
+}
+
 bool Scheduler::stall_condition(const Task& head) const {
   if (!options_.switches[Switch::kGroupReservation]) return true;  // being the blocked head is the stall
   for (std::uint32_t m = 0; m < head.members; ++m) {
@@ -1109,7 +1122,10 @@ void Scheduler::report_stall() {
 // ---------------------------------------------------------------------------------------------
 // Singles and SUB passes
 
-void Scheduler::singles_pass() {
+bool Scheduler::singles_pass() {
+  // Nothing the singles pass does changes the group FIFO or the last group pass's head: one answer
+  // holds for every single it pops.
+  const bool barrier = barrier_holds();
   for (std::uint32_t w = runnable_.first(); w != IndexSet::kNone; w = runnable_.next(w + 1)) {
     if (reserved_flag_[w]) continue;  // held for the blocked group head; stays runnable
     WorkerState& ws = workers_[w];
@@ -1121,11 +1137,16 @@ void Scheduler::singles_pass() {
     }
     const TaskId head = ws.fifo.front();
     ws.fifo.pop_front();
+    if (barrier) {
+      ws.fifo.push_back(head);  // back to the tail of its worker's FIFO (which stays non-empty: runnable)
+      return false;
+    }
     set_state(head, TaskState::kRunning);
     Target target;
     target.worker = ws.id;
     dispatch_member(head, 0, target);
   }
+  return true;
 }
 
 void Scheduler::sub_pass() {
@@ -1158,8 +1179,22 @@ const std::vector<Dispatch>& Scheduler::iterate() {
   // This iteration takes every wake posted so far, a promotion in step 1 included; one posted during
   // the passes below (a between_passes batch) asks for the next iteration.
   wake_ = false;
+  landed_ = false;
   group_pass();
-  singles_pass();
+  if (between_passes_) {  // a batch racing the scheduler lands now (land_between_passes)
+    std::function<void()> land = std::move(between_passes_);
+    between_passes_ = nullptr;
+    struct Landing {  // reset even when `land` throws (a driver's misuse)
+      bool& flag;
+      ~Landing() { flag = false; }
+    } landing{landing_};
+    landing_ = true;
+    land();
+    landed_ = true;
+  }
+  // group_barrier: a singles pass the barrier stopped is followed by the group pass again, then the
+  // singles pass (which checks again only when that group pass has no blocked head).
+  while (!singles_pass()) group_pass();
   sub_pass();
   track_stall();
   return out_;
@@ -1185,6 +1220,14 @@ bool Scheduler::loop_continues(std::size_t idle) const {
 }
 
 bool Scheduler::loop_woken() const { return loop_parks() && wake_; }
+
+void Scheduler::land_between_passes(std::function<void()> land) {
+  if (between_passes_ || landing_)
+    throw CoreError(CoreErrorCode::kRunOrder,
+                    "land_between_passes: a between_passes batch is already waiting for the next iteration");
+  between_passes_ = std::move(land);
+  wake_ = true;  // the batch is a wake: under edge_triggered_wake the next iteration runs to land it
+}
 
 WorkerId Scheduler::target(TaskId task, std::uint32_t member) const {
   const Task& t = task_at(task);

@@ -1,6 +1,7 @@
 #include "dirsched/replay.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <utility>
 
 namespace dirsched {
@@ -282,6 +283,18 @@ bool Replay::run_next_in_run(const OpSpec& run, double now) {
     case OpKind::kRaise:
       return raise_run(op.message, at + 1, 0);
     case OpKind::kBatch:
+      if (op.between_passes) {
+        // Lands inside the next iteration, between its passes; a refusal raises the callback there.
+        next_inner();
+        core_->land_between_passes([this, batch = &op, at] {
+          for (std::size_t j = 0; j < batch->ops.size(); ++j)
+            if (!submit(batch->ops[j])) {
+              raise_run(raise_message(), at, j + 1);
+              return;
+            }
+        });
+        return true;
+      }
       for (std::size_t j = 0; j < op.ops.size(); ++j)
         if (!submit(op.ops[j])) {
           raise_run(raise_message(), at, j + 1);
@@ -322,6 +335,26 @@ bool Replay::run_next(double now) {
       advance();
       return false;
     case OpKind::kBatch:
+      if (op.between_passes) {
+        // Lands inside the next iteration, between its passes; the op is over here. A streamed op is
+        // replaced by the next one at advance(), so the hook keeps a copy of it; an op of a trace held
+        // whole stays where it is (op_of() points at it). A refusal there unwinds the rest of the
+        // batch, then every later op.
+        ready_at_ = now;
+        std::shared_ptr<const OpSpec> copy = pulled() ? std::make_shared<const OpSpec>(op) : nullptr;
+        const OpSpec* batch = copy ? copy.get() : &op;
+        core_->land_between_passes([this, batch, copy] {
+          for (std::size_t j = 0; j < batch->ops.size(); ++j)
+            if (!submit(batch->ops[j])) {
+              raise_implicit();
+              for (std::size_t k = j + 1; k < batch->ops.size(); ++k) not_submitted(batch->ops[k]);
+              unwind_from(op_, 0);
+              return;
+            }
+        });
+        advance();
+        return true;
+      }
       for (std::size_t j = 0; j < op.ops.size(); ++j)
         if (!submit(op.ops[j])) {
           raise_implicit();

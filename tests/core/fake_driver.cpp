@@ -161,6 +161,16 @@ std::vector<SubmitResult> FakeDriver::batch(const std::vector<SubmitRequest>& re
   return results;
 }
 
+std::vector<SubmitResult> FakeDriver::between_passes(const std::vector<SubmitRequest>& requests) {
+  core_->set_time(now_);
+  std::vector<SubmitResult> results;
+  core_->land_between_passes([&] {
+    for (const SubmitRequest& r : requests) results.push_back(core_->submit(r));
+  });
+  settle();
+  return results;
+}
+
 void FakeDriver::carry_out(const std::vector<Dispatch>& dispatches) {
   for (const Dispatch& d : dispatches) {
     const std::string name(core_->name(d.task));

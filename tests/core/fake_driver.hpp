@@ -81,6 +81,9 @@ class FakeDriver {
   SubmitResult submit(const SubmitRequest& request);  // raw, then iterate
   // Submits every request before the scheduler looks, then iterates.
   std::vector<SubmitResult> batch(const std::vector<SubmitRequest>& requests);
+  // A between_passes batch: the requests land inside the next iteration, after its group pass and
+  // before its singles pass (Scheduler::land_between_passes); the scheduler iterates at once.
+  std::vector<SubmitResult> between_passes(const std::vector<SubmitRequest>& requests);
   SubmitRequest single_request(const std::string& name, std::int64_t worker,
                                std::vector<Arg> args = {}) const;
   SubmitRequest group_request(const std::string& name, std::vector<std::int64_t> workers) const;

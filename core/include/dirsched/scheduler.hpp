@@ -38,8 +38,12 @@
 //      on (#1565, head_reservation and later presets)  all of its targets, for this iteration only
 //                        (re-decided every iteration, so the reservation ends the iteration the
 //                        group launches).
+//    A batch racing the scheduler lands here, when a driver handed one (land_between_passes()).
 // 3. Singles pass: in registration order, every idle worker with queued work gets its FIFO head,
-//    unless the group pass reserved it.
+//    unless the group pass reserved it. The switch group_barrier's one decision, barrier_holds(): on
+//    (#1754), after a group pass without a blocked head, a READY group in the group FIFO (one that
+//    landed between the passes) sends the first READY single popped back to the tail of its worker's
+//    FIFO and stops the singles pass; the iteration runs the group pass again, then the singles pass.
 // 4. SUB pass: in FIFO order, a single takes the lowest-index idle SUB worker, a group of N the N
 //    lowest. An entry that does not fit goes back to the tail and ends the pass.
 //
@@ -107,6 +111,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -292,11 +297,20 @@ class Scheduler {
   // (kUnknownTask, kUnknownMember, kNotRunning, kDoubleReport) and records nothing on misuse.
   void report(TaskId task, std::uint32_t member, Outcome outcome);
 
-  // Posts a wake (see the header comment): the next iteration's passes look. The hook for a
-  // between_passes batch (group_barrier's engineer): its submits land after an iteration's group pass,
-  // so the batch calls wake() after them and the loop runs the next iteration for it, whether or not a
-  // task turned READY. Nothing else needs to call it: the core posts every other wake itself.
+  // Posts a wake (see the header comment): the next iteration's passes look. A
+  // between_passes batch landing is one (iterate() posts it); nothing else outside the core needs to
+  // call it: the core posts every other wake itself.
   void wake() { wake_ = true; }
+  // A batch racing the scheduler (a `between_passes` batch; upstream's test hook after_group_phase_cb):
+  // the next iterate() calls `land` once, after its group pass and before its singles pass. `land`
+  // makes the batch's submits through this core, and whatever the orchestration does at once (a
+  // fail-fast or abort: not_submitted, raise_run, end_run); it must not iterate() or report(). Every
+  // event emitted meanwhile carries Event::between_passes. The driver iterates right after handing one
+  // (Replay::run_next returns true): the pending batch is not part of dump() or encode(). One at a time:
+  // handing a second before the next iterate() throws CoreError(kRunOrder).
+  void land_between_passes(std::function<void()> land);
+  // Did the last iterate() land a batch? run_instant counts that iteration as a wake (its submits are).
+  bool landed_between_passes() const { return landed_; }
 
   // --- decisions ---
   // One scheduler iteration. The returned vector is reused by the next call.
@@ -473,6 +487,7 @@ class Scheduler {
   std::optional<Rejection> validate(const SubmitRequest& r, std::vector<std::uint32_t>& targets) const;
   void emit(Event& e) {
     e.t = now_;
+    e.between_passes = landing_;
     if (observer_) observer_->on_event(e);
   }
   Event event_for(EventKind kind, TaskId id) const;
@@ -484,7 +499,8 @@ class Scheduler {
   void dispatch_member(TaskId id, std::uint32_t member, Target target);
   void group_pass();
   void reserve_for_blocked_head(const Task& head);
-  void singles_pass();
+  bool barrier_holds();
+  bool singles_pass();  // false: the barrier stopped it (group_barrier)
   void track_stall();
   bool stall_condition(const Task& head) const;
   void report_stall();
@@ -567,6 +583,12 @@ class Scheduler {
   double episode_start_ = 0;
   double head_since_ = 0;  // when stall_head_ became the blocked head
 
+  // A batch handed to land between the next iteration's passes, while it lands, and whether the last
+  // iteration landed one.
+  std::function<void()> between_passes_;
+  bool landing_ = false;
+  bool landed_ = false;
+
   std::vector<Completion> inbox_;
   bool wake_ = false;  // a wake posted since the last iteration's step 1 (the loop rule)
   std::vector<Dispatch> out_;
@@ -597,10 +619,11 @@ void report_in_dispatch_order(Scheduler& scheduler, std::vector<MemberEnd>& ends
 
 // Runs the iterations of one instant: iterate() while scheduler.loop_continues() says so (the loop rule
 // of the switches edge_triggered_wake and busy_poll; with both off, until as many consecutive iterations
-// as the SUB FIFO holds entries, at least one, dispatched nothing). `carry_out(dispatches)` is called
-// after every iteration; it may report() completions that came due at once, which the next iteration
-// applies (a report is a wake). Returns the number of iterations run: 0 when the loop is parked and
-// nothing woke it (edge_triggered_wake), at least 1 otherwise.
+// as the SUB FIFO holds entries, at least one, dispatched nothing; an iteration that landed a
+// between_passes batch counts as one that dispatched). `carry_out(dispatches)` is called after every
+// iteration; it may report() completions that came due at once, which the next iteration applies (a
+// report is a wake). Returns the number of iterations run: 0 when the loop is parked and nothing woke
+// it (edge_triggered_wake), at least 1 otherwise.
 template <typename CarryOut>
 std::size_t run_instant(Scheduler& scheduler, CarryOut&& carry_out) {
   std::size_t idle = 0;
@@ -608,7 +631,9 @@ std::size_t run_instant(Scheduler& scheduler, CarryOut&& carry_out) {
   while (scheduler.loop_continues(idle)) {
     const std::vector<Dispatch>& dispatches = scheduler.iterate();
     ++iterations;
-    const bool dispatched = !dispatches.empty();
+    // An iteration that landed a between_passes batch counts as one that dispatched: the batch's
+    // submits are a wake, so the iterations go on and the next group pass sees what it submitted.
+    const bool dispatched = !dispatches.empty() || scheduler.landed_between_passes();
     carry_out(dispatches);
     idle = dispatched ? 0 : idle + 1;
   }

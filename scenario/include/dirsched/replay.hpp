@@ -6,6 +6,9 @@
 //   caller then runs the scheduler's iterations (run_instant), once per op (a batch is one op).
 // - A submit the core refuses with kRunFailed (fail-fast) or, under on_reject "abort", any refusal
 //   unwinds the orchestration: every task of the remaining ops is recorded not_submitted.
+// - A batch with `between_passes` ends its op at once and hands its submits to the core
+//   (Scheduler::land_between_passes): they run inside the first iteration the caller then runs, after
+//   its group pass and before its singles pass; a refusal there unwinds as in any batch.
 // - `drain` may run only when every submitted task is terminal; `sleep` and `at_s` only delay.
 // - A `generate` block (Scenario::generate) is replayed from an OpGenerator: one op exists at a time
 //   and nothing is kept per task (a generated op has the callable's cost and never fails).
