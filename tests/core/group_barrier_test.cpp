@@ -173,5 +173,21 @@ TEST(GroupBarrier, OneBatchAtATime) {
   }
 }
 
+TEST(GroupBarrier, UnderEdgeTriggeredWakeAHandedBatchIsAWakeAndLands) {
+  // edge_triggered_wake: the loop is parked (nothing ran, nothing woke it) when the batch is handed; the
+  // batch is a wake, so the next iteration runs and lands it, and the group barrier reacts as without
+  // the loop switch. Without that wake the batch would wait for an unrelated wake and nothing would run.
+  for (const bool barrier : {false, true}) {
+    Scheduler::Options o = with({Switch::kEdgeTriggeredWake});
+    o.switches.set(Switch::kGroupBarrier, barrier);
+    FakeDriver d(Builder().chip(0).chip(1), o);
+    d.between_passes({d.single_request("s", 0), d.group_request("g", {0, 1})});
+    d.run();
+    EXPECT_EQ(d.state("s"), TaskState::kCompleted) << "barrier " << barrier;
+    EXPECT_EQ(d.state("g"), TaskState::kCompleted) << "barrier " << barrier;
+    EXPECT_EQ(d.dispatches(), barrier ? (V{"g[0]@0", "g[1]@1", "s@0"}) : (V{"s@0", "g[0]@0", "g[1]@1"}));
+  }
+}
+
 }  // namespace
 }  // namespace dirsched::testing
