@@ -69,6 +69,17 @@ grep -q "dispatch order from position 1: #1565 s@1, g\[0\]@1, g\[1\]@2, e@2; #15
 grep -q "^  whole_run_fifo  *differs, as the whole change does$" "$tmp/out" || { no "whole_run_fifo alone"; cat "$tmp/out"; }
 grep -q "^  run_cancellation  *no difference alone$" "$tmp/out" || no "run_cancellation alone: no difference"
 
+# registration_order_completions (#1754, beside the unbuilt busy_poll and group_barrier): the one built
+# switch of the change moves the consumers on worker 3.
+"$dirsched" bisect "$sc/ladder-registration-order-completions.json" >"$tmp/out" 2>&1
+[[ $? == 1 ]] || no "registration_order_completions: exit 1"
+grep -q "^first change that alters the run: #1754 (registration_order_completions, busy_poll\*, group_barrier\*)$" "$tmp/out" ||
+  { no "names #1754"; cat "$tmp/out"; }
+grep -q "dispatch order from position 4: #1729 cs@3, cg@3, cp@3; #1754 cp@3, cg@3, cs@3" "$tmp/out" ||
+  { no "registration order"; cat "$tmp/out"; }
+grep -q "^  registration_order_completions  *differs, as the whole change does$" "$tmp/out" || { no "the switch alone"; cat "$tmp/out"; }
+grep -q "^  busy_poll  *not built$" "$tmp/out" || no "busy_poll not built"
+
 # --json: the same report as data.
 "$dirsched" bisect "$sc/ladder-view-deps.json" --json >"$tmp/j" 2>"$tmp/err"
 [[ $? == 1 ]] || no "--json: exit 1"
