@@ -118,7 +118,13 @@ void InvariantChecker::on_event(const Event& e) {
       if (!ok)
         fail("queue_matches_kind",
              who + " (" + std::string(to_string(t.kind)) + ") routed to the wrong queue");
-      if (t.kind == TaskKind::kGroup) group_fifo_.push_back(e.task);
+      if (t.kind == TaskKind::kGroup) {
+        if (e.between_passes) {
+          t.late = true;
+          t.after_clear_pass = !group_head(t.run).valid();
+        }
+        group_fifo_.push_back(e.task);
+      }
       break;
     }
     case EventKind::kGroupLaunched: {
@@ -131,6 +137,7 @@ void InvariantChecker::on_event(const Event& e) {
       if (group_head(g.run) != e.task) fail("group_fifo_head", who + " launched before the group FIFO head");
       group_fifo_.erase(it);
       g.state = TaskState::kRunning;
+      g.late = false;
       launching_ = e.task;
       launching_next_ = 0;
       break;
@@ -180,7 +187,14 @@ void InvariantChecker::on_event(const Event& e) {
         if (t.kind == TaskKind::kSingle) {
           if (w != targets_of(t)[0])
             fail("queue_matches_kind", who + " ran on " + worker_name(w) + ", not its target");
-          if (const TaskId h = group_head(t.run); h.valid()) {
+          const TaskId h = group_head(t.run);
+          if (h.valid() && tasks_[h.index()].late) {
+            // A group that landed between the passes, not yet looked at by a group pass.
+            const TaskModel& head = tasks_[h.index()];
+            if (switches_[Switch::kGroupBarrier] && head.after_clear_pass)
+              fail("barrier_held", who + " dispatched while group '" + name_of(head) +
+                                       "', READY between the passes, waits for the group pass");
+          } else if (h.valid()) {
             const TaskModel& head = tasks_[h.index()];
             const bool target_of_head = std::count(targets_of(head).begin(), targets_of(head).end(), w) > 0;
             if (all_idle(head) && target_of_head)
@@ -272,10 +286,12 @@ void InvariantChecker::on_event(const Event& e) {
       ended_runs_[r] = true;
       break;
     }
+    case EventKind::kGroupBlocked:  // a group pass looked at this head
+      task(e.task).late = false;
+      break;
     case EventKind::kPending:
     case EventKind::kReject:
     case EventKind::kNotSubmitted:
-    case EventKind::kGroupBlocked:
     case EventKind::kGroupStall:
     case EventKind::kReservationStall:
       break;
@@ -291,11 +307,20 @@ void InvariantChecker::finish(const std::vector<Stuck>& reported) {
   std::set<std::string> named;
   for (const Stuck& s : reported)
     if (!s.reason.empty()) named.insert(s.task);
+  // edge_triggered_wake: with nothing running, one iteration per wake; a READY SUB entry too large for
+  // the idle pool goes back to the tail and ends the SUB pass, so the SUB work behind it waits for a
+  // wake that may never come. (The seed's repeats let it run, and a wake runs one iteration, so it is
+  // READY work left only when no such entry is queued.)
+  std::set<std::uint32_t> sub_blocked;  // runs with such an entry
+  if (switches_[Switch::kEdgeTriggeredWake])
+    for (const TaskModel& t : tasks_)
+      if (t.state == TaskState::kReady && is_sub(t.kind) && t.members > idle_sub) sub_blocked.insert(t.run);
   for (const TaskModel& t : tasks_) {
     if (is_terminal(t.state)) continue;
     // whole_run_fifo: a READY task of a run that is not active cannot run.
     const bool waits_for_its_run = switches_[Switch::kWholeRunFifo] && t.run != active_run();
-    if (!running && t.state == TaskState::kReady && !waits_for_its_run) {
+    const bool waits_for_a_wake = is_sub(t.kind) && sub_blocked.count(t.run) > 0;
+    if (!running && t.state == TaskState::kReady && !waits_for_its_run && !waits_for_a_wake) {
       const bool could_run =
           is_sub(t.kind) ? t.members <= idle_sub
           : t.kind == TaskKind::kSingle

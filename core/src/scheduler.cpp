@@ -403,6 +403,7 @@ SubmitResult Scheduler::submit(const SubmitRequest& r) {
     emit(e);
   } else {
     make_ready(id);
+    wake_ = true;  // a submit whose task turned READY wakes the loop (the loop rule)
   }
   // Only now, the submit's events (deps, the poison cause) having named them.
   for (TaskId p : scratch_replaced_) release_last_writer(p);
@@ -529,6 +530,7 @@ std::size_t Scheduler::raise_run(const std::string& message) {
   RunInfo& r = runs_[open_run_.index()].info;
   if (r.raised) throw CoreError(CoreErrorCode::kRunOrder, "run '" + r.name + "' raised twice");
   r.raised = true;
+  wake_ = true;  // a raise wakes the loop (the loop rule), with or without run_cancellation
   if (!r.error) r.error = RunError{TaskId(), 0, message};  // a member failure stays its first error
   if (!r.implicit) {
     Event e{EventKind::kRunRaise};
@@ -592,6 +594,7 @@ void Scheduler::end_run(std::optional<std::string> raised) {
   RunInfo& r = runs_[run].info;
   if (r.implicit) return;  // the implicit run's callback is the whole trace: it never closes
   r.callback_ended = true;
+  wake_ = true;  // a callback's end wakes the loop (the loop rule)
   r.callback_end_s = now_;
   open_run_ = RunId();
   check_run_end(run);
@@ -634,6 +637,7 @@ void Scheduler::promote() {
   active_run_ = run_fifo_.empty() ? RunId() : RunId(run_fifo_.front());
   if (!active_run_.valid()) return;
   ++promotions_;
+  wake_ = true;  // a promotion wakes the loop; during an iteration's step 1, that iteration takes it
   // Its READY tasks enter their queues in READY order: the next group pass sees every READY group of
   // the run before the singles pass places any single (as after a batch).
   std::vector<TaskId> parked;
@@ -847,6 +851,7 @@ void Scheduler::report(TaskId task, std::uint32_t member, Outcome outcome) {
                                                       std::to_string(member) + " is already reported");
   inbox_.push_back({task, member, outcome});
   slot.reported = true;
+  wake_ = true;  // the completions of an instant wake the loop (the loop rule)
 }
 
 // The registration_order_completions seam (#1754): the order of one instant's ends.
@@ -1061,6 +1066,19 @@ void Scheduler::reserve_for_blocked_head(const Task& head) {
   }
 }
 
+// The group_barrier seam (#1754): may the singles pass place a single now? In an iteration whose group
+// pass ended without a blocked head, the group FIFO holds a READY group only when one turned READY after
+// that pass (a between_passes batch; with atomic instants never): with the switch on, the barrier then
+// holds (the single popped goes back to the tail of its worker's FIFO, the singles pass stops and the
+// group pass runs again). Off, singles are placed and may take the late group's targets. Only the
+// head is read: entries no longer READY are popped first, as the group pass would pop them.
+bool Scheduler::barrier_holds() {
+  if (!options_.switches[Switch::kGroupBarrier] || iteration_head_.valid()) return false;
+  while (!group_fifo_.empty() && tasks_[group_fifo_.front().index()].state != TaskState::kReady)
+    group_fifo_.pop_front();
+  return !group_fifo_.empty();
+}
+
 bool Scheduler::stall_condition(const Task& head) const {
   if (!options_.switches[Switch::kGroupReservation]) return true;  // being the blocked head is the stall
   for (std::uint32_t m = 0; m < head.members; ++m) {
@@ -1129,7 +1147,10 @@ void Scheduler::report_stall() {
 // ---------------------------------------------------------------------------------------------
 // Singles and SUB passes
 
-void Scheduler::singles_pass() {
+bool Scheduler::singles_pass() {
+  // Nothing the singles pass does changes the group FIFO or the last group pass's head: one answer
+  // holds for every single it pops.
+  const bool barrier = barrier_holds();
   for (std::uint32_t w = runnable_.first(); w != IndexSet::kNone; w = runnable_.next(w + 1)) {
     if (reserved_flag_[w]) continue;  // held for the blocked group head; stays runnable
     WorkerState& ws = workers_[w];
@@ -1141,11 +1162,16 @@ void Scheduler::singles_pass() {
     }
     const TaskId head = ws.fifo.front();
     ws.fifo.pop_front();
+    if (barrier) {
+      ws.fifo.push_back(head);  // back to the tail of its worker's FIFO (which stays non-empty: runnable)
+      return false;
+    }
     set_state(head, TaskState::kRunning);
     Target target;
     target.worker = ws.id;
     dispatch_member(head, 0, target);
   }
+  return true;
 }
 
 void Scheduler::sub_pass() {
@@ -1175,11 +1201,57 @@ const std::vector<Dispatch>& Scheduler::iterate() {
   // Step 1. apply() may route consumers, never dispatch, so the inbox cannot grow meanwhile.
   for (std::size_t i = 0; i < inbox_.size(); ++i) apply(inbox_[i], i == 0);
   inbox_.clear();
+  // This iteration takes every wake posted so far, a promotion in step 1 included; one posted during
+  // the passes below (a between_passes batch) asks for the next iteration.
+  wake_ = false;
+  landed_ = false;
   group_pass();
-  singles_pass();
+  if (between_passes_) {  // a batch racing the scheduler lands now (land_between_passes)
+    std::function<void()> land = std::move(between_passes_);
+    between_passes_ = nullptr;
+    struct Landing {  // reset even when `land` throws (a driver's misuse)
+      bool& flag;
+      ~Landing() { flag = false; }
+    } landing{landing_};
+    landing_ = true;
+    land();
+    landed_ = true;
+  }
+  // group_barrier: a singles pass the barrier stopped is followed by the group pass again, then the
+  // singles pass (which checks again only when that group pass has no blocked head).
+  while (!singles_pass()) group_pass();
   sub_pass();
   track_stall();
   return out_;
+}
+
+// The loop rule (header comment): the one decision point of edge_triggered_wake and of busy_poll.
+bool Scheduler::loop_continues(std::size_t idle) const {
+  // The seed's loop does not park while a ready queue holds work: it repeats until as many consecutive
+  // iterations as the (active run's) SUB FIFO holds entries, at least one, dispatched nothing, so that
+  // the SUB entries behind one that went back to the tail get their turn; and it applies every end.
+  const std::size_t needed = std::max<std::size_t>(1, sub_fifo_.size());
+  const bool repeat = idle < needed || !inbox_.empty();
+  // edge_triggered_wake (#1612): off, that is the whole rule (busy_poll alone changes nothing: the loop
+  // never parks anyway). On, the loop parks after a pass and a wake runs exactly one iteration.
+  if (!loop_parks()) return repeat;
+  if (wake_) return true;
+  // busy_poll (#1754): while a member runs the loop does not park: the seed's repeats, until an
+  // iteration ends with no member running. Settled here: this holds for every call, so an op that
+  // wakes nothing (a submit left PENDING, a rejection) while members run is looked at as the seed's
+  // loop looks at it. Staging (#1583) is not built: once it is, a member staged on a worker counts here
+  // as running does (upstream: "running or staged").
+  return options_.switches[Switch::kBusyPoll] && running_members_ > 0 && repeat;
+}
+
+bool Scheduler::loop_woken() const { return loop_parks() && wake_; }
+
+void Scheduler::land_between_passes(std::function<void()> land) {
+  if (between_passes_ || landing_)
+    throw CoreError(CoreErrorCode::kRunOrder,
+                    "land_between_passes: a between_passes batch is already waiting for the next iteration");
+  between_passes_ = std::move(land);
+  wake_ = true;  // the batch is a wake: under edge_triggered_wake the next iteration runs to land it
 }
 
 WorkerId Scheduler::target(TaskId task, std::uint32_t member) const {

@@ -88,6 +88,7 @@ void EventLog::on_event(const Event& e) {
     o += "\",\"run\":" + json_string(e.name);
     if (e.kind == EventKind::kRunRaise) o += ",\"message\":" + json_string(e.message);
     if (e.kind == EventKind::kRunEnd) o += e.run_failed ? ",\"outcome\":\"FAILED\"" : ",\"outcome\":\"COMPLETED\"";
+    if (e.between_passes) o += ",\"between_passes\":true";
     o += "}\n";
     if (!path_.empty()) write_line();
     return;
@@ -178,6 +179,8 @@ void EventLog::on_event(const Event& e) {
     case EventKind::kRunEnd:
       break;
   }
+  // Emitted while a between_passes batch landed (a file without one never writes the field).
+  if (e.between_passes) o += ",\"between_passes\":true";
   o += "}\n";
   if (!path_.empty()) write_line();
 }

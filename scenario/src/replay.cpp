@@ -1,6 +1,7 @@
 #include "dirsched/replay.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <utility>
 
 namespace dirsched {
@@ -226,7 +227,7 @@ bool Replay::raise_run(const std::string& message, std::size_t from_inner, std::
     unwound_ = true;
     for (std::size_t i = from_inner; i < scenario_->trace.size(); ++i)
       rest(scenario_->trace[i], i == from_inner ? batch_from : 0, run);
-    return cancelled;
+    return cancelled || core_->loop_woken();  // edge_triggered_wake: a raise is a wake
   }
   const OpSpec& run_op = scenario_->trace[op_];
   const RunId run = runs_[op_];
@@ -236,7 +237,8 @@ bool Replay::raise_run(const std::string& message, std::size_t from_inner, std::
   const std::uint64_t promotions = core_->promotions();
   core_->end_run();
   phase_ = Phase::kWait;  // after a raise the driver waits for the run, with or without whole_run_fifo
-  return cancelled || core_->promotions() != promotions;
+  // edge_triggered_wake: a raise and a callback's end are wakes (Scheduler::loop_woken()).
+  return cancelled || core_->promotions() != promotions || core_->loop_woken();
 }
 
 bool Replay::run_next_in_run(const OpSpec& run, double now) {
@@ -252,13 +254,13 @@ bool Replay::run_next_in_run(const OpSpec& run, double now) {
       ready_at_ = now;
       if (!core_->switches()[Switch::kWholeRunFifo]) {
         phase_ = Phase::kWait;  // Worker.run drains before the next op
-        return false;
+        return core_->loop_woken();  // edge_triggered_wake: a callback's end is a wake
       }
       // whole_run_fifo: a callback that returned ends the op at once (Worker.submit returned). Should its
       // run's end promote another run, the scheduler looks at that run's READY tasks (with one callback
       // open at a time the run ending here is the newest admitted: a guard, not a path of the replay).
       advance();
-      return core_->promotions() != promotions;
+      return core_->promotions() != promotions || core_->loop_woken();  // a callback's end is a wake
     }
     case Phase::kWait:
       ready_at_ = now;
@@ -281,6 +283,18 @@ bool Replay::run_next_in_run(const OpSpec& run, double now) {
     case OpKind::kRaise:
       return raise_run(op.message, at + 1, 0);
     case OpKind::kBatch:
+      if (op.between_passes) {
+        // Lands inside the next iteration, between its passes; a refusal raises the callback there.
+        next_inner();
+        core_->land_between_passes([this, batch = &op, at] {
+          for (std::size_t j = 0; j < batch->ops.size(); ++j)
+            if (!submit(batch->ops[j])) {
+              raise_run(raise_message(), at, j + 1);
+              return;
+            }
+        });
+        return true;
+      }
       for (std::size_t j = 0; j < op.ops.size(); ++j)
         if (!submit(op.ops[j])) {
           raise_run(raise_message(), at, j + 1);
@@ -321,6 +335,26 @@ bool Replay::run_next(double now) {
       advance();
       return false;
     case OpKind::kBatch:
+      if (op.between_passes) {
+        // Lands inside the next iteration, between its passes; the op is over here. A streamed op is
+        // replaced by the next one at advance(), so the hook keeps a copy of it; an op of a trace held
+        // whole stays where it is (op_of() points at it). A refusal there unwinds the rest of the
+        // batch, then every later op.
+        ready_at_ = now;
+        std::shared_ptr<const OpSpec> copy = pulled() ? std::make_shared<const OpSpec>(op) : nullptr;
+        const OpSpec* batch = copy ? copy.get() : &op;
+        core_->land_between_passes([this, batch, copy] {
+          for (std::size_t j = 0; j < batch->ops.size(); ++j)
+            if (!submit(batch->ops[j])) {
+              raise_implicit();
+              for (std::size_t k = j + 1; k < batch->ops.size(); ++k) not_submitted(batch->ops[k]);
+              unwind_from(op_, 0);
+              return;
+            }
+        });
+        advance();
+        return true;
+      }
       for (std::size_t j = 0; j < op.ops.size(); ++j)
         if (!submit(op.ops[j])) {
           raise_implicit();

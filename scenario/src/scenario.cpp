@@ -358,6 +358,13 @@ OpSpec OpReader::op(const json& raw, const std::string& path, bool in_batch, std
       const json& ops = array_at(o, "ops");
       for (std::size_t i = 0; i < ops.size(); ++i)
         op.ops.push_back(this->op(ops[i], index_path(o.at("ops"), i), true, names));
+      // A batch racing the scheduler: its submits land between the passes of the next iteration.
+      if (const json* between = o.get("between_passes")) {
+        if (!between->is_boolean()) o.fail("expected a boolean, found " + Obj::type_of(*between), "between_passes");
+        op.between_passes = between->get<bool>();
+        if (op.between_passes && op.ops.empty())
+          o.fail("a between_passes batch needs at least one submit", "ops");
+      }
       break;
     }
     case OpKind::kRun: {

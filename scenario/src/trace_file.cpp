@@ -168,6 +168,7 @@ class FastOp {
     kFail = 1u << 9,
     kS = 1u << 10,
     kOps = 1u << 11,
+    kBetweenPasses = 1u << 12,
   };
 
   // A failure stops the reading without an exception (the replay reads ops inside a SimGrid actor,
@@ -379,7 +380,9 @@ class FastOp {
     op.fail.clear();
     op.sleep_s = 0;
     op.ops.clear();
+    op.between_passes = false;
     unsigned seen = 0;
+    bool between_passes = false;
     std::string_view kind, task, callable;
     double at_s = 0, sleep_s = 0, duration = 0;
     bool fail = false;
@@ -455,6 +458,9 @@ class FastOp {
       } else if (is(key, "s")) {
         bit = kS;
         sleep_s = time();
+      } else if (is(key, "between_passes")) {
+        bit = kBetweenPasses;
+        between_passes = boolean();
       } else if (is(key, "ops") && !in_batch) {
         bit = kOps;
         expect('[');
@@ -495,7 +501,10 @@ class FastOp {
         if (in_batch || (seen & ~(kOp | kAtS))) return bail_void();
         return;
       case OpKind::kBatch:
-        if (in_batch || (seen & ~(kOp | kAtS | kOps)) || !(seen & kOps)) return bail_void();
+        if (in_batch || (seen & ~(kOp | kAtS | kOps | kBetweenPasses)) || !(seen & kOps)) return bail_void();
+        // An empty between_passes batch is refused: the strict reader words it.
+        if (between_passes && op.ops.empty()) return bail_void();
+        op.between_passes = between_passes;
         return;
       default:
         break;

@@ -161,6 +161,16 @@ std::vector<SubmitResult> FakeDriver::batch(const std::vector<SubmitRequest>& re
   return results;
 }
 
+std::vector<SubmitResult> FakeDriver::between_passes(const std::vector<SubmitRequest>& requests) {
+  core_->set_time(now_);
+  std::vector<SubmitResult> results;
+  core_->land_between_passes([&] {
+    for (const SubmitRequest& r : requests) results.push_back(core_->submit(r));
+  });
+  settle();
+  return results;
+}
+
 void FakeDriver::carry_out(const std::vector<Dispatch>& dispatches) {
   std::vector<MemberEnd> at_once;  // zero-duration members: one batch, for the next iteration
   for (const Dispatch& d : dispatches) {
@@ -220,7 +230,7 @@ void FakeDriver::advance_to(double t) {
 
 std::size_t FakeDriver::raise(const std::string& message) {
   const std::size_t cancelled = core_->raise_run(message);
-  if (cancelled > 0) settle();
+  if (cancelled > 0 || core_->loop_woken()) settle();  // edge_triggered_wake: a raise is a wake
   return cancelled;
 }
 
@@ -228,14 +238,15 @@ std::size_t FakeDriver::raise_and_end(const std::string& message) {
   const std::uint64_t promotions = core_->promotions();
   const std::size_t cancelled = core_->raise_run(message);
   core_->end_run();
-  if (cancelled > 0 || core_->promotions() != promotions) settle();
+  if (cancelled > 0 || core_->promotions() != promotions || core_->loop_woken()) settle();
   return cancelled;
 }
 
 void FakeDriver::end_run() {
   const std::uint64_t promotions = core_->promotions();
   core_->end_run();
-  if (core_->promotions() != promotions) settle();  // whole_run_fifo: the promoted run's READY tasks
+  // whole_run_fifo: the promoted run's READY tasks; edge_triggered_wake: a callback's end is a wake.
+  if (core_->promotions() != promotions || core_->loop_woken()) settle();
 }
 
 void FakeDriver::run() {

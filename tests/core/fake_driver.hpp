@@ -84,15 +84,20 @@ class FakeDriver {
   SubmitResult submit(const SubmitRequest& request);  // raw, then iterate
   // Submits every request before the scheduler looks, then iterates.
   std::vector<SubmitResult> batch(const std::vector<SubmitRequest>& requests);
+  // A between_passes batch: the requests land inside the next iteration, after its group pass and
+  // before its singles pass (Scheduler::land_between_passes); the scheduler iterates at once.
+  std::vector<SubmitResult> between_passes(const std::vector<SubmitRequest>& requests);
   SubmitRequest single_request(const std::string& name, std::int64_t worker,
                                std::vector<Arg> args = {}) const;
   SubmitRequest group_request(const std::string& name, std::vector<std::int64_t> workers) const;
 
   // The open callback raises now (Scheduler::raise_run); when the core cancelled tasks
-  // (run_cancellation), the scheduler iterates at this instant, as the replay does. Returns how many.
+  // (run_cancellation) or the raise woke a parked loop (edge_triggered_wake), the scheduler iterates
+  // at this instant, as the replay does. Returns how many were cancelled.
   std::size_t raise(const std::string& message);
   // The open callback returns (end_run) or raises and returns; when that promoted the next run
-  // (whole_run_fifo), the scheduler iterates at this instant, as the replay does.
+  // (whole_run_fifo) or woke a parked loop (edge_triggered_wake), the scheduler iterates at this
+  // instant, as the replay does.
   void end_run();
   std::size_t raise_and_end(const std::string& message);
 

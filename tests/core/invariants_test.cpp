@@ -84,6 +84,9 @@ class Feed {
   void cancel(std::uint32_t id) { checker_.on_event(at(EventKind::kCancel, id)); }
   // The run of the events that follow (default: none named, one run for the whole feed).
   void in_run(std::uint32_t run) { run_ = RunId(run); }
+  // Events that follow are emitted while a between_passes batch lands (Event::between_passes).
+  void landing(bool on) { landing_ = on; }
+  void blocked(std::uint32_t id) { checker_.on_event(at(EventKind::kGroupBlocked, id)); }
   void raise() {  // the current run's callback raised
     Event e(EventKind::kRunRaise);
     e.run = run_;
@@ -103,6 +106,7 @@ class Feed {
     e.task_kind = kind ? *kind : kinds_[id];
     e.name = names_.emplace_back("t" + std::to_string(id));
     e.run = run_;
+    e.between_passes = landing_;
     return e;
   }
   Registry reg_;
@@ -112,6 +116,7 @@ class Feed {
   std::list<std::string> names_;
   std::map<std::uint32_t, TaskKind> kinds_;
   RunId run_;
+  bool landing_ = false;
 };
 
 std::string rule_of(const std::function<void()>& f) {
@@ -304,6 +309,51 @@ TEST(Invariants, SingleMayTakeTheIdleTargetOfABlockedHead) {
   EXPECT_NO_THROW(f.dispatch(2, 0, 0));
 }
 
+// A group g (0, 1) and a single s on `single_on` land between the passes of an iteration whose group
+// pass left the group FIFO empty.
+void late_group_and_single(Feed& f, std::int64_t single_on) {
+  f.landing(true);
+  f.submit(0, TaskKind::kGroup, {0, 1}, 2);
+  f.ready(0, QueueKind::kGroup);
+  f.submit(1, TaskKind::kSingle, {single_on});
+  f.ready(1, QueueKind::kWorker, single_on);
+  f.landing(false);
+}
+
+TEST(Invariants, ASingleDispatchedBeforeTheLateGroupsPassFiresUnderGroupBarrier) {
+  Switches barrier;
+  barrier.set(Switch::kGroupBarrier, true);
+  Feed f(barrier);
+  late_group_and_single(f, 2);  // not even a target of g: the barrier stops the whole singles pass
+  EXPECT_EQ(rule_of([&] { f.dispatch(1, 0, 2); }), "barrier_held");
+}
+
+TEST(Invariants, ASingleAfterTheLateGroupWasLookedAtPassesUnderGroupBarrier) {
+  Switches barrier;
+  barrier.set(Switch::kGroupBarrier, true);
+  Feed f(barrier);
+  late_group_and_single(f, 2);
+  f.blocked(0);  // the group pass looked at g (say a target was busy)
+  EXPECT_NO_THROW(f.dispatch(1, 0, 2));
+}
+
+TEST(Invariants, SwitchOffASingleMayTakeALateGroupsTarget) {
+  for (bool reservation : {false, true}) {
+    Switches s;
+    s.set(Switch::kGroupReservation, reservation);
+    Feed f(s);
+    late_group_and_single(f, 0);
+    EXPECT_NO_THROW(f.dispatch(1, 0, 0)) << reservation;
+  }
+  // The same stream without the between_passes mark: a group pass looked at g first, so it fires.
+  Feed f;
+  f.submit(0, TaskKind::kGroup, {0, 1}, 2);
+  f.ready(0, QueueKind::kGroup);
+  f.submit(1, TaskKind::kSingle, {0});
+  f.ready(1, QueueKind::kWorker, 0);
+  EXPECT_EQ(rule_of([&] { f.dispatch(1, 0, 0); }), "head_keeps_targets");
+}
+
 TEST(Invariants, SingleOnAnIdleTargetOfTheBlockedHeadFiresUnderHeadReservation) {
   Feed f(*preset("head_reservation"));
   f.submit(0, TaskKind::kSingle, {1});
@@ -347,6 +397,28 @@ TEST(Invariants, SubGroupTooLargeForThePoolIsStuckNotAViolation) {
   f.submit(0, TaskKind::kSubGroup, {}, 3);
   f.ready(0, QueueKind::kSub);
   EXPECT_NO_THROW(f.checker().finish({{"t0", TaskState::kReady, "needs 3 SUB workers, the pool has 2"}}));
+}
+
+// edge_triggered_wake: SUB work behind an entry too large for the idle pool waits for a wake that may
+// never come: stuck, not READY work left. Without the switch, or without such an entry, it still fires.
+TEST(Invariants, SubWorkBehindATooLargeSubEntryWaitsForAWakeUnderEdgeTriggeredWake) {
+  const auto feed = [](Feed& f, bool big) {
+    f.submit(0, TaskKind::kSubGroup, {}, big ? 3 : 2);
+    f.ready(0, QueueKind::kSub);
+    f.submit(1, TaskKind::kSub, {});
+    f.ready(1, QueueKind::kSub);
+  };
+  const std::vector<Stuck> stuck = {{"t0", TaskState::kReady, "needs 3 SUB workers, the pool has 2"},
+                                    {"t1", TaskState::kReady, "READY in the SUB FIFO, never dispatched"}};
+  Feed edge(Switches{}.set(Switch::kEdgeTriggeredWake, true));
+  feed(edge, true);
+  EXPECT_NO_THROW(edge.checker().finish(stuck));
+  Feed seed;
+  feed(seed, true);
+  EXPECT_EQ(rule_of([&] { seed.checker().finish(stuck); }), "ready_work_left");
+  Feed fits(Switches{}.set(Switch::kEdgeTriggeredWake, true));
+  feed(fits, false);  // a group of 2 fits the idle pool: nothing it holds up
+  EXPECT_EQ(rule_of([&] { fits.checker().finish(stuck); }), "ready_work_left");
 }
 
 // run_cancellation: cancel_only_on_raise, and a cancelled task never dispatches.

@@ -15,11 +15,27 @@ order() { grep '"event":"dispatch"' "$1/events.jsonl" | sed 's/.*"task":"\([^"]*
 # by_policy: each ladder scenario passes under its file's switches and under each preset's block;
 # the top-level block (switch on) does not hold under seed, and by_policy.seed does not hold with it on.
 for f in ladder-arg-guard ladder-view-deps ladder-mpi-group-check ladder-run-cancellation ladder-run-cancellation-fail-fast \
-         ladder-whole-run-fifo ladder-whole-run-fifo-raise ladder-whole-run-fifo-depth1 ladder-registration-order-completions; do
+         ladder-whole-run-fifo ladder-whole-run-fifo-raise ladder-whole-run-fifo-depth1 ladder-edge-triggered-wake \
+         ladder-group-barrier ladder-registration-order-completions; do
   for p in "" "--policy seed" "--policy head_reservation" "--policy upto:1565" "--policy upto:#1565"; do
     "$dirsched" check $p "$sc/$f.json" >"$tmp/out" 2>&1 || { no "$f under '$p'"; cat "$tmp/out"; }
   done
 done
+# edge_triggered_wake (#1612): s waits for the next wake (a's submit at 2 s) instead of running at 0 s;
+# busy_poll with it changes nothing here (nothing runs); the event engine agrees; without by_policy the
+# switch's block fails under seed, naming the order.
+ew=$sc/ladder-edge-triggered-wake.json
+for e in "" "--engine event"; do
+  "$dirsched" run "$ew" $e --out "$tmp/ew" --outputs events >/dev/null || no "run edge_triggered_wake $e"
+  grep -q '"t_s":2,"event":"dispatch","task":"s"' "$tmp/ew/events.jsonl" || no "s dispatched at 2 s ($e)"
+  "$dirsched" run "$ew" $e --policy seed --out "$tmp/ews" --outputs events >/dev/null || no "run seed $e"
+  grep -q '"t_s":0,"event":"dispatch","task":"s"' "$tmp/ews/events.jsonl" || no "seed: s dispatched at 0 s ($e)"
+  rm -rf "$tmp/ew" "$tmp/ews"
+done
+"$dirsched" check --switch busy_poll=on "$ew" >/dev/null || no "edge_triggered_wake with busy_poll"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); del d['expect']['by_policy']; json.dump(d, open(sys.argv[2],'w'))" "$ew" "$tmp/ewnobp.json"
+"$dirsched" check --policy seed "$tmp/ewnobp.json" >"$tmp/out" && no "edge_triggered_wake's expectations held under seed"
+grep -q "expected a@0, got s@sub0" "$tmp/out" || { no "edge divergence"; cat "$tmp/out"; }
 # --switch on over a preset is not exactly the preset: the top-level block (the switch's) is checked.
 "$dirsched" check --policy seed --switch arg_guard=on "$sc/ladder-arg-guard.json" >/dev/null || no "arg_guard via --switch"
 "$dirsched" check --policy head_reservation --switch view_deps=on "$sc/ladder-view-deps.json" >/dev/null || no "view_deps via --switch"
@@ -257,6 +273,30 @@ assert on["outcomes"] == off["outcomes"] and on["states"] == off["states"], (on[
 PY
 
 # Load errors of the new keys, each with its JSON path.
+
+# group_barrier (#1754): a between_passes batch lands after the group pass; switch on, g launches at 0 s
+# before s and t are placed; --switch group_barrier=on over seed is the top-level block; the landed
+# events carry between_passes (and only those); the event engine writes SimGrid's events and tasks.
+"$dirsched" check --policy seed --switch group_barrier=on "$sc/ladder-group-barrier.json" >/dev/null || no "group_barrier via --switch"
+"$dirsched" run "$sc/ladder-group-barrier.json" --out "$tmp/gb" --outputs events,summary,tasks >/dev/null || no "run group_barrier"
+"$dirsched" run "$sc/ladder-group-barrier.json" --engine event --out "$tmp/gbe" --outputs events,summary,tasks >/dev/null ||
+  no "run group_barrier, event engine"
+cmp -s "$tmp/gb/events.jsonl" "$tmp/gbe/events.jsonl" && cmp -s "$tmp/gb/tasks.csv" "$tmp/gbe/tasks.csv" ||
+  no "group_barrier: the event engine differs from SimGrid"
+"$dirsched" run "$sc/ladder-group-barrier.json" --policy seed --out "$tmp/gb0" --outputs events >/dev/null || no "run group_barrier under seed"
+python3 - "$tmp/gb" "$tmp/gb0" <<'PY' || no "group_barrier outputs"
+import json, sys
+for folder, first in ((sys.argv[1], "g"), (sys.argv[2], "s")):
+    ev = [json.loads(l) for l in open(folder + "/events.jsonl")]
+    marked = [(e["event"], e["task"]) for e in ev if e.get("between_passes")]
+    assert marked == [("submit", "s"), ("ready", "s"), ("submit", "g"), ("ready", "g"), ("submit", "t"), ("ready", "t")], marked
+    assert all(e["between_passes"] is True for e in ev if "between_passes" in e)
+    d = [e for e in ev if e["event"] == "dispatch"]
+    assert d[0]["task"] == first and d[0]["t_s"] == 0, d
+PY
+# A file without between_passes writes no such field, switch on or off.
+"$dirsched" run "$sc/quick-tour.json" --switch group_barrier=on --out "$tmp/qt" --outputs events >/dev/null || no "quick-tour with group_barrier"
+grep -q between_passes "$tmp/qt/events.jsonl" && no "between_passes written without such a batch"
 load_error() {  # load_error JQ-LIKE-PYTHON-EDIT MESSAGE-REGEX
   python3 - "$sc/ladder-view-deps.json" "$tmp/bad.json" "$1" <<'PY'
 import json, sys
@@ -285,4 +325,6 @@ load_error 'd["expect"]["by_policy"]["seed"]["by_policy"] = {}' "expect.by_polic
 load_error 'd["workers"]["next_level"][0]["kind"] = "remote"; d["workers"]["mpi_groups"] = [{"name": "m", "ranks": [0, 7]}]' "workers.mpi_groups\[0\].ranks\[1\]: 7 is not a registered remote worker"
 load_error 'd["workers"]["next_level"] += [{"id": 8, "kind": "remote"}]; d["workers"]["mpi_groups"] = [{"name": "m", "ranks": [8]}, {"name": "n", "ranks": [8]}]' "workers.mpi_groups\[1\].ranks\[0\]: 8 is in two groups"
 load_error 'd["workers"]["mpi_groups"] = [{"name": "m", "ranks": []}]' "workers.mpi_groups\[0\].ranks: an MPI group needs at least one rank"
+load_error 'd["trace"][0] = {"op": "batch", "between_passes": 1, "ops": [d["trace"][0]]}' "trace\[0\].between_passes: expected a boolean, found an integer"
+load_error 'd["trace"][0] = {"op": "batch", "between_passes": True, "ops": []}' "trace\[0\].ops: a between_passes batch needs at least one submit"
 exit $fail

@@ -83,6 +83,34 @@ TEST(ScenarioLoader, BadSchedulerPolicyKeysNameTheirPath) {
   }
 }
 
+TEST(ScenarioLoader, BetweenPassesBatches) {
+  json d = base();
+  const json submit = d["trace"][0];
+  d["trace"] = json::array({{{"op", "batch"}, {"between_passes", true}, {"ops", json::array({submit})}}});
+  const Scenario s = parse_scenario(d, "f.json", ".");
+  ASSERT_EQ(s.trace.size(), 1u);
+  EXPECT_TRUE(s.trace[0].between_passes);
+  d["trace"][0]["between_passes"] = false;
+  EXPECT_FALSE(parse_scenario(d, "f.json", ".").trace[0].between_passes);
+  d["trace"][0].erase("between_passes");  // default: false
+  EXPECT_FALSE(parse_scenario(d, "f.json", ".").trace[0].between_passes);
+  // Refusals, each at its path: not a boolean, no submit, a nested at_s, on an op that is no batch.
+  for (const json& bad : {json(1), json("true"), json(nullptr)}) {
+    d["trace"][0]["between_passes"] = bad;
+    EXPECT_EQ(error_path(d), "trace[0].between_passes") << bad.dump();
+  }
+  d["trace"][0]["between_passes"] = true;
+  d["trace"][0]["ops"] = json::array();
+  EXPECT_EQ(error_path(d), "trace[0].ops");
+  json timed = submit;
+  timed["at_s"] = 1;
+  d["trace"][0]["ops"] = json::array({timed});
+  EXPECT_EQ(error_path(d), "trace[0].ops[0].at_s");
+  d = base();
+  d["trace"][0]["between_passes"] = true;
+  EXPECT_EQ(error_path(d), "trace[0].between_passes");
+}
+
 TEST(ScenarioLoader, PolicyMayBeASweepVariable) {
   json d = base();
   d["scheduler"] = {{"policy", "$p"}};

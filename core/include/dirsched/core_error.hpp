@@ -24,7 +24,8 @@ enum class CoreErrorCode : std::uint8_t {
   kNotNextLevel,   // a NEXT_LEVEL-only query (target()) on a SUB task
   kUnknownWorker,  // a worker or SUB registration index past the registered ones
   kUnknownBuffer,  // a buffer id the core never issued
-  kRunOrder,       // a run's callback begun twice, ended with none open, or a submit outside any open callback
+  kRunOrder,       // a run's callback begun twice, ended with none open, or a submit outside any open callback;
+                   // a between_passes batch handed while one waits (land_between_passes)
 };
 
 std::string_view to_string(CoreErrorCode code);  // unknown_task, unknown_member, ...

@@ -34,6 +34,12 @@
 //                          applies (a batch: Event::batch_start to the next) come in the order of the
 //                          worker that ran each member, NEXT_LEVEL workers in registration order, then
 //                          SUB workers by index (strictly: a worker ends one member per batch)
+//   barrier_held           group_barrier: no single is dispatched while its run's group FIFO head is a
+//                          group that turned READY between the passes (a between_passes batch, its ready
+//                          event marked so) after a group pass that left no group in the FIFO, and that no
+//                          group pass has looked at since (group_launched or group_blocked). With the
+//                          switch off such a late head is exempt from head_keeps_targets and
+//                          reservation_held until a group pass looks at it: a single may take its targets
 // and at the end (finish) that every submitted task is terminal, or stuck for a stated reason; READY
 // work that could still run on an idle worker is a violation (ready_work_left).
 // A violation throws InvariantViolation with the event's seq, the rule, and the dump of the queues.
@@ -100,6 +106,10 @@ class InvariantChecker : public Observer {
     std::uint32_t ended = 0;
     bool routed = false;
     std::uint32_t run = 0;  // RunId index
+    // A group that turned READY between the passes and no group pass looked at yet; `after_clear_pass`:
+    // no group of its run was ahead of it then (the group pass had left none: the barrier applies).
+    bool late = false;
+    bool after_clear_pass = false;
   };
   template <typename T>
   struct View {

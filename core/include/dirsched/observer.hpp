@@ -90,6 +90,9 @@ struct Event {
   double waited_s = 0;                                 // stalls: how long the group has been the blocked head
   const Rejection* rejection = nullptr;                // kReject, kNotSubmitted (the run's error)
   std::uint64_t dispatch_seq = 0;                      // kDispatch: global dispatch order
+  // Emitted while a between_passes batch landed (Scheduler::land_between_passes): between the group
+  // pass and the singles pass of an iteration. Any kind (submit, ready, reject, ...).
+  bool between_passes = false;
 };
 
 class Observer {

@@ -39,8 +39,12 @@
 //      on (#1565, head_reservation and later presets)  all of its targets, for this iteration only
 //                        (re-decided every iteration, so the reservation ends the iteration the
 //                        group launches).
+//    A batch racing the scheduler lands here, when a driver handed one (land_between_passes()).
 // 3. Singles pass: in registration order, every idle worker with queued work gets its FIFO head,
-//    unless the group pass reserved it.
+//    unless the group pass reserved it. The switch group_barrier's one decision, barrier_holds(): on
+//    (#1754), after a group pass without a blocked head, a READY group in the group FIFO (one that
+//    landed between the passes) sends the first READY single popped back to the tail of its worker's
+//    FIFO and stops the singles pass; the iteration runs the group pass again, then the singles pass.
 // 4. SUB pass: in FIFO order, a single takes the lowest-index idle SUB worker, a group of N the N
 //    lowest. An entry that does not fit goes back to the tail and ends the pass.
 //
@@ -51,8 +55,22 @@
 // stamped exactly start + stall_report_s: set_time() emits it when the driver's time reaches that
 // moment, and next_stall_deadline() tells a driver when to wake for it.
 //
-// Within one instant a driver repeats iterations (run_instant() below) until as many consecutive
-// iterations as the SUB FIFO holds entries (at least one) dispatched nothing.
+// Within one instant a driver runs the scheduler's iterations with run_instant() below, which asks
+// loop_continues() before each one. That is the loop rule, the one decision point of the switches
+// edge_triggered_wake (#1612) and busy_poll (#1754) (docs/versions.md, "The loop rule"):
+//   both off (seed)   iterations repeat until as many consecutive iterations as the SUB FIFO holds
+//                     entries (at least one) dispatched nothing, and every reported end is applied;
+//                     busy_poll alone: the same (the seed's loop never parks);
+//   edge_triggered_wake alone   exactly one iteration per wake (a pending wake, below);
+//   both on (current) the seed's repeats, stopping after an iteration that ends with no member running
+//                     (or staged, once staging is built): then the loop parks until a wake.
+// Wakes (wake_pending()): an end reported (report()), a submit whose task turned READY, a run's callback
+// end or raise (end_run(), raise_run()), a run's promotion, and wake() (the hook for a between_passes
+// batch). A submit that leaves its task PENDING, a rejection, a not_submitted, a sleep wake nothing. The
+// core records wakes under every switch set (a flag, no event, not in dump()); only the loop rule reads
+// it. An iteration takes every wake posted before its passes begin (cleared after step 1 of an iteration, above), so a
+// promotion during step 1 is the same wake as the end that caused it (upstream can post two wakes for one
+// completion; the testbed takes one), and a wake posted during the passes asks for the next iteration.
 //
 // The instant rule, for every driver: the member ends that came due at one instant are reported
 // together (report_instant()), in the order the switch registration_order_completions says (off: the
@@ -101,6 +119,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -306,9 +325,32 @@ class Scheduler {
   // in this order stay reported and the rest are not.
   void report_instant(std::vector<MemberEnd>& ends);
 
+  // Posts a wake (see the header comment): the next iteration's passes look. A
+  // between_passes batch landing is one (iterate() posts it); nothing else outside the core needs to
+  // call it: the core posts every other wake itself.
+  void wake() { wake_ = true; }
+  // A batch racing the scheduler (a `between_passes` batch; upstream's test hook after_group_phase_cb):
+  // the next iterate() calls `land` once, after its group pass and before its singles pass. `land`
+  // makes the batch's submits through this core, and whatever the orchestration does at once (a
+  // fail-fast or abort: not_submitted, raise_run, end_run); it must not iterate() or report(). Every
+  // event emitted meanwhile carries Event::between_passes. The driver iterates right after handing one
+  // (Replay::run_next returns true): the pending batch is not part of dump() or encode(). One at a time:
+  // handing a second before the next iterate() throws CoreError(kRunOrder).
+  void land_between_passes(std::function<void()> land);
+  // Did the last iterate() land a batch? run_instant counts that iteration as a wake (its submits are).
+  bool landed_between_passes() const { return landed_; }
+
   // --- decisions ---
   // One scheduler iteration. The returned vector is reused by the next call.
   const std::vector<Dispatch>& iterate();
+  // The loop rule (edge_triggered_wake, busy_poll): should the loop run another iteration now, `idle`
+  // consecutive iterations of this instant having dispatched nothing (0 before the first)? run_instant()
+  // asks it before every iteration; the seed's answer for idle 0 is always yes.
+  bool loop_continues(std::size_t idle) const;
+  // Is a wake pending that a parked loop takes (edge_triggered_wake on)? Off: never, since the seed's
+  // loop does not park. A driver that performs an op the seed's loop does not look at (a callback's end
+  // or raise without a promotion or a cancellation) runs run_instant() when this is true.
+  bool loop_woken() const;
 
   // --- queries ---
   const Registry& registry() const { return registry_; }
@@ -332,6 +374,8 @@ class Scheduler {
   bool worker_busy(std::uint32_t index) const { return worker_at(index).busy; }
   bool sub_worker_busy(std::uint32_t index) const;
   std::size_t unapplied_completions() const { return inbox_.size(); }
+  // A wake posted and not yet taken by an iteration (recorded under every switch set; see the header).
+  bool wake_pending() const { return wake_; }
   std::size_t non_terminal_tasks() const { return live_; }
   std::size_t running_members() const { return running_members_; }
   // Every running member as (task, member), in task order. O(tasks): for explorers and tests.
@@ -471,6 +515,7 @@ class Scheduler {
   std::optional<Rejection> validate(const SubmitRequest& r, std::vector<std::uint32_t>& targets) const;
   void emit(Event& e) {
     e.t = now_;
+    e.between_passes = landing_;
     if (observer_) observer_->on_event(e);
   }
   Event event_for(EventKind kind, TaskId id) const;
@@ -482,7 +527,8 @@ class Scheduler {
   void dispatch_member(TaskId id, std::uint32_t member, Target target);
   void group_pass();
   void reserve_for_blocked_head(const Task& head);
-  void singles_pass();
+  bool barrier_holds();
+  bool singles_pass();  // false: the barrier stopped it (group_barrier)
   void track_stall();
   bool stall_condition(const Task& head) const;
   void report_stall();
@@ -492,6 +538,9 @@ class Scheduler {
   void task_ended(const Task& t);  // a task turned terminal: its run's live count
   void check_run_end(std::uint32_t run);
   std::size_t cancel_unstarted(std::uint32_t run);  // run_cancellation: see raise_run()
+  // edge_triggered_wake's one decision (#1612): does the loop park after a pass until a wake? Off (the
+  // seed), it never parks. Asked by the loop rule only (loop_continues, loop_woken).
+  bool loop_parks() const { return options_.switches[Switch::kEdgeTriggeredWake]; }
   // whole_run_fifo (see the header comment).
   bool fifo_on() const { return declared_runs_ && options_.switches[Switch::kWholeRunFifo]; }
   void enqueue(TaskId id);  // into the queue of its route (no event)
@@ -562,7 +611,14 @@ class Scheduler {
   double episode_start_ = 0;
   double head_since_ = 0;  // when stall_head_ became the blocked head
 
+  // A batch handed to land between the next iteration's passes, while it lands, and whether the last
+  // iteration landed one.
+  std::function<void()> between_passes_;
+  bool landing_ = false;
+  bool landed_ = false;
+
   std::vector<Completion> inbox_;
+  bool wake_ = false;  // a wake posted since the last iteration's step 1 (the loop rule)
   std::vector<Dispatch> out_;
   std::uint64_t dispatch_seq_ = 0;
   std::size_t live_ = 0;
@@ -578,23 +634,27 @@ class Scheduler {
 };
 
 
-// Runs the iterations of one instant: repeats iterate() until as many consecutive iterations as the
-// SUB FIFO holds entries (at least one) dispatched nothing. `carry_out(dispatches)` is called after
-// every iteration; it may report() completions that came due at once, which the next iteration
-// applies. Returns the number of iterations run.
+// Runs the iterations of one instant: iterate() while scheduler.loop_continues() says so (the loop rule
+// of the switches edge_triggered_wake and busy_poll; with both off, until as many consecutive iterations
+// as the SUB FIFO holds entries, at least one, dispatched nothing; an iteration that landed a
+// between_passes batch counts as one that dispatched). `carry_out(dispatches)` is called after every
+// iteration; it may report() completions that came due at once, which the next iteration applies (a
+// report is a wake). Returns the number of iterations run: 0 when the loop is parked and nothing woke
+// it (edge_triggered_wake), at least 1 otherwise.
 template <typename CarryOut>
 std::size_t run_instant(Scheduler& scheduler, CarryOut&& carry_out) {
   std::size_t idle = 0;
   std::size_t iterations = 0;
-  while (true) {
+  while (scheduler.loop_continues(idle)) {
     const std::vector<Dispatch>& dispatches = scheduler.iterate();
     ++iterations;
-    const bool dispatched = !dispatches.empty();
+    // An iteration that landed a between_passes batch counts as one that dispatched: the batch's
+    // submits are a wake, so the iterations go on and the next group pass sees what it submitted.
+    const bool dispatched = !dispatches.empty() || scheduler.landed_between_passes();
     carry_out(dispatches);
     idle = dispatched ? 0 : idle + 1;
-    const std::size_t needed = scheduler.sub_queue_length() > 0 ? scheduler.sub_queue_length() : 1;
-    if (idle >= needed && scheduler.unapplied_completions() == 0) return iterations;
   }
+  return iterations;
 }
 
 // The instant rule in one place: the ends of one instant in the instant's order (report_instant),

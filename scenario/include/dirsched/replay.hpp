@@ -6,6 +6,9 @@
 //   caller then runs the scheduler's iterations (run_instant), once per op (a batch is one op).
 // - A submit the core refuses with kRunFailed (fail-fast) or, under on_reject "abort", any refusal
 //   unwinds the orchestration: every task of the remaining ops is recorded not_submitted.
+// - A batch with `between_passes` ends its op at once and hands its submits to the core
+//   (Scheduler::land_between_passes): they run inside the first iteration the caller then runs, after
+//   its group pass and before its singles pass; a refusal there unwinds as in any batch.
 // - `drain` may run only when every submitted task is terminal; `sleep` and `at_s` only delay.
 // - A `generate` block (Scenario::generate) is replayed from an OpGenerator: one op exists at a time
 //   and nothing is kept per task (a generated op has the callable's cost and never fails).
@@ -68,7 +71,9 @@ class Replay {
   double earliest_start() const;
   // True when the next op can run now (a drain needs every submitted task terminal).
   bool next_enabled() const;
-  // Runs the next op at time `now`. Returns true when it submitted something (the scheduler must look).
+  // Runs the next op at time `now`. Returns true when the scheduler must look: the op submitted
+  // something (accepted or not), raised a callback that cancelled or promoted, ended a callback that
+  // promoted, or, with edge_triggered_wake, ended or raised a callback (a wake: Scheduler::loop_woken()).
   bool run_next(double now);
   // Records every task of the ops not yet run as not submitted (a replay that cannot go on).
   void unwind_rest();

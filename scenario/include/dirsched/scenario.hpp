@@ -123,6 +123,9 @@ struct OpSpec {
   // Sleep, batch and run (a run's `ops` are its callback's ops).
   double sleep_s = 0;
   std::vector<OpSpec> ops;
+  // Batch: `between_passes`, its submits land inside the next scheduler iteration, after its group
+  // pass and before its singles pass (Scheduler::land_between_passes).
+  bool between_passes = false;
   // Run: its name, unique in the file. Raise: its message (the run's error).
   std::string run;
   std::string message;
