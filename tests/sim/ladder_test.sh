@@ -201,8 +201,8 @@ cmp -s "$tmp/gs1/events.jsonl" "$tmp/gs0/events.jsonl" && cmp -s "$tmp/gs1/tasks
 # registration_order_completions (#1754): one instant's ends in worker order (NEXT_LEVEL by registration,
 # then SUB); the group completes at its last member's position. Off: dispatch order. compare names the move.
 ro=$sc/ladder-registration-order-completions.json
-"$dirsched" run "$ro" --out "$tmp/ro" --outputs events,tasks >/dev/null || no "run registration_order_completions"
-"$dirsched" run "$ro" --policy seed --out "$tmp/ro0" --outputs events,tasks >/dev/null || no "run it under seed"
+"$dirsched" run "$ro" --out "$tmp/ro" --outputs events,tasks,summary >/dev/null || no "run registration_order_completions"
+"$dirsched" run "$ro" --policy seed --out "$tmp/ro0" --outputs events,tasks,summary >/dev/null || no "run it under seed"
 python3 - "$tmp/ro" "$tmp/ro0" <<'PY' || no "registration_order_completions events"
 import json, sys
 def at1(d):
