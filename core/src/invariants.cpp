@@ -221,6 +221,22 @@ void InvariantChecker::on_event(const Event& e) {
           e.target.sub ? sub_busy_.at(e.target.sub_index) : nl_busy_.at(*registry_.index_of(e.target.worker));
       if (slot != e.task) fail("one_member_per_worker", who + " ended on a worker it was not running on");
       slot = TaskId();
+      // registration_order_completions: within one batch, by the worker's position (NEXT_LEVEL
+      // registration index, then the number of NEXT_LEVEL workers + SUB index), never dispatch order.
+      if (switches_[Switch::kRegistrationOrderCompletions]) {
+        const std::uint64_t position = e.target.sub ? nl_busy_.size() + e.target.sub_index
+                                                    : *registry_.index_of(e.target.worker);
+        const auto place = [&](std::uint64_t p) {
+          return p >= nl_busy_.size() ? "sub" + std::to_string(p - nl_busy_.size())
+                                      : worker_name(static_cast<std::uint32_t>(p));
+        };
+        if (!e.batch_start && position <= batch_last_)
+          fail("completions_in_registration_order",
+               who + " member " + std::to_string(e.member) + " ended on " + place(position) +
+                   " after the end on " + place(batch_last_) +
+                   " in one batch of completions (NEXT_LEVEL workers in registration order, then SUB by index)");
+        batch_last_ = position;
+      }
       if (++t.ended > t.dispatched) fail("terminal_once", who + " has more ended members than dispatched");
       break;
     }

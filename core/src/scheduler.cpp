@@ -789,7 +789,7 @@ void Scheduler::finish(TaskId id) {
   check_run_end(tasks_[id.index()].run);
 }
 
-void Scheduler::apply(const Completion& c) {
+void Scheduler::apply(const Completion& c, bool batch_start) {
   DIRSCHED_INVARIANT(c.task.valid() && c.task.index() < tasks_.size());
   Task& t = tasks_[c.task.index()];
   DIRSCHED_INVARIANT(t.state == TaskState::kRunning && c.member < t.members);
@@ -813,6 +813,7 @@ void Scheduler::apply(const Completion& c) {
     e.member = c.member;
     e.target = target;
     e.outcome = c.outcome;
+    e.batch_start = batch_start;
     emit(e);
   }
   if (c.outcome == Outcome::kFailure) {
@@ -853,9 +854,33 @@ void Scheduler::report(TaskId task, std::uint32_t member, Outcome outcome) {
   wake_ = true;  // the completions of an instant wake the loop (the loop rule)
 }
 
-void report_in_dispatch_order(Scheduler& scheduler, std::vector<MemberEnd>& ends) {
-  std::sort(ends.begin(), ends.end(), [](const MemberEnd& a, const MemberEnd& b) { return a.seq < b.seq; });
-  for (const MemberEnd& e : ends) scheduler.report(e.task, e.member, e.outcome);
+// The registration_order_completions seam (#1754): the order of one instant's ends.
+void Scheduler::report_instant(std::vector<MemberEnd>& ends) {
+  if (!options_.switches[Switch::kRegistrationOrderCompletions]) {
+    // Dispatch order.
+    std::sort(ends.begin(), ends.end(), [](const MemberEnd& a, const MemberEnd& b) { return a.seq < b.seq; });
+  } else if (ends.size() > 1) {
+    // The worker that ran each member: NEXT_LEVEL registration index, then workers_.size() + SUB index.
+    // An end that names no member of a held task goes last (report() refuses it there).
+    const auto position = [&](const MemberEnd& e) -> std::uint64_t {
+      if (!e.task.valid() || e.task.index() < reclaimed_ || e.task.index() >= tasks_.size())
+        return std::numeric_limits<std::uint64_t>::max();
+      const Task& t = tasks_[e.task.index()];
+      if (e.member >= t.members) return std::numeric_limits<std::uint64_t>::max();
+      const std::uint32_t w = slots_[t.slot_begin + e.member].worker;
+      return is_sub(t.kind) ? workers_.size() + w : w;
+    };
+    std::vector<std::pair<std::pair<std::uint64_t, std::uint64_t>, std::size_t>> keyed;
+    keyed.reserve(ends.size());
+    for (std::size_t i = 0; i < ends.size(); ++i) keyed.push_back({{position(ends[i]), ends[i].seq}, i});
+    std::stable_sort(keyed.begin(), keyed.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<MemberEnd> sorted;
+    sorted.reserve(ends.size());
+    for (const auto& k : keyed) sorted.push_back(ends[k.second]);
+    ends.swap(sorted);
+  }
+  for (const MemberEnd& e : ends) report(e.task, e.member, e.outcome);
   ends.clear();
 }
 
@@ -1174,7 +1199,7 @@ const std::vector<Dispatch>& Scheduler::iterate() {
   if (reclaim_) reclaim();  // what the last iteration (or submit) ended, its events all emitted
   out_.clear();
   // Step 1. apply() may route consumers, never dispatch, so the inbox cannot grow meanwhile.
-  for (std::size_t i = 0; i < inbox_.size(); ++i) apply(inbox_[i]);
+  for (std::size_t i = 0; i < inbox_.size(); ++i) apply(inbox_[i], i == 0);
   inbox_.clear();
   // This iteration takes every wake posted so far, a promotion in step 1 included; one posted during
   // the passes below (a between_passes batch) asks for the next iteration.

@@ -221,7 +221,7 @@ void Runtime::run(Orchestrator& orchestrator) {
         // A wait can end a hair before its deadline: the op or report then belongs to this instant.
         const double now = std::max(m.now(), taken.empty() ? t_next : 0.0);
         core.set_time(now);
-        // 1. The ends that arrived: one instant, applied in dispatch order, then its iterations.
+        // 1. The ends that arrived: one instant, applied in the instant's order, then its iterations.
         for (End& e : taken) {
           ends.push_back({e.seq, e.task, e.member, e.outcome});
           if (!e.error.empty()) failures_.push_back({e.task, e.member, std::move(e.error)});

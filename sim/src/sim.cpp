@@ -200,7 +200,7 @@ class Driver {
       } else {
         for (const Dispatch& d : ds) start(d);
       }
-      report_in_dispatch_order(*run_.core, due_);  // ends that came due at once: the next iteration
+      run_.core->report_instant(due_);  // ends that came due at once: the next iteration
     };
   }
   void settle() { run_instant(*run_.core, carry_out()); }
@@ -555,7 +555,7 @@ class Driver {
         end(seq, Outcome::kFailure);
       }
     }
-    // 2. Completions in dispatch order, then the iterations of the instant.
+    // 2. Completions in the instant's order (Scheduler::report_instant), then the iterations of the instant.
     collect_finished(instant);
     // Nothing arrived (an instant of ops only): the scheduler has nothing new to look at.
     complete_instant(*run_.core, due_, carry_out());

@@ -172,6 +172,7 @@ std::vector<SubmitResult> FakeDriver::between_passes(const std::vector<SubmitReq
 }
 
 void FakeDriver::carry_out(const std::vector<Dispatch>& dispatches) {
+  std::vector<MemberEnd> at_once;  // zero-duration members: one batch, for the next iteration
   for (const Dispatch& d : dispatches) {
     const std::string name(core_->name(d.task));
     const bool member_syntax = is_group(core_->kind(d.task));
@@ -185,11 +186,12 @@ void FakeDriver::carry_out(const std::vector<Dispatch>& dispatches) {
         it != failures_.end() && std::count(it->second.begin(), it->second.end(), d.member))
       outcome = Outcome::kFailure;
     if (duration == 0) {
-      core_->report(d.task, d.member, outcome);  // completes at once, seen by the next iteration
+      at_once.push_back({d.seq, d.task, d.member, outcome});  // completes at once
     } else {
       running_.push_back({now_ + duration, d.seq, d.task, d.member, outcome});
     }
   }
+  core_->report_instant(at_once);  // seen by the next iteration
 }
 
 void FakeDriver::settle() {
@@ -202,7 +204,7 @@ bool FakeDriver::step() {
   for (const Running& r : running_) next = std::min(next, r.end);
   now_ = next;
   core_->set_time(now_);
-  // Completions due now, in the order their members were dispatched (the core's instant helper).
+  // Completions due now, in the instant's order (the core's instant helper).
   std::vector<MemberEnd> due;
   std::vector<Running> rest;
   for (const Running& r : running_) {

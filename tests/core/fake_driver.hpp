@@ -1,9 +1,12 @@
 // A small driver for core tests: virtual time, fixed member durations, no SimGrid.
 //
 // It plays the role the SimGrid actors play in `sim/`: it carries out the core's dispatches, lets
-// each member run for the duration the test gave it, and reports completions at their instant in
-// dispatch order, then runs the iterations of that instant (run_instant). Every op (submit_*,
-// batch) is followed by the scheduler's iterations, as the contract notes require.
+// each member run for the duration the test gave it, and reports completions at their instant in the
+// instant's order (Scheduler::report_instant: dispatch order, or by worker under
+// registration_order_completions), then runs the iterations of that instant (run_instant). Members of
+// zero duration end at once: those of one iteration are reported together the same way, for the next
+// iteration. Every op (submit_*, batch) is followed by the scheduler's iterations, as the contract
+// notes require.
 #pragma once
 
 #include <map>

@@ -63,10 +63,20 @@ class Feed {
     e.target.sub_index = sub;
     checker_.on_event(e);
   }
-  void end(std::uint32_t id, std::uint32_t member, std::int64_t worker) {
+  // `batch_start`: the first end of the ends one iteration applies (Event::batch_start).
+  void end(std::uint32_t id, std::uint32_t member, std::int64_t worker, bool batch_start = false) {
     Event e = at(EventKind::kMemberEnd, id);
     e.member = member;
     e.target.worker = WorkerId(worker);
+    e.batch_start = batch_start;
+    checker_.on_event(e);
+  }
+  void end_sub(std::uint32_t id, std::uint32_t member, std::uint32_t sub, bool batch_start = false) {
+    Event e = at(EventKind::kMemberEnd, id);
+    e.member = member;
+    e.target.sub = true;
+    e.target.sub_index = sub;
+    e.batch_start = batch_start;
     checker_.on_event(e);
   }
   void complete(std::uint32_t id) { checker_.on_event(at(EventKind::kComplete, id)); }
@@ -581,6 +591,77 @@ TEST(Invariants, AReadyTaskOfARunThatNeverBecameActiveIsNoWorkLeft) {
   off.end(0, 0, 1);
   off.complete(0);
   EXPECT_EQ(rule_of([&] { off.checker().finish({{"t1", TaskState::kReady, "never dispatched"}}); }), "ready_work_left");
+}
+
+// registration_order_completions: singles on workers 2, 0, 1 and SUB tasks on sub1, sub0, dispatched
+// in that order, all running. (The checker holds the feed's registry: fill a Feed in place.)
+void five_running(Feed& f) {
+  const std::int64_t workers[] = {2, 0, 1};
+  for (std::uint32_t i = 0; i < 3; ++i) {
+    f.submit(i, TaskKind::kSingle, {workers[i]});
+    f.ready(i, QueueKind::kWorker, workers[i]);
+    f.dispatch(i, 0, workers[i]);
+  }
+  for (std::uint32_t i = 3; i < 5; ++i) {
+    f.submit(i, TaskKind::kSub, {});
+    f.ready(i, QueueKind::kSub);
+    f.dispatch_sub(i, 0, 4 - i);  // task 3 on sub1, task 4 on sub0
+  }
+}
+
+Switches registration_order() { return Switches{}.set(Switch::kRegistrationOrderCompletions, true); }
+
+TEST(Invariants, AcceptOneInstantsEndsInRegistrationOrderThenSubByIndex) {
+  Feed f(registration_order());
+  five_running(f);
+  f.end(1, 0, 0, true);
+  f.complete(1);
+  f.end(2, 0, 1);
+  f.complete(2);
+  f.end(0, 0, 2);
+  f.complete(0);
+  f.end_sub(4, 0, 0);
+  f.complete(4);
+  f.end_sub(3, 0, 1);
+  f.complete(3);
+}
+
+TEST(Invariants, AnEndOutOfRegistrationOrderInOneBatchFires) {
+  {
+    Feed f(registration_order());
+    five_running(f);
+    f.end(0, 0, 2, true);  // worker 2, then worker 0 in the same batch: dispatch order
+    EXPECT_EQ(rule_of([&] { f.end(1, 0, 0); }), "completions_in_registration_order");
+  }
+  {
+    Feed f(registration_order());
+    five_running(f);
+    f.end_sub(4, 0, 0, true);  // a SUB end before a NEXT_LEVEL one
+    EXPECT_EQ(rule_of([&] { f.end(1, 0, 0); }), "completions_in_registration_order");
+  }
+  {
+    Feed f(registration_order());
+    five_running(f);
+    f.end_sub(3, 0, 1, true);  // sub1 before sub0
+    EXPECT_EQ(rule_of([&] { f.end_sub(4, 0, 0); }), "completions_in_registration_order");
+  }
+}
+
+TEST(Invariants, ANewBatchAndTheSwitchOffMayStartAnywhere) {
+  {
+    Feed f(registration_order());
+    five_running(f);
+    f.end(0, 0, 2, true);
+    EXPECT_EQ(rule_of([&] { f.end(1, 0, 0, true); }), "(none)");  // the next instant's (or iteration's) batch
+  }
+  {
+    Feed f;
+    five_running(f);
+    f.end(0, 0, 2, true);
+    f.end(1, 0, 0);
+    f.end_sub(3, 0, 1);
+    EXPECT_EQ(rule_of([&] { f.end_sub(4, 0, 0); }), "(none)");  // dispatch order: no such rule off
+  }
 }
 
 TEST(Invariants, ViolationCarriesTheEventSeq) {

@@ -77,8 +77,19 @@ grep -q "^first change that alters the run: #1612 (edge_triggered_wake)$" "$tmp/
   { no "edge_triggered_wake: names #1612"; cat "$tmp/out"; }
 grep -q "dispatch order from position 0: #1583 s@sub0, a@0; #1612 a@0, s@sub0" "$tmp/out" ||
   { no "edge_triggered_wake order"; cat "$tmp/out"; }
-grep -qE "^  #1754 registration_order_completions\*, busy_poll, group_barrier +same$" "$tmp/out" ||
+grep -qE "^  #1754 registration_order_completions, busy_poll, group_barrier +same$" "$tmp/out" ||
   { no "busy_poll built, same"; cat "$tmp/out"; }
+
+# registration_order_completions (#1754, with busy_poll and group_barrier): the one switch of the change
+# that moves the consumers on worker 3.
+"$dirsched" bisect "$sc/ladder-registration-order-completions.json" >"$tmp/out" 2>&1
+[[ $? == 1 ]] || no "registration_order_completions: exit 1"
+grep -q "^first change that alters the run: #1754 (registration_order_completions, busy_poll, group_barrier)$" "$tmp/out" ||
+  { no "names #1754"; cat "$tmp/out"; }
+grep -q "dispatch order from position 4: #1729 cs@3, cg@3, cp@3; #1754 cp@3, cg@3, cs@3" "$tmp/out" ||
+  { no "registration order"; cat "$tmp/out"; }
+grep -q "^  registration_order_completions  *differs, as the whole change does$" "$tmp/out" || { no "the switch alone"; cat "$tmp/out"; }
+grep -q "^  busy_poll  *no difference alone$" "$tmp/out" || { no "busy_poll alone: no difference"; cat "$tmp/out"; }
 
 # --json: the same report as data.
 "$dirsched" bisect "$sc/ladder-view-deps.json" --json >"$tmp/j" 2>"$tmp/err"

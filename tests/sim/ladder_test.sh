@@ -16,7 +16,7 @@ order() { grep '"event":"dispatch"' "$1/events.jsonl" | sed 's/.*"task":"\([^"]*
 # the top-level block (switch on) does not hold under seed, and by_policy.seed does not hold with it on.
 for f in ladder-arg-guard ladder-view-deps ladder-mpi-group-check ladder-run-cancellation ladder-run-cancellation-fail-fast \
          ladder-whole-run-fifo ladder-whole-run-fifo-raise ladder-whole-run-fifo-depth1 ladder-edge-triggered-wake \
-         ladder-group-barrier; do
+         ladder-group-barrier ladder-registration-order-completions; do
   for p in "" "--policy seed" "--policy head_reservation" "--policy upto:1565" "--policy upto:#1565"; do
     "$dirsched" check $p "$sc/$f.json" >"$tmp/out" 2>&1 || { no "$f under '$p'"; cat "$tmp/out"; }
   done
@@ -91,7 +91,7 @@ expect_2 "current" "--policy current: switch 'staging' \(#1583\) is not built ye
 expect_2 "--switch staging=on" "--switch staging=on: switch 'staging' \(#1583\) is not built yet" -- \
   "$dirsched" check --switch staging=on "$sc/quick-tour.json"
 all_off=(--switch whole_run_fifo=off --switch run_cancellation=off --switch staging=off --switch edge_triggered_wake=off
-         --switch registration_order_completions=off --switch busy_poll=off --switch group_barrier=off --switch mpi_group_lane=off)
+         --switch busy_poll=off --switch group_barrier=off --switch mpi_group_lane=off)
 "$dirsched" check --policy current "${all_off[@]}" "$sc/ladder-arg-guard.json" >/dev/null || no "current with the unbuilt switches off"
 expect_2 "unknown switch flag" "unknown switch 'stagin' \(known: group_reservation, " -- "$dirsched" check --switch stagin=on "$sc/quick-tour.json"
 expect_2 "switch value" "expected NAME=on or NAME=off" -- "$dirsched" check --switch staging=yes "$sc/quick-tour.json"
@@ -197,6 +197,80 @@ assert [(r['run'], r['start_s'], r['end_s']) for r in s['runs']] == [('r1', 0, 2
 "$dirsched" run "$sc/group-starvation.json" --policy seed --out "$tmp/gs0" --outputs events,tasks >/dev/null || no "gs off"
 cmp -s "$tmp/gs1/events.jsonl" "$tmp/gs0/events.jsonl" && cmp -s "$tmp/gs1/tasks.csv" "$tmp/gs0/tasks.csv" ||
   no "whole_run_fifo changed a file without runs"
+
+# registration_order_completions (#1754): one instant's ends in worker order (NEXT_LEVEL by registration,
+# then SUB); the group completes at its last member's position. Off: dispatch order. compare names the move.
+ro=$sc/ladder-registration-order-completions.json
+"$dirsched" run "$ro" --out "$tmp/ro" --outputs events,tasks,summary >/dev/null || no "run registration_order_completions"
+"$dirsched" run "$ro" --policy seed --out "$tmp/ro0" --outputs events,tasks,summary >/dev/null || no "run it under seed"
+python3 - "$tmp/ro" "$tmp/ro0" <<'PY' || no "registration_order_completions events"
+import json, sys
+def at1(d):
+    ev = [json.loads(l) for l in open(d + "/events.jsonl")]
+    return [(e["event"], e["task"]) + ((e["member"],) if e["event"] == "member_end" else ())
+            for e in ev if e["t_s"] == 1 and e["event"] in ("member_end", "complete", "ready")]
+on, off = at1(sys.argv[1]), at1(sys.argv[2])
+assert on == [("member_end", "g", 1), ("member_end", "p", 0), ("complete", "p"), ("ready", "cp"),
+              ("member_end", "g", 0), ("complete", "g"), ("ready", "cg"),
+              ("member_end", "s", 0), ("complete", "s"), ("ready", "cs")], on
+assert off == [("member_end", "s", 0), ("complete", "s"), ("ready", "cs"), ("member_end", "g", 0),
+               ("member_end", "g", 1), ("complete", "g"), ("ready", "cg"),
+               ("member_end", "p", 0), ("complete", "p"), ("ready", "cp")], off
+PY
+"$dirsched" compare "$tmp/ro0" "$tmp/ro" >"$tmp/cmp" 2>&1
+[[ $? -eq 1 ]] || { no "compare of registration_order_completions off / on exits 1"; cat "$tmp/cmp"; }
+grep -q "cs: ro0 cs@3 t=1, ro cs@3 t=3" "$tmp/cmp" || { no "compare names cs's move"; cat "$tmp/cmp"; }
+# The event engine gives SimGrid's bytes under the switch.
+"$dirsched" run "$ro" --engine event --out "$tmp/roe" --outputs events,tasks >/dev/null || no "event engine"
+cmp -s "$tmp/ro/events.jsonl" "$tmp/roe/events.jsonl" && cmp -s "$tmp/ro/tasks.csv" "$tmp/roe/tasks.csv" ||
+  no "event engine differs from SimGrid under registration_order_completions"
+# instant-completion-order.json's by_policy.current block holds under the switch alone (current is not built).
+python3 -c "
+import json, sys; d = json.load(open(sys.argv[1])); d['expect'] = d['expect']['by_policy']['current']
+d['scheduler'] = {'switches': {'registration_order_completions': True}}; json.dump(d, open(sys.argv[2], 'w'))" \
+  "$sc/instant-completion-order.json" "$tmp/ico.json"
+"$dirsched" check "$tmp/ico.json" >"$tmp/out" 2>&1 || { no "instant-completion-order's by_policy.current under the switch"; cat "$tmp/out"; }
+"$dirsched" check --switch registration_order_completions=on "$sc/instant-completion-order.json" >"$tmp/out" 2>&1 &&
+  no "instant-completion-order's seed order held under the switch"
+# Failures at one instant: the run's error and a group's failing member follow the order (a on worker 1
+# and g[0] on worker 3 dispatched before b on worker 0 and g[1] on worker 2).
+cat > "$tmp/rofail.json" <<'JSON'
+{"name": "registration-order-failures",
+ "workers": {"next_level": [{"id": 0, "kind": "local_chip"}, {"id": 1, "kind": "local_chip"},
+                            {"id": 2, "kind": "local_chip"}, {"id": 3, "kind": "local_chip"}]},
+ "callables": {"k": {"namespace": "LOCAL_CHIP", "duration_s": 1}},
+ "trace": [
+  {"op": "submit_next_level_group", "task": "g", "callable": "k", "workers": [3, 2], "args_list": [[], []], "fail": [true, true]},
+  {"op": "submit_next_level", "task": "a", "callable": "k", "worker": 1, "fail": true},
+  {"op": "submit_next_level", "task": "b", "callable": "k", "worker": 0, "fail": true},
+  {"op": "submit_next_level", "task": "late", "callable": "k", "worker": 0, "at_s": 2},
+  {"op": "drain"}]}
+JSON
+"$dirsched" run "$tmp/rofail.json" --switch registration_order_completions=on --out "$tmp/rf1" --outputs events >/dev/null || no "run failures on"
+"$dirsched" run "$tmp/rofail.json" --out "$tmp/rf0" --outputs events >/dev/null || no "run failures off"
+python3 - "$tmp/rf1" "$tmp/rf0" <<'PY' || no "registration_order_completions failures"
+import json, sys
+def look(d):
+    ev = [json.loads(l) for l in open(d + "/events.jsonl")]
+    fail_g = [e["member"] for e in ev if e["event"] == "fail" and e["task"] == "g"]
+    late = [e for e in ev if e["event"] == "not_submitted" and e["task"] == "late"]
+    return fail_g, [e["task"] for e in ev if e["event"] == "fail"], late
+g1, fails1, late1 = look(sys.argv[1])
+g0, fails0, late0 = look(sys.argv[2])
+assert g1 == [1] and g0 == [0], (g1, g0)
+assert fails1 == ["b", "a", "g"] and fails0 == ["g", "a", "b"], (fails1, fails0)
+assert len(late1) == 1 and "task 'b' member 0 failed" in json.dumps(late1[0]), late1
+assert len(late0) == 1 and "task 'g' member 0 failed" in json.dumps(late0[0]), late0
+PY
+# The explorer runs under the switch and names it; one end per transition, so its outcomes are the same.
+"$dirsched" explore "$ro" >"$tmp/exro.json" || no "explore registration_order_completions"
+"$dirsched" explore "$ro" --policy seed >"$tmp/exro0.json" || no "explore it under seed"
+python3 - "$tmp/exro.json" "$tmp/exro0.json" <<'PY' || no "explore follows registration_order_completions"
+import json, sys
+on, off = (json.load(open(p)) for p in sys.argv[1:3])
+assert on["switches_on"] == ["registration_order_completions"] and off["switches_on"] == [], (on["switches_on"], off["switches_on"])
+assert on["outcomes"] == off["outcomes"] and on["states"] == off["states"], (on["outcomes"], off["outcomes"])
+PY
 
 # Load errors of the new keys, each with its JSON path.
 

@@ -30,6 +30,10 @@
 //                          of the run's own groups
 //   returned_run_ends_active  whole_run_fifo: a run whose callback did not raise ends (run_end) only
 //                          while it is the active run; a raised run may end as soon as its tasks are final
+//   completions_in_registration_order  registration_order_completions: the member ends one iteration
+//                          applies (a batch: Event::batch_start to the next) come in the order of the
+//                          worker that ran each member, NEXT_LEVEL workers in registration order, then
+//                          SUB workers by index (strictly: a worker ends one member per batch)
 //   barrier_held           group_barrier: no single is dispatched while its run's group FIFO head is a
 //                          group that turned READY between the passes (a between_passes batch, its ready
 //                          event marked so) after a group pass that left no group in the FIFO, and that no
@@ -145,6 +149,7 @@ class InvariantChecker : public Observer {
   std::vector<TaskId> nl_busy_;     // per NEXT_LEVEL worker: the task running there, or invalid
   std::vector<TaskId> sub_busy_;    // per SUB worker
   std::vector<TaskId> group_fifo_;  // READY groups not yet launched, in READY order
+  std::uint64_t batch_last_ = 0;    // registration_order_completions: the last end's worker position
   TaskId launching_;                // group whose members must be dispatched next
   std::uint32_t launching_next_ = 0;
 };

@@ -76,6 +76,10 @@ struct Event {
   std::uint32_t member_count = 0;  // every event with a TaskId
   Target target;                   // kDispatch, kMemberEnd
   Outcome outcome = Outcome::kSuccess;
+  // kMemberEnd: the first end one iteration applies. The ends an iteration applies are one batch the
+  // driver reported together (Scheduler::report_instant: one instant's ends, or those that came due
+  // at once after an iteration), in the instant's order; the next batch starts at the next such end.
+  bool batch_start = false;
   QueueKind queue = QueueKind::kWorker;  // kReady; with queue_worker for kWorker
   WorkerId queue_worker{0};
   TaskId cause;                                        // kPoison
@@ -85,7 +89,7 @@ struct Event {
   const std::vector<WorkerId>* idle_queued = nullptr;  // kReservationStall: reserved, idle, work queued
   double waited_s = 0;                                 // stalls: how long the group has been the blocked head
   const Rejection* rejection = nullptr;                // kReject, kNotSubmitted (the run's error)
-  std::uint64_t dispatch_seq = 0;                      // kDispatch, kMemberEnd: global dispatch order
+  std::uint64_t dispatch_seq = 0;                      // kDispatch: global dispatch order
   // Emitted while a between_passes batch landed (Scheduler::land_between_passes): between the group
   // pass and the singles pass of an iteration. Any kind (submit, ready, reject, ...).
   bool between_passes = false;

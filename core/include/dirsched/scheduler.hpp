@@ -26,10 +26,11 @@
 //   not grow with the number of idle workers.
 //
 // One iteration (iterate()):
-// 1. Apply every reported completion, in report order: member bookkeeping; a task turns terminal
-//    when its last member ends; a completed task releases its consumers in submit order (each is
-//    routed when its last live producer completes); a failed one poisons its not-yet-running
-//    downstream tasks, transitively. The first member failure becomes the run's error (fail-fast).
+// 1. Apply every reported completion, in report order (report_instant() reports an instant's ends in
+//    the instant's order): member bookkeeping, its worker freed; a task turns terminal when its last
+//    member ends; a completed task releases its consumers in submit order (each is routed when its
+//    last live producer completes); a failed one poisons its not-yet-running downstream tasks,
+//    transitively. The first member failure becomes the run's error (fail-fast).
 // 2. Group pass: pop heads that are no longer READY; launch the head when all of its targets are
 //    idle (member i to workers[i]) and look at the next head; stop at the first head with a busy
 //    target (the blocked head). Later groups are not examined. What the blocked head holds against
@@ -71,10 +72,17 @@
 // promotion during step 1 is the same wake as the end that caused it (upstream can post two wakes for one
 // completion; the testbed takes one), and a wake posted during the passes asks for the next iteration.
 //
-// The instant rule, for every driver: the member ends that came due at one instant are reported in
-// the order their members were dispatched (Dispatch::seq), then the iterations of the instant run.
-// complete_instant() below does exactly that; the SimGrid driver, the threads runtime, the core
-// tests' fake driver and the explorer all call it rather than coding the rule again.
+// The instant rule, for every driver: the member ends that came due at one instant are reported
+// together (report_instant()), in the order the switch registration_order_completions says (off: the
+// order their members were dispatched, Dispatch::seq; on, #1754: the position of the worker that ran
+// each member, NEXT_LEVEL workers in registration order, then SUB workers by index), then the
+// iterations of the instant run. Step 1 of iterate() applies them in that order, one by one, so each
+// end frees its worker at its position, a task turns terminal (releasing or poisoning its consumers)
+// at the position of its last member to end, its failure is its first failing member in that order,
+// and the run's first error is the first failure in that order. complete_instant() below does exactly
+// that; the SimGrid and event drivers, the threads runtime, the core tests' fake driver and the
+// explorer all call it (or report_instant() for the ends that come due at once inside an instant)
+// rather than coding the rule again.
 //
 // Runs (docs/contract.md, "Runs"). A run is one orchestration callback. A driver declares each run
 // (add_run), opens its callback (begin_run), submits, and ends it (end_run: returned, or raised with a
@@ -186,7 +194,16 @@ struct Dispatch {
   TaskId task;
   std::uint32_t member;
   Target target;
-  std::uint64_t seq;  // global dispatch order; drivers apply same-instant completions in this order
+  std::uint64_t seq;  // global dispatch order (the instant's order with registration_order_completions off)
+};
+
+// A member end as a driver holds it until its instant (Scheduler::report_instant orders one
+// instant's ends: by the dispatch's seq, or by the member's worker under registration_order_completions).
+struct MemberEnd {
+  std::uint64_t seq;  // Dispatch::seq of the member
+  TaskId task;
+  std::uint32_t member;
+  Outcome outcome;
 };
 
 struct RunError {
@@ -296,6 +313,17 @@ class Scheduler {
   // A member ended. Applied at the start of the next iterate(), in report order. Throws CoreError
   // (kUnknownTask, kUnknownMember, kNotRunning, kDoubleReport) and records nothing on misuse.
   void report(TaskId task, std::uint32_t member, Outcome outcome);
+  // The member ends of one instant (or the ends that came due at once after one iteration): reports
+  // them in the instant's order and clears `ends`. This is the switch registration_order_completions's
+  // one decision point (#1754):
+  //   off (seed, head_reservation)  dispatch order: ascending MemberEnd::seq;
+  //   on                            the position of the worker that ran the member: NEXT_LEVEL workers
+  //                                 in registration order, then SUB workers by index (seq breaks ties,
+  //                                 which two running members never make: a worker runs one at a time).
+  // An end the core cannot place on (on: an unknown or reclaimed task, a member past its task's) is
+  // put last, where report() refuses it. A CoreError from one report() propagates; the ends before it
+  // in this order stay reported and the rest are not.
+  void report_instant(std::vector<MemberEnd>& ends);
 
   // Posts a wake (see the header comment): the next iteration's passes look. A
   // between_passes batch landing is one (iterate() posts it); nothing else outside the core needs to
@@ -494,7 +522,7 @@ class Scheduler {
   void set_state(TaskId id, TaskState to);
   void make_ready(TaskId id);
   void poison_from(TaskId failed);
-  void apply(const Completion& c);
+  void apply(const Completion& c, bool batch_start);
   void finish(TaskId id);
   void dispatch_member(TaskId id, std::uint32_t member, Target target);
   void group_pass();
@@ -605,17 +633,6 @@ class Scheduler {
   std::vector<WorkerId> scratch_workers_;
 };
 
-// A member end as a driver holds it until its instant: the dispatch's seq orders one instant's ends.
-struct MemberEnd {
-  std::uint64_t seq;  // Dispatch::seq of the member
-  TaskId task;
-  std::uint32_t member;
-  Outcome outcome;
-};
-
-// Reports `ends` in dispatch order (ascending seq) and clears the vector. A CoreError from one
-// report() propagates; the ends before it stay reported and the rest are not.
-void report_in_dispatch_order(Scheduler& scheduler, std::vector<MemberEnd>& ends);
 
 // Runs the iterations of one instant: iterate() while scheduler.loop_continues() says so (the loop rule
 // of the switches edge_triggered_wake and busy_poll; with both off, until as many consecutive iterations
@@ -640,13 +657,13 @@ std::size_t run_instant(Scheduler& scheduler, CarryOut&& carry_out) {
   return iterations;
 }
 
-// The instant rule in one place: the ends of one instant in dispatch order, then the iterations of
-// the instant (run_instant with `carry_out`). Does nothing and returns 0 when `ends` is empty (an
-// instant with nothing new for the scheduler to look at). `ends` is cleared.
+// The instant rule in one place: the ends of one instant in the instant's order (report_instant),
+// then the iterations of the instant (run_instant with `carry_out`). Does nothing and returns 0 when
+// `ends` is empty (an instant with nothing new for the scheduler to look at). `ends` is cleared.
 template <typename CarryOut>
 std::size_t complete_instant(Scheduler& scheduler, std::vector<MemberEnd>& ends, CarryOut&& carry_out) {
   if (ends.empty()) return 0;
-  report_in_dispatch_order(scheduler, ends);
+  scheduler.report_instant(ends);
   return run_instant(scheduler, std::forward<CarryOut>(carry_out));
 }
 

@@ -49,7 +49,8 @@
 // completions is not reported (por = false checks every ordering). `states` counts explored states.
 //
 // What it does not prove: completions that coincide in time are explored one at a time, not as one
-// simultaneous batch; durations, transfer costs and faults are not modelled; past max_states, or once
+// simultaneous batch (so every order of them is explored, and registration_order_completions, which
+// orders a batch, changes nothing here: each transition reports one end); durations, transfer costs and faults are not modelled; past max_states, or once
 // the heap in use passes max_memory (checked every 64 new states), or once the depth-first path is as
 // deep as the thread's stack allows (2 MiB kept free; about 13,000 steps in 8 MiB), the result covers
 // only the states visited (`stopped_early`, and a note saying which bound stopped it).

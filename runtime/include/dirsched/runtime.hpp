@@ -13,7 +13,8 @@
 //      predicate is "the queue is not empty", not a notification) until an end arrives or the
 //      orchestrator's next op or the core's stall deadline is due;
 //   2. take every end in the queue at once: they form one instant, applied by complete_instant() in
-//      dispatch order (Dispatch::seq), whatever order the threads pushed them in; each iteration's
+//      the instant's order (dispatch order, Dispatch::seq; by worker under the switch
+//      registration_order_completions), whatever order the threads pushed them in; each iteration's
 //      dispatches go to the workers' mailboxes;
 //   3. run the orchestrator's ops that are due, one at a time, each followed by the iterations of the
 //      instant (run_instant).
