@@ -9,6 +9,7 @@
 // notes require.
 #pragma once
 
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <string>
@@ -19,6 +20,13 @@
 #include "dirsched/scheduler.hpp"
 
 namespace dirsched::testing {
+
+// Options with the given ladder switches on, every other switch off (the seed's runtime).
+inline Scheduler::Options with(std::initializer_list<Switch> on) {
+  Scheduler::Options o;
+  for (Switch s : on) o.switches.set(s, true);
+  return o;
+}
 
 // Records the event stream as short strings, e.g. "ready a worker:3", "dispatch g[1]@5".
 class EventTrace : public Observer {

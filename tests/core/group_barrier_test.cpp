@@ -14,11 +14,6 @@ namespace {
 
 using V = std::vector<std::string>;
 
-Scheduler::Options with(std::initializer_list<Switch> on) {
-  Scheduler::Options o;
-  for (Switch s : on) o.switches.set(s, true);
-  return o;
-}
 
 // The index of the first event line equal to `line`, or -1.
 long line_at(const FakeDriver& d, const std::string& line) {

@@ -9,11 +9,6 @@ namespace {
 
 using V = std::vector<std::string>;
 
-Scheduler::Options with(std::initializer_list<Switch> on) {
-  Scheduler::Options o;
-  for (Switch s : on) o.switches.set(s, true);
-  return o;
-}
 
 Arg view(BufferId b, Tag tag, std::uint64_t begin, std::uint64_t end) { return {b, tag, ByteRange{begin, end}}; }
 

@@ -16,11 +16,6 @@ namespace {
 
 using V = std::vector<std::string>;
 
-Scheduler::Options with(std::initializer_list<Switch> on) {
-  Scheduler::Options o;
-  for (Switch s : on) o.switches.set(s, true);
-  return o;
-}
 const std::initializer_list<Switch> kEdge = {Switch::kEdgeTriggeredWake};
 const std::initializer_list<Switch> kBoth = {Switch::kEdgeTriggeredWake, Switch::kBusyPoll};
 

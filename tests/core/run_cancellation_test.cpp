@@ -13,11 +13,6 @@ namespace {
 
 using V = std::vector<std::string>;
 
-Scheduler::Options with(std::initializer_list<Switch> on) {
-  Scheduler::Options o;
-  for (Switch s : on) o.switches.set(s, true);
-  return o;
-}
 
 V lines_of(const FakeDriver& d, const std::string& kind) {
   V out;
