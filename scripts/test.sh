@@ -8,4 +8,5 @@ werror=OFF
 [[ "${CI:-}" == "true" ]] && werror=ON
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DDIRSCHED_WERROR="$werror" >/dev/null
 cmake --build build -j"$(nproc)"
-ctest --test-dir build --output-on-failure -j"$(nproc)"
+# --timeout: a test with no limit of its own fails after 10 minutes rather than hang the run.
+ctest --test-dir build --output-on-failure -j"$(nproc)" --timeout 600

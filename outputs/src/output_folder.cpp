@@ -8,11 +8,13 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <chrono>
 #include <cerrno>
 #include <cstdlib>
 #include <climits>
@@ -57,6 +59,9 @@ Registry& registry() {
 
 const char* kTempMark = ".tmp-dirsched-";
 
+// How long a stop waits for the children it passed the signal to before it kills them.
+constexpr std::chrono::seconds kChildGrace{5};
+
 sigset_t handled_signals() {
   sigset_t set;
   sigemptyset(&set);
@@ -70,9 +75,22 @@ sigset_t handled_signals() {
   Registry& r = registry();
   r.m.lock();  // never released: the process ends here, and nothing may create or rename meanwhile
   for (pid_t c : r.children) kill(c, sig);
+  // A child that does not end within the grace (it ignores the signal, or hangs before its own signal
+  // thread could take it) is killed: a stop never waits on a child for ever.
+  const auto deadline = std::chrono::steady_clock::now() + kChildGrace;
   for (pid_t c : r.children) {
     int status = 0;
-    while (waitpid(c, &status, 0) < 0 && errno == EINTR) {
+    while (true) {
+      const pid_t got = waitpid(c, &status, WNOHANG);
+      if (got == c || (got < 0 && errno != EINTR)) break;  // ended, or not ours to wait for any more
+      if (got == 0 && std::chrono::steady_clock::now() >= deadline) {
+        kill(c, SIGKILL);
+        while (waitpid(c, &status, 0) < 0 && errno == EINTR) {
+        }
+        break;
+      }
+      const timespec pause{0, 10'000'000};  // 10 ms
+      nanosleep(&pause, nullptr);
     }
   }
   for (const std::string& t : r.temps) {

@@ -80,6 +80,52 @@ TEST(ForkTracking, ChildrenAndTemporariesRegisteredFromSeveralThreads) {
   fs::remove_all(dir);
 }
 
+// A stop waits for the children it passed the signal to, but not for ever: a child that ignores the
+// signal is killed after the grace, and the stop still exits 128 + the signal. (The test waits 60 s at
+// most, so a stop that hangs fails it instead of hanging the suite.)
+TEST(ForkTracking, AChildThatIgnoresTheSignalIsKilledAfterTheGrace) {
+  install_interrupt_cleanup();
+  const fs::path dir = fresh_dir("grace");
+  const pid_t parent = fork_tracked();  // a process of its own with its own signal thread
+  ASSERT_GE(parent, 0);
+  if (parent == 0) {
+    const pid_t child = fork_tracked();
+    if (child == 0) {
+      // Ignored and unblocked in the thread a kill() goes to: the signal is discarded when sent, so the
+      // child's own signal thread never sees it.
+      signal(SIGTERM, SIG_IGN);
+      sigset_t term;
+      sigemptyset(&term);
+      sigaddset(&term, SIGTERM);
+      pthread_sigmask(SIG_UNBLOCK, &term, nullptr);
+      std::ofstream(dir / "child-ready") << "1";
+      for (;;) pause();
+    }
+    std::ofstream(dir / "child") << child;
+    while (!fs::exists(dir / "child-ready")) usleep(1000);
+    kill(getpid(), SIGTERM);
+    for (;;) pause();
+  }
+  int status = 0;
+  pid_t got = 0;
+  for (int i = 0; i < 6000 && (got = waitpid(parent, &status, WNOHANG)) == 0; ++i) usleep(10'000);
+  if (got == 0) {
+    kill(parent, SIGKILL);
+    waitpid(parent, &status, 0);
+  }
+  child_finished(parent);
+  pid_t child = 0;
+  std::ifstream(dir / "child") >> child;
+  ASSERT_GT(child, 0);
+  const bool child_gone = process_gone(child);
+  if (!child_gone) kill(child, SIGKILL);
+  ASSERT_EQ(got, parent) << "the stop still waits for the child after 60 s";
+  ASSERT_TRUE(WIFEXITED(status)) << "status " << status;
+  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGTERM);
+  EXPECT_TRUE(child_gone) << "the stop exited and left its child running";
+  fs::remove_all(dir);
+}
+
 // What a SIGKILLed process left is garbage even before anyone reaps it: a zombie counts as gone (a
 // container's PID 1 may never reap an orphan, and kill(pid, 0) succeeds on a zombie).
 TEST(ProcessGone, ALiveChildIsNotGoneAZombieIs) {

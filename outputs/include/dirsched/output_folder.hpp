@@ -189,7 +189,8 @@ std::vector<std::filesystem::path> remove_dead_temporaries(const std::filesystem
 // Starts the signal thread (see the header). Call once, first thing in main, before any thread.
 void install_interrupt_cleanup();
 // fork() that the signal thread knows about: a signal to the parent goes to its children too, and it
-// waits for them before it exits. The child starts with an empty registry and its own signal thread.
+// waits for them before it exits (5 s at most: a child still there then is killed). The child starts
+// with an empty registry and its own signal thread.
 pid_t fork_tracked();
 void child_finished(pid_t pid);  // after waitpid() reaped it
 // While `file` is not empty, a stop by signal also writes `text` (and which signal) to `file` (inside a
