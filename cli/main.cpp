@@ -530,6 +530,29 @@ bool seed_matters(const Scenario& scenario) {
   return false;
 }
 
+// Replicates 1..N-1 of every variant (replicate 0 is its run folder), in the evaluation pool (summary
+// metrics only): replicate r runs with seed + r, the same seeds for every variant (common random
+// numbers). Writes DIR/replicates.jsonl, which --collect ranks with. LOADED[i] is VARIANTS[i]'s scenario.
+void write_replicates(const std::string& dir, const std::vector<Scenario>& loaded, const std::vector<Variant>& variants,
+                      std::size_t replicates, std::uint64_t seed, unsigned jobs, const std::vector<std::string>& sim_args) {
+  std::vector<Evaluation> evals;
+  for (std::size_t i = 0; i < variants.size(); ++i)
+    for (std::size_t r = 1; r < replicates; ++r) evals.push_back({&loaded[i], loaded[i].seed + r, variants[i]});
+  if (Progress::get().shown()) std::fprintf(stderr, "[dirsched] sweep: %zu more replicate runs\n", evals.size());
+  const std::vector<SweepRow> rows = evaluate_all(evals, jobs, sim_args);
+  std::vector<std::uint64_t> seeds;
+  for (std::size_t r = 0; r < replicates; ++r) seeds.push_back(seed + r);
+  std::string text = nlohmann::json{{"dirsched", "replicates"}, {"replicates", replicates}, {"seeds", seeds}}.dump() + "\n";
+  for (std::size_t k = 0; k < evals.size(); ++k)
+    text += nlohmann::json{{"variant", evals[k].variant.index},
+                           {"replicate", k % (replicates - 1) + 1},
+                           {"seed", evals[k].seed},
+                           {"metrics", sweep_row_json(rows[k])}}
+                .dump() +
+            "\n";
+  write_file_atomic(std::filesystem::path(dir) / "replicates.jsonl", text);
+}
+
 int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
               std::optional<std::size_t> sample, std::uint64_t seed, std::size_t max_variants, bool plan,
               const std::vector<std::string>& cfg, const PolicyFlag& policy, const std::string& outputs,
@@ -661,27 +684,10 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
     return unwritable ? kExitCannotWrite : 1;
   }
   if (replicates > 1) {
-    // Replicates 1..N-1 of every variant, in the evaluation pool (summary metrics only): replicate r
-    // runs with the variant's seed + r, the same seeds for every variant (common random numbers).
     std::vector<Scenario> loaded;
     loaded.reserve(variants.size());
     for (const Variant& v : variants) loaded.push_back(load_scenario(file, v.values, TraceRead::kStreamed, policy.choice()));
-    std::vector<Evaluation> evals;
-    for (std::size_t i = 0; i < variants.size(); ++i)
-      for (std::size_t r = 1; r < replicates; ++r) evals.push_back({&loaded[i], loaded[i].seed + r, variants[i]});
-    if (Progress::get().shown()) std::fprintf(stderr, "[dirsched] sweep: %zu more replicate runs\n", evals.size());
-    const std::vector<SweepRow> rows = evaluate_all(evals, jobs, simgrid_args(cfg));
-    std::vector<std::uint64_t> seeds;
-    for (std::size_t r = 0; r < replicates; ++r) seeds.push_back(base.seed + r);
-    std::string text = nlohmann::json{{"dirsched", "replicates"}, {"replicates", replicates}, {"seeds", seeds}}.dump() + "\n";
-    for (std::size_t k = 0; k < evals.size(); ++k)
-      text += nlohmann::json{{"variant", evals[k].variant.index},
-                             {"replicate", k % (replicates - 1) + 1},
-                             {"seed", evals[k].seed},
-                             {"metrics", sweep_row_json(rows[k])}}
-                  .dump() +
-              "\n";
-    write_file_atomic(fs::path(dir) / "replicates.jsonl", text);
+    write_replicates(dir, loaded, variants, replicates, base.seed, jobs, simgrid_args(cfg));
   }
   return 0;
 }
@@ -752,6 +758,60 @@ int cmd_prepare(const std::string& out, const std::string& name, const std::stri
   std::error_code ec;  // an earlier replicated CLI sweep's replicates: --collect would mix them in
   fs::remove(fs::path(dir) / "replicates.jsonl", ec);
   if (ec) throw_write_error(fs::path(dir) / "replicates.jsonl", ec.value());
+  return 0;
+}
+
+// `sweep --replicate DIR --replicates N`: for a front end that ran every variant of sweep folder DIR
+// itself (Python's Testbed.sweep, each variant folder keeping its scenario.json): replicates 1..N-1 of
+// each, as a replicated `sweep` runs them (write_replicates), so that --collect ranks over N paired
+// seeds. Every variant must be complete and all must share one seed; a deterministic set of variants
+// needs no replicates (said, and none written).
+int cmd_replicate(const std::string& dir_arg, std::size_t replicates, unsigned jobs, const std::vector<std::string>& cfg,
+                  const PolicyFlag& policy) {
+  namespace fs = std::filesystem;
+  const std::string dir = fs::path(dir_arg).lexically_normal().string();
+  if (std::error_code ec; !fs::is_regular_file(fs::path(dir) / ".dirsched-sweep", ec)) {
+    std::cerr << "dirsched: " << dir << ": not a dirsched sweep folder (no .dirsched-sweep in it; `sweep --prepare` "
+              << "makes one)\n";
+    return 2;
+  }
+  const SweepMarker marker = read_sweep_marker(dir);
+  const SweepProgress progress = sweep_progress(dir);
+  if (!progress.missing.empty()) {
+    std::cerr << "dirsched: " << dir << ": " << variant_list_text(progress.missing)
+              << " not complete: --replicate adds replicates to variants already run\n";
+    return 2;
+  }
+  std::vector<Variant> variants;
+  std::vector<Scenario> loaded;
+  bool jitter = false;
+  for (std::size_t index : marker.variants) {
+    Variant v{index, {}};
+    const fs::path file = fs::path(dir) / variant_dir(v) / "scenario.json";
+    if (std::error_code ec; !fs::is_regular_file(file, ec)) {
+      std::cerr << "dirsched: " << file.string() << ": no such file: --replicate runs the scenario each variant "
+                << "folder keeps (Testbed.sweep attaches it); a sweep of a file replicates with --replicates\n";
+      return 2;
+    }
+    loaded.push_back(load_scenario(file.string(), {}, TraceRead::kStreamed, policy.choice()));
+    jitter |= seed_matters(loaded.back());
+    if (loaded.back().seed != loaded.front().seed) {
+      std::cerr << "dirsched: " << file.string() << ": seed: " << loaded.back().seed << ", and "
+                << variant_dir(variants.front()) << " has " << loaded.front().seed
+                << ": replicates run every variant under the same seeds for a paired comparison\n";
+      return 2;
+    }
+    variants.push_back(std::move(v));
+  }
+  std::error_code ec;  // an earlier --replicate's: this one writes its own, or none
+  fs::remove(fs::path(dir) / "replicates.jsonl", ec);
+  if (ec) throw_write_error(fs::path(dir) / "replicates.jsonl", ec.value());
+  if (replicates > 1 && !jitter) {
+    std::cerr << "dirsched: " << dir << ": no callable has a jitter or an empirical duration: the variants are "
+              << "deterministic and need no replications (every seed gives the same run); 1 replicate\n";
+    return 0;
+  }
+  if (replicates > 1) write_replicates(dir, loaded, variants, replicates, loaded.front().seed, jobs, simgrid_args(cfg));
   return 0;
 }
 
@@ -1409,6 +1469,11 @@ int run_command(int argc, char** argv) {
   CLI::Option* prepare_name_option = sweep->add_option("--name", prepare_name, "--prepare: the scenario's name");
   CLI::Option* prepare_origin_option =
       sweep->add_option("--origin", prepare_origin, "--prepare: where the variants come from (python:FUNCTION)");
+  std::string replicate_dir;
+  CLI::Option* replicate_option = sweep->add_option(
+      "--replicate", replicate_dir,
+      "For a front end that ran every variant of sweep folder DIR itself (Python's Testbed.sweep): run "
+      "replicates 1..N-1 of each (--replicates N) from the scenario.json its folder keeps, for --collect");
   CLI::Option* prepare_variants_option =
       sweep->add_option("--variants", prepare_variants, "--prepare: the variant count")
           ->check(cli::whole_number(1, kMaxMaxVariants));
@@ -1592,6 +1657,21 @@ int run_command(int argc, char** argv) {
           return 2;
         }
         return cmd_prepare(prepare_dir, prepare_name, prepare_origin, prepare_variants);
+      }
+      if (replicate_option->count()) {
+        // With --replicates N, and what a run needs (-j, --cfg, the policy); nothing else of a sweep.
+        for (const CLI::Option* o : {sweep_outputs_option, sweep_plan_option, sweep_sample_option, sweep_budget_option,
+                                     lines_per_task})
+          if (o->count()) {
+            std::cerr << "dirsched sweep: " << o->get_name() << " has no effect with --replicate\n";
+            return 2;
+          }
+        if (!sweep_replicates || !sweep_file.empty() || !sweep_out.empty() || !collect_dir.empty() || sweep_missing) {
+          std::cerr << "dirsched sweep: --replicate DIR goes with --replicates N (and -j, --cfg, --policy, "
+                       "--switch), not with a scenario, --out or --collect\n";
+          return 2;
+        }
+        return cmd_replicate(replicate_dir, *sweep_replicates, sweep_jobs, cfg, policy);
       }
       if (sweep_missing && collect_dir.empty()) {
         std::cerr << "dirsched sweep: --missing goes with --collect DIR\n";

@@ -426,9 +426,11 @@ class Testbed:
         self._buffers = {}  # name -> Buffer
 
     def register(self, name, namespace, duration_s=1.0, eligible=None, fail=False, input_bytes=0, output_bytes=0,
-                 collective=None):
+                 collective=None, jitter=None):
         """A callable. ``collective=("allreduce" | "allgather" | "broadcast", BYTES)``: a group running it
-        exchanges data among its members' hosts after computing (docs/simulation.md, "Collectives")."""
+        exchanges data among its members' hosts after computing (docs/simulation.md, "Collectives").
+        ``jitter=("uniform" | "normal", REL)``: each member's duration scaled by a factor drawn from the
+        run's seed (uniform in [1-REL, 1+REL], REL at most 1; normal with standard deviation REL)."""
         if not isinstance(name, str) or not name:
             raise TypeError("register: name must be a non-empty string")
         if name in self._callables:
@@ -451,6 +453,16 @@ class Testbed:
             if kind not in ("allreduce", "allgather", "broadcast"):
                 raise ValueError("register: collective kind must be allreduce, allgather or broadcast, got %r" % (kind,))
             spec["collective"] = {"kind": kind, "bytes": _number(nbytes, "collective bytes")}
+        if jitter is not None:
+            if not (isinstance(jitter, (tuple, list)) and len(jitter) == 2):
+                raise TypeError("register: jitter must be (kind, rel), got %r" % (jitter,))
+            kind, rel = jitter
+            if kind not in ("uniform", "normal"):
+                raise ValueError("register: jitter kind must be uniform or normal, got %r" % (kind,))
+            rel = _number(rel, "jitter rel")
+            if kind == "uniform" and rel > 1:
+                raise ValueError("register: a uniform jitter's rel is at most 1, got %r" % (rel,))
+            spec["jitter"] = {"kind": kind, "rel": rel}
         spec["fail"] = bool(fail)
         self._callables[name] = spec
         return Handle(self, name)
@@ -492,7 +504,8 @@ class Testbed:
             os.unlink(tmp)
         return Result(out, stdout)
 
-    def sweep(self, make_orch_fn, values, out, jobs=2, seed=0, policy=None, args=None, cfg=None, executor=None):
+    def sweep(self, make_orch_fn, values, out, jobs=2, seed=0, policy=None, args=None, cfg=None, executor=None,
+              replicates=None):
         """One variant per combination of ``values`` (name -> candidates), ``make_orch_fn(**combination)``
         returning its orchestration function. Variants are numbered as `dirsched sweep` numbers them
         (names in order, the last varying fastest), run into OUT/variant-NNNN, and ranked by
@@ -502,7 +515,17 @@ class Testbed:
         ``get_executor()``, mpi4py's MPIPoolExecutor) runs the variants instead of a thread pool of
         ``jobs`` threads; it is not shut down here. The variants are recorded in this process; each task
         is one `dirsched run` of a recorded scenario (a module-level function, picklable), so the results
-        are the same whatever runs them. OUT must be a path every worker sees."""
+        are the same whatever runs them. OUT must be a path every worker sees.
+
+        ``replicates=N`` (N > 1, with a jitter somewhere): every variant runs under seeds SEED..SEED+N-1,
+        the same for every variant (common random numbers), and the ranking compares variants on paired
+        differences (`dirsched sweep --replicates`). Replicate 0 is the variant folder, run as above;
+        replicates 1..N-1 are summary metrics only, run by `dirsched sweep --replicate OUT` in this
+        machine's evaluation pool (``jobs`` processes), whatever ``executor`` ran the variants."""
+        if replicates is not None and (
+            isinstance(replicates, bool) or not isinstance(replicates, numbers.Integral) or not 1 <= replicates <= 10000
+        ):
+            raise ValueError("sweep: replicates must be a whole number from 1 to 10000, got %r" % (replicates,))
         names, variants, candidates = self._variants(values)
         scenarios = []
         for index, (combination, as_json) in enumerate(variants):
@@ -545,6 +568,9 @@ class Testbed:
         errors = [f.exception() for f in pending if f.exception() is not None]
         if errors:
             raise errors[0]
+        if replicates is not None and replicates > 1:
+            call_cli(["sweep", "--replicate", out, "--replicates", int(replicates), "-j", max(1, int(jobs))] + policy_args,
+                     cli)
         stdout = call_cli(["sweep", "--collect", out], cli)
         return SweepResult(out, names, [c for c, _ in variants], stdout)
 

@@ -197,5 +197,64 @@ class SweepNumbering(unittest.TestCase):
             tb.sweep(make, {"w": [0]}, os.getcwd())
 
 
+class ReplicatedSweepRanksLikeTheCli(unittest.TestCase):
+    """tb.sweep(replicates=3) on a jittered callable is `dirsched sweep --replicates 3` of the same file:
+    the same seeds per variant, the same replicate rows, the same paired ranking."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="dirsched-py-sweep-rep-")
+        with open(SCENARIO, encoding="utf-8") as f:
+            scenario = json.load(f)
+        scenario["callables"]["k"]["jitter"] = {"kind": "uniform", "rel": 0.2}
+        scenario["replicates"] = 3
+        jittered = os.path.join(cls.tmp, "jittered.json")
+        with open(jittered, "w", encoding="utf-8") as f:
+            json.dump(scenario, f)
+        subprocess.run([find_cli(), "sweep", jittered, "--out", os.path.join(cls.tmp, "cli"), "-j", "2"], check=True,
+                       stdout=subprocess.DEVNULL)
+        tb = four_chips()
+        k = tb.register("k", "LOCAL_CHIP", duration_s=1, jitter=("uniform", 0.2))
+        cls.result = tb.sweep(make_sweep_fn(k), {"group_workers": CANDIDATES}, os.path.join(cls.tmp, "py"), jobs=2,
+                              replicates=3)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp)
+
+    def read(self, *parts):
+        with open(os.path.join(self.tmp, *parts), "rb") as f:
+            return f.read()
+
+    def test_replicates_ranking_and_tables_are_the_clis(self):
+        self.assertEqual(self.result.replicates, 3)
+        self.assertEqual(self.result.ranking_data["seeds"], [0, 1, 2])
+        for name in ("sweep.csv", "sweep-summary.csv", "ranking.json", "sweep.svg"):
+            self.assertEqual(self.read("py", name), self.read("cli", name), name)
+        self.assertEqual(len(self.result.rows), 3 * len(CANDIDATES), "one sweep.csv row per variant and replicate")
+        stats = self.result.stats(self.result.ranking[0])
+        self.assertLess(stats["ci_low"], stats["ci_high"], "three jittered replicates give an interval")
+
+    def test_a_deterministic_sweep_runs_one_replicate(self):
+        tb = four_chips()
+        k = tb.register("k", "LOCAL_CHIP", duration_s=1)
+        r = tb.sweep(make_sweep_fn(k), {"group_workers": CANDIDATES[:2]}, os.path.join(self.tmp, "det"), replicates=3)
+        self.assertEqual(r.replicates, 1)
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, "det", "replicates.jsonl")))
+
+    def test_bad_replicates_and_jitter_raise_before_anything_runs(self):
+        tb = four_chips()
+        k = tb.register("k", "LOCAL_CHIP")
+        out = os.path.join(self.tmp, "never")
+        for bad in (0, -1, 2.5, True, "3", 10001):
+            with self.assertRaises(ValueError):
+                tb.sweep(make_sweep_fn(k), {"group_workers": CANDIDATES}, out, replicates=bad)
+        self.assertFalse(os.path.exists(out))
+        for bad, error in ((("uniform", 1.5), ValueError), (("gauss", 0.1), ValueError), (0.2, TypeError),
+                           (("normal", -0.1), ValueError)):
+            with self.assertRaises(error):
+                tb.register("j%d" % len(tb._callables), "LOCAL_CHIP", jitter=bad)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What a front end (Python's Testbed) asks of the CLI instead of writing into folders itself:
 # `run --attach NAME=FILE` keeps the caller's file in the run folder, written and listed with the run's
-# own; `sweep --prepare DIR --name --origin --variants` makes DIR a sweep folder under `sweep`'s rules.
+# own; `sweep --prepare DIR --name --origin --variants` makes DIR a sweep folder under `sweep`'s rules;
+# `sweep --replicate DIR --replicates N` adds the replicates of the variants the front end ran.
 # Every refusal exits 2 and leaves the folder as it was.
 DIRSCHED=$1 ROOT=$2
 source "$(dirname "$0")/outputs_lib.sh"
@@ -79,6 +80,30 @@ refused_untouched "$w" 2 "--prepare DIR goes with --name, --origin and --variant
   "$d" sweep --prepare "$w/sw" --name py --origin python:make
 refused_untouched "$w" 2 "--prepare DIR goes with --name, --origin and --variants" "--prepare with a scenario" \
   "$d" sweep "$s" --prepare "$w/sw" --name py --origin python:make --variants 2
+
+# --replicate: replicates 1..N-1 of variants the front end ran, from the scenario.json each keeps.
+refused_untouched "$w" 2 "variant-0000/scenario.json: no such file: --replicate runs the scenario each variant folder keeps" \
+  "--replicate variants that keep no scenario" "$d" sweep --replicate "$w/sw" --replicates 3
+refused_untouched "$w" 2 "--replicate DIR goes with --replicates N" "--replicate without --replicates" \
+  "$d" sweep --replicate "$w/sw"
+refused_untouched "$w" 2 "--replicate DIR goes with --replicates N" "--replicate with --collect" \
+  "$d" sweep --replicate "$w/sw" --replicates 3 --collect "$w/sw"
+refused_untouched "$w" 2 "--plan has no effect with --replicate" "--replicate with --plan" \
+  "$d" sweep --replicate "$w/sw" --replicates 3 --plan
+refused_untouched "$w" 2 "/r: not a dirsched sweep folder \(no .dirsched-sweep in it" "--replicate a run folder" \
+  "$d" sweep --replicate "$w/r" --replicates 3
+run_case 0 "" "--prepare 3 for --replicate" "$d" sweep --prepare "$w/rep" --name py --origin python:make --variants 3
+for i in 0 1; do
+  run_case 0 "" "replicate variant $i" "$d" run "$s" --out "$w/rep/variant-000$i" --outputs summary \
+    --attach "variant.json=$w/v$i.json" --attach "scenario.json=$s"
+done
+refused_untouched "$w" 2 "variant-0002 not complete: --replicate adds replicates to variants already run" \
+  "--replicate with a variant not run" "$d" sweep --replicate "$w/rep" --replicates 3
+run_case 0 "" "variant 2" "$d" run "$s" --out "$w/rep/variant-0002" --outputs summary --attach "variant.json=$w/v2.json" \
+  --attach "scenario.json=$s"
+run_case 0 "the variants are deterministic and need no replications" "--replicate deterministic variants" \
+  "$d" sweep --replicate "$w/rep" --replicates 3
+[[ ! -e "$w/rep/replicates.jsonl" ]] || { echo "FAIL --replicate: deterministic variants got replicates"; fail=1; }
 no_temps "$w" "front end"
 [ "$fail" = 0 ] && echo "front-end calls: all as expected"
 exit "$fail"
