@@ -980,7 +980,18 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
     return scores;
   };
   const auto started = std::chrono::steady_clock::now();
-  const SearchResult res = search_space(dims, budget, seed, evaluate);
+  // A `choose` variable is searched by swapping one id (or, ordered, exchanging two positions) rather
+  // than over all its lists at once, which under a budget smaller than the space is a random sample.
+  std::vector<const std::vector<nlohmann::json>*> spaces;
+  std::vector<bool> ordered;
+  for (const auto& [name, c] : base.vars) {
+    spaces.push_back(base.vars_left_out.count(name) ? &c : nullptr);
+    ordered.push_back(spaces.back() && holds_arrangements(c));
+  }
+  const Neighbours swaps = [&](std::size_t k, std::size_t candidate) {
+    return spaces[k] ? swap_neighbours(*spaces[k], candidate, ordered[k]) : std::vector<std::size_t>{};
+  };
+  const SearchResult res = search_space(dims, budget, seed, evaluate, swaps);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   const Variant best = variant_at(base, res.best);
   // Pareto among the evaluated clean points.
@@ -1023,7 +1034,8 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
       {"exhaustive", res.exhaustive},
       {"method", res.exhaustive ? "exhaustive: every variant evaluated"
                                 : "seeded coordinate descent with random restarts (search seed " + std::to_string(seed) +
-                                      "): one variable's candidates at a time, best kept, until the budget"},
+                                      "): one variable's candidates at a time (a choose space's: the lists one swap "
+                                      "away), best kept, until the budget"},
       {"budget", budget},
       {"pareto", {{"metrics", {metric_def(choice.pareto_a).name, metric_def(choice.pareto_b).name}}, {"variants", pareto}}},
       {"convergence", convergence},

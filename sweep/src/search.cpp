@@ -1,12 +1,14 @@
 #include <algorithm>
 #include <random>
+#include <set>
 
 #include "dirsched/sweep.hpp"
 
 namespace dirsched {
 
 SearchResult search_space(const std::vector<std::size_t>& dims, std::size_t budget, std::uint64_t seed,
-                          const std::function<std::vector<Score>(const std::vector<std::size_t>&)>& evaluate) {
+                          const std::function<std::vector<Score>(const std::vector<std::size_t>&)>& evaluate,
+                          const Neighbours& neighbours) {
   SearchResult res;
   std::size_t total = 1;
   bool fits = true;
@@ -65,7 +67,12 @@ SearchResult search_space(const std::vector<std::size_t>& dims, std::size_t budg
       for (std::size_t k : order) {
         const std::size_t digit = cur / stride[k] % dims[k], base = cur - digit * stride[k];
         std::vector<std::size_t> line;
-        for (std::size_t v = 0; v < dims[k]; ++v) line.push_back(base + v * stride[k]);
+        const std::vector<std::size_t> near = neighbours ? neighbours(k, digit) : std::vector<std::size_t>{};
+        if (near.empty()) {
+          for (std::size_t v = 0; v < dims[k]; ++v) line.push_back(base + v * stride[k]);
+        } else {
+          for (std::size_t v : near) line.push_back(base + v * stride[k]);
+        }
         run(line);
         std::size_t best = cur;
         for (std::size_t p : line)
@@ -76,6 +83,44 @@ SearchResult search_space(const std::vector<std::size_t>& dims, std::size_t budg
     }
   }
   return res;
+}
+
+bool holds_arrangements(const std::vector<nlohmann::json>& candidates) {
+  std::set<std::vector<nlohmann::json>> seen;
+  for (const nlohmann::json& c : candidates) {
+    if (!c.is_array()) return false;
+    std::vector<nlohmann::json> ids(c.begin(), c.end());
+    std::sort(ids.begin(), ids.end());
+    if (!seen.insert(std::move(ids)).second) return true;
+  }
+  return false;
+}
+
+std::vector<std::size_t> swap_neighbours(const std::vector<nlohmann::json>& candidates, std::size_t c, bool ordered) {
+  std::vector<std::size_t> out;
+  if (c >= candidates.size() || !candidates[c].is_array()) return out;
+  const nlohmann::json& at = candidates[c];
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const nlohmann::json& other = candidates[i];
+    if (i == c) continue;
+    if (!other.is_array() || other.size() != at.size()) return {};
+    if (ordered) {
+      // Positions that differ: one (another id there), or two exchanged.
+      std::vector<std::size_t> diff;
+      for (std::size_t j = 0; j < at.size() && diff.size() <= 2; ++j)
+        if (at[j] != other[j]) diff.push_back(j);
+      if (diff.size() == 1 ||
+          (diff.size() == 2 && at[diff[0]] == other[diff[1]] && at[diff[1]] == other[diff[0]]))
+        out.push_back(i);
+    } else {
+      // Ids of `other` that `c` does not hold: exactly one (so one traded for one).
+      std::size_t missing = 0;
+      for (const nlohmann::json& id : other)
+        if (std::find(at.begin(), at.end(), id) == at.end() && ++missing > 1) break;
+      if (missing == 1) out.push_back(i);
+    }
+  }
+  return out;
 }
 
 }  // namespace dirsched

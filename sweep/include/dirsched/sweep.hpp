@@ -244,8 +244,9 @@ namespace dirsched {
 // are the candidate counts in name order, the last fastest). A score is compared lexicographically,
 // smaller better. Exhaustive when the space has at most `budget` points; otherwise a seeded coordinate
 // descent: from a random point, every other candidate of one variable at a time (variables in a seeded
-// order) is evaluated as one batch and the best taken, until no variable improves; then a restart from
-// a random point not yet evaluated, until the budget is spent. No point is evaluated twice.
+// order; for a variable with a neighbourhood, its neighbours only) is evaluated as one batch and the best
+// taken, until no variable improves; then a restart from a random point not yet evaluated, until the
+// budget is spent. No point is evaluated twice.
 using Score = std::vector<double>;
 struct SearchResult {
   std::size_t best = 0;
@@ -255,6 +256,17 @@ struct SearchResult {
   std::vector<std::pair<std::size_t, std::size_t>> improvements;  // (evaluations so far, new best point)
   std::map<std::size_t, Score> scores;                            // every point evaluated
 };
+// `neighbours(k, c)`, when given and not empty for variable k, replaces "every other candidate" in the
+// descent's step on k with the candidates it returns for candidate c (a `choose` space: swap_neighbours).
+using Neighbours = std::function<std::vector<std::size_t>(std::size_t var, std::size_t candidate)>;
 SearchResult search_space(const std::vector<std::size_t>& dims, std::size_t budget, std::uint64_t seed,
-                          const std::function<std::vector<Score>(const std::vector<std::size_t>&)>& evaluate);
+                          const std::function<std::vector<Score>(const std::vector<std::size_t>&)>& evaluate,
+                          const Neighbours& neighbours = {});
+// The swap neighbourhood of candidate `c` in a `choose` space (`candidates`: lists of ids of one length):
+// unordered, the lists that trade one id for one not in `c`; ordered (`holds_arrangements`), those that
+// put another id at one position, or exchange two positions. Ascending; empty when the candidates are
+// not such lists. O(candidates x length).
+std::vector<std::size_t> swap_neighbours(const std::vector<nlohmann::json>& candidates, std::size_t c, bool ordered);
+// Whether two candidates hold the same ids in another order (an ordered `choose` space).
+bool holds_arrangements(const std::vector<nlohmann::json>& candidates);
 }  // namespace dirsched
