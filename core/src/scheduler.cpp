@@ -1284,6 +1284,12 @@ std::size_t Scheduler::pending_consumers(TaskId task) const {
 
 std::vector<Stuck> Scheduler::stuck() const {
   std::vector<Stuck> out;
+  // A SUB FIFO entry larger than the whole pool: it goes back to the tail in every iteration, and under
+  // edge_triggered_wake the SUB work that fits waits for a wake that never came (the seed's repeats
+  // would have reached it).
+  std::optional<TaskId> too_large;
+  for (std::size_t i = 0; i < sub_fifo_.size() && !too_large; ++i)
+    if (task_at(sub_fifo_.at(i)).members > registry_.sub_workers()) too_large = sub_fifo_.at(i);
   for (std::size_t i = reclaimed_; i < tasks_.size(); ++i) {
     const Task& t = tasks_[i];
     if (is_terminal(t.state)) continue;
@@ -1295,11 +1301,15 @@ std::vector<Stuck> Scheduler::stuck() const {
       case TaskState::kReady:
         if (fifo_on() && RunId(t.run) != active_run_)
           reason = "READY in run '" + runs_[t.run].info.name + "', which never became the active run";
+        else if (is_sub(t.kind) && t.members > registry_.sub_workers())
+          reason = "needs " + std::to_string(t.members) + " SUB workers, the pool has " +
+                   std::to_string(registry_.sub_workers());
+        else if (is_sub(t.kind) && too_large && loop_parks())
+          reason = "READY in the SUB FIFO, never dispatched: '" + std::string(name_of(task_at(*too_large))) +
+                   "' needs more SUB workers than the pool has and goes back to the tail each iteration, and the "
+                   "loop parked with no wake left (edge_triggered_wake)";
         else if (is_sub(t.kind))
-          reason = t.members > registry_.sub_workers()
-                       ? "needs " + std::to_string(t.members) + " SUB workers, the pool has " +
-                             std::to_string(registry_.sub_workers())
-                       : "READY in the SUB FIFO, never dispatched";
+          reason = "READY in the SUB FIFO, never dispatched";
         else if (t.kind == TaskKind::kGroup)
           reason = "READY in the group FIFO, never launched";
         else

@@ -54,6 +54,19 @@ TEST(LoopSwitches, EdgeTriggeredWakeRunsOneIterationPerWakeSoSubWorkWaits) {
   EXPECT_EQ(d.dispatches(), (V{"a@0", "s@sub0"}));
 }
 
+// A wake that never comes: s is stuck, and the reason names the entry that holds the SUB pass up and the
+// parked loop (the seed's repeats dispatch it: BothOffTheRepeatsRunSubWorkBehindATooLargeGroup).
+TEST(LoopSwitches, EdgeTriggeredWakeStuckSubWorkNamesTheEntryThatHoldsItUp) {
+  FakeDriver d(Builder().chip(0).sub(2), with(kEdge));
+  g_then_s(d);
+  const std::vector<Stuck> stuck = d.core().stuck();
+  ASSERT_EQ(stuck.size(), 2u);
+  EXPECT_EQ(stuck[0].reason, "needs 3 SUB workers, the pool has 2");
+  EXPECT_EQ(stuck[1].reason,
+            "READY in the SUB FIFO, never dispatched: 'G' needs more SUB workers than the pool has and goes back "
+            "to the tail each iteration, and the loop parked with no wake left (edge_triggered_wake)");
+}
+
 TEST(LoopSwitches, EdgeTriggeredWakeAPendingSubmitOrARejectionWakesNothing) {
   FakeDriver d(Builder().chip(0).chip(1).sub(2), with(kEdge));
   const BufferId x = d.buffer("x");
