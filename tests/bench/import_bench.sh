@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# `import strace` at scale: two dirsched binaries (a baseline and a candidate, e.g. main's build and this
+# one) import the same [STRACE] logs in the same run of this script, so that both see the same machine
+# load. Each log is a simulated run written in the runtime's grammar by the candidate
+# (`gen stream --tasks N --workers 64`, then `run --outputs strace`); both imports' scenario.json and
+# observed/ are compared byte for byte (column "same"). One row per size:
+#   tasks log_MB before_wall_s before_MiB after_wall_s after_MiB speedup same
+# Usage: tests/bench/import_bench.sh BEFORE_BIN AFTER_BIN. Environment: SIZES (default "25000 50000 100000").
+set -euo pipefail
+before=$1 after=$2
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/import-bench.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+measure() {  # out_dir bin log -> "wall kib"
+  local out=$1 bin=$2 log=$3
+  rm -rf "$out"
+  /usr/bin/time -f "%e %M" -o "$tmp/time" "$bin" import strace "$log" --out "$out" >/dev/null 2>"$tmp/err" ||
+    { cat "$tmp/err" >&2; return 1; }
+  cat "$tmp/time"
+}
+printf "%7s %7s %13s %10s %12s %9s %8s %4s\n" tasks log_MB before_wall_s before_MiB after_wall_s after_MiB speedup same
+for n in ${SIZES:-25000 50000 100000}; do
+  "$after" gen stream --tasks "$n" --workers 64 >"$tmp/s.json"
+  "$after" run "$tmp/s.json" --out "$tmp/run" --outputs strace --quiet >/dev/null
+  log=$tmp/run/strace.log
+  read -r bw bk < <(measure "$tmp/before" "$before" "$log")
+  read -r aw ak < <(measure "$tmp/after" "$after" "$log")
+  same=yes
+  cmp -s "$tmp/before/scenario.json" "$tmp/after/scenario.json" && diff -rq "$tmp/before/observed" "$tmp/after/observed" \
+    >/dev/null || same=no
+  awk -v n="$n" -v bytes="$(stat -c %s "$log")" -v bw="$bw" -v bk="$bk" -v aw="$aw" -v ak="$ak" -v same="$same" \
+    'BEGIN {printf "%7d %7.1f %13.2f %10.0f %12.2f %9.0f %7.1fx %4s\n", n, bytes/1e6, bw, bk/1024, aw, ak/1024, bw/aw, same}'
+done
