@@ -770,12 +770,21 @@ int cmd_replicate(const std::string& dir_arg, std::size_t replicates, unsigned j
                   const PolicyFlag& policy) {
   namespace fs = std::filesystem;
   const std::string dir = fs::path(dir_arg).lexically_normal().string();
+  if (std::error_code ec; !fs::is_directory(dir, ec)) {
+    std::cerr << "dirsched: " << dir << ": " << (fs::exists(dir, ec) ? "not a folder" : "no such folder")
+              << ": --replicate takes the sweep folder the variants ran into\n";
+    return 2;
+  }
   if (std::error_code ec; !fs::is_regular_file(fs::path(dir) / ".dirsched-sweep", ec)) {
     std::cerr << "dirsched: " << dir << ": not a dirsched sweep folder (no .dirsched-sweep in it; `sweep --prepare` "
               << "makes one)\n";
     return 2;
   }
   const SweepMarker marker = read_sweep_marker(dir);
+  if (marker.variants.empty()) {
+    std::cerr << "dirsched: " << dir << ": the sweep folder lists no variants\n";
+    return 2;
+  }
   const SweepProgress progress = sweep_progress(dir);
   if (!progress.missing.empty()) {
     std::cerr << "dirsched: " << dir << ": " << variant_list_text(progress.missing)
@@ -803,15 +812,17 @@ int cmd_replicate(const std::string& dir_arg, std::size_t replicates, unsigned j
     }
     variants.push_back(std::move(v));
   }
-  std::error_code ec;  // an earlier --replicate's: this one writes its own, or none
-  fs::remove(fs::path(dir) / "replicates.jsonl", ec);
-  if (ec) throw_write_error(fs::path(dir) / "replicates.jsonl", ec.value());
-  if (replicates > 1 && !jitter) {
-    std::cerr << "dirsched: " << dir << ": no callable has a jitter or an empirical duration: the variants are "
-              << "deterministic and need no replications (every seed gives the same run); 1 replicate\n";
+  if (replicates > 1 && jitter) {
+    // Replaces an earlier --replicate's file atomically: a failed evaluation leaves it as it was.
+    write_replicates(dir, loaded, variants, replicates, loaded.front().seed, jobs, simgrid_args(cfg));
     return 0;
   }
-  if (replicates > 1) write_replicates(dir, loaded, variants, replicates, loaded.front().seed, jobs, simgrid_args(cfg));
+  if (replicates > 1)
+    std::cerr << "dirsched: " << dir << ": no callable has a jitter or an empirical duration: the variants are "
+              << "deterministic and need no replications (every seed gives the same run); 1 replicate\n";
+  std::error_code ec;  // an earlier --replicate's: one replicate now, so none
+  fs::remove(fs::path(dir) / "replicates.jsonl", ec);
+  if (ec) throw_write_error(fs::path(dir) / "replicates.jsonl", ec.value());
   return 0;
 }
 
@@ -1673,9 +1684,11 @@ int run_command(int argc, char** argv) {
       if (replicate_option->count()) {
         // With --replicates N, and what a run needs (-j, --cfg, the policy); nothing else of a sweep.
         for (const CLI::Option* o : {sweep_outputs_option, sweep_plan_option, sweep_sample_option, sweep_budget_option,
-                                     lines_per_task})
+                                     lines_per_task, sweep->get_option("--seed"), sweep->get_option("--max-variants"),
+                                     sweep->get_option("--objective"), sweep->get_option("--pareto")})
           if (o->count()) {
-            std::cerr << "dirsched sweep: " << o->get_name() << " has no effect with --replicate\n";
+            std::cerr << "dirsched sweep: " << o->get_name() << " has no effect with --replicate (it runs replicates "
+                      << "only; the ranking flags go to --collect)\n";
             return 2;
           }
         if (!sweep_replicates || !sweep_file.empty() || !sweep_out.empty() || !collect_dir.empty() || sweep_missing) {

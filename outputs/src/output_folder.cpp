@@ -78,6 +78,7 @@ sigset_t handled_signals() {
   // A child that does not end within the grace (it ignores the signal, or hangs before its own signal
   // thread could take it) is killed: a stop never waits on a child for ever.
   const auto deadline = std::chrono::steady_clock::now() + kChildGrace;
+  std::size_t killed = 0;
   for (pid_t c : r.children) {
     int status = 0;
     while (true) {
@@ -85,6 +86,7 @@ sigset_t handled_signals() {
       if (got == c || (got < 0 && errno != EINTR)) break;  // ended, or not ours to wait for any more
       if (got == 0 && std::chrono::steady_clock::now() >= deadline) {
         kill(c, SIGKILL);
+        ++killed;
         while (waitpid(c, &status, 0) < 0 && errno == EINTR) {
         }
         break;
@@ -98,7 +100,14 @@ sigset_t handled_signals() {
     fs::remove_all(t, ec);
   }
   const char* name = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP";
-  std::string msg = std::string("dirsched: stopped by ") + name + "; temporary files removed, nothing written\n";
+  // A killed child removed nothing of its own: what it left is the next run's to remove (kill -9's rule).
+  const std::string killed_note =
+      killed ? "; " + std::to_string(killed) + " child process(es) did not stop within " +
+                   std::to_string(kChildGrace.count()) + " s and were killed: what they left beside their outputs is " +
+                   "removed by the next run into the same path"
+             : "";
+  std::string msg = std::string("dirsched: stopped by ") + name + "; temporary files removed, nothing written" +
+                    killed_note + "\n";
   if (!r.note_file.empty()) {
     const int fd = open(r.note_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     const std::string text = r.note_text + " (stopped by " + name + ")\n";
@@ -107,7 +116,7 @@ sigset_t handled_signals() {
       }
       close(fd);
     }
-    msg = std::string("dirsched: stopped by ") + name + "; " + r.note_message + "\n";
+    msg = std::string("dirsched: stopped by ") + name + "; " + r.note_message + killed_note + "\n";
   }
   if (write(STDERR_FILENO, msg.data(), msg.size()) < 0) {
   }

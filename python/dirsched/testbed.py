@@ -42,6 +42,7 @@ import numbers
 import os
 import tempfile
 import threading
+import warnings
 from concurrent.futures import FIRST_EXCEPTION, Executor, ThreadPoolExecutor
 from concurrent.futures import wait as wait_futures
 
@@ -572,7 +573,11 @@ class Testbed:
             call_cli(["sweep", "--replicate", out, "--replicates", int(replicates), "-j", max(1, int(jobs))] + policy_args,
                      cli)
         stdout = call_cli(["sweep", "--collect", out], cli)
-        return SweepResult(out, names, [c for c, _ in variants], stdout)
+        result = SweepResult(out, names, [c for c, _ in variants], stdout)
+        if replicates is not None and replicates > 1 and result.replicates == 1:
+            warnings.warn("sweep: no callable has a jitter or an empirical duration: the variants are deterministic "
+                          "and need no replications (every seed gives the same run); 1 replicate", stacklevel=2)
+        return result
 
     @staticmethod
     def optimize(scenario_file, out, budget=None, seed=0, jobs=2, replicates=None, objective=None, pareto=None,

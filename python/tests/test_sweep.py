@@ -238,7 +238,9 @@ class ReplicatedSweepRanksLikeTheCli(unittest.TestCase):
     def test_a_deterministic_sweep_runs_one_replicate(self):
         tb = four_chips()
         k = tb.register("k", "LOCAL_CHIP", duration_s=1)
-        r = tb.sweep(make_sweep_fn(k), {"group_workers": CANDIDATES[:2]}, os.path.join(self.tmp, "det"), replicates=3)
+        with self.assertWarnsRegex(UserWarning, "deterministic and need no replications"):
+            r = tb.sweep(make_sweep_fn(k), {"group_workers": CANDIDATES[:2]}, os.path.join(self.tmp, "det"),
+                         replicates=3)
         self.assertEqual(r.replicates, 1)
         self.assertFalse(os.path.exists(os.path.join(self.tmp, "det", "replicates.jsonl")))
 

@@ -1,6 +1,5 @@
 #include <algorithm>
 #include <random>
-#include <set>
 
 #include "dirsched/sweep.hpp"
 
@@ -85,13 +84,19 @@ SearchResult search_space(const std::vector<std::size_t>& dims, std::size_t budg
   return res;
 }
 
+// Ordered spaces hold every arrangement of each set, unordered ones each set once: whether another list
+// holds the first list's ids tells them apart. O(candidates x length x log length), nothing copied but
+// the first list.
 bool holds_arrangements(const std::vector<nlohmann::json>& candidates) {
-  std::set<std::vector<nlohmann::json>> seen;
-  for (const nlohmann::json& c : candidates) {
-    if (!c.is_array()) return false;
-    std::vector<nlohmann::json> ids(c.begin(), c.end());
-    std::sort(ids.begin(), ids.end());
-    if (!seen.insert(std::move(ids)).second) return true;
+  if (candidates.size() < 2 || !candidates.front().is_array()) return false;
+  std::vector<nlohmann::json> first(candidates.front().begin(), candidates.front().end());
+  std::sort(first.begin(), first.end());
+  for (std::size_t i = 1; i < candidates.size(); ++i) {
+    const nlohmann::json& c = candidates[i];
+    if (!c.is_array() || c.size() != first.size()) return false;
+    if (std::all_of(c.begin(), c.end(),
+                    [&](const nlohmann::json& id) { return std::binary_search(first.begin(), first.end(), id); }))
+      return true;
   }
   return false;
 }
@@ -100,23 +105,23 @@ std::vector<std::size_t> swap_neighbours(const std::vector<nlohmann::json>& cand
   std::vector<std::size_t> out;
   if (c >= candidates.size() || !candidates[c].is_array()) return out;
   const nlohmann::json& at = candidates[c];
+  std::vector<nlohmann::json> held(at.begin(), at.end());  // c's ids, sorted: one lookup in log(length)
+  std::sort(held.begin(), held.end());
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const nlohmann::json& other = candidates[i];
     if (i == c) continue;
     if (!other.is_array() || other.size() != at.size()) return {};
     if (ordered) {
       // Positions that differ: one (another id there), or two exchanged.
-      std::vector<std::size_t> diff;
-      for (std::size_t j = 0; j < at.size() && diff.size() <= 2; ++j)
-        if (at[j] != other[j]) diff.push_back(j);
-      if (diff.size() == 1 ||
-          (diff.size() == 2 && at[diff[0]] == other[diff[1]] && at[diff[1]] == other[diff[0]]))
-        out.push_back(i);
+      std::size_t diff[3] = {0, 0, 0}, n = 0;
+      for (std::size_t j = 0; j < at.size() && n < 3; ++j)
+        if (at[j] != other[j]) diff[n++] = j;
+      if (n == 1 || (n == 2 && at[diff[0]] == other[diff[1]] && at[diff[1]] == other[diff[0]])) out.push_back(i);
     } else {
       // Ids of `other` that `c` does not hold: exactly one (so one traded for one).
       std::size_t missing = 0;
       for (const nlohmann::json& id : other)
-        if (std::find(at.begin(), at.end(), id) == at.end() && ++missing > 1) break;
+        if (!std::binary_search(held.begin(), held.end(), id) && ++missing > 1) break;
       if (missing == 1) out.push_back(i);
     }
   }

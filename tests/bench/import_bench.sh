@@ -22,8 +22,10 @@ for n in ${SIZES:-25000 50000 100000}; do
   "$after" gen stream --tasks "$n" --workers 64 >"$tmp/s.json"
   "$after" run "$tmp/s.json" --out "$tmp/run" --outputs strace --quiet >/dev/null
   log=$tmp/run/strace.log
-  read -r bw bk < <(measure "$tmp/before" "$before" "$log")
-  read -r aw ak < <(measure "$tmp/after" "$after" "$log")
+  bw='' aw=''
+  read -r bw bk < <(measure "$tmp/before" "$before" "$log") || true
+  read -r aw ak < <(measure "$tmp/after" "$after" "$log") || true
+  [[ -n "${bw:-}" && -n "${aw:-}" ]] || { echo "import_bench: an import of $n tasks failed (its error above)" >&2; exit 1; }
   same=yes
   cmp -s "$tmp/before/scenario.json" "$tmp/after/scenario.json" && diff -rq "$tmp/before/observed" "$tmp/after/observed" \
     >/dev/null || same=no

@@ -1,6 +1,7 @@
 // The threads of outputs/: the signal thread that removes registered temporaries, and fork tracking
 // from several threads at once. Built without SimGrid or Graphviz, so that CI's ThreadSanitizer stage
 // runs it beside runtime_tests.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -9,6 +10,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <thread>
 #include <vector>
 
@@ -89,6 +91,8 @@ TEST(ForkTracking, AChildThatIgnoresTheSignalIsKilledAfterTheGrace) {
   const pid_t parent = fork_tracked();  // a process of its own with its own signal thread
   ASSERT_GE(parent, 0);
   if (parent == 0) {
+    const int err = open((dir / "stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(err, STDERR_FILENO);
     const pid_t child = fork_tracked();
     if (child == 0) {
       // Ignored and unblocked in the thread a kill() goes to: the signal is discarded when sent, so the
@@ -123,6 +127,9 @@ TEST(ForkTracking, AChildThatIgnoresTheSignalIsKilledAfterTheGrace) {
   ASSERT_TRUE(WIFEXITED(status)) << "status " << status;
   EXPECT_EQ(WEXITSTATUS(status), 128 + SIGTERM);
   EXPECT_TRUE(child_gone) << "the stop exited and left its child running";
+  std::ifstream err(dir / "stderr");
+  const std::string said((std::istreambuf_iterator<char>(err)), std::istreambuf_iterator<char>());
+  EXPECT_NE(said.find("1 child process(es) did not stop within 5 s and were killed"), std::string::npos) << said;
   fs::remove_all(dir);
 }
 

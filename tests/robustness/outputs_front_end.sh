@@ -104,6 +104,40 @@ run_case 0 "" "variant 2" "$d" run "$s" --out "$w/rep/variant-0002" --outputs su
 run_case 0 "the variants are deterministic and need no replications" "--replicate deterministic variants" \
   "$d" sweep --replicate "$w/rep" --replicates 3
 [[ ! -e "$w/rep/replicates.jsonl" ]] || { echo "FAIL --replicate: deterministic variants got replicates"; fail=1; }
+refused_untouched "$w" 2 "--seed has no effect with --replicate" "--replicate with --seed" \
+  "$d" sweep --replicate "$w/rep" --replicates 3 --seed 9
+refused_untouched "$w" 2 "/nowhere: no such folder" "--replicate a missing folder" \
+  "$d" sweep --replicate "$w/nowhere" --replicates 3
+# With a jitter: replicates.jsonl written; a later --replicate that fails leaves it as it was; variants of
+# two seeds are refused.
+python3 - "$s" "$w" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for c in d["callables"].values():
+    c["jitter"] = {"kind": "uniform", "rel": 0.2}
+json.dump(d, open(sys.argv[2] + "/jit.json", "w"))
+d["seed"] = 7
+json.dump(d, open(sys.argv[2] + "/jit7.json", "w"))
+PY
+run_case 0 "" "--prepare jittered" "$d" sweep --prepare "$w/jit" --name py --origin python:make --variants 2
+for i in 0 1; do
+  run_case 0 "" "jittered variant $i" "$d" run "$w/jit.json" --out "$w/jit/variant-000$i" --outputs summary \
+    --attach "variant.json=$w/v$i.json" --attach "scenario.json=$w/jit.json"
+done
+run_case 0 "" "--replicate jittered variants" "$d" sweep --replicate "$w/jit" --replicates 3
+python3 -c 'import json,sys; l=open(sys.argv[1]).read().splitlines(); h=json.loads(l[0]); sys.exit(0 if h["seeds"]==[0,1,2] and len(l)==5 else 1)' \
+  "$w/jit/replicates.jsonl" || { echo "FAIL --replicate: replicates.jsonl"; fail=1; }
+refused_untouched "$w" 2 "" "--replicate whose evaluations fail keeps the earlier replicates" \
+  "$d" sweep --replicate "$w/jit" --replicates 3 --cfg network/model:Bogus
+run_case 0 "" "--collect replicated" "$d" sweep --collect "$w/jit"
+grep -q "over 3 replicates" "$sandbox/out" || { echo "FAIL --collect: not ranked over 3 replicates"; cat "$sandbox/out"; fail=1; }
+run_case 0 "" "--prepare two seeds" "$d" sweep --prepare "$w/seeds" --name py --origin python:make --variants 2
+run_case 0 "" "seed 0 variant" "$d" run "$w/jit.json" --out "$w/seeds/variant-0000" --outputs summary \
+  --attach "variant.json=$w/v0.json" --attach "scenario.json=$w/jit.json"
+run_case 0 "" "seed 7 variant" "$d" run "$w/jit7.json" --out "$w/seeds/variant-0001" --outputs summary \
+  --attach "variant.json=$w/v1.json" --attach "scenario.json=$w/jit7.json"
+refused_untouched "$w" 2 "variant-0001/scenario.json: seed: 7, and variant-0000 has 0" "--replicate variants of two seeds" \
+  "$d" sweep --replicate "$w/seeds" --replicates 3
 no_temps "$w" "front end"
 [ "$fail" = 0 ] && echo "front-end calls: all as expected"
 exit "$fail"

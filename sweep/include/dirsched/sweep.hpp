@@ -265,8 +265,8 @@ SearchResult search_space(const std::vector<std::size_t>& dims, std::size_t budg
 // The swap neighbourhood of candidate `c` in a `choose` space (`candidates`: lists of ids of one length):
 // unordered, the lists that trade one id for one not in `c`; ordered (`holds_arrangements`), those that
 // put another id at one position, or exchange two positions. Ascending; empty when the candidates are
-// not such lists. O(candidates x length).
+// not such lists. O(candidates x length x log length).
 std::vector<std::size_t> swap_neighbours(const std::vector<nlohmann::json>& candidates, std::size_t c, bool ordered);
-// Whether two candidates hold the same ids in another order (an ordered `choose` space).
+// Whether another candidate holds the first one's ids in another order (an ordered `choose` space).
 bool holds_arrangements(const std::vector<nlohmann::json>& candidates);
 }  // namespace dirsched
