@@ -43,7 +43,19 @@ def make_sweep_fn(k):
     return make
 
 
-class SweepRanksLikeTheCli(unittest.TestCase):
+class _InATemporaryFolder(unittest.TestCase):
+    """setUpClass makes cls.tmp; it goes at the end; read() gives a file of it."""
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp)
+
+    def read(self, *parts):
+        with open(os.path.join(self.tmp, *parts), "rb") as f:
+            return f.read()
+
+
+class SweepRanksLikeTheCli(_InATemporaryFolder):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix="dirsched-py-sweep-")
@@ -55,14 +67,6 @@ class SweepRanksLikeTheCli(unittest.TestCase):
         tb = four_chips()
         k = tb.register("k", "LOCAL_CHIP", duration_s=1)
         cls.result = tb.sweep(make_sweep_fn(k), {"group_workers": CANDIDATES}, os.path.join(cls.tmp, "py"), jobs=2)
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.tmp)
-
-    def read(self, *parts):
-        with open(os.path.join(self.tmp, *parts), "rb") as f:
-            return f.read()
 
     def test_the_ranking_is_the_clis(self):
         cli_lines = [l for l in self.cli_stdout.splitlines() if l[:1].isdigit()]
@@ -197,7 +201,7 @@ class SweepNumbering(unittest.TestCase):
             tb.sweep(make, {"w": [0]}, os.getcwd())
 
 
-class ReplicatedSweepRanksLikeTheCli(unittest.TestCase):
+class ReplicatedSweepRanksLikeTheCli(_InATemporaryFolder):
     """tb.sweep(replicates=3) on a jittered callable is `dirsched sweep --replicates 3` of the same file:
     the same seeds per variant, the same replicate rows, the same paired ranking."""
 
@@ -217,14 +221,6 @@ class ReplicatedSweepRanksLikeTheCli(unittest.TestCase):
         k = tb.register("k", "LOCAL_CHIP", duration_s=1, jitter=("uniform", 0.2))
         cls.result = tb.sweep(make_sweep_fn(k), {"group_workers": CANDIDATES}, os.path.join(cls.tmp, "py"), jobs=2,
                               replicates=3)
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.tmp)
-
-    def read(self, *parts):
-        with open(os.path.join(self.tmp, *parts), "rb") as f:
-            return f.read()
 
     def test_replicates_ranking_and_tables_are_the_clis(self):
         self.assertEqual(self.result.replicates, 3)
