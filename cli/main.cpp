@@ -532,16 +532,17 @@ bool seed_matters(const Scenario& scenario) {
 
 // Replicates 1..N-1 of every variant (replicate 0 is its run folder), in the evaluation pool (summary
 // metrics only): replicate r runs with seed + r, the same seeds for every variant (common random
-// numbers). Writes DIR/replicates.jsonl, which --collect ranks with. LOADED[i] is VARIANTS[i]'s scenario.
+// numbers). Writes DIR/replicates.jsonl, which --collect ranks with. LOADED[i] is VARIANTS[i]'s scenario;
+// all share one seed (the callers refuse variants of different seeds).
 void write_replicates(const std::string& dir, const std::vector<Scenario>& loaded, const std::vector<Variant>& variants,
-                      std::size_t replicates, std::uint64_t seed, unsigned jobs, const std::vector<std::string>& sim_args) {
+                      std::size_t replicates, unsigned jobs, const std::vector<std::string>& sim_args) {
   std::vector<Evaluation> evals;
   for (std::size_t i = 0; i < variants.size(); ++i)
     for (std::size_t r = 1; r < replicates; ++r) evals.push_back({&loaded[i], loaded[i].seed + r, variants[i]});
   if (Progress::get().shown()) std::fprintf(stderr, "[dirsched] sweep: %zu more replicate runs\n", evals.size());
   const std::vector<SweepRow> rows = evaluate_all(evals, jobs, sim_args);
   std::vector<std::uint64_t> seeds;
-  for (std::size_t r = 0; r < replicates; ++r) seeds.push_back(seed + r);
+  for (std::size_t r = 0; r < replicates; ++r) seeds.push_back(loaded.front().seed + r);
   std::string text = nlohmann::json{{"dirsched", "replicates"}, {"replicates", replicates}, {"seeds", seeds}}.dump() + "\n";
   for (std::size_t k = 0; k < evals.size(); ++k)
     text += nlohmann::json{{"variant", evals[k].variant.index},
@@ -687,7 +688,7 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
     std::vector<Scenario> loaded;
     loaded.reserve(variants.size());
     for (const Variant& v : variants) loaded.push_back(load_scenario(file, v.values, TraceRead::kStreamed, policy.choice()));
-    write_replicates(dir, loaded, variants, replicates, base.seed, jobs, simgrid_args(cfg));
+    write_replicates(dir, loaded, variants, replicates, jobs, simgrid_args(cfg));
   }
   return 0;
 }
@@ -780,12 +781,11 @@ int cmd_replicate(const std::string& dir_arg, std::size_t replicates, unsigned j
               << "makes one)\n";
     return 2;
   }
-  const SweepMarker marker = read_sweep_marker(dir);
-  if (marker.variants.empty()) {
+  const SweepProgress progress = sweep_progress(dir);  // the marker's variants, complete or missing
+  if (progress.complete.empty() && progress.missing.empty()) {
     std::cerr << "dirsched: " << dir << ": the sweep folder lists no variants\n";
     return 2;
   }
-  const SweepProgress progress = sweep_progress(dir);
   if (!progress.missing.empty()) {
     std::cerr << "dirsched: " << dir << ": " << variant_list_text(progress.missing)
               << " not complete: --replicate adds replicates to variants already run\n";
@@ -794,7 +794,7 @@ int cmd_replicate(const std::string& dir_arg, std::size_t replicates, unsigned j
   std::vector<Variant> variants;
   std::vector<Scenario> loaded;
   bool jitter = false;
-  for (std::size_t index : marker.variants) {
+  for (std::size_t index : progress.complete) {
     Variant v{index, {}};
     const fs::path file = fs::path(dir) / variant_dir(v) / "scenario.json";
     if (std::error_code ec; !fs::is_regular_file(file, ec)) {
@@ -814,7 +814,7 @@ int cmd_replicate(const std::string& dir_arg, std::size_t replicates, unsigned j
   }
   if (replicates > 1 && jitter) {
     // Replaces an earlier --replicate's file atomically: a failed evaluation leaves it as it was.
-    write_replicates(dir, loaded, variants, replicates, loaded.front().seed, jobs, simgrid_args(cfg));
+    write_replicates(dir, loaded, variants, replicates, jobs, simgrid_args(cfg));
     return 0;
   }
   if (replicates > 1)

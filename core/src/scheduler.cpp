@@ -1288,7 +1288,7 @@ std::vector<Stuck> Scheduler::stuck() const {
   // edge_triggered_wake the SUB work that fits waits for a wake that never came (the seed's repeats
   // would have reached it).
   std::optional<TaskId> too_large;
-  for (std::size_t i = 0; i < sub_fifo_.size() && !too_large; ++i)
+  for (std::size_t i = 0; loop_parks() && i < sub_fifo_.size() && !too_large; ++i)
     if (task_at(sub_fifo_.at(i)).members > registry_.sub_workers()) too_large = sub_fifo_.at(i);
   for (std::size_t i = reclaimed_; i < tasks_.size(); ++i) {
     const Task& t = tasks_[i];
@@ -1304,7 +1304,7 @@ std::vector<Stuck> Scheduler::stuck() const {
         else if (is_sub(t.kind) && t.members > registry_.sub_workers())
           reason = "needs " + std::to_string(t.members) + " SUB workers, the pool has " +
                    std::to_string(registry_.sub_workers());
-        else if (is_sub(t.kind) && too_large && loop_parks())
+        else if (is_sub(t.kind) && too_large)
           reason = "READY in the SUB FIFO, never dispatched: '" + std::string(name_of(task_at(*too_large))) +
                    "' needs more SUB workers than the pool has and goes back to the tail each iteration, and the "
                    "loop parked with no wake left (edge_triggered_wake)";
