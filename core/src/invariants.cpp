@@ -8,7 +8,8 @@ InvariantChecker::InvariantChecker(const Registry& registry, Switches switches)
     : registry_(registry),
       switches_(switches),
       nl_busy_(registry.next_level_count()),
-      sub_busy_(registry.sub_workers()) {}
+      sub_busy_(registry.sub_workers()),
+      nl_staged_(registry.next_level_count()) {}
 
 void InvariantChecker::fail(const std::string& rule, const std::string& detail) const {
   throw InvariantViolation(Violation{seq_, rule, detail, dump_ ? dump_() : std::string()});
@@ -142,8 +143,22 @@ void InvariantChecker::on_event(const Event& e) {
       launching_next_ = 0;
       break;
     }
-    case EventKind::kDispatch: {
+    case EventKind::kDispatch:
+    case EventKind::kActivate: {
       TaskModel& t = task(e.task);
+      if (e.kind == EventKind::kDispatch && e.prepare_only) {  // a staging (#1583)
+        check_staging(e, t, who);
+        break;
+      }
+      if (e.kind == EventKind::kActivate) {
+        const auto w = e.target.sub ? std::nullopt : registry_.index_of(e.target.worker);
+        if (!t.staged || !w || nl_staged_[*w] != e.task)
+          fail("activate_only_staged", who + " activated but it is not staged on that worker");
+        t.staged = false;
+        nl_staged_[*w] = TaskId();
+      } else if (t.staged) {
+        fail("activate_only_staged", who + " is staged and was dispatched without its activation");
+      }
       // With run_cancellation a raise cancelled everything of its run that had not started, so nothing
       // of that run starts afterwards (a group's members all start at its launch, before any raise).
       if (switches_[Switch::kRunCancellation] && t.state == TaskState::kReady && raised(t.run))
@@ -296,6 +311,34 @@ void InvariantChecker::on_event(const Event& e) {
     case EventKind::kReservationStall:
       break;
   }
+}
+
+void InvariantChecker::check_staging(const Event& e, TaskModel& t, const std::string& who) {
+  if (!switches_[Switch::kStaging]) fail("staged_only_with_switch", who + " staged with staging off");
+  if (t.kind != TaskKind::kSingle || e.target.sub)
+    fail("staged_single", who + " (" + std::string(to_string(t.kind)) + ") staged: only a single is");
+  const std::optional<std::uint32_t> w = registry_.index_of(e.target.worker);
+  if (!w) fail("known_worker", who + " staged on unregistered worker " + std::to_string(e.target.worker.value()));
+  if (*w != targets_of(t)[0]) fail("queue_matches_kind", who + " staged on " + worker_name(*w) + ", not its target");
+  if (registry_.worker_at(*w).kind == WorkerKind::kRemote)
+    fail("staged_not_remote", who + " staged on remote " + worker_name(*w));
+  if (registry_.worker_at(*w).frames < 2)
+    fail("staged_two_frames", who + " staged on " + worker_name(*w) + ", which has one frame");
+  if (std::find(staged_runs_.begin(), staged_runs_.end(), t.run) != staged_runs_.end())
+    fail("one_staged_per_run", who + " staged, but run " + std::to_string(t.run) + " had a task staged already");
+  if (nl_staged_[*w].valid())
+    fail("staged_frame_free", who + " staged on " + worker_name(*w) + ", whose second frame holds '" +
+                                  name_of(tasks_[nl_staged_[*w].index()]) + "'");
+  if (switches_[Switch::kWholeRunFifo] && t.run == active_run())
+    fail("staged_next_run", who + " staged, but its run " + std::to_string(t.run) + " is the active run");
+  if (t.state != TaskState::kReady)
+    fail("dispatch_only_ready", who + " staged while " + std::string(to_string(t.state)));
+  for (TaskId p : producers_of(t))
+    if (tasks_[p.index()].state != TaskState::kCompleted)
+      fail("producers_completed", who + " staged before its producer '" + name_of(tasks_[p.index()]) + "' completed");
+  staged_runs_.push_back(t.run);
+  nl_staged_[*w] = e.task;
+  t.staged = true;
 }
 
 void InvariantChecker::finish(const std::vector<Stuck>& reported) {

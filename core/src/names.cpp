@@ -49,12 +49,12 @@ constexpr std::array<std::string_view, 20> kCodes = {"missing_worker",
                                                      "overlapping_writes",
                                                      "mpi_group_mixed"};
 static_assert(kCodes.size() == static_cast<std::size_t>(ErrorCode::kMpiGroupMixed) + 1, "one spelling per code");
-constexpr std::array<std::string_view, 17> kEvents = {
+constexpr std::array<std::string_view, 18> kEvents = {
     "submit",      "reject",            "pending",       "ready",
     "dispatch",    "member_end",        "complete",      "fail",
     "poison",      "not_submitted",     "group_blocked", "group_launched",
     "group_stall", "reservation_stall", "run_raise",     "run_end",
-    "cancel"};
+    "cancel",      "activate"};
 
 }  // namespace
 

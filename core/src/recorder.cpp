@@ -658,7 +658,11 @@ void Recorder::on_event(const Event& e) {
     case EventKind::kGroupLaunched:
       stop_waiting(rec, true, e.t);
       break;
-    case EventKind::kDispatch: {
+    case EventKind::kDispatch:
+    case EventKind::kActivate: {
+      // staging (#1583): a staging starts nothing; its member starts at its activation, recorded as a
+      // dispatch is (its start, its queue wait, its worker busy from then).
+      if (e.prepare_only) break;
       const std::uint32_t index = e.target.sub ? 0 : *registry_.index_of(e.target.worker);
       if (r.state != TaskState::kRunning) {
         r.state = TaskState::kRunning;

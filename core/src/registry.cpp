@@ -6,13 +6,18 @@
 
 namespace dirsched {
 
-void Registry::add_next_level(WorkerId id, WorkerKind kind) {
+void Registry::add_next_level(WorkerId id, WorkerKind kind, std::uint32_t frames) {
+  if (frames != 1 && frames != 2)
+    throw RegistryError("worker " + std::to_string(id.value()) + ": frames must be 1 or 2, not " +
+                        std::to_string(frames));
+  if (frames == 2 && kind == WorkerKind::kRemote)
+    throw RegistryError("worker " + std::to_string(id.value()) + ": a remote worker has one frame");
   if (id.value() < 0) throw RegistryError("worker id " + std::to_string(id.value()) + " is negative");
   if (index_.count(id))
     throw RegistryError("worker id " + std::to_string(id.value()) + " is registered twice");
   if (!callables_.empty()) throw RegistryError("register every worker before the first callable");
   index_.emplace(id, static_cast<std::uint32_t>(workers_.size()));
-  workers_.push_back({id, kind});
+  workers_.push_back({id, kind, frames});
   local_chips_ += kind == WorkerKind::kLocalChip;
   local_workers_ += kind == WorkerKind::kLocalWorker;
 }

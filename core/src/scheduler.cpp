@@ -25,6 +25,7 @@ Scheduler::Scheduler(Registry registry, Options options, Observer* observer)
   for (std::uint32_t i = 0; i < workers_.size(); ++i) {
     workers_[i].id = registry_.worker_at(i).id;
     workers_[i].kind = registry_.worker_at(i).kind;
+    workers_[i].frames = registry_.worker_at(i).frames;
   }
   runnable_.resize(static_cast<std::uint32_t>(workers_.size()));
   reserved_flag_.assign(workers_.size(), false);
@@ -1195,6 +1196,94 @@ void Scheduler::sub_pass() {
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// The staging seam (#1583). The switch is asked in one place, preparable_run(): off (or inert: no
+// declared runs, whole_run_fifo off, no second live run whose callback returned without raising) there
+// is no preparable run, nothing is ever staged, and activate_staged() finds nothing to start.
+
+RunId Scheduler::preparable_run() const {
+  if (!options_.switches[Switch::kStaging] || !fifo_on() || run_fifo_.size() < 2) return RunId();
+  // The run FIFO's head is the active run; the second run is preparable once its callback returned.
+  const RunInfo& next = runs_[run_fifo_[1]].info;
+  if (!next.callback_ended || next.raised) return RunId();
+  return RunId(run_fifo_[1]);
+}
+
+void Scheduler::activate_staged() {
+  if (staged_members_ == 0 || !active_run_.valid()) return;
+  RunState& rs = runs_[active_run_.index()];
+  if (!rs.staged.valid()) return;
+  const TaskId id = rs.staged;
+  rs.staged = TaskId();
+  const Task& t = tasks_[id.index()];
+  const std::uint32_t w = slots_[t.slot_begin].worker;
+  WorkerState& ws = workers_[w];
+  // Its run was promoted because the run before it turned terminal: nothing of that run runs, and no
+  // other run's member was dispatched meanwhile, so its worker is idle.
+  DIRSCHED_INVARIANT(ws.staged == id && !ws.busy && t.state == TaskState::kReady);
+  ws.staged = TaskId();
+  --staged_members_;
+  set_state(id, TaskState::kRunning);
+  Slot& slot = slots_[t.slot_begin];
+  DIRSCHED_INVARIANT(!slot.running && !slot.ended);
+  slot.running = true;
+  ++running_members_;
+  ws.busy = true;
+  runnable_.erase(w);
+  Target target;
+  target.worker = ws.id;
+  Dispatch d{id, 0, target, ws.staged_seq};
+  d.activate = true;
+  out_.push_back(d);
+  Event e = event_for(EventKind::kActivate, id);
+  e.target = target;
+  e.dispatch_seq = ws.staged_seq;
+  emit(e);
+}
+
+void Scheduler::staging_pass() {
+  const RunId run = preparable_run();
+  if (!run.valid()) return;
+  RunState& rs = runs_[run.index()];
+  if (rs.staged.valid()) return;  // at most one staged member per run
+  // Its part of each queue is `parked` (READY order). One walk: a READY group stops the pass; otherwise
+  // the first worker in registration order with two frames, a free second frame and a READY single of
+  // the run at the head of its part of the worker's FIFO. The first single seen for the lowest such
+  // worker is that worker's head (a lower index than the best so far was not seen before).
+  std::uint32_t best = std::numeric_limits<std::uint32_t>::max();
+  std::size_t best_at = 0;
+  for (std::size_t i = 0; i < rs.parked.size(); ++i) {
+    const Task& t = tasks_[rs.parked[i].index()];
+    if (t.state != TaskState::kReady) continue;
+    if (t.kind == TaskKind::kGroup) return;  // the run has a READY group: nothing is staged
+    if (t.kind != TaskKind::kSingle) continue;
+    const std::uint32_t w = slots_[t.slot_begin].worker;
+    if (w < best && workers_[w].frames == 2 && !workers_[w].staged.valid()) {
+      best = w;
+      best_at = i;
+    }
+  }
+  if (best == std::numeric_limits<std::uint32_t>::max()) return;
+  const TaskId id = rs.parked[best_at];
+  rs.parked.erase(rs.parked.begin() + static_cast<std::ptrdiff_t>(best_at));
+  WorkerState& ws = workers_[best];
+  DIRSCHED_INVARIANT(ws.kind != WorkerKind::kRemote);
+  ws.staged = id;
+  ws.staged_seq = dispatch_seq_++;
+  rs.staged = id;
+  ++staged_members_;
+  Target target;
+  target.worker = ws.id;
+  Dispatch d{id, 0, target, ws.staged_seq};
+  d.prepare_only = true;
+  out_.push_back(d);
+  Event e = event_for(EventKind::kDispatch, id);
+  e.target = target;
+  e.dispatch_seq = ws.staged_seq;
+  e.prepare_only = true;
+  emit(e);
+}
+
 const std::vector<Dispatch>& Scheduler::iterate() {
   if (reclaim_) reclaim();  // what the last iteration (or submit) ended, its events all emitted
   out_.clear();
@@ -1205,6 +1294,10 @@ const std::vector<Dispatch>& Scheduler::iterate() {
   // the passes below (a between_passes batch) asks for the next iteration.
   wake_ = false;
   landed_ = false;
+  // staging (#1583): the active run's staged member starts, then one single of the preparable run may
+  // be staged; both do nothing unless the switch is on (preparable_run()).
+  activate_staged();
+  staging_pass();
   group_pass();
   if (between_passes_) {  // a batch racing the scheduler lands now (land_between_passes)
     std::function<void()> land = std::move(between_passes_);
@@ -1236,12 +1329,11 @@ bool Scheduler::loop_continues(std::size_t idle) const {
   // never parks anyway). On, the loop parks after a pass and a wake runs exactly one iteration.
   if (!loop_parks()) return repeat;
   if (wake_) return true;
-  // busy_poll (#1754): while a member runs the loop does not park: the seed's repeats, until an
-  // iteration ends with no member running. Settled here: this holds for every call, so an op that
-  // wakes nothing (a submit left PENDING, a rejection) while members run is looked at as the seed's
-  // loop looks at it. Staging (#1583) is not built: once it is, a member staged on a worker counts here
-  // as running does (upstream: "running or staged").
-  return options_.switches[Switch::kBusyPoll] && running_members_ > 0 && repeat;
+  // busy_poll (#1754): while a member runs or is staged (staging, #1583) the loop does not park: the
+  // seed's repeats, until an iteration ends with no member running or staged. Settled here: this holds
+  // for every call, so an op that wakes nothing (a submit left PENDING, a rejection) while members run
+  // is looked at as the seed's loop looks at it.
+  return options_.switches[Switch::kBusyPoll] && (running_members_ > 0 || staged_members_ > 0) && repeat;
 }
 
 bool Scheduler::loop_woken() const { return loop_parks() && wake_; }
@@ -1351,7 +1443,9 @@ std::string Scheduler::dump() const {
   for (const WorkerState& w : workers_) {
     out += "  " + std::to_string(w.id.value()) + (w.busy ? " busy" : " idle") + " fifo=[";
     for (std::size_t i = 0; i < w.fifo.size(); ++i) out += task_name(w.fifo.at(i)) + ",";
-    out += "]\n";
+    out += "]";
+    if (w.staged.valid()) out += " staged=" + task_name(w.staged);  // staging only
+    out += "\n";
   }
   out += "group_fifo=[";
   for (std::size_t i = 0; i < group_fifo_.size(); ++i) out += task_name(group_fifo_.at(i)) + ",";
@@ -1463,6 +1557,8 @@ void Scheduler::encode(std::vector<std::uint32_t>& out) const {
   out.push_back(static_cast<std::uint32_t>(inbox_.size()));
   out.push_back(static_cast<std::uint32_t>(running_members_));
   out.push_back(static_cast<std::uint32_t>(live_));
+  if (options_.switches[Switch::kStaging])  // staging: each worker's staged member (invalid: none)
+    for (const WorkerState& w : workers_) out.push_back(w.staged.index());
   if (fifo_on()) {  // the run FIFO (its head is the active run) and every run's parked tasks
     out.push_back(static_cast<std::uint32_t>(run_fifo_.size()));
     for (std::uint32_t r : run_fifo_) out.push_back(r);

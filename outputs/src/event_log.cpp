@@ -149,6 +149,11 @@ void EventLog::on_event(const Event& e) {
     case EventKind::kDispatch:
       o += ",\"member\":" + std::to_string(e.member);
       target(e.target);
+      if (e.prepare_only) o += ",\"prepare_only\":true";  // staging (#1583)
+      break;
+    case EventKind::kActivate:  // staging (#1583): a staged member starts
+      o += ",\"member\":" + std::to_string(e.member);
+      target(e.target);
       break;
     case EventKind::kMemberEnd:
       o += ",\"member\":" + std::to_string(e.member);

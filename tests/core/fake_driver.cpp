@@ -18,9 +18,11 @@ void EventTrace::on_event(const Event& e) {
                                              : " sub";
       break;
     case EventKind::kDispatch:
+    case EventKind::kActivate:
     case EventKind::kMemberEnd:
       line += "[" + std::to_string(e.member) + "]@" + target_text(e.target);
       if (e.kind == EventKind::kMemberEnd) line += " " + std::string(to_string(e.outcome));
+      if (e.prepare_only) line += " prepare_only";
       break;
     case EventKind::kReject:
       line += " " + std::string(to_string(e.rejection->code));
@@ -177,7 +179,8 @@ void FakeDriver::carry_out(const std::vector<Dispatch>& dispatches) {
     const std::string name(core_->name(d.task));
     const bool member_syntax = is_group(core_->kind(d.task));
     dispatches_.push_back(name + (member_syntax ? "[" + std::to_string(d.member) + "]" : "") + "@" +
-                          target_text(d.target));
+                          target_text(d.target) + (d.prepare_only ? " staged" : d.activate ? " activated" : ""));
+    if (d.prepare_only) continue;  // staging (#1583): it starts at its activation
     double duration = 1.0;
     if (auto it = durations_.find(name); it != durations_.end())
       duration = it->second.size() == 1 ? it->second[0] : it->second.at(d.member);

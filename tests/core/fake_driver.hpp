@@ -38,12 +38,13 @@ class EventTrace : public Observer {
 
 struct Builder {
   Registry registry;
-  Builder& chip(std::int64_t id) {
-    registry.add_next_level(WorkerId(id), WorkerKind::kLocalChip);
+  // `frames`: 1 (default) or 2 (staging, #1583).
+  Builder& chip(std::int64_t id, std::uint32_t frames = 1) {
+    registry.add_next_level(WorkerId(id), WorkerKind::kLocalChip, frames);
     return *this;
   }
-  Builder& local(std::int64_t id) {
-    registry.add_next_level(WorkerId(id), WorkerKind::kLocalWorker);
+  Builder& local(std::int64_t id, std::uint32_t frames = 1) {
+    registry.add_next_level(WorkerId(id), WorkerKind::kLocalWorker, frames);
     return *this;
   }
   Builder& remote(std::int64_t id) {
@@ -116,7 +117,8 @@ class FakeDriver {
   void run();  // until nothing runs
   double now() const { return now_; }
 
-  // Dispatches so far, "task@worker", "task[m]@worker", "task@subN".
+  // Dispatches so far, "task@worker", "task[m]@worker", "task@subN"; staging (#1583): a staging is
+  // "task@worker staged" (nothing starts) and its activation "task@worker activated" (it starts then).
   const std::vector<std::string>& dispatches() const { return dispatches_; }
   std::vector<std::string> dispatches_since(std::size_t from) const {
     return {dispatches_.begin() + static_cast<std::ptrdiff_t>(from), dispatches_.end()};

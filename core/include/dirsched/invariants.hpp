@@ -40,6 +40,17 @@
 //                          group pass has looked at since (group_launched or group_blocked). With the
 //                          switch off such a late head is exempt from head_keeps_targets and
 //                          reservation_held until a group pass looks at it: a single may take its targets
+//   staging rules (#1583), on a dispatch with prepare_only (a staging) and on activate:
+//     staged_only_with_switch  nothing is staged with the switch off
+//     staged_single          a staged task is a single (never a group, never SUB)
+//     staged_not_remote      never on a remote worker
+//     staged_two_frames      never on a worker with one frame
+//     one_staged_per_run     at most one task of a run is ever staged
+//     staged_frame_free      a worker holds one staged member at a time
+//     staged_next_run        a staged task is of a run that is not the active one (whole_run_fifo)
+//     activate_only_staged   activate starts a task staged on that worker, and a staged task starts
+//                          only by its activate; the activation is a dispatch for every rule above
+//                          (only_active_run_dispatches: its run is active by then)
 // and at the end (finish) that every submitted task is terminal, or stuck for a stated reason; READY
 // work that could still run on an idle worker is a violation (ready_work_left).
 // A violation throws InvariantViolation with the event's seq, the rule, and the dump of the queues.
@@ -110,6 +121,7 @@ class InvariantChecker : public Observer {
     // no group of its run was ahead of it then (the group pass had left none: the barrier applies).
     bool late = false;
     bool after_clear_pass = false;
+    bool staged = false;  // staging: on a worker's second frame, not yet activated
   };
   template <typename T>
   struct View {
@@ -132,6 +144,7 @@ class InvariantChecker : public Observer {
   std::string worker_name(std::uint32_t index) const;
   bool all_idle(const TaskModel& g) const;
   bool raised(std::uint32_t run) const;  // its run_raise was seen, or run_raised_ says so
+  void check_staging(const Event& e, TaskModel& t, const std::string& who);  // a prepare_only dispatch
   std::uint32_t active_run() const;       // whole_run_fifo: the lowest run index not ended
   TaskId group_head(std::uint32_t run) const;  // the group FIFO head (of `run`'s groups, whole_run_fifo)
 
@@ -149,6 +162,8 @@ class InvariantChecker : public Observer {
   std::vector<TaskId> nl_busy_;     // per NEXT_LEVEL worker: the task running there, or invalid
   std::vector<TaskId> sub_busy_;    // per SUB worker
   std::vector<TaskId> group_fifo_;  // READY groups not yet launched, in READY order
+  std::vector<TaskId> nl_staged_;   // staging: per NEXT_LEVEL worker, the member on its second frame
+  std::vector<std::uint32_t> staged_runs_;  // staging: runs that had a task staged (RunId indices)
   std::uint64_t batch_last_ = 0;    // registration_order_completions: the last end's worker position
   TaskId launching_;                // group whose members must be dispatched next
   std::uint32_t launching_next_ = 0;

@@ -38,6 +38,9 @@ enum class EventKind : std::uint8_t {
   // run_cancellation (#1541): a PENDING or READY task of a run whose callback raised; message = the
   // run's error (its cause). A task event (it has a TaskId), last so that the values above keep theirs.
   kCancel,
+  // staging (#1583): a staged member starts on its worker, in the first iteration in which its run is
+  // active (before the staging pass): member, target. Its staging was a kDispatch with prepare_only.
+  kActivate,
 };
 constexpr bool is_run_event(EventKind k) { return k == EventKind::kRunRaise || k == EventKind::kRunEnd; }
 
@@ -89,7 +92,10 @@ struct Event {
   const std::vector<WorkerId>* idle_queued = nullptr;  // kReservationStall: reserved, idle, work queued
   double waited_s = 0;                                 // stalls: how long the group has been the blocked head
   const Rejection* rejection = nullptr;                // kReject, kNotSubmitted (the run's error)
-  std::uint64_t dispatch_seq = 0;                      // kDispatch: global dispatch order
+  std::uint64_t dispatch_seq = 0;                      // kDispatch, kActivate: global dispatch order
+  // kDispatch: a staging (staging, #1583): the member takes the worker's second frame and does not run
+  // until its kActivate. The worker stays idle or busy as before.
+  bool prepare_only = false;
   // Emitted while a between_passes batch landed (Scheduler::land_between_passes): between the group
   // pass and the singles pass of an iteration. Any kind (submit, ready, reject, ...).
   bool between_passes = false;

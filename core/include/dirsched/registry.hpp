@@ -39,6 +39,9 @@ class RegistryError : public std::invalid_argument {
 struct NextLevelWorker {
   WorkerId id;
   WorkerKind kind;
+  // Mailbox frames (staging, #1583): 1 (default) or 2. Two let the worker hold one staged member of the
+  // next run besides the member it runs; local kinds only (a remote worker has one frame).
+  std::uint32_t frames = 1;
 };
 
 struct Callable {
@@ -50,8 +53,9 @@ struct Callable {
 
 class Registry {
  public:
-  // Registration order is call order.
-  void add_next_level(WorkerId id, WorkerKind kind);
+  // Registration order is call order. `frames` is 1 or 2, and 2 only for a local kind: RegistryError
+  // otherwise.
+  void add_next_level(WorkerId id, WorkerKind kind, std::uint32_t frames = 1);
   void set_sub_workers(std::uint32_t count) { sub_workers_ = count; }
   CallableId add_callable(Callable callable);
 

@@ -31,6 +31,15 @@
 //    member ends; a completed task releases its consumers in submit order (each is routed when its
 //    last live producer completes); a failed one poisons its not-yet-running downstream tasks,
 //    transitively. The first member failure becomes the run's error (fail-fast).
+// 1b. staging (#1583), asked in one place, preparable_run(): on, with whole_run_fifo and declared runs,
+//    the preparable run is the second run of the run FIFO when its callback returned without raising.
+//    First the active run's staged member (if any) is activated (event activate; its worker is busy
+//    from then: activate_staged()); then the staging pass (staging_pass()): when a preparable run
+//    exists, none of its members is staged and it has no READY group, the first worker in registration
+//    order with two frames, a free staged frame and a READY single of that run at the head of its part
+//    of the worker's FIFO gets that single staged (a dispatch event with prepare_only; Dispatch::
+//    prepare_only). A staged member holds the worker's second frame only: the worker stays idle or busy
+//    as before for the passes below. Off (or inert), nothing is ever staged and both steps do nothing.
 // 2. Group pass: pop heads that are no longer READY; launch the head when all of its targets are
 //    idle (member i to workers[i]) and look at the next head; stop at the first head with a busy
 //    target (the blocked head). Later groups are not examined. What the blocked head holds against
@@ -63,7 +72,7 @@
 //                     busy_poll alone: the same (the seed's loop never parks);
 //   edge_triggered_wake alone   exactly one iteration per wake (a pending wake, below);
 //   both on (current) the seed's repeats, stopping after an iteration that ends with no member running
-//                     (or staged, once staging is built): then the loop parks until a wake.
+//                     or staged (staging): then the loop parks until a wake.
 // Wakes (wake_pending()): an end reported (report()), a submit whose task turned READY, a run's callback
 // end or raise (end_run(), raise_run()), a run's promotion, and wake() (the hook for a between_passes
 // batch). A submit that leaves its task PENDING, a rejection, a not_submitted, a sleep wake nothing. The
@@ -195,6 +204,12 @@ struct Dispatch {
   std::uint32_t member;
   Target target;
   std::uint64_t seq;  // global dispatch order (the instant's order with registration_order_completions off)
+  // staging (#1583). prepare_only: the member is staged on the worker's second frame; it does not start
+  // (a driver holds it: no end may be reported yet). activate: a staged member starts now; `seq` is its
+  // staging's (a staged member keeps the dispatch order of its staging). Both false for every other
+  // dispatch (and always with the switch off).
+  bool prepare_only = false;
+  bool activate = false;
 };
 
 // A member end as a driver holds it until its instant (Scheduler::report_instant orders one
@@ -402,6 +417,12 @@ class Scheduler {
     return runs_[run.index()].parked.size();
   }
   const Switches& switches() const { return options_.switches; }
+  // staging (#1583): the run whose next single may be staged now (invalid when none, and always when the
+  // switch is off), the member staged on worker `index` (registration order; invalid when none), and how
+  // many members are staged on all workers.
+  RunId preparable_run() const;
+  TaskId staged_on(std::uint32_t index) const { return worker_at(index).staged; }
+  std::size_t staged_members() const { return staged_members_; }
   // Is worker `index` (registration order) reserved by the blocked head in the last iteration?
   bool reserved(std::uint32_t index) const { return reserved_flag_[index]; }
   // The group whose stall episode is open after the last iteration (invalid when none): what the
@@ -460,6 +481,9 @@ class Scheduler {
     WorkerKind kind;
     bool busy = false;
     Fifo<TaskId> fifo;
+    std::uint32_t frames = 1;  // staging: 2 lets it hold one staged member (its second frame)
+    TaskId staged;             // the member staged on its second frame (READY, not running), or invalid
+    std::uint64_t staged_seq = 0;  // that staging's Dispatch::seq
   };
   struct Completion {
     TaskId task;
@@ -533,6 +557,8 @@ class Scheduler {
   bool stall_condition(const Task& head) const;
   void report_stall();
   void sub_pass();
+  void activate_staged();  // staging: the active run's staged member starts (step 1b)
+  void staging_pass();     // staging: stage one single of the preparable run (step 1b)
   void mark_idle(std::uint32_t worker_index);
   RunId submitting_run();          // the open callback's run (the implicit one made on first use)
   void task_ended(const Task& t);  // a task turned terminal: its run's live count
@@ -558,6 +584,8 @@ class Scheduler {
     std::vector<std::vector<ViewEntry>> views;
     // whole_run_fifo: its READY tasks while it is not the active run, in READY order.
     std::vector<TaskId> parked;
+    // staging: its member staged on a worker's second frame (not in `parked`), or invalid.
+    TaskId staged;
   };
   TaskId& producer_entry(std::uint32_t run, BufferId buffer);
   std::vector<ViewEntry>& view_entries(std::uint32_t run, BufferId buffer);
@@ -623,6 +651,7 @@ class Scheduler {
   std::uint64_t dispatch_seq_ = 0;
   std::size_t live_ = 0;
   std::size_t running_members_ = 0;
+  std::size_t staged_members_ = 0;  // staging: members staged on some worker's second frame
   static inline const std::optional<RunError> kNoError{};
 
   // Scratch space reused across submits, so a submit allocates only what the task keeps.
