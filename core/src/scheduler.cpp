@@ -26,6 +26,7 @@ Scheduler::Scheduler(Registry registry, Options options, Observer* observer)
     workers_[i].id = registry_.worker_at(i).id;
     workers_[i].kind = registry_.worker_at(i).kind;
     workers_[i].frames = registry_.worker_at(i).frames;
+    two_frame_workers_ |= workers_[i].frames == 2;
   }
   runnable_.resize(static_cast<std::uint32_t>(workers_.size()));
   reserved_flag_.assign(workers_.size(), false);
@@ -1243,7 +1244,7 @@ void Scheduler::activate_staged() {
 
 void Scheduler::staging_pass() {
   const RunId run = preparable_run();
-  if (!run.valid()) return;
+  if (!run.valid() || !two_frame_workers_) return;  // inert without a two-frame worker: no walk
   RunState& rs = runs_[run.index()];
   if (rs.staged.valid()) return;  // at most one staged member per run
   // Its part of each queue is `parked` (READY order). One walk: a READY group stops the pass; otherwise

@@ -652,6 +652,7 @@ class Scheduler {
   std::size_t live_ = 0;
   std::size_t running_members_ = 0;
   std::size_t staged_members_ = 0;  // staging: members staged on some worker's second frame
+  bool two_frame_workers_ = false;  // staging: some worker has two frames (else the pass stops at once)
   static inline const std::optional<RunError> kNoError{};
 
   // Scratch space reused across submits, so a submit allocates only what the task keeps.
