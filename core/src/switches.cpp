@@ -29,11 +29,7 @@ constexpr std::array<SwitchInfo, kSwitchCount> kTable = {{
 
 // THE list of switches this testbed has not built yet. Remove a name when its switch is built (and
 // its rules tested); nothing else refers to it.
-// staging: the core part is built (Scheduler::preparable_run and the staging pass, tests/core/
-// staging_test.cpp); it stays here until the drivers carry out prepare_only / activate dispatches with
-// prepare_s and prepare_overlap (#1587) and the loader reads frames.
-constexpr std::array<Switch, 2> kNotBuilt = {
-    Switch::kStaging,
+constexpr std::array<Switch, 1> kNotBuilt = {
     Switch::kMpiGroupLane,
 };
 

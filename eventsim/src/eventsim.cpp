@@ -63,10 +63,15 @@ class EventDriver {
   double last_instant() const { return last_instant_; }
 
  private:
+  // A member's preparation (prepare_s, staging #1583) then its duration, each a timer, as on SimGrid;
+  // a staged member waits here until its activation.
   struct Member {
     TaskId task;
     std::uint32_t member;
     bool fail;
+    double duration = 0, prepare = 0, prepared_at = 0;
+    std::uint32_t worker = 0;  // NEXT_LEVEL registration index (staging only)
+    bool preparing = false, staged = false;
   };
   struct Timer {
     double end;
@@ -94,7 +99,13 @@ class EventDriver {
     while (!timers_.empty() && timers_.top().end <= instant + kSameInstant) {
       const Timer t = timers_.top();
       timers_.pop();
-      end(t.seq);
+      Member& m = members_.at(t.seq);
+      if (m.preparing) {
+        m.preparing = false;
+        run_member(t.seq, m);
+      } else {
+        end(t.seq);
+      }
     }
     complete_instant(*run_.core, due_, carry_out());
     while (next_op_time() <= instant + kSameInstant)
@@ -104,6 +115,15 @@ class EventDriver {
   // Driver::start and advance: the same draws in the same order (the jitter factor, then an empirical
   // pick), a timer for a positive duration, an end at once otherwise.
   void start(const Dispatch& d) {
+    if (d.activate) {  // Driver::activate: what is left of its preparation, then its duration
+      Member& m = members_.at(d.seq);
+      m.staged = false;
+      const double now = run_.core->now();
+      const double until = s_.next_level[m.worker].prepare_overlap ? std::max(now, m.prepared_at) : now + m.prepare;
+      prep_end_[m.worker] = until;
+      prepare_then_run(d.seq, m, until);
+      return;
+    }
     const CallableSpec& c = s_.callables[run_.core->callable(d.task).index()];
     const double factor = rng_.factor(c.cost.jitter);
     double duration = 0;
@@ -115,11 +135,35 @@ class EventDriver {
       duration = rng_.pick(c.cost.empirical) * factor;
     ++run_.result.dispatches;
     if (keep_order_) run_.result.dispatch_order.push_back(dispatch_label(*run_.core, d));
-    members_.emplace(d.seq, Member{d.task, d.member, replay_.member_fails(d.task, d.member)});
-    if (duration > 0)
-      timers_.push({run_.core->now() + duration, d.seq});
+    Member& m = members_.emplace(d.seq, Member{d.task, d.member, replay_.member_fails(d.task, d.member)}).first->second;
+    m.duration = duration;
+    m.prepare = replay_.member_prepare(d.task, d.member);
+    if (!d.target.sub) m.worker = *run_.core->registry().index_of(d.target.worker);
+    const double now = run_.core->now();
+    if (d.prepare_only) {
+      note_staging(run_, d);
+      m.staged = true;
+      if (s_.next_level[m.worker].prepare_overlap) m.prepared_at = std::max(now, prep_end_[m.worker]) + m.prepare;
+      return;
+    }
+    if (!d.target.sub) prep_end_[m.worker] = now + m.prepare;
+    prepare_then_run(d.seq, m, now + m.prepare);
+  }
+
+  void prepare_then_run(std::uint64_t seq, Member& m, double prepare_until) {
+    if (prepare_until > run_.core->now()) {
+      m.preparing = true;
+      timers_.push({prepare_until, seq});
+      return;
+    }
+    run_member(seq, m);
+  }
+
+  void run_member(std::uint64_t seq, Member& m) {
+    if (m.duration > 0)
+      timers_.push({run_.core->now() + m.duration, seq});
     else
-      end(d.seq);
+      end(seq);
   }
 
   void end(std::uint64_t seq) {
@@ -139,6 +183,7 @@ class EventDriver {
   std::unordered_map<std::uint64_t, Member> members_;  // running, by dispatch seq
   std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> timers_;
   std::vector<MemberEnd> due_;
+  std::vector<double> prep_end_ = std::vector<double>(s_.next_level.size(), 0.0);  // Driver::prep_end_
 };
 
 }  // namespace

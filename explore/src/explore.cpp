@@ -137,7 +137,8 @@ class Watch : public Observer {
   void on_event(const Event& e) override {
     switch (e.kind) {
       case EventKind::kDispatch:
-        if (e.task_kind != TaskKind::kSingle) return;
+      case EventKind::kActivate:  // staging (#1583): a staged single takes its worker at its activation
+        if (e.task_kind != TaskKind::kSingle || e.prepare_only) return;
         for (std::size_t g = 0; g < facts_.group_task.size(); ++g) {
           const TaskId id = facts_.group_task[g];
           if (!id.valid() || id.index() >= core_.task_count() || core_.state(id) != TaskState::kReady)

@@ -398,12 +398,20 @@ std::string summary_json(const Run& run, const std::vector<std::string>& notes) 
   return record::encode(summarise(run, notes));
 }
 
-std::string TasksCsv::header(bool runs) {
+bool staging_live(const Scenario& scenario) {
+  if (!scenario.switches[Switch::kStaging]) return false;
+  const std::vector<Switch> inert = inert_switches(scenario);
+  return std::find(inert.begin(), inert.end(), Switch::kStaging) == inert.end();
+}
+
+TasksCsv::TasksCsv(const Run& run) : run_(run), staging_(staging_live(run.scenario)) {}
+
+std::string TasksCsv::header(bool runs, bool staging) {
   // Column names follow Batsim's jobs.csv where the meaning is the same. New columns only ever appended.
   return std::string("job_id,kind,callable,allocated_resources,submission_time,ready_time,starting_time,finish_time,"
                      "waiting_time,execution_time,final_state,wait_producers_s,wait_fifo_s,wait_group_run_s,wait_reserved_s,"
                      "wait_scheduler_s,wait_group_queue_s,wait_targets_busy_s,wait_target_idle_s,wait_sub_pool_s") +
-         (runs ? ",run\n" : "\n");
+         (runs ? ",run" : "") + (staging ? ",staged\n" : "\n");
 }
 
 const std::string& TasksCsv::callable_of(const TaskRecord& r) {
@@ -438,11 +446,15 @@ void TasksCsv::append_row(const TaskRecord& r, std::string& out) {
   if (run_.waits && r.task.valid() && r.start >= 0) w = take_waits_ ? run_.waits->take(r.task) : run_.waits->peek(r.task);
   for (std::size_t k = 0; k < kWaitCauses; ++k) out += w ? "," + format_number(tidy(w->s[k])) : std::string(",");
   if (run_.scenario.has_runs) out += "," + csv_field(run_.core->run_info(r.run).name);
+  if (staging_) {  // staging (#1583): when it was staged, empty when it was not
+    auto it = run_.result.staged_at.find(r.name);
+    out += "," + (it == run_.result.staged_at.end() ? std::string() : format_number(tidy(it->second)));
+  }
   out += "\n";
 }
 
 std::string tasks_csv(const Run& run) {
-  std::string out = TasksCsv::header(run.scenario.has_runs);
+  std::string out = TasksCsv::header(run.scenario.has_runs, staging_live(run.scenario));
   TasksCsv csv(run);
   run.recorder->for_each_task([&](const TaskRecord& r) { csv.append_row(r, out); });
   return out;
@@ -450,7 +462,7 @@ std::string tasks_csv(const Run& run) {
 
 TasksCsvWriter::TasksCsvWriter(const Run& run, const std::string& path) : csv_(run), path_(path) {
   csv_.set_take_waits(true);
-  buffer_ = TasksCsv::header(run.scenario.has_runs);
+  buffer_ = TasksCsv::header(run.scenario.has_runs, staging_live(run.scenario));
 }
 
 TasksCsvWriter::~TasksCsvWriter() {
@@ -625,6 +637,11 @@ std::optional<std::string> check_expectations(const Run& run) {
         return pair + second + " was dispatched at position " + std::to_string(b - order.begin()) + ", " +
                first + " only at " + std::to_string(a - order.begin());
     }
+  if (e.contains("staged")) {  // staging (#1583): the stagings, in order; [] pins that none was
+    const std::vector<std::string> want = e["staged"].get<std::vector<std::string>>();
+    if (want != run.result.staged)
+      return "staged: expected " + list(want, 0) + ", got " + list(run.result.staged, 0);
+  }
   if (e.contains("final_state"))
     for (auto it = e["final_state"].begin(); it != e["final_state"].end(); ++it) {
       const std::optional<TaskRecord> r = run.recorder->find(it.key());

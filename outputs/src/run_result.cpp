@@ -70,6 +70,11 @@ std::string run_outcome(const Scheduler& core, RunId run) {
   return r.terminal ? "COMPLETED" : "STUCK";
 }
 
+void note_staging(Run& run, const Dispatch& d) {
+  run.result.staged.push_back(dispatch_label(*run.core, d));
+  run.result.staged_at[std::string(run.core->name(d.task))] = run.core->now();
+}
+
 std::string dispatch_label(const Scheduler& core, const Dispatch& d) {
   return std::string(core.name(d.task)) +
          (is_group(core.kind(d.task)) ? "[" + std::to_string(d.member) + "]" : "") + "@" +

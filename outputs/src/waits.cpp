@@ -377,7 +377,11 @@ void WaitAttribution::on_event(const Event& e) {
       if (!group_fifo_.empty()) become_head(group_fifo_.front(), t);
       break;
     }
-    case EventKind::kDispatch: {
+    case EventKind::kDispatch:
+    case EventKind::kActivate: {
+      // staging (#1583): a staging starts nothing; the member starts at its activation, and its wait
+      // runs to then (attributed as for any single of its worker's FIFO).
+      if (e.prepare_only) break;
       auto it = live_.find(e.task.index());
       if (it == live_.end()) break;
       Live& l = it->second;

@@ -99,6 +99,8 @@ class Result:
         for e in self.events:
             if e["event"] == "dispatch":
                 d = {"task": e["task"], "member": e["member"], "t_s": e["t_s"]}
+                if e.get("prepare_only"):  # a staging (#1583): the member starts at its "activate" event
+                    d["prepare_only"] = True
                 if "sub_worker" in e:
                     d["sub_worker"] = e["sub_worker"]
                 else:

@@ -19,7 +19,7 @@ void decode_event(const nlohmann::json& line, const std::string& where, Event& e
   const R in(where);
   in.object(line, "");
   // Every field back to its default, the storage kept.
-  e.seq = 0, e.t_s = 0, e.members = 1, e.member.reset(), e.sub_worker = false, e.waited_s = 0;
+  e.seq = 0, e.t_s = 0, e.members = 1, e.member.reset(), e.sub_worker = false, e.prepare_only = false, e.waited_s = 0;
   for (std::string* x : {&e.event, &e.task, &e.run, &e.kind, &e.op, &e.callable, &e.queue, &e.worker, &e.outcome,
                          &e.code, &e.message, &e.reason, &e.cause})
     x->clear();
@@ -72,6 +72,7 @@ void decode_event(const nlohmann::json& line, const std::string& where, Event& e
     else if (k == "busy") e.busy = in.counts(v, "busy");
     else if (k == "idle_queued") e.idle_queued = in.counts(v, "idle_queued");
     else if (k == "waited_s") e.waited_s = in.number(v, "waited_s");
+    else if (k == "prepare_only") e.prepare_only = in.boolean(v, "prepare_only");
   }
   if (!has_event) in.fail("event", "the event's name");
   if (!has_t) in.fail("t_s", "a time");
@@ -81,7 +82,7 @@ void decode_event(const nlohmann::json& line, const std::string& where, Event& e
   } else if (!has_task) {
     in.fail("task", "the task's name");
   }
-  if ((e.event == "dispatch" || e.event == "member_end") && (e.worker.empty() || !e.member))
+  if ((e.event == "dispatch" || e.event == "activate" || e.event == "member_end") && (e.worker.empty() || !e.member))
     in.fail(e.worker.empty() ? "worker" : "member", e.worker.empty() ? "a worker or sub_worker" : "a member index");
 }
 

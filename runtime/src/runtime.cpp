@@ -46,6 +46,7 @@ struct Runtime::Impl {
     std::mutex mutex;
     std::condition_variable cv;
     std::optional<Job> job;
+    std::optional<Job> staged;  // staging (#1583): a member held on the second frame until its activation
     bool stop = false;
     std::thread thread;
   };
@@ -97,6 +98,18 @@ struct Runtime::Impl {
   void hand_out(const Scheduler& core, const Dispatch& d) {
     const std::size_t index =
         d.target.sub ? next_level + d.target.sub_index : *core.registry().index_of(d.target.worker);
+    if (d.activate) {  // its staged job starts now (prepare was called at its staging)
+      Worker& w = *workers[index];
+      {
+        std::lock_guard<std::mutex> lock(w.mutex);
+        if (w.job || !w.staged) throw std::logic_error("dirsched runtime: an activation without a staged job on an idle worker");
+        w.staged->call.handed_at = std::chrono::steady_clock::now();
+        w.job = std::move(w.staged);
+        w.staged.reset();
+      }
+      w.cv.notify_one();
+      return;
+    }
     Job job;
     job.fn = fn_of[core.callable(d.task).index()];
     job.call.task = d.task;
@@ -106,6 +119,12 @@ struct Runtime::Impl {
     job.call.task_name = std::string(core.name(d.task));
     if (options.prepare) options.prepare(d, job.call);
     Worker& w = *workers[index];
+    if (d.prepare_only) {  // staged: held, not started (the worker may be running another member)
+      std::lock_guard<std::mutex> lock(w.mutex);
+      if (w.staged) throw std::logic_error("dirsched runtime: a second staged job for one worker");
+      w.staged = std::move(job);
+      return;
+    }
     {
       std::lock_guard<std::mutex> lock(w.mutex);
       if (w.job) throw std::logic_error("dirsched runtime: a second job for a busy worker");

@@ -61,18 +61,29 @@ bool Replay::member_fails(TaskId task, std::uint32_t member) const {
   return op_of(task).member_fails(member);
 }
 
+double Replay::member_prepare(TaskId task, std::uint32_t member) const {
+  const double callable = scenario_->callables[core_->callable(task).index()].cost.prepare_s;
+  if (gen_) return callable;
+  if (stream_) {
+    auto it = overrides_.find(task.index());
+    if (it == overrides_.end() || member >= it->second.prepare_s.size()) return callable;
+    return it->second.prepare_s[member].value_or(callable);
+  }
+  return op_of(task).member_prepare(member).value_or(callable);
+}
+
 // Keeps a streamed task's overrides while it may still run. The table is swept of terminal tasks each
 // time it doubles, so it holds at most about twice the live tasks that override.
 void Replay::hold_overrides(TaskId task, const OpSpec& op) {
   const bool any = std::any_of(op.duration_s.begin(), op.duration_s.end(), [](const auto& d) { return d.has_value(); }) ||
-                   std::find(op.fail.begin(), op.fail.end(), true) != op.fail.end();
+                   std::find(op.fail.begin(), op.fail.end(), true) != op.fail.end() || !op.prepare_s.empty();
   if (!any) return;
   if (overrides_.size() >= 2 * overrides_swept_ + 64) {
     for (auto it = overrides_.begin(); it != overrides_.end();)
       it = is_terminal(core_->state(TaskId(it->first))) ? overrides_.erase(it) : std::next(it);
     overrides_swept_ = overrides_.size();
   }
-  overrides_[task.index()] = Overrides{op.duration_s, op.fail};
+  overrides_[task.index()] = Overrides{op.duration_s, op.fail, op.prepare_s};
 }
 
 void Replay::not_submitted(const OpSpec& op) {
@@ -259,8 +270,11 @@ bool Replay::run_next_in_run(const OpSpec& run, double now) {
       // whole_run_fifo: a callback that returned ends the op at once (Worker.submit returned). Should its
       // run's end promote another run, the scheduler looks at that run's READY tasks (with one callback
       // open at a time the run ending here is the newest admitted: a guard, not a path of the replay).
+      // staging (#1583): a callback's end can make its run the preparable one, whose single the next
+      // iteration may stage.
+      const bool preparable = core_->preparable_run() == runs_[op_];
       advance();
-      return core_->promotions() != promotions || core_->loop_woken();  // a callback's end is a wake
+      return core_->promotions() != promotions || core_->loop_woken() || preparable;  // a callback's end is a wake
     }
     case Phase::kWait:
       ready_at_ = now;

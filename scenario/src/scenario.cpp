@@ -426,6 +426,11 @@ void OpReader::submit(Obj& o, OpSpec& op, std::set<std::string>* names) const {
   op.duration_s = per_member<std::optional<double>>(
       o, "duration_s", members, std::nullopt,
       [&](const json& v, const std::string& p) { return std::optional<double>(o.time_value(v, p)); });
+  op.prepare_s = per_member<std::optional<double>>(
+      o, "prepare_s", members, std::nullopt,
+      [&](const json& v, const std::string& p) { return std::optional<double>(o.time_value(v, p)); });
+  if (std::none_of(op.prepare_s.begin(), op.prepare_s.end(), [](const auto& p) { return p.has_value(); }))
+    op.prepare_s.clear();  // none given: the callable's (no allocation kept)
   op.fail = per_member<bool>(o, "fail", members, false, [&](const json& v, const std::string& p) {
     if (!v.is_boolean()) throw ScenarioError(file_name, p, "expected a boolean, found " + Obj::type_of(v));
     return v.get<bool>();
@@ -445,7 +450,8 @@ void TimeBudget::members(const OpSpec& op) {
                         : c.cost.jitter.kind == Jitter::Kind::kUniform ? 1 + c.cost.jitter.rel
                                                                        : 1 + kNormalJitterSigmas * c.cost.jitter.rel;
   for (std::size_t m = 0; m < op.args.size(); ++m)
-    serial_ += op.member_duration(m).value_or(c.cost.duration_s.value_or(
+    serial_ += op.member_prepare(m).value_or(c.cost.prepare_s) +
+               op.member_duration(m).value_or(c.cost.duration_s.value_or(
                    c.cost.empirical.empty() ? 0 : *std::max_element(c.cost.empirical.begin(), c.cost.empirical.end()))) *
                    factor +
                s_.iteration_cost_s +
@@ -501,8 +507,26 @@ struct Loader {
       auto k = worker_kind_from_string(kind);
       if (!k) o.fail("unknown worker kind '" + kind + "' (local_chip, local_worker, remote)", "kind");
       spec.kind = *k;
+      // staging (#1583): mailbox frames, and (#1587) a staged member's preparation overlapping the
+      // running member's execution.
+      if (const json* fr = o.get("frames")) {
+        const json& f = resolve_var(s.assigned, file, *fr, o.at("frames"));
+        if (!f.is_number_integer() || f.get<std::int64_t>() < 1 || f.get<std::int64_t>() > 2)
+          o.fail("expected 1 or 2 (mailbox frames), found " +
+                     (f.is_number_integer() ? std::to_string(f.get<std::int64_t>()) : Obj::type_of(f)),
+                 "frames");
+        spec.frames = static_cast<std::uint32_t>(f.get<std::int64_t>());
+        if (spec.frames == 2 && spec.kind == WorkerKind::kRemote) o.fail("a remote worker has one frame", "frames");
+      }
+      if (const json* po = o.get("prepare_overlap")) {
+        const json& v = resolve_var(s.assigned, file, *po, o.at("prepare_overlap"));
+        if (!v.is_boolean()) o.fail("expected a boolean, found " + Obj::type_of(v), "prepare_overlap");
+        spec.prepare_overlap = v.get<bool>();
+        if (spec.prepare_overlap && spec.frames != 2)
+          o.fail("needs \"frames\": 2 (only a staged member prepares while another runs)", "prepare_overlap");
+      }
       try {  // negative and duplicate ids
-        registry.add_next_level(spec.id, spec.kind);
+        registry.add_next_level(spec.id, spec.kind, spec.frames);
       } catch (const RegistryError& e) {
         o.fail(e.what(), "id");
       }
@@ -624,6 +648,7 @@ struct Loader {
         dur.done();
       }
       if (o.has("duration_s")) spec.cost.duration_s = o.time("duration_s", 0);
+      spec.cost.prepare_s = o.time("prepare_s", 0);  // staging (#1583): before the duration
       if (o.has("flops")) spec.cost.flops = o.bounded("flops", 0, kMaxFlops, "flops", "per callable");
       if (const json* j = o.get("jitter")) spec.cost.jitter = jitter(*j, o.at("jitter"));
       spec.cost.input_bytes = o.bounded("input_bytes", 0, kMaxBytes, "bytes", kBytesLimit);
@@ -938,7 +963,7 @@ struct Loader {
                                  "final_state",    "rejected",
                                  "makespan_s",     "outcome",
                                  "overtakes",      "order",
-                                 "runs"};
+                                 "runs",           "staged"};
     for (const char* k : keys) o.get(k);
     if (top_level)
       if (const json* by = o.get("by_policy"); by && !by->is_object())
@@ -978,6 +1003,7 @@ struct Loader {
       }
     };
     if (const json* d = o.get("dispatch_order")) labels(*d, where + ".dispatch_order");
+    if (const json* d = o.get("staged")) labels(*d, where + ".staged");  // the stagings, in order
     if (const json* per = object_at("dispatch_order_per_worker"))
       for (auto it = per->begin(); it != per->end(); ++it) {
         // Keys are workers as dispatch labels name them ("0", "sub1"); entries "task" or "task@worker".
@@ -1250,7 +1276,7 @@ std::size_t Scenario::submit_count() const {
 
 Registry Scenario::registry() const {
   Registry r;
-  for (const WorkerSpec& w : next_level) r.add_next_level(w.id, w.kind);
+  for (const WorkerSpec& w : next_level) r.add_next_level(w.id, w.kind, w.frames);
   r.set_sub_workers(static_cast<std::uint32_t>(sub_hosts.size()));
   for (const CallableSpec& c : callables) r.add_callable({c.name, c.ns, c.eligible});
   for (const MpiGroupSpec& g : mpi_groups) r.add_mpi_group(g.name, g.ranks);
@@ -1292,9 +1318,11 @@ std::vector<Switch> inert_switches(const Scenario& scenario) {
         inert = scenario.mpi_groups.empty();
         break;
       case Switch::kStaging:
-        // Needs whole_run_fifo and a worker with two frames; `frames` is not built yet (every worker
-        // has one), so staging has nothing to act on in any scenario this testbed loads.
-        inert = true;
+        // Needs whole_run_fifo, declared runs (a preparable run is the second of the run FIFO) and a
+        // worker with two frames.
+        inert = !on[Switch::kWholeRunFifo] || !scenario.has_runs ||
+                std::none_of(scenario.next_level.begin(), scenario.next_level.end(),
+                             [](const WorkerSpec& w) { return w.frames == 2; });
         break;
       case Switch::kBusyPoll:
         inert = !on[Switch::kEdgeTriggeredWake];  // the seed loop repeats already

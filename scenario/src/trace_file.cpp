@@ -378,6 +378,7 @@ class FastOp {
     op.args.clear();
     op.duration_s.clear();
     op.fail.clear();
+    op.prepare_s.clear();  // prepare_s is read by the strict reader (the fast one bails on it)
     op.sleep_s = 0;
     op.ops.clear();
     op.between_passes = false;

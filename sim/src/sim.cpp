@@ -82,6 +82,7 @@ class Driver {
     std::stable_sort(faults_.begin(), faults_.end(),
                      [](const FaultSpec& a, const FaultSpec& b) { return a.off_at_s < b.off_at_s; });
     for (sg4::Host* h : nl_hosts_) run_.result.host_of_worker.push_back(h->get_name());
+    prep_end_.assign(nl_hosts_.size(), 0);
   }
 
   // False when SimGrid ended the run before the scheduler actor did (a deadlock: activities that can
@@ -155,6 +156,11 @@ class Driver {
     std::uint32_t host;  // index into hosts: NEXT_LEVEL registration index, or nl count + SUB index
     int stage = 0;       // 0: input transfer, 1: compute, 2: collective, 3: output transfer
     double duration = 0;
+    // Preparation (prepare_s, staging #1583): before stage 0 the member prepares on its worker until
+    // prepare_until (absolute). A staged member (a staging, not yet activated) waits in flights_ and
+    // starts at its activation; with prepare_overlap (#1587) it prepared from prepared_at - prepare_s.
+    double prepare = 0, prepare_until = 0, prepared_at = 0;
+    bool prepared = false, staged = false;
     double flops = 0;
     double in_bytes = 0, out_bytes = 0;
     bool fail = false;
@@ -191,7 +197,8 @@ class Driver {
       if (costly) {
         if (s_.iteration_cost_s > 0) sg4::this_actor::sleep_for(s_.iteration_cost_s);
         for (const Dispatch& d : ds) {
-          if (s_.dispatch_cost_s > 0) sg4::this_actor::sleep_for(s_.dispatch_cost_s);
+          // A staging is a dispatch decision and pays its cost; an activation pays nothing.
+          if (s_.dispatch_cost_s > 0 && !d.activate) sg4::this_actor::sleep_for(s_.dispatch_cost_s);
           start(d);
         }
         const double clock = sg4::Engine::get_clock();
@@ -205,7 +212,17 @@ class Driver {
   }
   void settle() { run_instant(*run_.core, carry_out()); }
 
+  // The clock a member's timers count from (SimGrid's under scheduler costs, else the instant's).
+  double timer_base() const {
+    const bool costly = s_.iteration_cost_s > 0 || s_.dispatch_cost_s > 0;
+    return costly ? sg4::Engine::get_clock() : run_.core->now();
+  }
+
   void start(const Dispatch& d) {
+    if (d.activate) {
+      activate(d);
+      return;
+    }
     const CallableSpec& c = s_.callables[run_.core->callable(d.task).index()];
     Flight f;
     f.task = d.task;
@@ -224,8 +241,19 @@ class Driver {
       f.flops = *c.cost.flops * factor;
     f.in_bytes = c.cost.input_bytes;
     f.out_bytes = c.cost.output_bytes;
+    f.prepare = replay_->member_prepare(d.task, d.member);
     ++run_.result.dispatches;
     if (keep_dispatch_order_) run_.result.dispatch_order.push_back(dispatch_label(*run_.core, d));
+    if (d.prepare_only) {  // staged: held until its activation (a staged member never runs before)
+      note_staging(run_, d);
+      f.staged = true;
+      if (s_.next_level[f.host].prepare_overlap)  // prepares from now, after the running one's preparation
+        f.prepared_at = std::max(timer_base(), prep_end_[f.host]) + f.prepare;
+      flights_.emplace(d.seq, std::move(f));
+      return;
+    }
+    f.prepare_until = timer_base() + f.prepare;
+    if (!d.target.sub) prep_end_[f.host] = f.prepare_until;
     if (off_hosts_.count(host_of(f))) {
       lose_member(0, f);  // its collective, if any, fails with it
       due_.push_back(
@@ -237,8 +265,30 @@ class Driver {
     advance(it->first, it->second);
   }
 
+  // A staged member starts: it prepares (what is left of it under prepare_overlap), then runs.
+  void activate(const Dispatch& d) {
+    Flight& f = flights_.at(d.seq);
+    f.staged = false;
+    const double now = timer_base();
+    f.prepare_until = s_.next_level[f.host].prepare_overlap ? std::max(now, f.prepared_at) : now + f.prepare;
+    prep_end_[f.host] = f.prepare_until;
+    if (off_hosts_.count(host_of(f))) {  // its host went off while it was staged: it fails at once
+      lose_member(d.seq, f);
+      end(d.seq, Outcome::kFailure);
+      return;
+    }
+    advance(d.seq, f);
+  }
+
   // Starts the member's next stage with a cost, or reports it done.
   void advance(std::uint64_t seq, Flight& f) {
+    if (!f.prepared) {  // its preparation first (prepare_s; nothing to wait for when 0)
+      f.prepared = true;
+      if (f.prepare_until > timer_base()) {
+        timers_.push({f.prepare_until, seq});
+        return;
+      }
+    }
     while (f.stage < 4) {
       const int stage = f.stage++;
       if (stage == 2 && joins_collective(f)) {
@@ -537,7 +587,7 @@ class Driver {
         sg4::Host* h = sg4::Host::by_name(f.host);
         off_hosts_.insert(h);
         for (auto& [seq, fl] : flights_)
-          if (host_of(fl) == h) lost.push_back(seq);
+          if (host_of(fl) == h && !fl.staged) lost.push_back(seq);  // a staged one fails at its activation
       }
       for (std::uint64_t seq : lost) {
         auto lost_it = flights_.find(seq);
@@ -605,6 +655,7 @@ class Driver {
   std::unique_ptr<Replay> replay_;
 
   std::map<std::uint64_t, Flight> flights_;  // by dispatch seq
+  std::vector<double> prep_end_;             // per NEXT_LEVEL worker: when its last started member's preparation ends
   std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> timers_;
   std::vector<sg4::ActivityPtr> acts_;
   std::vector<std::uint64_t> act_seq_;

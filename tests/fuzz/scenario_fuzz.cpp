@@ -57,7 +57,8 @@ void replay_checked(const dirsched::Scenario& scenario) {
   Replay replay(scenario, core);
   std::deque<std::pair<TaskId, std::uint32_t>> running;  // dispatched members, not yet ended, in order
   const auto dispatched = [&running](const std::vector<Dispatch>& ds) {
-    for (const Dispatch& d : ds) running.emplace_back(d.task, d.member);
+    for (const Dispatch& d : ds)  // a staging (#1583) runs only from its activation
+      if (!d.prepare_only) running.emplace_back(d.task, d.member);
   };
   try {
     for (std::size_t steps = 0; steps < kFuzzMaxSteps; ++steps) {

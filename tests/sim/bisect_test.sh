@@ -37,10 +37,15 @@ has "^no change from seed to head_reservation (upto:1565) alters the run" "says 
 bisect_exits 1 "$sc/ladder-view-deps.json"
 has "^first change that alters the run: #1902 (view_deps)$" "names #1902"
 has "dispatch order from position 2: #1624 c@2, d@3; #1902 d@3, c@2" "view_deps order"
-has "^  #1583 staging\* *not built: runs as the point before$" \
-  "a change made only of unbuilt switches"
+has "^  #1583 staging  *same$" "#1583 (staging, built) is run"
 has "^  #1541 whole_run_fifo, run_cancellation *same$" "#1541 (both switches built) is run"
 has "^\* not built in this testbed, so off at every point" "the unbuilt switches named"
+
+# staging (#1583): from the runtime just before it, the first change is staging, with its order and makespan.
+bisect_exits 1 "$sc/ladder-staging.json" --from upto:1541
+has "^first change that alters the run: #1583 (staging)$" "names #1583"
+has "^  #1583 staging  *DIFFERS: 3 dispatches, COMPLETED, makespan 4.5 s, expect PASS$" "staging's makespan"
+has "dispatch order from position 1: upto:1541 e@1, c@0; #1583 c@0, e@1" "staging's order"
 
 # arg_guard (#1729): final states differ, with the codes.
 bisect_exits 1 "$sc/ladder-arg-guard.json"
@@ -106,8 +111,8 @@ assert d["from"] == "seed" and d["to"] == "upto:1902", d
 assert [p["point"] for p in d["points"]] == ["seed", "upto:1565", "upto:1541", "upto:1583", "upto:1612",
                                             "upto:1729", "upto:1754", "upto:1624", "upto:1902"], d["points"]
 assert d["first_change"]["pr"] == 1902 and d["first_change"]["alone"][0]["switch"] == "view_deps", d["first_change"]
-assert d["points"][3]["tested"] is False and d["points"][2]["tested"] is True and d["points"][8]["differences"], d["points"]
-assert "staging" in d["not_built"] and "whole_run_fifo" not in d["not_built"] and "view_deps" not in d["not_built"], d["not_built"]
+assert d["points"][3]["tested"] is True and d["points"][2]["tested"] is True and d["points"][8]["differences"], d["points"]
+assert d["not_built"] == ["mpi_group_lane"] and "whole_run_fifo" not in d["not_built"] and "view_deps" not in d["not_built"], d["not_built"]
 PY
 
 # Same scenario, same report (stdout only: an ASan build warns on stderr about SimGrid's contexts).

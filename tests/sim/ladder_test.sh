@@ -85,11 +85,11 @@ expect_2() {  # expect_2 WHAT MESSAGE-REGEX -- command...
   [[ $rc == 2 ]] || no "$what: exit $rc, not 2"
   grep -qE -- "$re" "$tmp/out" || { no "$what: message"; cat "$tmp/out"; }
 }
-expect_2 "current" "--policy current: switch 'staging' \(#1583\) is not built yet in this testbed; turn it off with \"switches\": \{\"staging\": false\} or --switch staging=off" -- \
+expect_2 "current" "--policy current: switch 'mpi_group_lane' \(#1624\) is not built yet in this testbed; turn it off with \"switches\": \{\"mpi_group_lane\": false\} or --switch mpi_group_lane=off" -- \
   "$dirsched" run "$sc/quick-tour.json" --policy current --out "$tmp/nope"
 [[ -e $tmp/nope ]] && no "a refused run wrote its folder"
-expect_2 "--switch staging=on" "--switch staging=on: switch 'staging' \(#1583\) is not built yet" -- \
-  "$dirsched" check --switch staging=on "$sc/quick-tour.json"
+expect_2 "--switch mpi_group_lane=on" "--switch mpi_group_lane=on: switch 'mpi_group_lane' \(#1624\) is not built yet" -- \
+  "$dirsched" check --switch mpi_group_lane=on "$sc/quick-tour.json"
 all_off=(--switch whole_run_fifo=off --switch run_cancellation=off --switch staging=off --switch edge_triggered_wake=off
          --switch busy_poll=off --switch group_barrier=off --switch mpi_group_lane=off)
 "$dirsched" check --policy current "${all_off[@]}" "$sc/ladder-arg-guard.json" >/dev/null || no "current with the unbuilt switches off"
@@ -308,8 +308,8 @@ PY
 }
 load_error 'd["scheduler"]["switches"]["stagin"] = True' "bad.json: scheduler.switches.stagin: unknown switch \(known: group_reservation, whole_run_fifo"
 load_error 'd["scheduler"]["switches"]["view_deps"] = 1' "scheduler.switches.view_deps: expected true or false"
-load_error 'd["scheduler"]["switches"]["staging"] = True' "bad.json: scheduler.switches.staging: switch 'staging' \(#1583\) is not built yet"
-load_error 'd["scheduler"]["policy"] = "current"; del d["scheduler"]["switches"]' "bad.json: scheduler.policy: switch 'staging' \(#1583\) is not built yet"
+load_error 'd["scheduler"]["switches"]["mpi_group_lane"] = True' "bad.json: scheduler.switches.mpi_group_lane: switch 'mpi_group_lane' \(#1624\) is not built yet"
+load_error 'd["scheduler"]["policy"] = "current"; del d["scheduler"]["switches"]' "bad.json: scheduler.policy: switch 'mpi_group_lane' \(#1624\) is not built yet"
 load_error 'd["scheduler"]["pipeline_depth"] = 3' "bad.json: scheduler.pipeline_depth: expected 1 or 2 \(runs admitted and not terminal at once\), found 3"
 load_error 'd["scheduler"]["pipeline_depth"] = 0' "bad.json: scheduler.pipeline_depth: expected 1 or 2 .*, found 0"
 load_error 'd["scheduler"]["pipeline_depth"] = 1.5' "bad.json: scheduler.pipeline_depth: expected 1 or 2 .*, found a number"
@@ -327,4 +327,80 @@ load_error 'd["workers"]["next_level"] += [{"id": 8, "kind": "remote"}]; d["work
 load_error 'd["workers"]["mpi_groups"] = [{"name": "m", "ranks": []}]' "workers.mpi_groups\[0\].ranks: an MPI group needs at least one rank"
 load_error 'd["trace"][0] = {"op": "batch", "between_passes": 1, "ops": [d["trace"][0]]}' "trace\[0\].between_passes: expected a boolean, found an integer"
 load_error 'd["trace"][0] = {"op": "batch", "between_passes": True, "ops": []}' "trace\[0\].ops: a between_passes batch needs at least one submit"
+# --- staging (#1583) and the preparation overlap (#1587): scenarios/ladder-staging.json ---
+st="$sc/ladder-staging.json"
+"$dirsched" run "$st" --out "$tmp/st" --outputs events,summary,tasks >/dev/null || no "run staging"
+"$dirsched" run "$st" --engine event --out "$tmp/st-ev" --outputs events,summary,tasks >/dev/null || no "run staging, event engine"
+cmp -s "$tmp/st/events.jsonl" "$tmp/st-ev/events.jsonl" || no "staging: the event engine's events differ from SimGrid's"
+cmp -s "$tmp/st/tasks.csv" "$tmp/st-ev/tasks.csv" || no "staging: the event engine's tasks.csv differs from SimGrid's"
+python3 - "$tmp/st" <<'PY' || no "staging outputs"
+import csv, json, sys
+d = sys.argv[1]
+ev = [json.loads(l) for l in open(d + "/events.jsonl")]
+staging = [e for e in ev if e["event"] == "dispatch" and e.get("prepare_only")]
+assert [(e["task"], e["t_s"], e["worker"]) for e in staging] == [("c", 0, 0)], staging
+act = [e for e in ev if e["event"] == "activate"]
+assert [(e["task"], e["t_s"], e["worker"]) for e in act] == [("c", 2.5, 0)], act
+# c prepared while a ran (prepare_overlap): it ends 2 s after its activation, not 2.5 s
+end = [e for e in ev if e["event"] == "member_end" and e["task"] == "c"]
+assert end[0]["t_s"] == 4.5, end
+rows = {r["job_id"]: r for r in csv.DictReader(open(d + "/tasks.csv"))}
+assert rows["c"]["staged"] == "0" and rows["a"]["staged"] == "" and rows["c"]["starting_time"] == "2.5", rows["c"]
+assert rows["a"]["execution_time"] == "2.5", rows["a"]  # a prepared 0.5 s after its start, then ran 2 s
+s = json.load(open(d + "/summary.json"))
+assert "staging" not in s["inert"] and s["switches"]["staging"] is True, (s["inert"], s["switches"])
+PY
+# Without the overlap c prepares after its activation: 2.5 + 0.5 + 2 = 5 s. Staging itself then changes
+# only the dispatch order (c is staged before e is placed).
+python3 - "$st" "$tmp/no-overlap.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["workers"]["next_level"][1]["prepare_overlap"] = False
+d["expect"] = {"staged": ["c@0"], "dispatch_order": ["a@0", "c@0", "e@1"], "makespan_s": {"approx": 5}}
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$dirsched" check "$tmp/no-overlap.json" >/dev/null || no "staging without prepare_overlap: c ends at 5 s"
+# One frame on every worker: staging is inert (summary says so) and nothing is staged.
+python3 - "$st" "$tmp/one-frame.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for w in d["workers"]["next_level"]:
+    w.pop("frames", None); w.pop("prepare_overlap", None)
+d["expect"] = {"staged": [], "dispatch_order": ["a@0", "e@1", "c@0"]}
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$dirsched" check "$tmp/one-frame.json" >/dev/null || no "staging with one-frame workers stages nothing"
+"$dirsched" run "$tmp/one-frame.json" --out "$tmp/of" --outputs summary,tasks >/dev/null || no "run one-frame"
+python3 -c "import json,sys; assert 'staging' in json.load(open(sys.argv[1]))['inert']" "$tmp/of/summary.json" || no "staging inert without a two-frame worker"
+head -1 "$tmp/of/tasks.csv" | grep -q ',staged$' && no "tasks.csv has a staged column while staging is inert"
+# A wrong expectation names the stagings.
+python3 - "$st" "$tmp/wrong.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["expect"] = {"staged": []}
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$dirsched" check "$tmp/wrong.json" >"$tmp/out" 2>&1 && no "a wrong expect.staged passed"
+grep -q 'staged: expected \[\], got \[c@0\]' "$tmp/out" || { no "expect.staged message"; cat "$tmp/out"; }
+# The threads engine runs staging, and refuses the simulated overlap.
+expect_2 "threads prepare_overlap" "workers.next_level\[1\].prepare_overlap: a preparation overlapping a run needs the simulated platform" -- \
+  "$dirsched" run "$st" --engine threads --out "$tmp/th"
+"$dirsched" run "$tmp/no-overlap.json" --engine threads --time-scale 0.01 --out "$tmp/th" --outputs events >/dev/null || no "threads engine with staging"
+grep -q '"event":"activate","task":"c"' "$tmp/th/events.jsonl" || no "threads: c was not activated"
+stage_error() {  # stage_error PYTHON-EDIT MESSAGE-REGEX
+  python3 - "$st" "$tmp/bad.json" "$1" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+exec(sys.argv[3])
+json.dump(d, open(sys.argv[2], "w"))
+PY
+  expect_2 "load error $2" "$2" -- "$dirsched" check "$tmp/bad.json"
+}
+stage_error 'd["workers"]["next_level"][0]["frames"] = 3' "workers.next_level\[0\].frames: expected 1 or 2 \(mailbox frames\), found 3"
+stage_error 'd["workers"]["next_level"] += [{"id": 5, "kind": "remote", "frames": 2}]' "workers.next_level\[2\].frames: a remote worker has one frame"
+stage_error 'd["workers"]["next_level"][0]["prepare_overlap"] = True' "workers.next_level\[0\].prepare_overlap: needs \"frames\": 2"
+stage_error 'd["workers"]["next_level"][1]["prepare_overlap"] = 1' "workers.next_level\[1\].prepare_overlap: expected a boolean, found an integer"
+stage_error 'd["callables"]["k"]["prepare_s"] = -1' "callables.k.prepare_s: must not be negative"
+stage_error 'd["trace"][0]["ops"][0]["prepare_s"] = [1, 2]' "trace\[0\].ops\[0\].prepare_s: a per-member list needs 1 entries, found 2"
+stage_error 'd["expect"]["staged"] = ["zz@0"]' "expect.staged\[0\]: names no task of the trace: 'zz'"
 exit $fail

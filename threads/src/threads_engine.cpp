@@ -57,6 +57,9 @@ void check_threads_engine(const Scenario& s) {
     if (c.cost.output_bytes > 0) refuse(path + ".output_bytes", "a transfer cost");
     if (c.cost.collective.kind != Collective::Kind::kNone) refuse(path + ".collective", "a collective (transfers)");
   }
+  for (std::size_t i = 0; i < s.next_level.size(); ++i)
+    if (s.next_level[i].prepare_overlap)
+      refuse("workers.next_level[" + std::to_string(i) + "].prepare_overlap", "a preparation overlapping a run");
   if (s.iteration_cost_s > 0) refuse("scheduler.iteration_cost_s", "a simulated scheduler cost");
   if (s.dispatch_cost_s > 0) refuse("scheduler.dispatch_cost_s", "a simulated scheduler cost");
 }
@@ -110,8 +113,10 @@ std::unique_ptr<Run> run_threads(const Scenario& scenario, const ThreadsOptions&
                   : !c.cost.empirical.empty() ? rng.pick(c.cost.empirical)
                                               : 0.0) *
                  factor;  // the empirical draw after the jitter's, as on SimGrid
+    call.value += replay.member_prepare(d.task, d.member);  // its preparation, then its duration
     ++run->result.dispatches;
     if (keep_order) run->result.dispatch_order.push_back(dispatch_label(*run->core, d));
+    if (d.prepare_only) note_staging(*run, d);
   };
   Runtime runtime(*run->core, std::move(table), std::move(ro));
   ScenarioOrchestrator orchestrator(replay, scale);

@@ -161,7 +161,14 @@ Aggregate aggregate_run(const std::string& events_path, const record::Summary* s
         if (longest.size() > kAggregateGroupWaits) longest.pop();
         group_ready.erase(it);
       }
-    } else if (ev == "dispatch") {
+    } else if (ev == "dispatch" && l.find("\"prepare_only\":true") != std::string_view::npos) {
+      // a staging (#1583): the member starts at its activate event; it leaves its worker's FIFO now
+      if (auto s = single_lane.find(std::string(task)); s != single_lane.end()) {
+        if (a.depth_now[s->second] > 0) --a.depth_now[s->second];
+        note_depth(s->second, t);
+        single_lane.erase(s);
+      }
+    } else if (ev == "dispatch" || ev == "activate") {
       std::string_view w, m;
       std::string wname;
       if (field(l, "sub_worker", w))

@@ -131,16 +131,19 @@ RunView parse_run(const std::string& events_jsonl, const record::Summary* summar
         v.stalls.push_back(std::move(m));
       } else if (kind == "group_launched") {
         bump("group", t, -1);
-      } else if (kind == "dispatch") {
+      } else if (kind == "dispatch" && e.prepare_only) {  // a staging (#1583): it starts at its activation
+        tv.staged_at = t;
+        if (tv.kind == "single") bump("worker:" + e.worker, t, -1);  // it left its worker's FIFO
+      } else if (kind == "dispatch" || kind == "activate") {
         const std::string& w = e.worker;
         (e.sub_worker ? sub_seen : nl_seen).insert(w);
         if (tv.state != "RUNNING") {
           tv.state = "RUNNING";
           tv.start = t;
-          if (tv.kind == "single") bump("worker:" + w, t, -1);
+          if (tv.kind == "single" && tv.staged_at < 0) bump("worker:" + w, t, -1);
           if (tv.kind == "sub" || tv.kind == "sub_group") bump("sub", t, -1);
         }
-        tv.runs.push_back({tv.name, *e.member, tv.kind, w, t, -1, false, e.seq});
+        tv.runs.push_back({tv.name, *e.member, tv.kind, w, t, -1, false, e.seq, kind == "activate" ? tv.staged_at : -1});
       } else if (kind == "member_end") {
         const std::uint32_t m = *e.member;
         for (MemberBar& b : tv.runs)

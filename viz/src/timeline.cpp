@@ -225,6 +225,20 @@ std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
          esc(r.worker) + " reserved for " + esc(r.group) + ", idle, " + g6(r.from) + "-" + g6(r.to) +
          " s</title></rect>\n";
   }
+  // staging (#1583): a staged member from its staging to its activation, dashed, on its worker's lane.
+  for (std::size_t i = 0; i < worker_lanes; ++i) {
+    auto it = v.bars.find(lanes[i]);
+    if (it == v.bars.end()) continue;
+    for (const MemberBar& b : it->second) {
+      if (b.staged < 0) continue;
+      const double x0 = x_of(b.staged), w = std::max(1.0, x_of(b.start) - x0);
+      o += "<rect class=\"staged\" x=\"" + num(x0) + "\" y=\"" + num(lane_y(i) + 3) + "\" width=\"" + num(w) +
+           "\" height=\"" + num(kBarH) +
+           "\" fill=\"#6f8fb5\" fill-opacity=\"0.2\" stroke=\"#3d5a80\" stroke-dasharray=\"4,2\"><title>" +
+           esc(b.task) + " staged on " + esc(lanes[i]) + ", " + g6(b.staged) + "-" + g6(b.start) +
+           " s (activated when its run became active)</title></rect>\n";
+    }
+  }
   // Bars, merged where they would be thinner than a pixel.
   for (std::size_t i = 0; i < worker_lanes; ++i) {
     auto it = v.bars.find(lanes[i]);

@@ -38,6 +38,10 @@ struct RunResult {
   std::uint64_t dispatches = 0;
   // "task@worker", "task[m]@worker", "task@subN": kept only when an expect block checks the order.
   std::vector<std::string> dispatch_order;
+  // staging (#1583): the dispatches that were stagings, in order, as labels (few: at most one per run),
+  // and each staged task's staging time (tasks.csv's `staged`). Drivers fill both with note_staging().
+  std::vector<std::string> staged;
+  std::map<std::string, double> staged_at;
   std::vector<Stuck> stuck;
   std::optional<Violation> violation;
   std::vector<std::string> host_of_worker;  // NEXT_LEVEL, registration order
@@ -65,9 +69,10 @@ struct Run {
 // (by TaskId), of a rejected or never-submitted op from the scenario's trace.
 class TasksCsv {
  public:
-  explicit TasksCsv(const Run& run) : run_(run) {}
+  explicit TasksCsv(const Run& run);
   // The header; a trace with runs appends the column `run` (a trace without keeps its columns).
-  static std::string header(bool runs);
+  // `runs`: the trace declares runs (column run); `staging`: staging can act (column staged).
+  static std::string header(bool runs, bool staging);
   void append_row(const TaskRecord& r, std::string& out);
   // Take each row's wait causes from the Run's WaitAttribution (streamed rows: each is written once).
   void set_take_waits(bool take) { take_waits_ = take; }
@@ -78,7 +83,11 @@ class TasksCsv {
   const Run& run_;
   std::map<std::string, std::string> by_name_;  // built at the first op without a TaskId
   bool by_name_built_ = false;
+  bool staging_;  // the column `staged` (staging_live)
 };
+
+// staging (#1583) can act in this scenario: the switch is on and not inert (tasks.csv's `staged`).
+bool staging_live(const Scenario& scenario);
 
 // tasks.csv written as the Recorder retires records (Recorder::set_on_retire), through a 1 MiB buffer
 // into `path` (a registered temporary, see output_folder.hpp), so no row waits in memory for the end of
@@ -145,6 +154,8 @@ void finish_result(Run& run, Replay& replay, InvariantChecker* checker);
 std::string run_outcome(const Scheduler& core, RunId run);
 // "task@worker", "task[m]@worker", "task@subN": one entry of RunResult::dispatch_order.
 std::string dispatch_label(const Scheduler& core, const Dispatch& d);
+// A driver carried out a staging (Dispatch::prepare_only) at the core's time: RunResult::staged, staged_at.
+void note_staging(Run& run, const Dispatch& d);
 
 // metrics.json: self-measurements (wall time of the command and of each phase, peak RSS, event rate).
 std::string metrics_json(const Run& run);

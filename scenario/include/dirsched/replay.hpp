@@ -85,6 +85,8 @@ class Replay {
   // cost) and whether it fails. For a trace held whole, a streamed one and a generate block alike.
   std::optional<double> member_duration(TaskId task, std::uint32_t member) const;
   bool member_fails(TaskId task, std::uint32_t member) const;
+  // The member's `prepare_s` (staging, #1583): the op's, else the callable's (0 when neither says).
+  double member_prepare(TaskId task, std::uint32_t member) const;
   const std::string& abort_error() const { return abort_error_; }
   // Empty, or why a streamed trace stopped before its end (the file changed after the load checked
   // it): the engine then ends with ScenarioError(file, "", trace_error()) instead of writing outputs.
@@ -117,6 +119,7 @@ class Replay {
   struct Overrides {
     std::vector<std::optional<double>> duration_s;
     std::vector<bool> fail;
+    std::vector<std::optional<double>> prepare_s;
   };
 
   const Scenario* scenario_;

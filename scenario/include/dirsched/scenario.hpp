@@ -65,6 +65,9 @@ struct Cost {
   double input_bytes = 0;
   double output_bytes = 0;
   Collective collective;
+  // `prepare_s` (staging, #1583/#1587): seconds a member prepares on its worker before its duration
+  // (not jittered). 0: none.
+  double prepare_s = 0;
 };
 
 struct CallableSpec {
@@ -85,6 +88,10 @@ struct WorkerSpec {
   WorkerId id{0};
   WorkerKind kind = WorkerKind::kLocalChip;
   std::string host;
+  // staging (#1583): mailbox frames, 1 or 2 (local kinds only); prepare_overlap (#1587, needs 2): a
+  // staged member prepares while the worker's running member executes.
+  std::uint32_t frames = 1;
+  bool prepare_overlap = false;
 };
 
 // workers.mpi_groups[]: registered remote workers forming one MPI group, in rank order.
@@ -116,8 +123,12 @@ struct OpSpec {
   // leave them empty: two allocations a task saved). Read them through the two accessors below.
   std::vector<std::optional<double>> duration_s;  // nullopt: the callable's cost
   std::vector<bool> fail;
+  std::vector<std::optional<double>> prepare_s;  // `prepare_s`, per member; nullopt: the callable's
   std::optional<double> member_duration(std::size_t m) const {
     return m < duration_s.size() ? duration_s[m] : std::nullopt;
+  }
+  std::optional<double> member_prepare(std::size_t m) const {
+    return m < prepare_s.size() ? prepare_s[m] : std::nullopt;
   }
   bool member_fails(std::size_t m) const { return m < fail.size() && fail[m]; }
   // Sleep, batch and run (a run's `ops` are its callback's ops).

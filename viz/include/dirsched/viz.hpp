@@ -32,6 +32,7 @@ struct MemberBar {
   double end = -1;  // -1: never ended
   bool failed = false;
   std::uint64_t seq = 0;  // the dispatch event's seq: orders a lane
+  double staged = -1;     // staging (#1583): when it was staged on this worker (-1: it was not)
 };
 
 struct TaskView {
@@ -42,6 +43,7 @@ struct TaskView {
   std::vector<std::string> workers;  // NEXT_LEVEL targets
   std::uint32_t members = 1;
   double submit = -1, ready = -1, start = -1, end = -1;
+  double staged_at = -1;  // staging (#1583): when it was staged (its dispatch with prepare_only)
   std::string code;   // REJECTED
   std::string cause;  // POISONED: the producer that poisoned it; CANCELLED: its run's error
   std::string run;    // its run, in a trace with runs (events name it); empty otherwise

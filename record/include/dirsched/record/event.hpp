@@ -27,7 +27,7 @@ struct EventDep {
 struct Event {
   std::uint64_t seq = 0;
   double t_s = 0;
-  std::string event;  // submit, reject, not_submitted, pending, ready, dispatch, member_end, complete,
+  std::string event;  // submit, reject, not_submitted, pending, ready, dispatch, activate, member_end, complete,
                       // fail, poison, cancel, group_blocked, group_stall, reservation_stall,
                       // group_launched; run_raise and run_end (a run's own: `task` empty)
   std::string task;
@@ -46,6 +46,8 @@ struct Event {
   // dispatch, member_end: the worker as a lane name, "3" or "subN"
   std::string worker;
   bool sub_worker = false;
+  // dispatch: a staging (staging, #1583): the member starts at its `activate` event, not here
+  bool prepare_only = false;
   // member_end: success or failure; run_end: COMPLETED or FAILED
   std::string outcome;
   // reject: code and message; run_raise: message; not_submitted: reason; poison, cancel: cause
