@@ -29,9 +29,8 @@ constexpr std::array<SwitchInfo, kSwitchCount> kTable = {{
 
 // THE list of switches this testbed has not built yet. Remove a name when its switch is built (and
 // its rules tested); nothing else refers to it.
-constexpr std::array<Switch, 1> kNotBuilt = {
-    Switch::kMpiGroupLane,
-};
+// Empty: every switch of the ladder is built. The mechanism stays for the next upstream change.
+constexpr std::array<Switch, 0> kNotBuilt = {};
 
 bool table_in_enum_order() {
   for (std::size_t i = 0; i < kSwitchCount; ++i)

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "dirsched/jitter.hpp"
+#include "dirsched/mpi_lanes.hpp"
 #include "dirsched/replay.hpp"
 
 namespace dirsched {
@@ -28,7 +29,12 @@ constexpr double kMaxClockS = 4294967296.0;
 class EventDriver {
  public:
   EventDriver(Run& run, std::uint64_t seed, bool keep_order)
-      : run_(run), s_(run.scenario), rng_(seed), keep_order_(keep_order), replay_(s_, *run.core) {}
+      : run_(run),
+        s_(run.scenario),
+        rng_(seed),
+        keep_order_(keep_order),
+        replay_(s_, *run.core),
+        lanes_(run.core->registry(), s_.switches[Switch::kMpiGroupLane]) {}
 
   // Driver::main_loop: the next timer, op or stall deadline is the next instant.
   void run() {
@@ -147,6 +153,7 @@ class EventDriver {
       return;
     }
     if (!d.target.sub) prep_end_[m.worker] = now + m.prepare;
+    if (lanes_.enabled() && !lanes_.dispatched(*run_.core, d)) return;  // Driver::start: waits in its lane
     prepare_then_run(d.seq, m, now + m.prepare);
   }
 
@@ -166,11 +173,22 @@ class EventDriver {
       end(seq);
   }
 
+  // Driver::end and release: the lane (mpi_group_lane) may hold the end and start its next request.
   void end(std::uint64_t seq) {
     const auto it = members_.find(seq);
     const Member& m = it->second;
-    due_.push_back({seq, m.task, m.member, m.fail ? Outcome::kFailure : Outcome::kSuccess});
+    const MemberEnd e{seq, m.task, m.member, m.fail ? Outcome::kFailure : Outcome::kSuccess};
     members_.erase(it);
+    if (!lanes_.enabled()) {
+      due_.push_back(e);
+      return;
+    }
+    std::vector<std::uint64_t> start;
+    lanes_.finished(e, due_, start);
+    for (std::uint64_t s : start) {
+      Member& held = members_.at(s);
+      prepare_then_run(s, held, run_.core->now() + held.prepare);
+    }
   }
 
   Run& run_;
@@ -178,6 +196,7 @@ class EventDriver {
   JitterRng rng_;
   bool keep_order_;
   Replay replay_;
+  MpiLanes lanes_;  // mpi_group_lane (#1624)
   double clock_ = 0, last_instant_ = 0;
   bool clock_overflow_ = false;
   std::unordered_map<std::uint64_t, Member> members_;  // running, by dispatch seq

@@ -152,6 +152,10 @@ Runtime::Runtime(Scheduler& core, CallableTable callables, Options options)
   impl_->callables = std::move(callables);
   impl_->options = std::move(options);
   const Registry& reg = core.registry();
+  // mpi_group_lane (#1624) decides when a rank's member starts and ends; real threads run each member
+  // at its dispatch, so they cannot follow it.
+  if (core.switches()[Switch::kMpiGroupLane] && !reg.mpi_groups().empty())
+    throw RuntimeError("mpi_group_lane is on and the registry has MPI groups: the threads runtime runs each member at its dispatch and cannot serialise an MPI group's requests");
   for (std::uint32_t i = 0; i < reg.callable_count(); ++i) {
     const std::string& name = reg.callable(CallableId(i)).name;
     const MemberFn* fn = impl_->callables.find(name);

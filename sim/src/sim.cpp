@@ -18,6 +18,7 @@
 #include <unordered_map>
 
 #include "dirsched/jitter.hpp"
+#include "dirsched/mpi_lanes.hpp"
 #include "dirsched/platform.hpp"
 #include "dirsched/probe.hpp"
 #include "dirsched/progress.hpp"
@@ -101,7 +102,10 @@ class Driver {
     }
   }
 
-  void setup_core() { replay_ = std::make_unique<Replay>(s_, *run_.core); }
+  void setup_core() {
+    replay_ = std::make_unique<Replay>(s_, *run_.core);
+    lanes_ = std::make_unique<MpiLanes>(run_.core->registry(), s_.switches[Switch::kMpiGroupLane]);
+  }
   const std::string& trace_error() const { return replay_->trace_error(); }
 
   void main_loop() {
@@ -262,7 +266,24 @@ class Driver {
     }
     auto [it, inserted] = flights_.emplace(d.seq, std::move(f));
     (void)inserted;
+    if (lanes_->enabled() && !lanes_->dispatched(*run_.core, d)) return;  // waits in its MPI group's lane
     advance(it->first, it->second);
+  }
+
+  // mpi_group_lane: members their lane lets start now (held since their dispatch); one whose host went
+  // off meanwhile fails at once.
+  void release(const std::vector<std::uint64_t>& seqs) {
+    for (std::uint64_t seq : seqs) {
+      auto it = flights_.find(seq);
+      if (it == flights_.end()) continue;
+      Flight& f = it->second;
+      if (off_hosts_.count(host_of(f))) {
+        lose(seq);
+        continue;
+      }
+      f.prepare_until = timer_base() + f.prepare;
+      advance(seq, f);
+    }
   }
 
   // A staged member starts: it prepares (what is left of it under prepare_overlap), then runs.
@@ -509,10 +530,30 @@ class Driver {
     act_seq_.pop_back();
   }
 
+  // A member ended: reported at its instant, unless its MPI group's lane holds the ends of a whole-group
+  // request until its slowest member (mpi_group_lane); the lane's next request starts.
   void end(std::uint64_t seq, Outcome outcome) {
     auto it = flights_.find(seq);
-    due_.push_back({seq, it->second.task, it->second.member, outcome});
+    const MemberEnd e{seq, it->second.task, it->second.member, outcome};
     flights_.erase(it);
+    if (!lanes_->enabled()) {
+      due_.push_back(e);
+      return;
+    }
+    std::vector<std::uint64_t> start;
+    lanes_->finished(e, due_, start);
+    release(start);
+  }
+
+  // A member lost to a host fault, held in its lane or running: it fails now, whatever its lane holds.
+  void lose(std::uint64_t seq) {
+    auto it = flights_.find(seq);
+    due_.push_back({seq, it->second.task, it->second.member, Outcome::kFailure});
+    flights_.erase(it);
+    if (!lanes_->enabled()) return;
+    std::vector<std::uint64_t> start;
+    lanes_->lost(seq, due_, start);
+    release(start);
   }
 
   // Finished or failed activities, and timers due by `instant`: their members advance a stage.
@@ -602,7 +643,7 @@ class Driver {
             untrack(pos->second);
           }
         }
-        end(seq, Outcome::kFailure);
+        lose(seq);
       }
     }
     // 2. Completions in the instant's order (Scheduler::report_instant), then the iterations of the instant.
@@ -653,6 +694,7 @@ class Driver {
   std::set<sg4::Host*> off_hosts_;
   std::set<sg4::Link*> off_links_;
   std::unique_ptr<Replay> replay_;
+  std::unique_ptr<MpiLanes> lanes_;  // mpi_group_lane (#1624): when a rank's member starts and ends
 
   std::map<std::uint64_t, Flight> flights_;  // by dispatch seq
   std::vector<double> prep_end_;             // per NEXT_LEVEL worker: when its last started member's preparation ends

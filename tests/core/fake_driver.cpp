@@ -247,9 +247,12 @@ std::size_t FakeDriver::raise_and_end(const std::string& message) {
 
 void FakeDriver::end_run() {
   const std::uint64_t promotions = core_->promotions();
+  const RunId ending = core_->open_run();
   core_->end_run();
-  // whole_run_fifo: the promoted run's READY tasks; edge_triggered_wake: a callback's end is a wake.
-  if (core_->promotions() != promotions || core_->loop_woken()) settle();
+  // whole_run_fifo: the promoted run's READY tasks; edge_triggered_wake: a callback's end is a wake;
+  // staging: the run that ended may be the preparable one (as the replay does).
+  const bool preparable = ending.valid() && core_->preparable_run() == ending;
+  if (core_->promotions() != promotions || core_->loop_woken() || preparable) settle();
 }
 
 void FakeDriver::run() {

@@ -63,6 +63,14 @@ void two_runs(FakeDriver& d, const std::function<void()>& second = {}) {
   d.end_run();
 }
 
+TEST(Staging, WithoutEdgeTriggeredWakeTheCallbackEndThatMakesARunPreparableIterates) {
+  // The seed's loop: a callback's end is an op, followed by the scheduler's iterations (the replay and
+  // this driver ask for them when the end made its run the preparable one).
+  FakeDriver d(Builder().chip(0, 2).chip(1, 2), with({Switch::kWholeRunFifo, Switch::kStaging}));
+  two_runs(d);
+  EXPECT_EQ(d.dispatches(), (V{"a@1", "c@0 staged"}));
+}
+
 TEST(Staging, TheNextRunsSingleIsStagedAndActivatedWhenItsRunIsActive) {
   FakeDriver d(Builder().chip(0, 2).chip(1, 2), with(kStage));
   two_runs(d);

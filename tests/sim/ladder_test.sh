@@ -85,11 +85,10 @@ expect_2() {  # expect_2 WHAT MESSAGE-REGEX -- command...
   [[ $rc == 2 ]] || no "$what: exit $rc, not 2"
   grep -qE -- "$re" "$tmp/out" || { no "$what: message"; cat "$tmp/out"; }
 }
-expect_2 "current" "--policy current: switch 'mpi_group_lane' \(#1624\) is not built yet in this testbed; turn it off with \"switches\": \{\"mpi_group_lane\": false\} or --switch mpi_group_lane=off" -- \
-  "$dirsched" run "$sc/quick-tour.json" --policy current --out "$tmp/nope"
-[[ -e $tmp/nope ]] && no "a refused run wrote its folder"
-expect_2 "--switch mpi_group_lane=on" "--switch mpi_group_lane=on: switch 'mpi_group_lane' \(#1624\) is not built yet" -- \
-  "$dirsched" check --switch mpi_group_lane=on "$sc/quick-tour.json"
+# Every switch is built: `current` runs as it is.
+"$dirsched" run "$sc/quick-tour.json" --policy current --out "$tmp/cur" --outputs summary >/dev/null || no "run --policy current"
+python3 -c "import json,sys; s=json.load(open(sys.argv[1])); assert s['policy'] == 'current' and all(s['switches'].values()), s['switches']" \
+  "$tmp/cur/summary.json" || no "current: every switch on"
 all_off=(--switch whole_run_fifo=off --switch run_cancellation=off --switch staging=off --switch edge_triggered_wake=off
          --switch busy_poll=off --switch group_barrier=off --switch mpi_group_lane=off)
 "$dirsched" check --policy current "${all_off[@]}" "$sc/ladder-arg-guard.json" >/dev/null || no "current with the unbuilt switches off"
@@ -224,7 +223,8 @@ grep -q "cs: ro0 cs@3 t=1, ro cs@3 t=3" "$tmp/cmp" || { no "compare names cs's m
 "$dirsched" run "$ro" --engine event --out "$tmp/roe" --outputs events,tasks >/dev/null || no "event engine"
 cmp -s "$tmp/ro/events.jsonl" "$tmp/roe/events.jsonl" && cmp -s "$tmp/ro/tasks.csv" "$tmp/roe/tasks.csv" ||
   no "event engine differs from SimGrid under registration_order_completions"
-# instant-completion-order.json's by_policy.current block holds under the switch alone (current is not built).
+# instant-completion-order.json's by_policy.current block holds under the switch alone, and under current.
+"$dirsched" check --policy current "$sc/instant-completion-order.json" >"$tmp/out" 2>&1 || { no "instant-completion-order under current"; cat "$tmp/out"; }
 python3 -c "
 import json, sys; d = json.load(open(sys.argv[1])); d['expect'] = d['expect']['by_policy']['current']
 d['scheduler'] = {'switches': {'registration_order_completions': True}}; json.dump(d, open(sys.argv[2], 'w'))" \
@@ -308,8 +308,6 @@ PY
 }
 load_error 'd["scheduler"]["switches"]["stagin"] = True' "bad.json: scheduler.switches.stagin: unknown switch \(known: group_reservation, whole_run_fifo"
 load_error 'd["scheduler"]["switches"]["view_deps"] = 1' "scheduler.switches.view_deps: expected true or false"
-load_error 'd["scheduler"]["switches"]["mpi_group_lane"] = True' "bad.json: scheduler.switches.mpi_group_lane: switch 'mpi_group_lane' \(#1624\) is not built yet"
-load_error 'd["scheduler"]["policy"] = "current"; del d["scheduler"]["switches"]' "bad.json: scheduler.policy: switch 'mpi_group_lane' \(#1624\) is not built yet"
 load_error 'd["scheduler"]["pipeline_depth"] = 3' "bad.json: scheduler.pipeline_depth: expected 1 or 2 \(runs admitted and not terminal at once\), found 3"
 load_error 'd["scheduler"]["pipeline_depth"] = 0' "bad.json: scheduler.pipeline_depth: expected 1 or 2 .*, found 0"
 load_error 'd["scheduler"]["pipeline_depth"] = 1.5' "bad.json: scheduler.pipeline_depth: expected 1 or 2 .*, found a number"
@@ -403,4 +401,30 @@ stage_error 'd["workers"]["next_level"][1]["prepare_overlap"] = 1' "workers.next
 stage_error 'd["callables"]["k"]["prepare_s"] = -1' "callables.k.prepare_s: must not be negative"
 stage_error 'd["trace"][0]["ops"][0]["prepare_s"] = [1, 2]' "trace\[0\].ops\[0\].prepare_s: a per-member list needs 1 entries, found 2"
 stage_error 'd["expect"]["staged"] = ["zz@0"]' "expect.staged\[0\]: names no task of the trace: 'zz'"
+# --- mpi_group_lane (#1624): scenarios/ladder-mpi-group-lane.json ---
+ml="$sc/ladder-mpi-group-lane.json"
+"$dirsched" run "$ml" --out "$tmp/ml" --outputs events,summary,tasks >/dev/null || no "run mpi_group_lane"
+"$dirsched" run "$ml" --engine event --out "$tmp/ml-ev" --outputs events,summary,tasks >/dev/null || no "run mpi_group_lane, event engine"
+cmp -s "$tmp/ml/events.jsonl" "$tmp/ml-ev/events.jsonl" && cmp -s "$tmp/ml/tasks.csv" "$tmp/ml-ev/tasks.csv" ||
+  no "mpi_group_lane: the event engine differs from SimGrid"
+python3 - "$tmp/ml/events.jsonl" <<'PY' || no "mpi_group_lane times"
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+ends = {(e["task"], e["member"]): e["t_s"] for e in ev if e["event"] == "member_end"}
+# g is one request: both members end with the slower (3 s); s2 waited in the lane for s1
+assert ends[("g", 0)] == 3 and ends[("g", 1)] == 3 and ends[("s1", 0)] == 12 and ends[("s2", 0)] == 14, ends
+PY
+expect_2 "threads mpi_group_lane" "workers.mpi_groups: one request at a time per MPI group \(mpi_group_lane\) needs the simulated platform" -- \
+  "$dirsched" run "$ml" --engine threads --out "$tmp/th"
+"$dirsched" run "$ml" --engine threads --switch mpi_group_lane=off --time-scale 0.01 --out "$tmp/th" --outputs summary >/dev/null ||
+  no "threads engine with the lane off"
+# A host fault while s2 waits in the lane: s2 fails at once (it never ran), s1 is not held up.
+python3 - "$ml" "$tmp/ml-fault.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["faults"] = [{"host": "remote11", "off_at_s": 11}]
+d["expect"] = {"final_state": {"s1": "COMPLETED", "s2": "FAILED"}, "makespan_s": {"approx": 12}}
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$dirsched" check "$tmp/ml-fault.json" >"$tmp/out" 2>&1 || { no "a rank lost while held in its lane"; cat "$tmp/out"; }
 exit $fail

@@ -60,6 +60,8 @@ void check_threads_engine(const Scenario& s) {
   for (std::size_t i = 0; i < s.next_level.size(); ++i)
     if (s.next_level[i].prepare_overlap)
       refuse("workers.next_level[" + std::to_string(i) + "].prepare_overlap", "a preparation overlapping a run");
+  if (s.switches[Switch::kMpiGroupLane] && !s.mpi_groups.empty())
+    refuse("workers.mpi_groups", "one request at a time per MPI group (mpi_group_lane)");
   if (s.iteration_cost_s > 0) refuse("scheduler.iteration_cost_s", "a simulated scheduler cost");
   if (s.dispatch_cost_s > 0) refuse("scheduler.dispatch_cost_s", "a simulated scheduler cost");
 }

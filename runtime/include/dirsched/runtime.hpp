@@ -105,7 +105,8 @@ class Runtime {
     std::function<void(const Dispatch&, MemberCall&)> prepare;
   };
 
-  // Throws RuntimeError when a callable of the core's registry has no function in `callables`. Starts
+  // Throws RuntimeError when a callable of the core's registry has no function in `callables`, or when
+  // mpi_group_lane is on with MPI groups registered (the lane is the simulated engines' only). Starts
   // no thread: run() does.
   Runtime(Scheduler& core, CallableTable callables, Options options);
   Runtime(Scheduler& core, CallableTable callables) : Runtime(core, std::move(callables), Options{}) {}
