@@ -1227,6 +1227,39 @@ std::string vars_text(const Scenario& s) {
   return o;
 }
 
+// After a failed expectation under a runtime version with switches on: which switch, turned off alone,
+// makes the same expectation pass? Each switch that is on is tried in ladder order, one run each on the
+// event engine (SimGrid's rules and clock, byte-identical to it, and free to run many times in one
+// process), with the invariants checked; every one that passes is named with its PR, or the line says
+// none does. A switch that is off cannot be blamed. A scenario only SimGrid can run is not tried.
+void name_the_switch(const std::string& file, const VarAssignment& assignment, const PolicyFlag& policy,
+                     const Scenario& failed) {
+  if (std::none_of(switch_table().begin(), switch_table().end(),
+                   [&](const SwitchInfo& row) { return failed.switches[row.id]; }))
+    return;
+  if (const std::optional<std::string> why = event_engine_refusal(failed)) {
+    std::cout << "  (no switch named: trying them needs the event engine, and " << *why << " needs SimGrid)"
+              << std::endl;
+    return;
+  }
+  bool any = false;
+  for (const SwitchInfo& row : switch_table()) {
+    if (!failed.switches[row.id]) continue;
+    Scenario again = load_chosen(file, assignment, policy.choice());
+    again.switches.set(row.id, false);
+    again.expect = failed.expect;  // the same expectation, whatever block the loader would pick now
+    EventRunOptions o;
+    o.check_invariants = true;
+    o.record_events = false;
+    const std::unique_ptr<Run> run = run_events(again, o);
+    if (run->result.violation || check_expectations(*run)) continue;
+    any = true;
+    std::cout << "  passes with only this switch off: " << row.name << " (#" << row.pr << ": " << row.text << ")"
+              << std::endl;
+  }
+  if (!any) std::cout << "  no single switch of " << failed.policy << " turned off makes it pass" << std::endl;
+}
+
 int check_one(const std::string& file, const std::vector<std::string>& cfg, const VarAssignment& assignment,
               const PolicyFlag& policy) {
   try {
@@ -1251,6 +1284,7 @@ int check_one(const std::string& file, const std::vector<std::string>& cfg, cons
     if (auto divergence = check_expectations(*run)) {
       std::cout << "FAIL " << file << (ran.empty() ? "" : " (" + ran.substr(2) + ")") << ": " << *divergence
                 << std::endl;
+      name_the_switch(file, assignment, policy, scenario);
       return 1;
     }
     if (scenario.expect.is_null()) {

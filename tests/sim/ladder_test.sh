@@ -427,4 +427,24 @@ d["expect"] = {"final_state": {"s1": "COMPLETED", "s2": "FAILED"}, "makespan_s":
 json.dump(d, open(sys.argv[2], "w"))
 PY
 "$dirsched" check "$tmp/ml-fault.json" >"$tmp/out" 2>&1 || { no "a rank lost while held in its lane"; cat "$tmp/out"; }
+# check names the switch: under current an expectation written for seed fails, and the one switch that,
+# turned off alone, makes it pass is named (tried on the event engine).
+"$dirsched" check --policy current "$sc/group-starvation.json" >"$tmp/out" 2>&1; rc=$?
+[[ $rc == 1 ]] || no "check --policy current group-starvation: exit $rc, not 1"
+grep -q "^  passes with only this switch off: group_reservation (#1565: " "$tmp/out" || { no "check names group_reservation"; cat "$tmp/out"; }
+[[ $(grep -c "passes with only this switch off" "$tmp/out") == 1 ]] || { no "check names one switch only"; cat "$tmp/out"; }
+"$dirsched" check --policy current "$sc/dependencies-walk-in-order.json" >"$tmp/out" 2>&1
+grep -q "^  passes with only this switch off: arg_guard (#1729: " "$tmp/out" || { no "check names arg_guard"; cat "$tmp/out"; }
+"$dirsched" check --policy seed "$sc/group-starvation.json" >"$tmp/out" 2>&1 || no "group-starvation under seed"
+grep -q "switch off" "$tmp/out" && no "a pass names no switch"
+python3 - "$sc/group-starvation.json" "$tmp/sg-only.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = next(iter(d["callables"]))
+d["callables"][c]["input_bytes"] = 1
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$dirsched" check --policy current "$tmp/sg-only.json" >"$tmp/out" 2>&1
+grep -q "^  (no switch named: trying them needs the event engine, and callables\..*input_bytes: a transfer needs SimGrid)" "$tmp/out" ||
+  { no "check says why it names no switch"; cat "$tmp/out"; }
 exit $fail
