@@ -348,6 +348,21 @@ assert rows["a"]["execution_time"] == "2.5", rows["a"]  # a prepared 0.5 s after
 s = json.load(open(d + "/summary.json"))
 assert "staging" not in s["inert"] and s["switches"]["staging"] is True, (s["inert"], s["switches"])
 PY
+# Pictures: the staging drawn from staging to activation, the runs as bands; trace.json the same.
+"$dirsched" run "$st" --out "$tmp/st-pics" --outputs events,summary,timeline,trace >/dev/null || no "staging pictures"
+grep -q '<rect class="staged" [^>]*><title>c staged on 0, 0-2.5 s' "$tmp/st-pics/timeline.svg" || no "timeline: c's staging"
+[[ $(grep -c 'class="run-band"' "$tmp/st-pics/timeline.svg") == 2 ]] || no "timeline: one band per run"
+grep -q 'staged (staging): from its staging to its activation' "$tmp/st-pics/timeline.svg" || no "timeline legend: staged"
+python3 - "$tmp/st-pics/trace.json" <<'PY' || no "trace.json: staging and runs"
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+st = [(e["name"], e["ts"], e["dur"]) for e in ev if e.get("cat") == "staged"]
+runs = [(e["name"], e["ts"], e["dur"]) for e in ev if e.get("cat") == "run"]
+assert st == [("c staged", 0, 2.5e6)], st
+assert runs == [("r1", 0, 2.5e6), ("r2", 0, 4.5e6)], runs
+PY
+"$dirsched" run "$sc/quick-tour.json" --out "$tmp/qt-pics" --outputs events,summary,timeline >/dev/null || no "quick-tour pictures"
+grep -q 'run-band\|class="staged"' "$tmp/qt-pics/timeline.svg" && no "a trace without runs or stagings draws neither"
 # Without the overlap c prepares after its activation: 2.5 + 0.5 + 2 = 5 s. Staging itself then changes
 # only the dispatch order (c is staged before e is placed).
 python3 - "$st" "$tmp/no-overlap.json" <<'PY'

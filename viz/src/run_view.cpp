@@ -95,8 +95,14 @@ RunView parse_run(const std::string& events_jsonl, const record::Summary* summar
     }
     try {
       const std::string& kind = e.event;
-      if (e.of_run()) continue;  // a run's event (run_raise, run_end): no task to draw
       const double t = e.t_s;
+      if (!e.run.empty()) {  // a trace with runs: the run's span on the time axis
+        auto span = std::find_if(v.run_spans.begin(), v.run_spans.end(),
+                                 [&](const RunView::RunSpan& r) { return r.run == e.run; });
+        if (span == v.run_spans.end()) span = v.run_spans.insert(v.run_spans.end(), {e.run, t, -1});
+        if (e.event == "run_end") span->to = t;
+      }
+      if (e.of_run()) continue;  // a run's event (run_raise, run_end): no task to draw
       // Issue 28: a time the pictures cannot place (the bar merge and the axis need finite, ordered times).
       if (!std::isfinite(t) || t < 0) throw VizError("t_s " + j["t_s"].dump() + " is not a finite time >= 0");
       TaskView& tv = task(e.task);

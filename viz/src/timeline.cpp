@@ -95,6 +95,9 @@ std::vector<std::string> drawn_lanes(const RunView& v, std::size_t* hidden) {
   return out;
 }
 
+// A trace with runs: each run's span as a band under the time axis, the colours alternating.
+constexpr const char* kRunBand[2] = {"#9fb6d6", "#d6b99f"};
+
 std::vector<LegendItem> timeline_legend(const RunView& v) {
   // Only what the drawing holds, and a bounded list at any size (issue 24).
   bool single = false, group = false, sub = false, failed = false;
@@ -112,6 +115,11 @@ std::vector<LegendItem> timeline_legend(const RunView& v) {
   if (failed) items.push_back({"bar", "#e05a47", "failed"});
   if (!v.bars.empty()) items.push_back({"bar", "#6f8fb5", "runs merged (thinner than a pixel)"});
   if (!v.critical.empty()) items.push_back({"outline", "#d4006a", "on the critical path"});
+  bool staged = false;
+  for (const auto& [lane, bars] : v.bars)
+    for (const MemberBar& b : bars) staged |= b.staged >= 0;
+  if (staged) items.push_back({"outline", "#3d5a80", "staged (staging): from its staging to its activation"});
+  if (!v.run_spans.empty()) items.push_back({"bar", kRunBand[0], "runs (bands under the time axis)"});
   bool fifo = false;
   for (const auto& [queue, steps] : v.depth) fifo |= queue.rfind("worker:", 0) == 0 && !steps.empty();
   if (fifo) items.push_back({"line", "#c0392b", "worker's single FIFO depth (scale at the lane's right)"});
@@ -353,6 +361,18 @@ std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
   }
   o += "<text x=\"" + num(kLabelW + plot_w) + "\" y=\"" + num(axis_y + 32) +
        "\" text-anchor=\"end\">simulated time (s)</text>\n";
+  // Runs: a band per run under the tick labels, its name in it when it fits.
+  for (std::size_t k = 0; k < v.run_spans.size(); ++k) {
+    const RunView::RunSpan& r = v.run_spans[k];
+    const double to = r.to < 0 ? v.end_time : r.to;
+    const double x0 = x_of(r.from), w = std::max(1.0, x_of(to) - x0);
+    o += "<rect class=\"run-band\" x=\"" + num(x0) + "\" y=\"" + num(axis_y + 21) + "\" width=\"" + num(w) +
+         "\" height=\"6\" fill=\"" + kRunBand[k % 2] + "\"><title>run " + esc(r.run) + ", " + g6(r.from) + "-" +
+         (r.to < 0 ? "never ended" : g6(r.to) + " s") + "</title></rect>\n";
+    if (w > 6.0 * static_cast<double>(r.run.size()) + 4)
+      o += "<text class=\"run-label\" x=\"" + num(x0 + 2) + "\" y=\"" + num(axis_y + 36) + "\" font-size=\"9\">" +
+           esc(r.run) + "</text>\n";
+  }
   // The legend, below the axis.
   const double legend_y = axis_y + kAxisH, col_w = (opt.width_px - 20) / legend_cols;
   o += "<g class=\"legend\">\n";
@@ -411,6 +431,36 @@ std::string chrome_trace(const RunView& v) {
            {"dur", us(end) - us(b.start)},
            {"args", {{"outcome", b.failed ? "failure" : "success"}}}});
     }
+  }
+  // staging (#1583): a staged member from its staging to its activation, on its worker's thread.
+  for (const std::string& lane : v.lanes) {
+    auto it = v.bars.find(lane);
+    if (it == v.bars.end()) continue;
+    for (const MemberBar& b : it->second)
+      if (b.staged >= 0)
+        events.push_back({{"name", b.task + " staged"},
+                          {"cat", "staged"},
+                          {"ph", "X"},
+                          {"pid", 1},
+                          {"tid", tid[lane]},
+                          {"ts", us(b.staged)},
+                          {"dur", us(b.start) - us(b.staged)}});
+  }
+  // Runs: one thread each in a process of their own, a slice from its first event to its end.
+  if (!v.run_spans.empty())
+    events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 4}, {"args", {{"name", "runs"}}}});
+  for (std::size_t k = 0; k < v.run_spans.size(); ++k) {
+    const RunView::RunSpan& r = v.run_spans[k];
+    const double to = r.to < 0 ? v.end_time : r.to;
+    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 4}, {"tid", k}, {"args", {{"name", "run " + r.run}}}});
+    events.push_back({{"name", r.run},
+                      {"cat", "run"},
+                      {"ph", "X"},
+                      {"pid", 4},
+                      {"tid", k},
+                      {"ts", us(r.from)},
+                      {"dur", us(to) - us(r.from)},
+                      {"args", {{"ended", r.to >= 0}}}});
   }
   for (const auto& [queue, steps] : v.depth)
     for (const DepthStep& s : steps)

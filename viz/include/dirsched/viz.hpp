@@ -101,6 +101,13 @@ struct RunView {
   std::vector<StallMark> stalls;           // in log order
   std::vector<Marker> markers;
   std::set<std::string> critical;  // the tasks of summary.json's critical_path (outlined in the timeline)
+  // A trace with runs: each run from its first event to its run_end (end_time when it never ended), in
+  // order of first appearance.
+  struct RunSpan {
+    std::string run;
+    double from = 0, to = -1;
+  };
+  std::vector<RunSpan> run_spans;
   double end_time = 0;
   const TaskView* find(const std::string& name) const;
 };
