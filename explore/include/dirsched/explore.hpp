@@ -36,10 +36,19 @@
 //   L5 with whole_run_fifo (runs declared): T is not the last live task of its run (so X's end cannot end
 //      the run, which would promote the next run, whose READY tasks then dispatch, and admit another
 //      run op: an order against that run's submits).
+//   L6 with run_cancellation: T's run's callback has ended (it can no longer raise). While it may raise,
+//      the raise cancels every READY and PENDING task of the run, so X's end, which hands w its FIFO head
+//      (or, as a success, releases a consumer), decides whether that task runs or is cancelled: an order
+//      against the raising op. (Without L6 the reduction lost outcomes: fail-fast.json under current with
+//      failures, 23 of 24; tests/explore/ pins it.)
+// staging (#1583) needs no condition of its own: the staging pass reads the preparable run's READY
+// singles and the frames, which an end of the active run changes only when it ends that run (L5).
+// mpi_group_lane changes only when members start and end, which the explorer does not model: it explores
+// every order of ends, the lane's among them (an over-approximation).
 // Each condition can only stay true along any path that does not end X, and under them X's end
 // commutes with every other action (another completion, an op): it frees w and hands w its FIFO head,
 // which gives the same worker FIFO in either order; it routes nothing, launches no group, counts no
-// overtake (w is nobody's waiting target) and does not touch the run's error. {end X} is therefore a
+// overtake (w is nobody's waiting target), does not touch the run's error, and races no raise (L6). {end X} is therefore a
 // persistent set, and by the persistent-set theorem every maximal path of the full graph has a
 // permutation, by swaps of adjacent commuting actions, among the explored paths. Those swaps keep the
 // end state and each action's overtake count, so the reduction keeps exactly: the set of terminal
