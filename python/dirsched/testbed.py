@@ -137,7 +137,7 @@ def _as_given(value):
 
 
 class Handle:
-    """A registered callable. ``handle(duration_s=..., fail=...)`` gives the same callable with per-submit
+    """A registered callable. ``handle(duration_s=..., fail=..., prepare_s=...)`` gives the same callable with per-submit
     overrides (a value, or a list per group member), recorded on the ops that use it."""
 
     def __init__(self, testbed, name, overrides=None):
@@ -145,10 +145,12 @@ class Handle:
         self.name = name
         self.overrides = dict(overrides or {})
 
-    def __call__(self, duration_s=None, fail=None):
+    def __call__(self, duration_s=None, fail=None, prepare_s=None):
         o = dict(self.overrides)
         if duration_s is not None:
             o["duration_s"] = duration_s
+        if prepare_s is not None:
+            o["prepare_s"] = prepare_s
         if fail is not None:
             o["fail"] = fail
         return Handle(self._testbed, self.name, o)
@@ -310,8 +312,12 @@ class _Orchestrator:
             self._top_submits = True
 
     @contextlib.contextmanager
-    def batch(self):
-        """Submits inside are applied at one instant before the scheduler looks (the `batch` op)."""
+    def batch(self, between_passes=False):
+        """Submits inside are applied at one instant before the scheduler looks (the `batch` op). With
+        ``between_passes=True`` they land inside the next scheduler iteration, after its group pass and
+        before its singles pass: a submit racing the scheduler (what the group barrier reacts to)."""
+        if not isinstance(between_passes, bool):
+            raise TypeError("orch.batch: between_passes must be True or False, got %r" % (between_passes,))
         self._open()
         if self._batch is not None:
             raise _Misuse("orch.batch() inside orch.batch(): batches do not nest")
@@ -321,7 +327,12 @@ class _Orchestrator:
             yield self
         finally:
             ops, self._batch = self._batch, None
-            self._ops().append({"op": "batch", "ops": ops})
+            if between_passes:
+                if not ops:
+                    raise _Misuse("orch.batch(between_passes=True) needs at least one submit")
+                self._ops().append({"op": "batch", "between_passes": True, "ops": ops})
+            else:
+                self._ops().append({"op": "batch", "ops": ops})
 
     # -- recording ------------------------------------------------------------------------------
     def _open(self):
@@ -342,6 +353,8 @@ class _Orchestrator:
         fail = handle.overrides.get("fail", self._tb._callables[handle.name]["fail"])
         if "duration_s" in handle.overrides:
             op["duration_s"] = self._per_member(handle.overrides["duration_s"], members, "duration_s", True)
+        if "prepare_s" in handle.overrides:
+            op["prepare_s"] = self._per_member(handle.overrides["prepare_s"], members, "prepare_s", True)
         if isinstance(fail, (list, tuple)) or fail:
             op["fail"] = self._per_member(fail, members, "fail", False)
         if self._batch is None:
@@ -427,11 +440,14 @@ class Testbed:
         self._buffers = {}  # name -> Buffer
 
     def register(self, name, namespace, duration_s=1.0, eligible=None, fail=False, input_bytes=0, output_bytes=0,
-                 collective=None, jitter=None):
+                 collective=None, jitter=None, prepare_s=0):
         """A callable. ``collective=("allreduce" | "allgather" | "broadcast", BYTES)``: a group running it
         exchanges data among its members' hosts after computing (docs/simulation.md, "Collectives").
         ``jitter=("uniform" | "normal", REL)``: each member's duration scaled by a factor drawn from the
-        run's seed (uniform in [1-REL, 1+REL], REL at most 1; normal with standard deviation REL)."""
+        run's seed (uniform in [1-REL, 1+REL], REL at most 1; normal with standard deviation REL).
+        ``prepare_s``: seconds each member prepares on its worker before its duration (staging, #1583:
+        a worker declared with ``"frames": 2, "prepare_overlap": true`` in ``next_level`` prepares a staged
+        member while it runs another)."""
         if not isinstance(name, str) or not name:
             raise TypeError("register: name must be a non-empty string")
         if name in self._callables:
@@ -443,6 +459,8 @@ class Testbed:
             if namespace != "REMOTE":
                 raise ValueError("register: only REMOTE callables take an eligible set")
             spec["eligible"] = [_as_given(w) for w in eligible]
+        if prepare_s:
+            spec["prepare_s"] = _number(prepare_s, "prepare_s")
         if input_bytes:
             spec["input_bytes"] = _number(input_bytes, "input_bytes")
         if output_bytes:

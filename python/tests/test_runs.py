@@ -179,5 +179,77 @@ class SummarySchema(unittest.TestCase):
             Result(d)
 
 
+class StagingFromPython(unittest.TestCase):
+    """Staging (#1583) and between_passes batches written from Python: two-frame workers through
+    next_level, prepare_s on register() and per submit, batch(between_passes=True)."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def staging_testbed(self):
+        tb = Testbed([{"id": 1, "kind": "local_chip"},
+                      {"id": 0, "kind": "local_chip", "frames": 2, "prepare_overlap": True}],
+                     policy="upto:1583", name="py-staging")  # fmt: skip
+        k = tb.register("k", "LOCAL_CHIP", duration_s=2, prepare_s=0.5)
+        q = tb.register("q", "LOCAL_CHIP", duration_s=1)
+
+        def r1(o, args, cfg):
+            o.submit_next_level(k, TaskArgs(), cfg, worker=0)
+
+        def r2(o, args, cfg):
+            o.submit_next_level(k, TaskArgs(), cfg, worker=0)
+            o.submit_next_level(q(prepare_s=0.25), TaskArgs(), cfg, worker=1)
+
+        def driver(w, args, cfg):
+            w.submit(r1)
+            w.submit(r2)
+            w.drain()
+
+        return tb, driver
+
+    def test_prepare_s_is_recorded(self):
+        tb, driver = self.staging_testbed()
+        doc = tb.record(driver)
+        self.assertEqual(doc["callables"]["k"]["prepare_s"], 0.5)
+        self.assertNotIn("prepare_s", doc["callables"]["q"])
+        self.assertEqual(doc["trace"][1]["ops"][1]["prepare_s"], 0.25)
+        self.assertEqual(doc["workers"]["next_level"][1], {"id": 0, "kind": "local_chip", "frames": 2, "prepare_overlap": True})
+
+    def test_a_staged_single_prepares_while_the_worker_runs(self):
+        tb, driver = self.staging_testbed()
+        r = tb.run(driver, os.path.join(self.tmp, "out"))
+        staged = [d for d in r.dispatches if d.get("prepare_only")]
+        self.assertEqual([(d["task"], d["t_s"], d["worker"]) for d in staged], [("k#1", 0, 0)])
+        activated = [(e["task"], e["t_s"]) for e in r.events if e["event"] == "activate"]
+        self.assertEqual(activated, [("k#1", 2.5)])
+        ends = {e["task"]: e["t_s"] for e in r.events if e["event"] == "member_end"}
+        # k#1 prepared during k#0's run: it runs 2.5-4.5; q#2 prepares 0.25 s then runs 1 s from 2.5
+        self.assertEqual(ends, {"k#0": 2.5, "k#1": 4.5, "q#2": 3.75})
+
+    def test_between_passes_batch(self):
+        tb = Testbed([{"id": 0, "kind": "local_chip"}, {"id": 1, "kind": "local_chip"}], name="race")
+        mm = tb.register("mm", "LOCAL_CHIP", duration_s=1)
+
+        def orch(o, args, cfg):
+            with o.batch(between_passes=True):
+                o.submit_next_level(mm, TaskArgs(), cfg, worker=0)
+
+        trace = tb.record(orch)["trace"]
+        self.assertEqual(trace[0]["op"], "batch")
+        self.assertIs(trace[0]["between_passes"], True)
+
+        def empty(o, args, cfg):
+            with o.batch(between_passes=True):
+                pass
+
+        with self.assertRaisesRegex(RuntimeError, "needs at least one submit"):
+            tb.record(empty)
+        with self.assertRaisesRegex(TypeError, "between_passes must be True or False"):
+            tb.record(lambda o, a, c: o.batch(between_passes=1).__enter__())
+
+
 if __name__ == "__main__":
     unittest.main()
