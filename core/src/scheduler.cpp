@@ -1483,6 +1483,7 @@ std::string Scheduler::dump() const {
              (rs.info.raised ? " raised" : "") + (rs.info.terminal ? " terminal" : "") +
              " live=" + std::to_string(rs.info.live) + " error=" + (rs.info.error ? rs.info.error->message : "none") +
              "\n";
+  if (options_.switches[Switch::kEdgeTriggeredWake]) out += std::string("wake ") + (wake_ ? "pending" : "none") + "\n";
   if (fifo_on()) {
     out += "run_fifo=[";
     for (std::uint32_t r : run_fifo_) out += runs_[r].info.name + (RunId(r) == active_run_ ? "(active)," : ",");
@@ -1560,6 +1561,9 @@ void Scheduler::encode(std::vector<std::uint32_t>& out) const {
   out.push_back(static_cast<std::uint32_t>(live_));
   if (options_.switches[Switch::kStaging])  // staging: each worker's staged member (invalid: none)
     for (const WorkerState& w : workers_) out.push_back(w.staged.index());
+  // edge_triggered_wake: a pending wake decides whether the next op's iteration runs (equal words mean
+  // equal futures; without the switch the flag decides nothing and is left out).
+  if (options_.switches[Switch::kEdgeTriggeredWake]) out.push_back(wake_ ? 1u : 0u);
   if (fifo_on()) {  // the run FIFO (its head is the active run) and every run's parked tasks
     out.push_back(static_cast<std::uint32_t>(run_fifo_.size()));
     for (std::uint32_t r : run_fifo_) out.push_back(r);

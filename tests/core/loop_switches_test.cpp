@@ -123,6 +123,29 @@ TEST(LoopSwitches, EdgeTriggeredWakeWakeHookRunsOneIteration) {
   EXPECT_EQ(d.core().sub_queue_length(), 1u);  // s left with the one iteration (not carried out here)
 }
 
+TEST(LoopSwitches, EdgeTriggeredWakeAPendingWakeIsPartOfTheStateDumpAndEncoding) {
+  // Two states that differ only in a pending wake have different futures (the next op iterates or not):
+  // the explorer's hash of encode() and the checker's dump() must tell them apart.
+  FakeDriver d(Builder().chip(0).sub(2), with(kEdge));
+  g_then_s(d);
+  std::vector<std::uint32_t> before, after;
+  d.core().encode(before);
+  const std::string dump_before = d.core().dump();
+  d.core().wake();
+  d.core().encode(after);
+  EXPECT_NE(before, after);
+  EXPECT_NE(dump_before.find("wake none"), std::string::npos) << dump_before;
+  EXPECT_NE(d.core().dump().find("wake pending"), std::string::npos);
+  // Without the switch the flag decides nothing and is not encoded.
+  FakeDriver seed(Builder().chip(0).sub(2));
+  g_then_s(seed);
+  std::vector<std::uint32_t> a, b;
+  seed.core().encode(a);
+  seed.core().wake();
+  seed.core().encode(b);
+  EXPECT_EQ(a, b);
+}
+
 TEST(LoopSwitches, EdgeTriggeredWakeAPromotionInAnIterationIsTheSameWakeAsItsEnd) {
   // r1's last task ends at 1 s: the end wakes, and r2's promotion during that iteration's step 1 is
   // taken by the same iteration: one iteration for the instant.
