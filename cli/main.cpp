@@ -932,9 +932,37 @@ nlohmann::json with_values(nlohmann::json j, const VarAssignment& values) {
 }
 
 // `dirsched optimize`: the best variant of a scenario's vars under the objective (see search_space).
+// optimize --plan-batches DIR: the evaluations the search needs next, none of which has run yet.
+struct PendingBatch {
+  std::vector<std::string> lines;  // one self-contained `dirsched run` line each
+};
+constexpr int kExitBatchPending = 6;  // optimize --plan-batches: a batch of runs is to be run first
+constexpr const char* kBatchesMarker = ".dirsched-optimize-batches";
+
+// The work folder of optimize --plan-batches: new (made here), or one an earlier call made for the same
+// scenario document, --policy/--switch and --cfg (its marker says); anything else is refused, exit 2.
+void claim_batches_folder(const std::filesystem::path& dir, const std::string& key) {
+  namespace fs = std::filesystem;
+  const fs::path marker = dir / kBatchesMarker;
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_empty(dir, ec)) {
+    if (!fs::exists(marker))
+      throw std::invalid_argument("--plan-batches " + dir.string() +
+                                  ": the folder holds files dirsched did not write (no " + kBatchesMarker + ")");
+    const nlohmann::json m = read_json_file(marker.string());
+    if (!m.is_object() || m.value("key", std::string()) != key)
+      throw std::invalid_argument("--plan-batches " + dir.string() +
+                                  ": its evaluations were run for another scenario document, --policy/--switch or "
+                                  "--cfg; give a new folder");
+    return;
+  }
+  fs::create_directories(dir);
+  write_file_atomic(marker, nlohmann::json({{"dirsched", "optimize-batches"}, {"key", key}}).dump() + "\n");
+}
+
 int cmd_optimize(const std::string& file, const std::string& out, std::size_t budget, std::uint64_t seed,
                  unsigned jobs, const std::vector<std::string>& cfg, const PolicyFlag& policy,
-                 std::optional<std::size_t> replicates_flag, const RankChoice& choice) {
+                 std::optional<std::size_t> replicates_flag, const RankChoice& choice, const std::string& batches) {
   namespace fs = std::filesystem;
   const nlohmann::json doc = read_json_file(file);
   std::string base_dir = fs::path(file).parent_path().string();
@@ -957,6 +985,42 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
     replicates = 1;
   }
   const std::vector<std::string> sim_args = simgrid_args(cfg);
+  // --plan-batches: every evaluation is a run folder DIR/vPOINT-sSEED that a plan line writes; the search
+  // replays from the start on every call, reading the runs done, and stops at the first batch with runs
+  // still to do (printed as a plan, exit 6). Same search, same seeds: the same result as a local optimize.
+  const std::string self = fs::canonical("/proc/self/exe").string();
+  fs::path batch_dir;
+  if (!batches.empty()) {
+    batch_dir = fs::absolute(batches);
+    std::string key = doc.dump() + "\n" + policy.args();
+    for (const std::string& c : cfg) key += "\n" + c;
+    std::uint64_t h = 1469598103934665603ull;  // FNV-1a: the marker keeps a digest, not the document
+    for (unsigned char c : key) h = (h ^ c) * 1099511628211ull;
+    claim_batches_folder(batch_dir, std::to_string(h));
+  }
+  auto evaluate_from_batches = [&](const std::vector<std::size_t>& points, const std::vector<Scenario>& loaded) {
+    std::vector<SweepRow> rows;
+    PendingBatch pending;
+    for (std::size_t i = 0; i < points.size(); ++i)
+      for (std::size_t r = 0; r < replicates; ++r) {
+        const Variant v = variant_at(base, points[i]);
+        const std::uint64_t s = loaded[i].seed + r;
+        const fs::path folder = batch_dir / ("v" + std::to_string(points[i]) + "-s" + std::to_string(s));
+        if (fs::exists(folder / marker_name(FolderKind::kRun)) && fs::exists(folder / "summary.json")) {
+          rows.push_back(row_from_summary(v, read_summary((folder / "summary.json").string())));
+          continue;
+        }
+        rows.emplace_back();
+        std::string cmd = self + " run " + shell_quote(fs::absolute(file).string()) + " --out " +
+                          shell_quote(folder.string()) + " --outputs summary --seed " + std::to_string(s) + " --var-any";
+        for (const auto& [name, value] : v.values) cmd += " --var " + shell_quote(name + "=" + value.dump());
+        for (const std::string& c : cfg) cmd += " --cfg=" + shell_quote(c);
+        cmd += policy.args();
+        pending.lines.push_back(cmd);
+      }
+    if (!pending.lines.empty()) throw pending;
+    return rows;
+  };
   std::map<std::size_t, std::vector<MetricStats>> means;  // point -> per metric (mean only)
   std::map<std::size_t, bool> clean;
   std::size_t runs = 0;
@@ -971,7 +1035,8 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
     for (std::size_t i = 0; i < points.size(); ++i)
       for (std::size_t r = 0; r < replicates; ++r)
         evals.push_back({&loaded[i], loaded[i].seed + r, variant_at(base, points[i])});
-    const std::vector<SweepRow> rows = evaluate_all(evals, jobs, sim_args);
+    const std::vector<SweepRow> rows =
+        batches.empty() ? evaluate_all(evals, jobs, sim_args) : evaluate_from_batches(points, loaded);
     runs += rows.size();
     std::vector<Score> scores;
     for (std::size_t i = 0; i < points.size(); ++i) {
@@ -1002,7 +1067,24 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
   const Neighbours swaps = [&](std::size_t k, std::size_t candidate) {
     return spaces[k] ? swap_neighbours(*spaces[k], candidate, ordered[k]) : std::vector<std::size_t>{};
   };
-  const SearchResult res = search_space(dims, budget, seed, evaluate, swaps);
+  SearchResult res;
+  try {
+    res = search_space(dims, budget, seed, evaluate, swaps);
+  } catch (const PendingBatch& p) {
+    std::string plan;
+    for (const std::string& line : p.lines) plan += line + "\n";
+    write_file_atomic(batch_dir / "pending.plan", plan);
+    std::cout << plan;
+    std::cerr << "dirsched optimize: " << p.lines.size() << " run" << (p.lines.size() == 1 ? "" : "s")
+              << " of the search's next batch to do (" << runs << " done; the plan is also in "
+              << (batch_dir / "pending.plan").string()
+              << "): run them on any engine, then run this optimize command again (exit 6 until the search ends)\n";
+    return kExitBatchPending;
+  }
+  if (!batches.empty()) {
+    std::error_code ec;
+    fs::remove(batch_dir / "pending.plan", ec);
+  }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   const Variant best = variant_at(base, res.best);
   // Pareto among the evaluated clean points.
@@ -1050,9 +1132,12 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
       {"budget", budget},
       {"pareto", {{"metrics", {metric_def(choice.pareto_a).name, metric_def(choice.pareto_b).name}}, {"variants", pareto}}},
       {"convergence", convergence},
-      {"evaluation", "each evaluation: the scenario document parsed once, each variant built from it, each run in a "
-                     "process forked from this one (SimGrid: one engine per process), summary metrics only, no "
-                     "output folder"}};
+      {"evaluation", batches.empty()
+                         ? "each evaluation: the scenario document parsed once, each variant built from it, each run in a "
+                           "process forked from this one (SimGrid: one engine per process), summary metrics only, no "
+                           "output folder"
+                         : "each evaluation: a run folder of --plan-batches " + batch_dir.string() +
+                               " (a plan line of a batch, run by any engine), read back from its summary.json"}};
   nlohmann::json best_doc = with_values(doc, best.values);
   best_doc.erase("vars");
   // best.json lives in DIR: a relative platform path is made relative to DIR, so that it still names the
@@ -1493,7 +1578,7 @@ int run_command(int argc, char** argv) {
   sweep->add_flag("--quiet", quiet, quiet_help);
 
   CLI::App* optimize = app.add_subcommand("optimize", "Search a scenario's vars for the best variant");
-  std::string optimize_file, optimize_out;
+  std::string optimize_file, optimize_out, optimize_batches;
   std::size_t optimize_budget = 1000;
   std::uint64_t optimize_seed = 0;
   unsigned optimize_jobs = 2;
@@ -1508,6 +1593,9 @@ int run_command(int argc, char** argv) {
   optimize->add_option("--objective", sweep_objective, "Ranking keys after clean, in order, comma-separated");
   optimize->add_option("--pareto", sweep_pareto, "Two metrics A,B of the Pareto set (default makespan,group_wait_max)");
   optimize->add_option("--cfg", cfg, "SimGrid configuration, passed through");
+  optimize->add_option("--plan-batches", optimize_batches,
+                       "Run nothing: print the search's next batch of runs as a plan (exit 6), their run folders "
+                       "kept in this folder; call again after running it, until optimize.json is written");
   policy_flags(optimize);
   std::size_t sweep_lines_per_task = 1;
   CLI::Option* lines_per_task =
@@ -1704,7 +1792,7 @@ int run_command(int argc, char** argv) {
       }
       if (*optimize)
         return cmd_optimize(optimize_file, optimize_out, optimize_budget, optimize_seed, optimize_jobs, cfg, policy,
-                            sweep_replicates, choice);
+                            sweep_replicates, choice, optimize_batches);
       if (prepare_option->count() || prepare_name_option->count() || prepare_origin_option->count() ||
           prepare_variants_option->count()) {
         if (!prepare_option->count() || !prepare_name_option->count() || !prepare_origin_option->count() ||

@@ -40,6 +40,9 @@ import json
 import math
 import numbers
 import os
+import shlex
+import shutil
+import subprocess
 import tempfile
 import threading
 import warnings
@@ -83,6 +86,16 @@ def _run_variant(cli, out, index, scenario, chosen, policy_args, stop=None):
     finally:
         os.unlink(tmp)
         os.unlink(vtmp)
+
+
+def _run_plan_line(line):
+    """One line of a plan the CLI printed (`optimize --plan-batches`): a self-contained `dirsched run`
+    command, split as the shell would and run without one. Module level, so that any executor can pickle
+    it; a failure is a CliError naming the command."""
+    argv = shlex.split(line)
+    proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    if proc.returncode != 0:
+        raise CliError(argv, proc.returncode, proc.stderr, proc.stdout)
 
 
 __all__ = ["Testbed", "Handle", "Buffer"]
@@ -599,11 +612,17 @@ class Testbed:
 
     @staticmethod
     def optimize(scenario_file, out, budget=None, seed=0, jobs=2, replicates=None, objective=None, pareto=None,
-                 cli=None):
+                 cli=None, executor=None):
         """`dirsched optimize SCENARIO_FILE --out OUT`: the best variant of the file's vars (a list or a
         ``{"choose": K, "from": [...]}`` space), exhaustive when the space fits ``budget``, else a seeded
         search. Returns optimize.json as a dict (``best``, ``objective``, ``evaluations``, ``exhaustive``,
-        ``pareto``, ...) with ``best_file`` (OUT/best.json, the scenario with the best values)."""
+        ``pareto``, ...) with ``best_file`` (OUT/best.json, the scenario with the best values).
+
+        ``executor``: any ``concurrent.futures.Executor`` (a Dask client's, mpi4py's pool) runs the
+        evaluations instead of the CLI's own processes. The search then goes batch by batch
+        (`optimize --plan-batches`): each batch's runs are submitted to the executor, and the same search
+        resumes from their run folders, kept in a temporary folder beside OUT and removed at the end. The
+        result is the local one (but its ``evaluation`` line)."""
         args = ["optimize", scenario_file, "--out", out, "--seed", int(seed), "-j", int(jobs)]
         if budget is not None:
             args += ["--budget", int(budget)]
@@ -613,7 +632,24 @@ class Testbed:
             args += ["--objective", ",".join(objective) if not isinstance(objective, str) else objective]
         if pareto is not None:
             args += ["--pareto", ",".join(pareto) if not isinstance(pareto, str) else pareto]
-        call_cli(args, cli)
+        if executor is None:
+            call_cli(args, cli)
+        else:
+            work = tempfile.mkdtemp(prefix=".dirsched-optimize-", dir=os.path.dirname(os.path.abspath(out)))
+            try:
+                while True:
+                    try:
+                        call_cli(args + ["--plan-batches", work], cli)
+                        break
+                    except CliError as e:
+                        if e.returncode != 6:  # 6: a batch of runs to do first
+                            raise
+                        lines = [line for line in e.stdout.splitlines() if line.strip()]
+                        futures = [executor.submit(_run_plan_line, line) for line in lines]
+                        for f in futures:
+                            f.result()
+            finally:
+                shutil.rmtree(work, ignore_errors=True)
         with open(os.path.join(out, "optimize.json"), encoding="utf-8") as f:
             result = json.load(f)
         result["best_file"] = os.path.join(os.path.abspath(out), "best.json")

@@ -59,6 +59,26 @@ class ExecutorSweep(unittest.TestCase):
         self.assertEqual(pooled.ranking_lines, default.ranking_lines)
         assert_same_sweep(self, os.path.join(self.tmp, "default"), os.path.join(self.tmp, "pool"))
 
+    def test_optimize_on_a_process_pool_gives_the_default_result(self):
+        """Testbed.optimize(executor=): the search goes batch by batch (optimize --plan-batches), its runs
+        on the pool; optimize.json is the local search's (but its evaluation line), best.json the same,
+        and the temporary folder of runs is gone."""
+        from dirsched import Testbed
+
+        scenario = os.path.join(HERE, "..", "..", "scenarios", "choose-worker-set.json")
+        local = Testbed.optimize(scenario, os.path.join(self.tmp, "local"), budget=3, seed=5)
+        with ProcessPoolExecutor(max_workers=2) as pool:
+            pooled = Testbed.optimize(scenario, os.path.join(self.tmp, "pool"), budget=3, seed=5, executor=pool)
+        self.assertFalse(local["exhaustive"])
+        self.assertIn("--plan-batches", pooled.pop("evaluation"))
+        local.pop("evaluation")
+        pooled["best_file"] = local["best_file"]
+        self.assertEqual(pooled, local)
+        with open(os.path.join(self.tmp, "local", "best.json"), "rb") as a, \
+                open(os.path.join(self.tmp, "pool", "best.json"), "rb") as b:
+            self.assertEqual(a.read(), b.read())
+        self.assertEqual(sorted(os.listdir(self.tmp)), ["local", "pool"], "the folder of runs is removed")
+
     def test_not_an_executor_is_a_type_error(self):
         with self.assertRaisesRegex(TypeError, "executor must be a concurrent.futures.Executor"):
             sweep_with(os.path.join(self.tmp, "s"), executor=map)

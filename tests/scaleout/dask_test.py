@@ -76,6 +76,18 @@ def main():
                 check(a in b, "Testbed.sweep on Dask: no %s" % a)
 
         assert_same_sweep(Case(), os.path.join(tmp, "py-default"), os.path.join(tmp, "py-dask"))
+        # Testbed.optimize on Dask: a search (budget under the space) batch by batch on the client.
+        from dirsched import Testbed
+
+        choose = os.path.join(ROOT, "scenarios", "choose-worker-set.json")
+        local = Testbed.optimize(choose, os.path.join(tmp, "opt-local"), budget=3, seed=5)
+        on_dask = Testbed.optimize(choose, os.path.join(tmp, "opt-dask"), budget=3, seed=5,
+                                   executor=client.get_executor())
+        for r in (local, on_dask):
+            r.pop("evaluation")
+            r.pop("best_file")
+        check(not local["exhaustive"], "optimize on Dask: the case is a search")
+        check(on_dask == local, "Testbed.optimize on Dask differs from the local search: %s vs %s" % (on_dask, local))
     finally:
         if client is not None:
             client.close()

@@ -131,5 +131,41 @@ for seed in 0 1 2 3; do
   python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); sys.exit(0 if o["best"]=={"gb":[8,9,10,11]} and not o["exhaustive"] else 1)' \
     "$tmp/swap$seed/optimize.json" || { echo "FAIL optimize-swap-$seed: best $(head -c 300 "$tmp/swap$seed/optimize.json")"; fail=1; }
 done
+# optimize --plan-batches: the same search, its runs printed batch by batch (exit 6) and run here by bash
+# (any engine would do), gives the same optimize.json (but its `evaluation` line) and best.json.
+"$d" optimize "$tmp/space.json" --out "$tmp/swap-batched" --budget 40 --seed 1 --objective single_wait_mean >/dev/null 2>&1 ||
+  { echo "FAIL optimize-batches: the local search"; fail=1; }
+mv "$tmp/swap-batched" "$tmp/swap-local"
+batches=0
+while true; do
+  "$d" optimize "$tmp/space.json" --out "$tmp/swap-batched" --budget 40 --seed 1 --objective single_wait_mean \
+    --plan-batches "$tmp/evals" >"$tmp/batch.plan" 2>"$tmp/err"
+  rc=$?
+  [[ $rc == 6 ]] || break
+  batches=$((batches + 1))
+  grep -q "of the search's next batch to do" "$tmp/err" || { echo "FAIL optimize-batches: message $(cat "$tmp/err")"; fail=1; }
+  cmp -s "$tmp/batch.plan" "$tmp/evals/pending.plan" || { echo "FAIL optimize-batches: pending.plan differs from stdout"; fail=1; }
+  bash "$tmp/batch.plan" >/dev/null 2>&1 || { echo "FAIL optimize-batches: a plan line failed"; fail=1; break; }
+  (( batches < 60 )) || { echo "FAIL optimize-batches: no end after 60 batches"; fail=1; break; }
+done
+[[ $rc == 0 ]] || { echo "FAIL optimize-batches: last exit $rc: $(head -c 300 "$tmp/err")"; fail=1; }
+(( batches > 2 )) || { echo "FAIL optimize-batches: only $batches batches (a search has several)"; fail=1; }
+[[ -e "$tmp/evals/pending.plan" ]] && { echo "FAIL optimize-batches: pending.plan left after the end"; fail=1; }
+python3 - "$tmp/swap-local/optimize.json" "$tmp/swap-batched/optimize.json" <<'PY' || { echo "FAIL optimize-batches: results differ"; fail=1; }
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+assert "--plan-batches" in b.pop("evaluation") and a.pop("evaluation")
+assert a == b, (a, b)
+PY
+cmp -s "$tmp/swap-local/best.json" "$tmp/swap-batched/best.json" || { echo "FAIL optimize-batches: best.json differs"; fail=1; }
+# The folder holds this search's evaluations only: another document, or a folder of the user's, is refused.
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["name"]="other"; json.dump(d, open(sys.argv[2], "w"))' \
+  "$tmp/space.json" "$tmp/space2.json"
+expect optimize-batches-other 2 "its evaluations were run for another scenario document" \
+  "$d" optimize "$tmp/space2.json" --out "$tmp/x" --budget 40 --plan-batches "$tmp/evals"
+mkdir "$tmp/users" && echo keep >"$tmp/users/notes.txt"
+expect optimize-batches-foreign 2 "holds files dirsched did not write" \
+  "$d" optimize "$tmp/space.json" --out "$tmp/x" --budget 40 --plan-batches "$tmp/users"
+[[ $(cat "$tmp/users/notes.txt") == keep ]] || { echo "FAIL optimize-batches-foreign: the user's file changed"; fail=1; }
 [[ $fail -eq 0 ]] && echo "sweep and optimize: all cases pass"
 exit $fail
