@@ -1203,7 +1203,9 @@ void Scheduler::sub_pass() {
 // is no preparable run, nothing is ever staged, and activate_staged() finds nothing to start.
 
 RunId Scheduler::preparable_run() const {
-  if (!options_.switches[Switch::kStaging] || !fifo_on() || run_fifo_.size() < 2) return RunId();
+  // Without a two-frame worker nothing can be staged: no run is preparable (and the replay asks for no
+  // iteration at a callback's end on its behalf, so an inert switch changes no timing).
+  if (!options_.switches[Switch::kStaging] || !two_frame_workers_ || !fifo_on() || run_fifo_.size() < 2) return RunId();
   // The run FIFO's head is the active run; the second run is preparable once its callback returned.
   const RunInfo& next = runs_[run_fifo_[1]].info;
   if (!next.callback_ended || next.raised) return RunId();
@@ -1244,7 +1246,7 @@ void Scheduler::activate_staged() {
 
 void Scheduler::staging_pass() {
   const RunId run = preparable_run();
-  if (!run.valid() || !two_frame_workers_) return;  // inert without a two-frame worker: no walk
+  if (!run.valid()) return;  // none (inert without a two-frame worker: no walk)
   RunState& rs = runs_[run.index()];
   if (rs.staged.valid()) return;  // at most one staged member per run
   // Its part of each queue is `parked` (READY order). One walk: a READY group stops the pass; otherwise

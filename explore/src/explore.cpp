@@ -376,7 +376,10 @@ class Explorer {
       // L6 (run_cancellation): while its run's callback may still raise (it has not ended), the raise
       // cancels every READY and PENDING task of the run, so an end that dispatches queued work (or
       // releases a consumer) before the raise does not commute with it.
-      if (core.switches()[Switch::kRunCancellation] && !core.run_info(core.run_of(task)).callback_ended) continue;
+      // (The implicit run of a file without runs has ended once the replay has: nothing can raise then.)
+      if (core.switches()[Switch::kRunCancellation] && !core.run_info(core.run_of(task)).callback_ended &&
+          !(!core.declared_runs() && st.replay->done()))
+        continue;
       // L5 (whole_run_fifo): an end that may end its run promotes the next run and admits another.
       if (core.active_run().valid() && core.run_info(core.run_of(task)).live <= 1) continue;
       // L1

@@ -106,7 +106,7 @@ std::string strace_log_from_events(const std::string& events_jsonl, const Scenar
             id + " group_index=-1 group_size=" + std::to_string(e.at("members").get<long long>()));
       continue;  // SUB tasks write no submit span
     }
-    if (ev != "dispatch" && ev != "member_end") continue;
+    if (ev != "dispatch" && ev != "activate" && ev != "member_end") continue;
     const Task& t = tasks.at(name);
     const long long member = e.at("member").get<long long>();
     const bool sub = e.contains("sub_worker");
@@ -117,9 +117,13 @@ std::string strace_log_from_events(const std::string& events_jsonl, const Scenar
       const long long did = dispatch_ids[label]++;
       const std::string ids = " run_id=" + std::to_string(t.run) + " task_slot=" + std::to_string(t.slot) +
                               " group_index=" + std::to_string(member) + " worker_id=" + wid +
-                              " dispatch_id=" + std::to_string(did) + " endpoint_kind=" + ep + " prepare_only=0";
+                              " dispatch_id=" + std::to_string(did) + " endpoint_kind=" + ep +
+                              // staging (#1583): a staged dispatch starts at its activate span
+                              (e.value("prepare_only", false) ? " prepare_only=1" : " prepare_only=0");
       open[{name, member}] = {ts, ids};
       rec(ts, 0, 1, "node.dispatch", t.hid, ids);
+    } else if (ev == "activate") {
+      rec(ts, 0, 1, "node.activate", t.hid, open.at({name, member}).second);
     } else {
       const auto& [start, ids] = open.at({name, member});
       (void)start;

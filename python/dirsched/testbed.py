@@ -336,16 +336,18 @@ class _Orchestrator:
             raise _Misuse("orch.batch() inside orch.batch(): batches do not nest")
         self._top_level_submit("orch.batch()")
         self._batch = []
+        body_ended = False
         try:
             yield self
+            body_ended = True
         finally:
             ops, self._batch = self._batch, None
-            if between_passes:
-                if not ops:
-                    raise _Misuse("orch.batch(between_passes=True) needs at least one submit")
-                self._ops().append({"op": "batch", "between_passes": True, "ops": ops})
-            else:
+            if not between_passes:
                 self._ops().append({"op": "batch", "ops": ops})
+            elif ops:
+                self._ops().append({"op": "batch", "between_passes": True, "ops": ops})
+            elif body_ended:  # an exception out of the body goes on as it is
+                raise _Misuse("orch.batch(between_passes=True) needs at least one submit")
 
     # -- recording ------------------------------------------------------------------------------
     def _open(self):

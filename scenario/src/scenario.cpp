@@ -1318,9 +1318,9 @@ std::vector<Switch> inert_switches(const Scenario& scenario) {
         inert = scenario.mpi_groups.empty();
         break;
       case Switch::kStaging:
-        // Needs whole_run_fifo, declared runs (a preparable run is the second of the run FIFO) and a
-        // worker with two frames.
-        inert = !on[Switch::kWholeRunFifo] || !scenario.has_runs ||
+        // Needs whole_run_fifo, declared runs and a pipeline depth of 2 (a preparable run is the second
+        // of the run FIFO) and a worker with two frames.
+        inert = !on[Switch::kWholeRunFifo] || !scenario.has_runs || scenario.pipeline_depth < 2 ||
                 std::none_of(scenario.next_level.begin(), scenario.next_level.end(),
                              [](const WorkerSpec& w) { return w.frames == 2; });
         break;

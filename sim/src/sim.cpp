@@ -258,15 +258,17 @@ class Driver {
     }
     f.prepare_until = timer_base() + f.prepare;
     if (!d.target.sub) prep_end_[f.host] = f.prepare_until;
-    if (off_hosts_.count(host_of(f))) {
-      lose_member(0, f);  // its collective, if any, fails with it
-      due_.push_back(
-          {d.seq, d.task, d.member, Outcome::kFailure});  // a dispatch to an off host fails at once
-      return;
-    }
     auto [it, inserted] = flights_.emplace(d.seq, std::move(f));
     (void)inserted;
-    if (lanes_->enabled() && !lanes_->dispatched(*run_.core, d)) return;  // waits in its MPI group's lane
+    // Into its MPI group's lane first (mpi_group_lane), so that a member lost at once leaves it as any
+    // lost member does: the others of a whole-group request still end together.
+    const bool starts = !lanes_->enabled() || lanes_->dispatched(*run_.core, d);
+    if (off_hosts_.count(host_of(it->second))) {  // a dispatch to an off host fails at once
+      lose_member(d.seq, it->second);  // its collective, if any, fails with it
+      lose(d.seq);
+      return;
+    }
+    if (!starts) return;  // waits in its lane
     advance(it->first, it->second);
   }
 

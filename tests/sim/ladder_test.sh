@@ -297,15 +297,16 @@ PY
 # A file without between_passes writes no such field, switch on or off.
 "$dirsched" run "$sc/quick-tour.json" --switch group_barrier=on --out "$tmp/qt" --outputs events >/dev/null || no "quick-tour with group_barrier"
 grep -q between_passes "$tmp/qt/events.jsonl" && no "between_passes written without such a batch"
-load_error() {  # load_error JQ-LIKE-PYTHON-EDIT MESSAGE-REGEX
-  python3 - "$sc/ladder-view-deps.json" "$tmp/bad.json" "$1" <<'PY'
+edit_error() {  # edit_error BASE-FILE PYTHON-EDIT MESSAGE-REGEX: the edited file is refused, exit 2
+  python3 - "$1" "$tmp/bad.json" "$2" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 exec(sys.argv[3])
 json.dump(d, open(sys.argv[2], "w"))
 PY
-  expect_2 "load error $2" "$2" -- "$dirsched" check "$tmp/bad.json"
+  expect_2 "load error $3" "$3" -- "$dirsched" check "$tmp/bad.json"
 }
+load_error() { edit_error "$sc/ladder-view-deps.json" "$@"; }
 load_error 'd["scheduler"]["switches"]["stagin"] = True' "bad.json: scheduler.switches.stagin: unknown switch \(known: group_reservation, whole_run_fifo"
 load_error 'd["scheduler"]["switches"]["view_deps"] = 1' "scheduler.switches.view_deps: expected true or false"
 load_error 'd["scheduler"]["pipeline_depth"] = 3' "bad.json: scheduler.pipeline_depth: expected 1 or 2 \(runs admitted and not terminal at once\), found 3"
@@ -373,6 +374,24 @@ d["expect"] = {"staged": ["c@0"], "dispatch_order": ["a@0", "c@0", "e@1"], "make
 json.dump(d, open(sys.argv[2], "w"))
 PY
 "$dirsched" check "$tmp/no-overlap.json" >/dev/null || no "staging without prepare_overlap: c ends at 5 s"
+# The runtime's log of a run with a staging (run --outputs strace) reads back: the staged dispatch is
+# prepare_only=1 with its activate span, so the worker runs one member at a time.
+"$dirsched" run "$st" --out "$tmp/st-log" --outputs events,summary,strace >/dev/null || no "staging: strace output"
+grep -q 'name=node.activate .*prepare_only=1' "$tmp/st-log/strace.log" || no "staging: no activate span in strace.log"
+"$dirsched" import strace "$tmp/st-log/strace.log" --out "$tmp/st-imp" >"$tmp/out" 2>&1 || { no "staging: the strace export does not import"; cat "$tmp/out"; }
+# Inert staging changes no timing: one-frame workers and a scheduler cost, upto:1583 against upto:1541.
+python3 - "$st" "$tmp/inert-cost.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for w in d["workers"]["next_level"]:
+    w.pop("frames", None); w.pop("prepare_overlap", None)
+d["scheduler"]["iteration_cost_s"] = 0.1
+d.pop("expect")
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$dirsched" run "$tmp/inert-cost.json" --policy upto:1583 --out "$tmp/ic1" --outputs events >/dev/null || no "inert staging with a cost"
+"$dirsched" run "$tmp/inert-cost.json" --policy upto:1541 --out "$tmp/ic0" --outputs events >/dev/null || no "upto:1541 with a cost"
+cmp -s "$tmp/ic1/events.jsonl" "$tmp/ic0/events.jsonl" || no "inert staging changed the events"
 # One frame on every worker: staging is inert (summary says so) and nothing is staged.
 python3 - "$st" "$tmp/one-frame.json" <<'PY'
 import json, sys
@@ -386,6 +405,9 @@ PY
 "$dirsched" run "$tmp/one-frame.json" --out "$tmp/of" --outputs summary,tasks >/dev/null || no "run one-frame"
 python3 -c "import json,sys; assert 'staging' in json.load(open(sys.argv[1]))['inert']" "$tmp/of/summary.json" || no "staging inert without a two-frame worker"
 head -1 "$tmp/of/tasks.csv" | grep -q ',staged$' && no "tasks.csv has a staged column while staging is inert"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['scheduler']['pipeline_depth']=1; d.pop('expect'); json.dump(d, open(sys.argv[2],'w'))" "$st" "$tmp/depth1.json"
+"$dirsched" run "$tmp/depth1.json" --out "$tmp/d1" --outputs summary >/dev/null || no "run depth 1"
+python3 -c "import json,sys; assert 'staging' in json.load(open(sys.argv[1]))['inert']" "$tmp/d1/summary.json" || no "staging inert at pipeline_depth 1"
 # A wrong expectation names the stagings.
 python3 - "$st" "$tmp/wrong.json" <<'PY'
 import json, sys
@@ -400,15 +422,7 @@ expect_2 "threads prepare_overlap" "workers.next_level\[1\].prepare_overlap: a p
   "$dirsched" run "$st" --engine threads --out "$tmp/th"
 "$dirsched" run "$tmp/no-overlap.json" --engine threads --time-scale 0.01 --out "$tmp/th" --outputs events >/dev/null || no "threads engine with staging"
 grep -q '"event":"activate","task":"c"' "$tmp/th/events.jsonl" || no "threads: c was not activated"
-stage_error() {  # stage_error PYTHON-EDIT MESSAGE-REGEX
-  python3 - "$st" "$tmp/bad.json" "$1" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-exec(sys.argv[3])
-json.dump(d, open(sys.argv[2], "w"))
-PY
-  expect_2 "load error $2" "$2" -- "$dirsched" check "$tmp/bad.json"
-}
+stage_error() { edit_error "$st" "$@"; }
 stage_error 'd["workers"]["next_level"][0]["frames"] = 3' "workers.next_level\[0\].frames: expected 1 or 2 \(mailbox frames\), found 3"
 stage_error 'd["workers"]["next_level"] += [{"id": 5, "kind": "remote", "frames": 2}]' "workers.next_level\[2\].frames: a remote worker has one frame"
 stage_error 'd["workers"]["next_level"][0]["prepare_overlap"] = True' "workers.next_level\[0\].prepare_overlap: needs \"frames\": 2"
@@ -442,6 +456,17 @@ d["expect"] = {"final_state": {"s1": "COMPLETED", "s2": "FAILED"}, "makespan_s":
 json.dump(d, open(sys.argv[2], "w"))
 PY
 "$dirsched" check "$tmp/ml-fault.json" >"$tmp/out" 2>&1 || { no "a rank lost while held in its lane"; cat "$tmp/out"; }
+# A whole-group request dispatched to a rank whose host is already off: that member fails at once, the
+# other still runs and ends the request (g FAILED at 4 s), nothing is left STUCK in the lane.
+python3 - "$ml" "$tmp/ml-off.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["faults"] = [{"host": "remote10", "off_at_s": 0.5}]
+d["trace"][0]["at_s"] = 1
+d["expect"] = {"final_state": {"g": "FAILED"}, "outcome": "FAILED", "makespan_s": {"approx": 4}}
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$dirsched" check "$tmp/ml-off.json" >"$tmp/out" 2>&1 || { no "a whole request on an off rank"; cat "$tmp/out"; }
 # check names the switch: under current an expectation written for seed fails, and the one switch that,
 # turned off alone, makes it pass is named (tried on the event engine).
 "$dirsched" check --policy current "$sc/group-starvation.json" >"$tmp/out" 2>&1; rc=$?
