@@ -190,8 +190,56 @@ class Buffer:
             s["owner"] = self.owner
         return s
 
+    def view(self, begin, end):
+        """The bytes [begin, end) of this buffer: an arg on it is recorded with `range` (view_deps)."""
+        for what, v in (("begin", begin), ("end", end)):
+            if isinstance(v, bool) or not isinstance(v, numbers.Integral):
+                raise TypeError("Buffer.view: %s must be an integer, got %r" % (what, v))
+        return BufferView(self, int(begin), int(end))
+
     def __repr__(self):
         return "Buffer(%r, bytes=%r, memory=%r, owner=%r)" % (self.name, self.bytes, self.memory, self.owner)
+
+
+class BufferView:
+    """Bytes [begin, end) of a testbed buffer (Buffer.view); the loader checks them against its bytes."""
+
+    def __init__(self, buffer, begin, end):
+        self.buffer, self.begin, self.end = buffer, begin, end
+
+    def __repr__(self):
+        return "BufferView(%r, %d, %d)" % (self.buffer.name, self.begin, self.end)
+
+
+def _array_view_range(obj):
+    """A view of an array (numpy's shape of things: ``base`` and ``__array_interface__``): its root base
+    and the bytes [begin, end) of the base it spans (strides included); None when OBJ is no such view or
+    the span does not fit in its base (then OBJ is recorded as a buffer of its own, as before)."""
+    base = getattr(obj, "base", None)
+    if base is None or not hasattr(obj, "__array_interface__"):
+        return None
+    while getattr(base, "base", None) is not None and hasattr(base.base, "__array_interface__"):
+        base = base.base
+    if not hasattr(base, "__array_interface__"):
+        return None
+    try:
+        ai, bi = obj.__array_interface__, base.__array_interface__
+        ptr, bptr = int(ai["data"][0]), int(bi["data"][0])
+        shape, itemsize, size = tuple(ai["shape"]), int(obj.itemsize), int(base.nbytes)
+        if any(n == 0 for n in shape):
+            return None
+        strides = ai.get("strides")
+        if strides is None:
+            lo, hi = ptr, ptr + int(obj.nbytes)
+        else:
+            lo = ptr + sum(min(0, (n - 1) * st) for n, st in zip(shape, strides))
+            hi = ptr + sum(max(0, (n - 1) * st) for n, st in zip(shape, strides)) + itemsize
+    except (AttributeError, KeyError, TypeError, ValueError):
+        return None
+    begin, end = lo - bptr, hi - bptr
+    if not 0 <= begin < end <= size:
+        return None
+    return base, (begin, end)
 
 
 class _Misuse(RuntimeError):
@@ -400,7 +448,17 @@ class _Orchestrator:
         out = []
         for e in args._entries:
             if e[0] == "tensor":
-                out.append({"buffer": self._buffer_name(e[1]), "tag": e[2].value})
+                obj, rng = e[1], None
+                if isinstance(obj, BufferView):
+                    obj, rng = obj.buffer, (obj.begin, obj.end)
+                else:
+                    view = _array_view_range(obj)
+                    if view is not None:
+                        obj, rng = view
+                arg = {"buffer": self._buffer_name(obj), "tag": e[2].value}
+                if rng is not None:  # a view: the bytes it touches (view_deps, overlapping_writes)
+                    arg["range"] = [rng[0], rng[1]]
+                out.append(arg)
             else:
                 out.append({"scalar": _as_given(e[1])})
         return out

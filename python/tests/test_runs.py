@@ -251,5 +251,84 @@ class StagingFromPython(unittest.TestCase):
             tb.record(lambda o, a, c: o.batch(between_passes=1).__enter__())
 
 
+class _Arr:
+    """numpy's shape of things, no numpy needed: a base owns `nbytes` bytes at address 1000; a view has
+    `base`, its own data address, shape, strides and itemsize (__array_interface__)."""
+
+    def __init__(self, nbytes, ptr=1000, shape=None, strides=None, itemsize=4, base=None):
+        self.base, self.itemsize = base, itemsize
+        self.nbytes = nbytes
+        self.__array_interface__ = {"data": (ptr, False), "shape": shape or (nbytes // itemsize,), "strides": strides}
+
+
+class Views(unittest.TestCase):
+    """A tensor view's byte offset and size are recorded as `range` on its base's buffer (view_deps)."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def record(self, make_args):
+        tb = Testbed([{"id": 0, "kind": "local_chip"}, {"id": 1, "kind": "local_chip"}],
+                     policy="upto:1902", name="views")  # fmt: skip
+        mm = tb.register("mm", "LOCAL_CHIP", duration_s=1)
+        x = tb.buffer("x", bytes=128)
+
+        def orch(o, args, cfg):
+            for worker, a in enumerate(make_args(x)):
+                o.submit_next_level(mm, a, cfg, worker=worker)
+
+        return tb, orch
+
+    def test_buffer_views_are_ranges_and_disjoint_views_take_no_edge(self):
+        def args(x):
+            a, b = TaskArgs(), TaskArgs()
+            a.add_tensor(x.view(0, 64), TensorArgType.OUTPUT)
+            b.add_tensor(x.view(64, 128), TensorArgType.INPUT)
+            return [a, b]
+
+        tb, orch = self.record(args)
+        trace = tb.record(orch)["trace"]
+        self.assertEqual(trace[0]["args"], [{"buffer": "x", "tag": "OUTPUT", "range": [0, 64]}])
+        self.assertEqual(trace[1]["args"], [{"buffer": "x", "tag": "INPUT", "range": [64, 128]}])
+        r = tb.run(orch, os.path.join(self.tmp, "out"))
+        starts = {d["task"]: d["t_s"] for d in r.dispatches}
+        self.assertEqual(starts, {"mm#0": 0, "mm#1": 0})  # disjoint: b does not wait for a
+
+    def test_array_views_record_their_base_and_span(self):
+        base = _Arr(64)
+        half = _Arr(32, ptr=1032, base=base)                                         # bytes 32..64
+        column = _Arr(0, ptr=1004, shape=(4,), strides=(16,), itemsize=4, base=base)  # 4, 20, 36, 52
+        column.nbytes = 16
+
+        def args(x):
+            a, b = TaskArgs(), TaskArgs()
+            a.add_tensor(half, TensorArgType.INOUT)
+            b.add_tensor(column, TensorArgType.INPUT)
+            return [a, b]
+
+        tb, orch = self.record(args)
+        doc = tb.record(orch)
+        name = doc["trace"][0]["args"][0]["buffer"]
+        self.assertEqual(doc["trace"][0]["args"][0]["range"], [32, 64])
+        self.assertEqual(doc["trace"][1]["args"][0], {"buffer": name, "tag": "INPUT", "range": [4, 56]})
+        self.assertEqual(doc["buffers"][name]["bytes"], 64)  # the base's bytes, one buffer for both
+
+    def test_a_view_that_does_not_fit_its_base_is_a_buffer_of_its_own(self):
+        base = _Arr(64)
+        odd = _Arr(32, ptr=2000, base=base)
+
+        def args(x):
+            a = TaskArgs()
+            a.add_tensor(odd, TensorArgType.INPUT)
+            return [a]
+
+        tb, orch = self.record(args)
+        arg = tb.record(orch)["trace"][0]["args"][0]
+        self.assertNotIn("range", arg)
+
+
 if __name__ == "__main__":
     unittest.main()
