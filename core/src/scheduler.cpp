@@ -1248,17 +1248,20 @@ void Scheduler::staging_pass() {
   const RunId run = preparable_run();
   if (!run.valid()) return;  // none (inert without a two-frame worker: no walk)
   RunState& rs = runs_[run.index()];
-  if (rs.staged.valid()) return;  // at most one staged member per run
+  if (rs.staged.valid() || rs.stage_blocked) return;  // at most one staged member per run
   // Its part of each queue is `parked` (READY order). One walk: a READY group stops the pass; otherwise
   // the first worker in registration order with two frames, a free second frame and a READY single of
   // the run at the head of its part of the worker's FIFO. The first single seen for the lowest such
   // worker is that worker's head (a lower index than the best so far was not seen before).
   std::uint32_t best = std::numeric_limits<std::uint32_t>::max();
   std::size_t best_at = 0;
-  for (std::size_t i = 0; i < rs.parked.size(); ++i) {
+  for (std::size_t i = rs.stage_scanned; i < rs.parked.size(); ++i) {
     const Task& t = tasks_[rs.parked[i].index()];
     if (t.state != TaskState::kReady) continue;
-    if (t.kind == TaskKind::kGroup) return;  // the run has a READY group: nothing is staged
+    if (t.kind == TaskKind::kGroup) {  // the run has a READY group: nothing is staged
+      rs.stage_blocked = true;
+      return;
+    }
     if (t.kind != TaskKind::kSingle) continue;
     const std::uint32_t w = slots_[t.slot_begin].worker;
     if (w < best && workers_[w].frames == 2 && !workers_[w].staged.valid()) {
@@ -1266,7 +1269,10 @@ void Scheduler::staging_pass() {
       best_at = i;
     }
   }
-  if (best == std::numeric_limits<std::uint32_t>::max()) return;
+  if (best == std::numeric_limits<std::uint32_t>::max()) {
+    rs.stage_scanned = rs.parked.size();  // nothing here: the next pass looks at later entries only
+    return;
+  }
   const TaskId id = rs.parked[best_at];
   rs.parked.erase(rs.parked.begin() + static_cast<std::ptrdiff_t>(best_at));
   WorkerState& ws = workers_[best];

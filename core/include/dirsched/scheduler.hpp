@@ -586,6 +586,12 @@ class Scheduler {
     std::vector<TaskId> parked;
     // staging: its member staged on a worker's second frame (not in `parked`), or invalid.
     TaskId staged;
+    // staging: `parked` entries the staging pass has already found nothing to stage in, and whether it
+    // met a READY group (then nothing of this run is ever staged). While the run is preparable its
+    // parked list only grows at the end (a raise makes it unpreparable for good, a promotion active), and
+    // no other run stages, so an entry found unsuitable stays so: each pass looks at the new ones only.
+    std::size_t stage_scanned = 0;
+    bool stage_blocked = false;
   };
   TaskId& producer_entry(std::uint32_t run, BufferId buffer);
   std::vector<ViewEntry>& view_entries(std::uint32_t run, BufferId buffer);
