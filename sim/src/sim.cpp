@@ -332,8 +332,7 @@ class Driver {
           return;
         }
         if (stage == 1 && f.duration > 0) {
-          const bool costly = s_.iteration_cost_s > 0 || s_.dispatch_cost_s > 0;
-          timers_.push({(costly ? sg4::Engine::get_clock() : run_.core->now()) + f.duration, seq});
+          timers_.push({timer_base() + f.duration, seq});
           return;
         }
         if (stage == 3 && f.out_bytes > 0) {
