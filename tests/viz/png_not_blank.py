@@ -1,4 +1,7 @@
-"""Exit 0 when a PNG screenshot shows something: enough distinct colours and non-white pixels."""
+"""Exit 0 when a PNG screenshot shows something: enough distinct colours and non-white pixels.
+
+Each further argument RRGGBB:N asks for at least N pixels of that colour (each channel within 6): a
+mark drawn in its own colour is on the screen."""
 import struct, sys, zlib
 
 def pixels(path):
@@ -46,4 +49,12 @@ for row in rows[::4]:
         ink += px != b"\xff\xff\xff"
 sampled = (h // 4) * (w // 4)
 print(f"screenshot {w}x{h}: {len(colours)} colours, {100.0 * ink / max(1, sampled):.1f}% non-white")
-sys.exit(0 if len(colours) >= 8 and ink > sampled * 0.02 else 1)
+ok = len(colours) >= 8 and ink > sampled * 0.02
+for want in sys.argv[2:]:
+    hexa, need = want.split(":")
+    rgb = bytes.fromhex(hexa)
+    n = sum(1 for row in rows for x in range(0, w * bpp, bpp)
+            if all(abs(row[x + c] - rgb[c]) <= 6 for c in range(3)))
+    print(f"#{hexa}: {n} pixels (at least {need} wanted)")
+    ok &= n >= int(need)
+sys.exit(0 if ok else 1)

@@ -225,7 +225,8 @@ TEST(TimelinePicture, HasALanePerWorkerThenTheTwoFifos) {
   EXPECT_LT(w2, sub);
   EXPECT_LT(sub, group);
   EXPECT_EQ(count(svg, "class=\"bar\""), 5u);      // a, b, s2, g[0], g[1]
-  EXPECT_EQ(count(svg, "class=\"starved\""), 3u);  // group lane and both targets
+  EXPECT_EQ(count(svg, "class=\"starved\""), 1u);       // on the group lane: 2-3, worker 2 idle
+  EXPECT_EQ(count(svg, "class=\"starved-idle\""), 1u);  // on worker 2's lane only: 5 was busy
   EXPECT_GE(count(svg, "class=\"tick\""), 5u);
   EXPECT_NE(svg.find("data-queue=\"worker:5\""), std::string::npos);
 }
@@ -365,14 +366,27 @@ TEST(DagPicture, PastTheLimitDrawsTasksMergedByCallableAndWorker) {
   EXPECT_NE(note.find("dag.svg condensed"), std::string::npos) << note;
 }
 
+// A group READY on worker 5 from `from` to its launch at `to`, with worker 5 idle all that time.
+void add_waiting_group(RunView& v, const std::string& name, double from, double to) {
+  TaskView g;
+  g.name = name;
+  g.kind = "group";
+  g.workers = {"5"};
+  g.ready = from;
+  g.start = to;
+  v.index[name] = v.tasks.size();
+  v.tasks.push_back(g);
+  v.starved.push_back({name, {"5"}, from, to});
+}
+
 TEST(TimelinePicture, HasItsOwnLegendADepthScaleAndOneLabelledShadePerWaitingGroup) {
   json s = summary();
   RunView v = parse_run(kLog, rec(s));
-  v.starved.push_back({"h", {"5"}, 3.2, 3.9});  // a second waiting group
+  add_waiting_group(v, "h", 3.2, 3.9);  // a second waiting group
   const std::string svg = timeline_svg(v);
   EXPECT_NE(svg.find("<g class=\"legend\">"), std::string::npos);
-  EXPECT_NE(svg.find(">g READY while a target sat idle<"), std::string::npos);
-  EXPECT_NE(svg.find(">h READY while a target sat idle<"), std::string::npos);
+  EXPECT_NE(svg.find(">g READY: its wait, its idle targets<"), std::string::npos);
+  EXPECT_NE(svg.find(">h READY: its wait, its idle targets<"), std::string::npos);
   EXPECT_NE(svg.find(">single<"), std::string::npos);
   EXPECT_GE(count(svg, "class=\"depth-scale\""), 2u);
   EXPECT_EQ(count(svg, "class=\"depth-scale\""), count(svg, "class=\"depth\""));
@@ -389,13 +403,60 @@ TEST(TimelinePicture, HasItsOwnLegendADepthScaleAndOneLabelledShadePerWaitingGro
 TEST(TimelinePicture, LegendIsBoundedAndListsOnlyWhatOccurs) {
   json s = summary();
   RunView v = parse_run(kLog, rec(s));
-  for (int k = 0; k < 56; ++k) v.starved.push_back({"x" + std::to_string(k), {"5"}, 3.2, 3.9});
+  for (int k = 0; k < 56; ++k) add_waiting_group(v, "x" + std::to_string(k), 3.2, 3.9);
   const std::vector<LegendItem> legend = timeline_legend(v);
   EXPECT_LE(legend.size(), 16u);
-  EXPECT_NE(timeline_svg(v).find("more groups READY while a target sat idle"), std::string::npos);
+  EXPECT_NE(timeline_svg(v).find(">51 more groups READY: waits, idle targets<"), std::string::npos);
   for (const LegendItem& it : legend) EXPECT_NE(it.text, "SUB task");  // kLog runs no SUB task
   RunView empty;
   EXPECT_TRUE(timeline_legend(empty).empty());
+}
+
+// Issue 24, "a timeline that explains": g (READY 1-3 on 5 and 2) is drawn as a wait span; worker 2,
+// idle 2-3, is shaded; the busy targets that held it (the summary's blocking chain) carry strips; s2,
+// which overtook it, is marked; g's bar holds the arrow from its producer a, shown on hover.
+TEST(TimelinePicture, ExplainsWhyAGroupWaited) {
+  json s = summary();
+  s["groups"][0]["blocked_by"] = json::parse(
+      R"([{"from_s":1,"to_s":2,"worker":2,"task":"b"},{"from_s":2,"to_s":3,"worker":5,"task":"s2"}])");
+  const std::string svg = timeline_svg(parse_run(kLog, rec(s)));
+  auto titles = [&](const std::string& cls) {
+    std::vector<std::string> out;
+    const std::regex re("class=\"" + cls + "\"[^>]*><title>([^<]*)</title>");
+    for (auto it = std::sregex_iterator(svg.begin(), svg.end(), re); it != std::sregex_iterator(); ++it)
+      out.push_back((*it)[1]);
+    return out;
+  };
+  EXPECT_EQ(titles("group-wait"), (std::vector<std::string>{"g READY 1-3 s, waited 2 s, then launched"}));
+  EXPECT_EQ(titles("starved-idle"), (std::vector<std::string>{"worker 2 idle while g sat READY, 2-3 s"}));
+  EXPECT_EQ(titles("held"), (std::vector<std::string>{"worker 2 busy with b, holding g, 1-2 s",
+                                                      "worker 5 busy with s2, holding g, 2-3 s"}));
+  EXPECT_EQ(titles("overtake"),
+            (std::vector<std::string>{"s2 overtook g: dispatched on 5 at 1 s while g was READY"}));
+  // The idle shade and the busy strip are different drawings on different lanes.
+  EXPECT_NE(svg.find("class=\"starved-idle\" x=\"" ), std::string::npos);
+  // g's first member bar and the arrow from a (ended at 1 on worker 5) in one hover group.
+  const std::regex task_group("<g class=\"task\"><rect class=\"bar\"[^>]*><title>g\\[0\\] on 5[^<]*</title></rect>\n"
+                              "(<text[^>]*>[^<]*</text>\n)?<g class=\"deps\"><line [^>]*><title>a -> g</title></line></g></g>");
+  EXPECT_TRUE(std::regex_search(svg, task_group)) << svg;
+  EXPECT_EQ(count(svg, "<g class=\"task\">"), 1u);  // c, the other consumer, never ran
+  EXPECT_NE(svg.find(".task:hover>.deps"), std::string::npos);
+  for (const char* item : {">g READY: its wait, its idle targets<", ">single that overtook a READY group<",
+                           ">strip (group colour): a busy target holding it<", ">dependencies: arrows while the pointer is on a bar<"})
+    EXPECT_NE(svg.find(item), std::string::npos) << item;
+  // Without the summary there is no blocking chain and no overtake to draw; the wait and idle shade stay.
+  const std::string bare = timeline_svg(parse_run(kLog, nullptr));
+  EXPECT_EQ(bare.find("class=\"held\""), std::string::npos);
+  EXPECT_EQ(bare.find("class=\"overtake\""), std::string::npos);
+  EXPECT_NE(bare.find("class=\"group-wait\""), std::string::npos);
+}
+
+TEST(TimelinePicture, DependencyArrowsAreLeftOutPastTheirBoundAndTheLegendSaysSo) {
+  RunView v = parse_run(kLog, nullptr);
+  for (int k = 0; k < 4000; ++k) v.deps.push_back({"p" + std::to_string(k), "q", "x"});
+  const std::string svg = timeline_svg(v);
+  EXPECT_EQ(svg.find("<g class=\"task\">"), std::string::npos);
+  EXPECT_NE(svg.find(">dependency arrows left out (4,002 dependencies, more than 4,000)<"), std::string::npos);
 }
 
 TEST(TimelinePicture, OutlinesTheCriticalPathFromTheSummary) {

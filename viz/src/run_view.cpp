@@ -243,7 +243,17 @@ RunView parse_run(const std::string& events_jsonl, const record::Summary* summar
     const double until = t.start >= 0 ? t.start : t.state == "CANCELLED" ? t.end : v.end_time;
     for (auto [a, b] : idle_intervals(v, t.workers, t.ready, until))
       v.starved.push_back({t.name, t.workers, a, b});
+    for (const std::string& w : t.workers)
+      for (auto [a, b] : idle_intervals(v, {w}, t.ready, until)) v.idle_targets.push_back({t.name, w, a, b});
   }
+  // What held each waiting group, and who overtook it: the run record's own accounting.
+  if (summary)
+    for (const record::GroupWait& g : summary->groups) {
+      if (g.blocked_by)
+        for (const record::BlockedBy& b : *g.blocked_by)
+          v.held.push_back({g.task, b.worker ? std::to_string(*b.worker) : std::string(), b.task, b.from_s, b.to_s});
+      for (const std::string& s : g.overtaken_by) v.overtakes.push_back({s, g.task});
+    }
   return v;
 }
 

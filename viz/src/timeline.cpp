@@ -70,6 +70,25 @@ std::string thousands(std::size_t n) {
   return o;
 }
 
+// A group's READY wait ends at its launch, at its cancellation, or with the run.
+double wait_end(const RunView& v, const TaskView& t) {
+  return t.start >= 0 ? t.start : t.state == "CANCELLED" ? t.end : v.end_time;
+}
+
+// The groups that sat READY for a while (launched later than READY, or never), in task order: each
+// gets its own colour for its wait span, its idle targets and the strips of what held it.
+std::vector<const TaskView*> waiting_groups(const RunView& v) {
+  std::vector<const TaskView*> out;
+  for (const TaskView& t : v.tasks)
+    if (t.kind == "group" && t.ready >= 0 && wait_end(v, t) > t.ready) out.push_back(&t);
+  return out;
+}
+constexpr std::size_t kNamedShades = 6;  // the legend names this many waiting groups, then counts the rest
+
+// Dependency arrows (shown while the pointer is on a bar, always for the critical path): drawn up to
+// this many dependencies; past it, none, and the legend says so.
+constexpr std::size_t kMaxDepArrows = 4000;
+
 }  // namespace
 
 std::vector<std::string> drawn_lanes(const RunView& v, std::size_t* hidden) {
@@ -125,15 +144,20 @@ std::vector<LegendItem> timeline_legend(const RunView& v) {
   if (fifo) items.push_back({"line", "#c0392b", "worker's single FIFO depth (scale at the lane's right)"});
   if (v.depth.count("group")) items.push_back({"line", "#8e44ad", "group FIFO depth"});
   if (v.depth.count("sub")) items.push_back({"line", "#16a085", "SUB FIFO depth"});
-  std::vector<std::string> groups;
-  for (const StarvedInterval& s : v.starved)
-    if (std::find(groups.begin(), groups.end(), s.group) == groups.end()) groups.push_back(s.group);
-  constexpr std::size_t kNamedShades = 6;
+  const std::vector<const TaskView*> groups = waiting_groups(v);
   for (std::size_t k = 0; k < groups.size() && k < kNamedShades; ++k)
-    items.push_back({"shade", shade_colour(k), groups[k] + " READY while a target sat idle"});
+    items.push_back({"shade", shade_colour(k), groups[k]->name + " READY: its wait, its idle targets"});
   if (groups.size() > kNamedShades)
     items.push_back({"shade", shade_colour(kNamedShades),
-                     std::to_string(groups.size() - kNamedShades) + " more groups READY while a target sat idle"});
+                     std::to_string(groups.size() - kNamedShades) + " more groups READY: waits, idle targets"});
+  if (!v.held.empty()) items.push_back({"strip", "#555555", "strip (group colour): a busy target holding it"});
+  if (!v.overtakes.empty()) items.push_back({"mark", "#d35400", "single that overtook a READY group"});
+  if (!v.deps.empty())
+    items.push_back({"line", "#555555",
+                     v.deps.size() > kMaxDepArrows
+                         ? "dependency arrows left out (" + thousands(v.deps.size()) + " dependencies, more than " +
+                               thousands(kMaxDepArrows) + ")"
+                         : "dependencies: arrows while the pointer is on a bar"});
   return items;
 }
 
@@ -186,6 +210,9 @@ std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
        num(height) + "\" viewBox=\"0 0 " + num(opt.width_px) + " " + num(height) +
        "\" font-family=\"Helvetica,Arial,sans-serif\" font-size=\"11\">\n";
   o += "<rect x=\"0\" y=\"0\" width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n";
+  o += "<defs><style>.deps{visibility:hidden}.task:hover>.deps,.deps.on-path{visibility:visible}</style>"
+       "<marker id=\"dep-arrow\" viewBox=\"0 0 6 6\" refX=\"6\" refY=\"3\" markerWidth=\"6\" "
+       "markerHeight=\"6\" orient=\"auto\"><path d=\"M0 0 L6 3 L0 6 z\" fill=\"#555555\"/></marker></defs>\n";
   o += "<text x=\"" + num(kLabelW) + "\" y=\"18\" font-size=\"13\" font-weight=\"bold\">Dispatch timeline (" +
        g6(v.end_time) + " s)</text>\n";
   if (hidden)
@@ -203,24 +230,46 @@ std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
     o += "<text class=\"lane-label\" x=\"6\" y=\"" + num(y + kLaneH / 2 + 4) + "\">" + esc(label) +
          "</text>\n";
   }
-  // Starvation: a READY group waiting while some target is idle, shaded on its targets and the group
-  // lane in the group's own colour, and named on the group lane where the shade is wide enough.
+  // Waiting groups (issue 24), each in its own colour: its READY wait as a span on the group lane, the
+  // part of it with some target idle shaded there; on the target lanes, an idle target shaded and a busy
+  // one holding the group (the blocking chain, from the summary) marked by a strip at the lane's top.
   std::map<std::string, std::size_t> shade_of;
-  for (const StarvedInterval& s : v.starved)
-    if (!shade_of.count(s.group)) shade_of.emplace(s.group, shade_of.size());
+  for (const TaskView* g : waiting_groups(v)) shade_of.emplace(g->name, std::min(shade_of.size(), kNamedShades));
+  auto colour_of = [&](const std::string& group) {
+    auto it = shade_of.find(group);
+    return shade_colour(it == shade_of.end() ? kNamedShades : it->second);
+  };
+  {
+    std::size_t k = 0;
+    for (const TaskView* g : waiting_groups(v)) {
+      const double to = wait_end(v, *g), x0 = x_of(g->ready), x1 = std::max(x0 + 1, x_of(to));
+      const double y = lane_y(worker_lanes) + 4 + 5 * static_cast<double>(k++ % 4);
+      o += "<path class=\"group-wait\" d=\"M" + num(x0) + " " + num(y - 3) + " v6 M" + num(x0) + " " + num(y) +
+           " H" + num(x1) + " M" + num(x1) + " " + num(y - 3) + " v6\" stroke=\"" + colour_of(g->name) +
+           "\" stroke-width=\"2\" fill=\"none\"><title>" + esc(g->name) + " READY " + g6(g->ready) + "-" + g6(to) +
+           " s, waited " + g6(to - g->ready) + " s" +
+           (g->start >= 0 ? ", then launched" : g->state == "CANCELLED" ? ", then cancelled" : ", never launched") +
+           "</title></path>\n";
+    }
+  }
   for (const StarvedInterval& s : v.starved) {
     const double x0 = x_of(s.from), w = std::max(1.0, x_of(s.to) - x0);
-    std::vector<std::size_t> rows = {worker_lanes};
-    for (const std::string& t : s.targets)
-      if (lane_of.count(t)) rows.push_back(lane_of[t]);
-    for (std::size_t r : rows)
-      o += "<rect class=\"starved\" x=\"" + num(x0) + "\" y=\"" + num(lane_y(r)) + "\" width=\"" + num(w) +
-           "\" height=\"" + num(kLaneH) + "\" fill=\"" + shade_colour(std::min<std::size_t>(shade_of[s.group], 6))  /* the legend names 6 */ +
-           "\" fill-opacity=\"0.22\" data-group=\"" + esc(s.group) + "\"><title>" + esc(s.group) +
-           " READY with an idle target, " + g6(s.from) + "-" + g6(s.to) + " s</title></rect>\n";
+    o += "<rect class=\"starved\" x=\"" + num(x0) + "\" y=\"" + num(lane_y(worker_lanes)) + "\" width=\"" + num(w) +
+         "\" height=\"" + num(kLaneH) + "\" fill=\"" + colour_of(s.group) + "\" fill-opacity=\"0.22\" data-group=\"" +
+         esc(s.group) + "\"><title>" + esc(s.group) + " READY with an idle target, " + g6(s.from) + "-" + g6(s.to) +
+         " s</title></rect>\n";
     if (w > 6.5 * static_cast<double>(s.group.size()) + 6)
       o += "<text class=\"starved-label\" x=\"" + num(x0 + 3) + "\" y=\"" + num(lane_y(worker_lanes) + 11) +
            "\" font-size=\"10\">" + esc(s.group) + "</text>\n";
+  }
+  for (const ReservedInterval& s : v.idle_targets) {
+    auto lane = lane_of.find(s.worker);
+    if (lane == lane_of.end()) continue;
+    const double x0 = x_of(s.from), w = std::max(1.0, x_of(s.to) - x0);
+    o += "<rect class=\"starved-idle\" x=\"" + num(x0) + "\" y=\"" + num(lane_y(lane->second)) + "\" width=\"" +
+         num(w) + "\" height=\"" + num(kLaneH) + "\" fill=\"" + colour_of(s.group) +
+         "\" fill-opacity=\"0.22\" data-group=\"" + esc(s.group) + "\"><title>worker " + esc(s.worker) + " idle while " +
+         esc(s.group) + " sat READY, " + g6(s.from) + "-" + g6(s.to) + " s</title></rect>\n";
   }
   // Reserved idle time (head_reservation): a worker held for the blocked group head while idle.
   for (const ReservedInterval& r : v.reserved) {
@@ -247,6 +296,33 @@ std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
            " s (activated when its run became active)</title></rect>\n";
     }
   }
+  // Dependency arrows: into each task's first run, from the end of the producer's last-ending run, on
+  // the lanes drawn. Each bar with arrows sits in a <g class="task"> with them, so the style at the top
+  // shows them while the pointer is on the bar; a task on the critical path shows them always.
+  std::map<std::string, std::vector<std::string>> producers_of;
+  if (v.deps.size() <= kMaxDepArrows)
+    for (const DepEdge& d : v.deps) producers_of[d.consumer].push_back(d.producer);
+  auto mid_y = [&](const std::string& lane) { return lane_y(lane_of.at(lane)) + 3 + kBarH / 2; };
+  auto arrows_into = [&](const MemberBar& b, double x0) {
+    auto it = producers_of.find(b.task);
+    if (it == producers_of.end()) return std::string();
+    const TaskView* t = v.find(b.task);
+    if (!t || t->runs.empty() || t->runs.front().seq != b.seq) return std::string();
+    std::string a;
+    for (const std::string& p : it->second) {
+      const TaskView* pt = v.find(p);
+      if (!pt) continue;
+      const MemberBar* last = nullptr;
+      for (const MemberBar& r : pt->runs)
+        if (r.end >= 0 && lane_of.count(r.worker) && (!last || r.end > last->end)) last = &r;
+      if (!last) continue;
+      a += "<line x1=\"" + num(x_of(last->end)) + "\" y1=\"" + num(mid_y(last->worker)) + "\" x2=\"" + num(x0) +
+           "\" y2=\"" + num(mid_y(b.worker)) + "\" stroke=\"#555555\" stroke-width=\"1.2\" marker-end=\"url(#dep-arrow)\">"
+           "<title>" + esc(p) + " -> " + esc(b.task) + "</title></line>";
+    }
+    if (a.empty()) return a;
+    return "<g class=\"deps" + std::string(v.critical.count(b.task) ? " on-path" : "") + "\">" + a + "</g>";
+  };
   // Bars, merged where they would be thinner than a pixel.
   for (std::size_t i = 0; i < worker_lanes; ++i) {
     auto it = v.bars.find(lanes[i]);
@@ -261,6 +337,8 @@ std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
         const std::string name = b.kind == "group" || b.kind == "sub_group"
                                      ? b.task + "[" + std::to_string(b.member) + "]"
                                      : b.task;
+        const std::string arrows = arrows_into(b, x0);
+        if (!arrows.empty()) o += "<g class=\"task\">";
         o += "<rect class=\"bar\" x=\"" + num(x0) + "\" y=\"" + num(y) + "\" width=\"" + num(x1 - x0) +
              "\" height=\"" + num(kBarH) + "\" fill=\"" + bar_colour(b) +
              (v.critical.count(b.task) ? "\" stroke=\"#d4006a\" stroke-width=\"2\" data-critical=\"1"
@@ -271,6 +349,7 @@ std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
         if (x1 - x0 > 7.0 * static_cast<double>(name.size()))
           o += "<text class=\"bar-label\" x=\"" + num(x0 + 3) + "\" y=\"" + num(y + 13) +
                "\" fill=\"#ffffff\">" + esc(name) + "</text>\n";
+        if (!arrows.empty()) o += arrows + "</g>\n";
         ++k;
         continue;
       }
@@ -289,6 +368,29 @@ std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
            (failed ? "#e05a47" : "#6f8fb5") + "\"><title>" + std::to_string(n) +
            " member runs</title></rect>\n";
     }
+  }
+  // The blocking chain: a strip at the top of the target's lane (or of the group lane, for a group ahead
+  // in the FIFO) for each span the group waited behind that task.
+  for (const HeldInterval& h : v.held) {
+    const bool on_worker = !h.worker.empty();
+    auto lane = lane_of.find(on_worker ? h.worker : "group FIFO");
+    if (lane == lane_of.end()) continue;
+    const double x0 = x_of(h.from), w = std::max(1.0, x_of(h.to) - x0);
+    o += "<rect class=\"held\" x=\"" + num(x0) + "\" y=\"" + num(lane_y(lane->second) + 0.5) + "\" width=\"" +
+         num(w) + "\" height=\"4\" fill=\"" + colour_of(h.group) + "\" data-group=\"" + esc(h.group) + "\"><title>" +
+         (on_worker ? "worker " + esc(h.worker) + " busy with " + esc(h.task) : "behind group " + esc(h.task)) +
+         ", holding " + esc(h.group) + ", " + g6(h.from) + "-" + g6(h.to) + " s</title></rect>\n";
+  }
+  // Singles that overtook a READY group: a mark at the start of their run.
+  for (const Overtake& ov : v.overtakes) {
+    const TaskView* t = v.find(ov.single);
+    if (!t || t->runs.empty() || !lane_of.count(t->runs.front().worker)) continue;
+    const MemberBar& b = t->runs.front();
+    const double x = x_of(b.start), y = lane_y(lane_of.at(b.worker)) + 3;
+    o += "<path class=\"overtake\" d=\"M" + num(x) + " " + num(y) + " h9 l-4.5 8 z\" fill=\"#d35400\" "
+         "stroke=\"#ffffff\" stroke-width=\"0.8\"><title>" + esc(ov.single) + " overtook " + esc(ov.group) +
+         ": dispatched on " + esc(b.worker) + " at " + g6(b.start) + " s while " + esc(ov.group) +
+         " was READY</title></path>\n";
   }
   // Queue depth step lines: a worker's single FIFO in its lane, the two shared FIFOs in theirs.
   auto steps = [&](const std::string& queue, std::size_t row, const char* colour, bool under_bars) {
@@ -383,6 +485,10 @@ std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
     if (it.kind == "line")
       o += "<line x1=\"" + num(x) + "\" y1=\"" + num(y + 6) + "\" x2=\"" + num(x + 18) + "\" y2=\"" +
            num(y + 6) + "\" stroke=\"" + it.colour + "\" stroke-width=\"2\"/>";
+    else if (it.kind == "strip")
+      o += "<rect x=\"" + num(x) + "\" y=\"" + num(y + 1) + "\" width=\"18\" height=\"4\" fill=\"" + it.colour + "\"/>";
+    else if (it.kind == "mark")
+      o += "<path d=\"M" + num(x + 4) + " " + num(y + 1) + " h9 l-4.5 8 z\" fill=\"" + it.colour + "\"/>";
     else
       o += "<rect x=\"" + num(x) + "\" y=\"" + num(y) + "\" width=\"18\" height=\"12\" fill=\"" +
            (it.kind == "outline" ? "none\" stroke=\"" + it.colour + "\" stroke-width=\"2" : it.colour) + "\"" +

@@ -68,11 +68,22 @@ struct StarvedInterval {
   double from, to;
 };
 
-// Under head_reservation: a worker held for the blocked group FIFO head while it sat idle.
+// A group's span on one worker: under head_reservation a worker held idle for the blocked group FIFO
+// head (RunView::reserved); a target idle while its group sat READY (RunView::idle_targets).
 struct ReservedInterval {
   std::string group;
   std::string worker;
   double from, to;
+};
+// One link of a waiting group's blocking chain, from summary.json's `groups[].blocked_by`: a target
+// busy with `task` (worker set), or a group ahead of it in the FIFO (worker empty).
+struct HeldInterval {
+  std::string group, worker, task;
+  double from, to;
+};
+// A single that overtook a READY group (summary.json's `groups[].overtaken_by`).
+struct Overtake {
+  std::string single, group;
 };
 // A stall report (group_stall / reservation_stall) as logged.
 struct StallMark {
@@ -98,6 +109,11 @@ struct RunView {
   std::vector<StarvedInterval> starved;
   std::string policy = "seed";             // from the summary; the bands below need head_reservation
   std::vector<ReservedInterval> reserved;  // in group FIFO order, then by target
+  // Each group that sat READY, each of its targets: the spans that target was idle (task order, then
+  // target order). The timeline shades these on the target's lane; busy targets get `held` instead.
+  std::vector<ReservedInterval> idle_targets;
+  std::vector<HeldInterval> held;     // from the summary (none without one), in its order
+  std::vector<Overtake> overtakes;    // from the summary, in its order
   std::vector<StallMark> stalls;           // in log order
   std::vector<Marker> markers;
   std::set<std::string> critical;  // the tasks of summary.json's critical_path (outlined in the timeline)
@@ -155,7 +171,7 @@ struct TimelineOptions {
 // One entry of the timeline's own legend. timeline_legend() lists what the drawing uses; a feature
 // that draws something new (a reserved band, a stall mark) appends its entry there.
 struct LegendItem {
-  std::string kind;  // "bar" (filled box), "shade" (translucent box), "line" (step line), "mark"
+  std::string kind;  // "bar" (filled box), "shade" (translucent box), "outline", "line", "strip" (thin box), "mark" (triangle)
   std::string colour;
   std::string text;
 };
