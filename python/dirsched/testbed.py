@@ -112,7 +112,12 @@ _ITEMSIZE = {
 def _number(value, what):
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError("%s must be a number, got %r" % (what, value))
-    if not math.isfinite(value) or value < 0:
+    try:
+        finite = math.isfinite(value)
+    except OverflowError:  # an int past a double's range (10**400)
+        raise ValueError("%s must be a finite non-negative number, got an integer of %d digits"
+                         % (what, len(str(abs(value))))) from None
+    if not finite or value < 0:
         raise ValueError("%s must be a finite non-negative number, got %r" % (what, value))
     return int(value) if isinstance(value, numbers.Integral) else float(value)
 
@@ -499,8 +504,11 @@ class Testbed:
     def __init__(self, next_level, sub=0, platform=None, policy="seed", name="python", on_reject="continue"):
         if not isinstance(next_level, (list, tuple)):
             raise TypeError("next_level must be a list of {\"id\": ..., \"kind\": ...}")
-        self.next_level = json.loads(json.dumps(list(next_level)))
-        self.sub = json.loads(json.dumps(sub))
+        try:  # plain JSON values only: a NaN or an infinity here would fail only when the file is written
+            self.next_level = json.loads(json.dumps(list(next_level), allow_nan=False))
+            self.sub = json.loads(json.dumps(sub, allow_nan=False))
+        except ValueError as e:
+            raise ValueError("next_level and sub must hold finite numbers (JSON has no NaN or infinity): %s" % e) from None
         self.platform = os.path.abspath(platform) if platform is not None else None
         if not isinstance(policy, str):
             raise TypeError("policy must be a string, got %r" % (policy,))
