@@ -56,10 +56,41 @@ bool is(std::string_view k, const char (&w)[N]) {
 }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
+// A 64-bit hash of one chunk of bytes, 8 at a time (not cryptographic: it tells an edited chunk from
+// the one checked, as size and modification time cannot when an edit keeps both).
+std::uint64_t chunk_hash(const char* p, std::size_t n) {
+  std::uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    h = (h ^ w) * 0xff51afd7ed558ccdULL;
+    h ^= h >> 32;
+  }
+  for (; i < n; ++i) h = (h ^ static_cast<unsigned char>(p[i])) * 0x100000001b3ULL;
+  return h;
+}
+
+// The bytes of the trace array, chunk by chunk as a Window reads them (each fread): the check records
+// their hashes, the replay compares each chunk as it is read, before any op is parsed from it, so every
+// op replayed comes from the bytes that were checked (issue 28). The replay reads the same chunks, since
+// it parses the same bytes the same way from the same offset.
+struct ChunkLog {
+  std::vector<std::uint64_t>* record = nullptr;        // the check: appended
+  const std::vector<std::uint64_t>* expect = nullptr;  // the replay: compared in order
+  std::size_t next = 0;
+  void read(const char* p, std::size_t n) {
+    const std::uint64_t h = chunk_hash(p, n);
+    if (record) record->push_back(h);
+    if (expect && (next >= expect->size() || (*expect)[next++] != h)) throw Bail{};
+  }
+};
+
 // A window of a file read in chunks from a byte offset.
 class Window {
  public:
-  Window(std::FILE* f, std::uint64_t offset) : f_(f), buf_(std::size_t{1} << 20), base_(offset) {
+  Window(std::FILE* f, std::uint64_t offset, ChunkLog* log = nullptr)
+      : f_(f), buf_(std::size_t{1} << 20), base_(offset), log_(log) {
     if (std::fseek(f, static_cast<long>(offset), SEEK_SET) != 0) throw Bail{};
     pos = lim = buf_.data();
   }
@@ -75,6 +106,7 @@ class Window {
     std::memmove(buf_.data(), keep, kept);
     if (kept == buf_.size()) buf_.resize(buf_.size() * 2);
     const std::size_t n = std::fread(buf_.data() + kept, 1, buf_.size() - kept, f_);
+    if (log_ && n > 0) log_->read(buf_.data() + kept, n);
     keep = buf_.data();
     pos = keep + pos_at;
     lim = buf_.data() + kept + n;
@@ -87,6 +119,7 @@ class Window {
   std::FILE* f_;
   std::vector<char> buf_;
   std::uint64_t base_;  // the file offset of buf_[0]
+  ChunkLog* log_;
   bool eof_ = false;
 };
 
@@ -548,8 +581,9 @@ class FastOp {
 // The elements of the `trace` array, from its '[' to its ']', each one an op.
 class ArrayReader {
  public:
-  ArrayReader(std::FILE* f, std::uint64_t begin, const detail::OpReader& reader, const std::string& file)
-      : in_(f, begin), reader_(reader), file_(file) {
+  ArrayReader(std::FILE* f, std::uint64_t begin, const detail::OpReader& reader, const std::string& file,
+              ChunkLog* chunks = nullptr)
+      : in_(f, begin, chunks), reader_(reader), file_(file) {
     ws();
     if (*in_.pos != '[') throw Bail{};
     ++in_.pos;
@@ -647,16 +681,18 @@ std::optional<std::size_t> TraceFile::unsubmitted_callable(std::string_view task
 struct TraceReader::Impl {
   const TraceFile& trace;
   File f;
+  ChunkLog chunks;
   std::optional<ArrayReader> array;
   std::size_t ops = 0;
 };
 
-TraceReader::TraceReader(const TraceFile& trace) : impl_(new Impl{trace, nullptr, std::nullopt, 0}) {
+TraceReader::TraceReader(const TraceFile& trace) : impl_(new Impl{trace, nullptr, {}, std::nullopt, 0}) {
   impl_->f.reset(std::fopen(trace.file().c_str(), "rb"));
+  impl_->chunks.expect = &trace.chunk_hashes();
   const std::optional<FileIdentity> id = impl_->f ? identity_of(impl_->f.get()) : std::nullopt;
   try {
     if (!id || *id != trace.identity()) throw Bail{};
-    impl_->array.emplace(impl_->f.get(), trace.begin(), trace.reader(), trace.file());
+    impl_->array.emplace(impl_->f.get(), trace.begin(), trace.reader(), trace.file(), &impl_->chunks);
   } catch (const Bail&) {
     error_ = kChanged;
   }
@@ -677,7 +713,8 @@ bool TraceReader::next(OpSpec& op) {
       return true;
     }
     const std::optional<FileIdentity> id = identity_of(impl_->f.get());
-    if (impl_->ops != t.op_count() || impl_->array->end_offset() != t.end() || !id || *id != t.identity())
+    if (impl_->ops != t.op_count() || impl_->array->end_offset() != t.end() || !id || *id != t.identity() ||
+        impl_->chunks.next != t.chunk_hashes().size())
       throw Bail{};
   } catch (const Bail&) {
     error_ = kChanged;
@@ -822,7 +859,9 @@ std::shared_ptr<TraceFile> check_trace_file(const Scenario& header, const TraceS
   const std::optional<FileIdentity> id = identity_of(f.get());
   if (!id || *id != scan.identity) return nullptr;
   auto reader = std::make_shared<const OpReader>(header);
-  std::vector<std::uint64_t> hashes;
+  std::vector<std::uint64_t> hashes, chunk_hashes;
+  ChunkLog chunks;
+  chunks.record = &chunk_hashes;
   std::size_t ops = 0, submits = 0, counted = 0, strict = 0;
   double last_at = 0;
   TimeBudget budget(header, false);
@@ -834,7 +873,7 @@ std::shared_ptr<TraceFile> check_trace_file(const Scenario& header, const TraceS
     return true;
   };
   try {
-    ArrayReader array(f.get(), scan.begin, *reader, header.file);
+    ArrayReader array(f.get(), scan.begin, *reader, header.file, &chunks);
     for (OpSpec op; array.next(op); ++ops) {
       // A trace with runs is read whole (the replay steps into a run's callback; the load checks its
       // top level and run names as a whole).
@@ -859,6 +898,7 @@ std::shared_ptr<TraceFile> check_trace_file(const Scenario& header, const TraceS
   if (std::adjacent_find(hashes.begin(), hashes.end()) != hashes.end()) return nullptr;
   auto trace = std::make_shared<TraceFile>(header.file, scan.begin, scan.end, scan.identity, std::move(reader));
   trace->set_counts(ops, submits, strict);
+  trace->set_chunk_hashes(std::move(chunk_hashes));
   return trace;
 }
 

@@ -312,6 +312,34 @@ TEST(StreamedReplay, StopsWhenTheFileChangesAfterTheCheck) {
   EXPECT_THROW(materialize_trace(whole), ScenarioError);
 }
 
+// Issue 28: an edit in place that keeps the size and the modification time (same inode, same bytes
+// count, mtime put back) still stops the replay: the check is bound to the bytes, a hash per chunk.
+TEST(StreamedReplay, StopsWhenAnEditKeepsTheSizeAndTheModificationTime) {
+  TempDir dir;
+  const std::string text =
+      R"({"name":"c","workers":{"next_level":[{"id":0,"kind":"local_chip"}]},"callables":{"k":{"namespace":"LOCAL_CHIP","duration_s":1}},)"
+      R"("trace":[{"op":"submit_next_level","task":"a","callable":"k","worker":0},)"
+      R"({"op":"submit_next_level","task":"b","callable":"k","worker":0},{"op":"drain"}]})";
+  const std::string f = dir.file("c.json", text);
+  Scenario s = load_scenario(f);
+  ASSERT_TRUE(s.trace_file);
+  const auto mtime = fs::last_write_time(f);
+  {
+    std::fstream io(f, std::ios::in | std::ios::out | std::ios::binary);
+    io.seekp(static_cast<std::streamoff>(text.find("\"task\":\"b\"") + 8));
+    io.put('a');  // a duplicate name now: the check would refuse it
+  }
+  fs::last_write_time(f, mtime);
+  ASSERT_EQ(fs::file_size(f), text.size());
+  ASSERT_EQ(fs::last_write_time(f), mtime);
+  auto core = make_scheduler(s);
+  Replay replay(s, *core);
+  EXPECT_EQ(replay.trace_error(), "the file changed after it was checked: run it again");
+  EXPECT_TRUE(replay.done());
+  Scenario whole = s;
+  EXPECT_THROW(materialize_trace(whole), ScenarioError);
+}
+
 // The 256 MiB limit bounds only what is read whole: a trace file past it loads streamed (its ops
 // apart by whitespace here, written once), and a fault in it is reported by the streamed check (file
 // and JSON path) rather than by the size.

@@ -8,8 +8,9 @@
 //   2. A check of every op, before anything runs: each one is read and checked as the full read checks
 //      it (detail::OpReader, one code path), then dropped; the task names are checked unique (by a
 //      64-bit hash each, sorted; the full read settles a collision), and so are the limits (kMaxTasks,
-//      the time budget, at_s order). What is kept: the array's offset, the op and submit counts, and the
-//      file's identity (device, inode, size, modification time).
+//      the time budget, at_s order). What is kept: the array's offset, the op and submit counts, the
+//      file's identity (device, inode, size, modification time), and a 64-bit hash of each chunk of the
+//      array as it was read (one per MiB or so).
 // The replay then reads the ops a second time, one at a time (TraceReader): memory follows one op.
 //
 // The streamed load is only ever an accelerator of the full read: on anything it does not take on
@@ -20,8 +21,8 @@
 // a worker id that is not an integer, ...) is read as a small JSON document by the strict reader and
 // checked by detail::OpReader.
 //
-// A file that changes between the check and the replay (its identity, or its op count) stops the
-// replay: TraceReader::next() returns false and error() says so; every engine then ends with that
+// A file that changes between the check and the replay (its identity, a chunk's hash, or its op count)
+// stops the replay before any op of a changed chunk is parsed: TraceReader::next() returns false and error() says so; every engine then ends with that
 // ScenarioError (exit 2) before anything is written.
 #pragma once
 
@@ -33,6 +34,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "dirsched/scenario.hpp"
 
@@ -68,6 +70,10 @@ class TraceFile {
   std::size_t submit_count() const { return submits_; }
   // Ops (batches count once) the check read with the strict reader rather than the fast one.
   std::size_t strict_op_count() const { return strict_; }
+  // The trace array's bytes as the check read them, a hash per chunk: the replay compares each chunk it
+  // reads, so an edit that keeps the size and the modification time still stops it.
+  const std::vector<std::uint64_t>& chunk_hashes() const { return chunk_hashes_; }
+  void set_chunk_hashes(std::vector<std::uint64_t> h) { chunk_hashes_ = std::move(h); }
   void set_counts(std::size_t ops, std::size_t submits, std::size_t strict) {
     ops_ = ops, submits_ = submits, strict_ = strict;
   }
@@ -85,6 +91,7 @@ class TraceFile {
   std::uint64_t begin_ = 0, end_ = 0;
   FileIdentity identity_;
   std::shared_ptr<const detail::OpReader> reader_;
+  std::vector<std::uint64_t> chunk_hashes_;
   std::size_t ops_ = 0, submits_ = 0, strict_ = 0;
   mutable std::map<std::string, std::size_t, std::less<>> unsubmitted_;
   mutable std::string submitting_;
