@@ -1221,7 +1221,17 @@ std::string stacked_timelines(const std::string& observed, const std::string& si
   return viz::stacked_timelines_svg(views);
 }
 
-int cmd_render(const std::string& dir_arg, double budget_s) {
+// render --observed: report.html gains the fidelity measures against the observed run and the two
+// timelines one above the other (issue 25: the report of a replay).
+std::string with_observed_section(const std::string& report, const Fidelity& f, const std::string& stacked) {
+  const std::string section = "<h2>Against the observed run</h2>\n<pre class=\"fidelity\">" + html_escape(f.text) +
+                              "</pre>\n<div class=\"pic\">" + stacked + "</div>\n";
+  const std::size_t end = report.rfind("</body>");
+  if (end == std::string::npos) return report + section;
+  return report.substr(0, end) + section + report.substr(end);
+}
+
+int cmd_render(const std::string& dir_arg, double budget_s, const std::string& observed) {
   namespace fs = std::filesystem;
   std::string dir = dir_arg;
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
@@ -1249,6 +1259,11 @@ int cmd_render(const std::string& dir_arg, double budget_s) {
   // aggregated, in one streaming pass: bounded in memory whatever the log holds.
   const bool big = (summary && summary->tasks.total > viz::kMaxPictureTasks) ||
                    (fs::is_regular_file(events) && fs::file_size(events) > (std::uintmax_t{256} << 20));
+  if (big && !observed.empty()) {
+    std::cerr << "dirsched: render --observed: " << dir << " is past " << viz::kMaxPictureTasks
+              << " tasks and is drawn aggregated; compare it with `dirsched fidelity` instead\n";
+    return 2;
+  }
   if (big) {
     try {
       Progress::get().begin("pictures");
@@ -1270,6 +1285,11 @@ int cmd_render(const std::string& dir_arg, double budget_s) {
     Progress::get().begin("pictures");
     files = viz::render_all(view, summary_doc, {}, &note, budget_s);
     if (fs::exists(fs::path(dir) / "trace.paje")) files["trace.paje"] = viz::paje_trace(view);
+    if (!observed.empty()) {  // measure_fidelity refuses a folder without its files (std::runtime_error: exit 2)
+      const Fidelity f = measure_fidelity(observed, dir, std::nullopt);
+      files["report.html"] = with_observed_section(files["report.html"], f, stacked_timelines(observed, dir));
+      files["fidelity.json"] = f.json.dump(2) + "\n";
+    }
     Progress::get().end();
   } catch (const viz::VizError& e) {
     std::cerr << "dirsched: " << dir << "/" << e.what() << "\n";
@@ -1660,6 +1680,10 @@ int run_command(int argc, char** argv) {
       app.add_subcommand("render", "Redraw the pictures of a run folder from its events.jsonl");
   std::string render_dir;
   render->add_option("run_dir", render_dir, "A folder written by dirsched run")->required();
+  std::string render_observed;
+  render->add_option("--observed", render_observed,
+                     "A recorded run this one replays (an imported observed/ folder): report.html adds the "
+                     "fidelity measures and both timelines one above the other, and fidelity.json is written");
   render->add_option("--picture-budget", picture_budget, budget_help)->check(budget_range);
   render->add_flag("--quiet", quiet, quiet_help);
 
@@ -1887,7 +1911,7 @@ int run_command(int argc, char** argv) {
         return load_chosen(bisect_options.file, assignment, choice);
       });
     }
-    if (*render) return cmd_render(render_dir, picture_budget);
+    if (*render) return cmd_render(render_dir, picture_budget, render_observed);
     if (*gen) {
       if (const std::string why = gen_too_large(gen_family, gen_params); !why.empty()) {
         std::cerr << "dirsched: gen " << gen_family << ": " << why << "\n";

@@ -12,6 +12,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 for policy in seed head_reservation; do
   "$dirsched" run "$work/imp/scenario.json" --out "$work/replay-$policy" --policy "$policy" --outputs events,summary,tasks
   "$dirsched" fidelity "$work/imp/observed" "$work/replay-$policy" --json "$work/fidelity-$policy.json" || true
+  # The replay's report.html with the measures and the log's timeline above the replay's.
+  "$dirsched" render "$work/replay-$policy" --observed "$work/imp/observed" --quiet
 done
 # Which runtime change, if any, alters this replay (exit 1 names it; 0: none does).
 "$dirsched" bisect "$work/imp/scenario.json" --from seed --to current || true

@@ -95,4 +95,26 @@ if not ok:
     print("FAIL --svg: two timelines, titled, one axis", titles, axes)
 sys.exit(0 if ok else 1)
 PY
+# render --observed (issue 25: the report of a replay): report.html gains the measures and both timelines
+# (observed above simulated), fidelity.json is written and listed; a missing observed folder is exit 2
+# and leaves the folder as it was.
+"$dirsched" render "$tmp/sim" --observed "$tmp/obs" >/dev/null 2>"$tmp/err" || { echo "FAIL render --observed"; cat "$tmp/err"; fail=1; }
+python3 - "$tmp/sim" <<'PY' || fail=1
+import json, re, sys
+d = sys.argv[1]
+html = open(d + "/report.html").read()
+at = html.find("<h2>Against the observed run</h2>")
+ok = at > 0 and "verdict: makespan +25.0%" in html[at:]
+titles = re.findall(r'font-weight="bold">(observed|simulated): ', html[at:])
+ok &= titles == ["observed", "simulated"]
+ok &= json.load(open(d + "/fidelity.json"))["makespan_error"] == 0.25
+ok &= "fidelity.json" in json.load(open(d + "/.dirsched-run"))["files"]
+if not ok:
+    print("FAIL render --observed: section, titles", titles)
+    sys.exit(1)
+PY
+before=$(cd "$tmp/sim" && cat report.html fidelity.json | cksum)
+"$dirsched" render "$tmp/sim" --observed "$tmp/none" >/dev/null 2>"$tmp/err"; rc=$?
+[[ $rc -eq 2 ]] && grep -q "$tmp/none" "$tmp/err" || { echo "FAIL render --observed of a missing folder: exit $rc"; cat "$tmp/err"; fail=1; }
+[[ "$(cd "$tmp/sim" && cat report.html fidelity.json | cksum)" == "$before" ]] || { echo "FAIL a refused render changed the folder"; fail=1; }
 exit $fail

@@ -852,8 +852,10 @@ std::string report_html(const RunView& v, const record::Summary* summary,
   }
   o += "<h2>Timeline</h2><p>Bars: member runs (blue single, orange group member, green SUB, red failed). Red "
        "step line: "
-       "the worker's single FIFO depth. Orange shade: a READY group waiting while one of its targets is "
-       "idle. Grey dashed band (head_reservation): a worker reserved for the blocked group head while "
+       "the worker's single FIFO depth. A waiting group, in its own colour: its READY wait as a span on the "
+       "group FIFO lane, its idle targets shaded, the busy targets that held it marked by a strip at their "
+       "lane's top; an orange triangle marks a single that overtook it. Pointing at a bar shows its "
+       "dependency arrows (always shown on the critical path). Grey dashed band (head_reservation): a worker reserved for the blocked group head while "
        "idle. Magenta diamond and line: a stall report.</p>\n";
   o += "<div class=\"pic\">" + strip_xml_header(timeline) + "</div>\n";
   o += "<h2>DAG</h2><p>";
