@@ -142,6 +142,19 @@ void draw_pictures(const Run& run, const std::string& out, std::string events_te
 
 // The pictures of a run past viz::kMaxPictureTasks: timeline.svg aggregated, trace.json windowed, from
 // `early` or from the log in the folder (no trace.paje: the note says so).
+// Which picture to open first, named after "outputs in DIR/": report.html, or timeline.svg when the run
+// was drawn aggregated (no report.html then); nothing when neither was drawn.
+std::string open_hint(bool draw, bool aggregate, const std::vector<std::string>& selected) {
+  auto want = [&](const char* what) {
+    return selected.empty() || std::find(selected.begin(), selected.end(), what) != selected.end();
+  };
+  if (!draw) return "";
+  if (aggregate) return want("timeline") ? " (open timeline.svg: aggregated past " +
+                                               std::to_string(viz::kMaxPictureTasks) + " tasks, no report.html)"
+                                         : "";
+  return want("report") ? " (open report.html)" : "";
+}
+
 void draw_aggregate(const Run& run, const std::string& out, std::optional<viz::Aggregate> early,
                     const std::vector<std::string>& selected) {
   namespace fs = std::filesystem;
@@ -304,7 +317,7 @@ int run_to_folder(const Scenario& scenario, RunOptions options, const std::strin
     std::cout << scenario.name << ": " << outcome_line(*run) << ", makespan "
               << human_number(run->result.makespan_s) << " s, " << run->recorder->record_count() << " tasks, "
               << run->result.dispatches << " dispatches\n"
-              << "outputs in " << out << "/" << (draw ? " (open report.html)" : "") << "\n";
+              << "outputs in " << out << "/" << open_hint(draw, aggregate, selected_pictures) << "\n";
     if (!run->result.error.empty()) std::cout << "run error: " << run->result.error << "\n";
     for (const Stuck& st : run->result.stuck) std::cout << "stuck: " << st.task << " (" << st.reason << ")\n";
   }

@@ -89,4 +89,22 @@ grep -q "stopped early" "$t/err" || no "explore stopped early: stderr says $(cat
 python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["stopped_early"] is True' "$t/x" || no "explore: JSON"
 "$d" explore "$ROOT/scenarios/explore-twelve-tasks.json" >"$t/x" 2>"$t/err" || no "explore to the end: exit $?"
 echo "ok   explore early stop"
+
+# --- past 100,000 tasks: the aggregated timeline and a windowed trace, and the run says which to open --
+"$d" gen stream --tasks 100001 --workers 64 >"$t/big.json" || no "gen big"
+"$d" run "$t/big.json" --out "$t/big" >"$t/out" 2>"$t/err" || no "run 100,001 tasks: $(cat "$t/err")"
+grep -q "(open timeline.svg: aggregated past 100000 tasks, no report.html)" "$t/out" || no "big: run names report.html: $(cat "$t/out")"
+for f in timeline.svg trace.json; do [[ -s $t/big/$f ]] || no "big: $f missing"; done
+for f in report.html dag.svg; do [[ -e $t/big/$f ]] && no "big: $f drawn past the full-drawing limit"; done
+grep -q "Aggregated timeline: 100001 tasks" "$t/big/timeline.svg" || no "big: timeline.svg is not the aggregated one"
+python3 - "$t/big" <<'PY' || no "big: summary note or trace.json"
+import json, os, sys
+d = sys.argv[1]
+s = json.load(open(d + "/summary.json"))
+assert any(n.startswith("pictures aggregated: 100001 tasks exceed 100000") for n in s["notes"]), s["notes"]
+t = json.load(open(d + "/trace.json"))
+assert "windowed" in t["otherData"]["note"], t["otherData"]
+assert os.path.getsize(d + "/trace.json") < 16 << 20  # bounded, whatever the run's size
+PY
+echo "ok   aggregated pictures past 100,000 tasks"
 exit $fail

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <deque>
 
 #include <regex>
@@ -229,6 +231,39 @@ TEST(TimelinePicture, HasALanePerWorkerThenTheTwoFifos) {
   EXPECT_EQ(count(svg, "class=\"starved-idle\""), 1u);  // on worker 2's lane only: 5 was busy
   EXPECT_GE(count(svg, "class=\"tick\""), 5u);
   EXPECT_NE(svg.find("data-queue=\"worker:5\""), std::string::npos);
+}
+
+// Runs past kMaxPictureTasks are drawn from one streaming pass (aggregate_run): kLog read so, in 4
+// intervals of 1 s. Worker 5 runs a (0-1), s2 (1-3) and g[0] (3-4): busy every interval; worker 2 runs
+// b (0-2) and g[1] (3-4): idle in 2-3. g waited READY 1-3. The trace is windowed to 2 member runs.
+TEST(AggregatedPicture, BusyTimePerIntervalGroupWaitsAndAWindowedTrace) {
+  char path[] = "/tmp/dirsched-viz-aggregate-XXXXXX";
+  const int fd = ::mkstemp(path);
+  ASSERT_GE(fd, 0);
+  const std::string log = kLog;
+  ASSERT_EQ(::write(fd, log.data(), log.size()), static_cast<ssize_t>(log.size()));
+  ::close(fd);
+  json s = summary();
+  const Aggregate a = aggregate_run(path, rec(s), 4, 2);
+  ::unlink(path);
+  EXPECT_DOUBLE_EQ(a.end_time, 4);
+  EXPECT_EQ(a.tasks, 5u);  // submitted: r was rejected
+  EXPECT_EQ(a.runs, 5u);
+  ASSERT_EQ(a.lanes, (std::vector<std::string>{"5", "2", "sub0"}));  // the summary's registration order
+  EXPECT_EQ(a.busy[0], (std::vector<float>{1, 1, 1, 1}));
+  EXPECT_EQ(a.busy[1], (std::vector<float>{1, 1, 0, 1}));
+  ASSERT_EQ(a.group_waits.size(), 1u);
+  EXPECT_EQ(a.group_waits[0].group, "g");
+  EXPECT_DOUBLE_EQ(a.group_waits[0].from, 1);
+  EXPECT_DOUBLE_EQ(a.group_waits[0].to, 3);
+  EXPECT_EQ(a.window.size(), 2u);
+  const std::string svg = aggregate_timeline_svg(a);
+  EXPECT_NE(svg.find("Aggregated timeline: 5"), std::string::npos) << svg.substr(0, 400);
+  EXPECT_EQ(count(svg, "class=\"group-wait\""), 1u);
+  const json trace = json::parse(aggregate_trace(a));  // valid JSON, and says it is windowed
+  EXPECT_NE(trace["otherData"]["note"].get<std::string>().find("member runs shown for the first 2 of 5"),
+            std::string::npos)
+      << trace["otherData"].dump();
 }
 
 TEST(TimelinePicture, TenThousandRunsAggregateInsteadOfVanishing) {
