@@ -140,8 +140,6 @@ void draw_pictures(const Run& run, const std::string& out, std::string events_te
   Progress::get().end();
 }
 
-// The pictures of a run past viz::kMaxPictureTasks: timeline.svg aggregated, trace.json windowed, from
-// `early` or from the log in the folder (no trace.paje: the note says so).
 // Which picture to open first, named after "outputs in DIR/": report.html, or timeline.svg when the run
 // was drawn aggregated (no report.html then); nothing when neither was drawn.
 std::string open_hint(bool draw, bool aggregate, const std::vector<std::string>& selected) {
@@ -155,6 +153,8 @@ std::string open_hint(bool draw, bool aggregate, const std::vector<std::string>&
   return want("report") ? " (open report.html)" : "";
 }
 
+// The pictures of a run past viz::kMaxPictureTasks: timeline.svg aggregated, trace.json windowed, from
+// `early` or from the log in the folder (no trace.paje: the note says so).
 void draw_aggregate(const Run& run, const std::string& out, std::optional<viz::Aggregate> early,
                     const std::vector<std::string>& selected) {
   namespace fs = std::filesystem;
@@ -196,7 +196,7 @@ bool run_writes(const std::string& name) {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> all = picture_files({"dag", "timeline", "trace", "report", "paje"});
     for (const char* data : {"events.jsonl", "summary.json", "tasks.csv", "metrics.json", "strace.log",
-                             "pictures-interrupted.txt"})
+                             "pictures-interrupted.txt", "fidelity.json"})
       all.emplace_back(data);
     return all;
   }();

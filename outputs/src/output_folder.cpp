@@ -193,7 +193,7 @@ const std::vector<std::string>& run_file_names() {
   static const std::vector<std::string> names = {
       "dag.dot",      "dag.svg",   "events.jsonl", "metrics.json", "report.html",
       "summary.json", "tasks.csv", "timeline.svg", "trace.json",   "variant.json",
-      "trace.paje",   "pictures-interrupted.txt"};
+      "trace.paje",   "pictures-interrupted.txt", "fidelity.json"};
   return names;
 }
 

@@ -158,27 +158,33 @@ void WaitAttribution::target_changed(std::uint32_t wi, double t, bool busy_now) 
   }
 }
 
-// The blocking chain of a launching head: from READY to its becoming head, the group ahead of it; then
-// greedily forward from the head instant, the busy run of one of its targets that reaches furthest.
-void WaitAttribution::chain_for(TaskId id, double launch) {
+// The blocking chain of a head until `until` (its launch, or its cancellation): from READY to its
+// becoming head, the group ahead of it; then greedily forward from the head instant, the busy run of one
+// of its targets that reaches furthest. At a cancellation the targets still running count to `until`.
+void WaitAttribution::chain_for(TaskId id, double until) {
   const Live& g = live_.at(id.index());
+  std::vector<Run> runs = head_runs_;
+  for (std::uint32_t wi : g.targets) {
+    const Worker& w = workers_[wi];
+    if (w.running.valid()) runs.push_back({std::max(w.since, g.head), until, wi, w.running, std::string(core_.name(w.running))});
+  }
   std::vector<BlockedBy> chain;
   if (g.head > g.ready) chain.push_back({g.ready, g.head, std::nullopt, previous_head_});
-  std::stable_sort(head_runs_.begin(), head_runs_.end(), [](const Run& a, const Run& b) { return a.start < b.start; });
+  std::stable_sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.start < b.start; });
   double cur = g.head;
   std::size_t i = 0;
   const Run* best = nullptr;
-  while (cur < launch) {
-    while (i < head_runs_.size() && head_runs_[i].start <= cur) {
-      if (!best || head_runs_[i].end > best->end) best = &head_runs_[i];
+  while (cur < until) {
+    while (i < runs.size() && runs[i].start <= cur) {
+      if (!best || runs[i].end > best->end) best = &runs[i];
       ++i;
     }
     if (!best || best->end <= cur) {  // no target busy at cur: cannot happen to a blocked head
-      if (i >= head_runs_.size()) break;
-      cur = head_runs_[i].start;
+      if (i >= runs.size()) break;
+      cur = runs[i].start;
       continue;
     }
-    const double to = std::min(best->end, launch);
+    const double to = std::min(best->end, until);
     chain.push_back({cur, to, core_.registry().worker_at(best->worker).id, best->name});
     cur = to;
   }
@@ -460,9 +466,17 @@ void WaitAttribution::on_event(const Event& e) {
     case EventKind::kCancel: {  // never started (run_cancellation): a READY group leaves the group FIFO
       auto it = live_.find(e.task.index());
       if (it == live_.end()) break;
+      auto f = std::find(group_fifo_.begin(), group_fifo_.end(), e.task);
+      // What held a READY group until its cancellation: as for a launch when it was the head; behind the
+      // head, the head (issue 24: a group that never launched had an empty chain).
+      if (f != group_fifo_.end()) {
+        if (head_ == e.task)
+          chain_for(e.task, t);
+        else if (head_.valid() && t > it->second.ready)
+          chains_[e.task.index()] = {{it->second.ready, t, std::nullopt, std::string(core_.name(head_))}};
+      }
       const std::vector<std::uint32_t> targets = it->second.targets;
       live_.erase(it);
-      auto f = std::find(group_fifo_.begin(), group_fifo_.end(), e.task);
       if (f == group_fifo_.end()) break;
       group_fifo_.erase(f);
       if (blocked_head_ == e.task) {

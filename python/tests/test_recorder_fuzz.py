@@ -14,6 +14,7 @@ and ``DIRSCHED_PY_FUZZ_COUNT`` (default 0 and 200) replay or extend it."""
 import math
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -127,7 +128,7 @@ class RecorderFuzz(unittest.TestCase):
         first = int(os.environ.get("DIRSCHED_PY_FUZZ_SEED", "0"))
         count = int(os.environ.get("DIRSCHED_PY_FUZZ_COUNT", "200"))
         tmp = tempfile.mkdtemp(prefix="dirsched-py-fuzz-")
-        self.addCleanup(lambda: [os.unlink(os.path.join(tmp, f)) for f in os.listdir(tmp)] and os.rmdir(tmp))
+        self.addCleanup(shutil.rmtree, tmp, True)
         outcomes = {"refused in Python": 0, "check 0": 0, "check 1": 0, "check 2": 0}
         for seed in range(first, first + count):
             rnd = random.Random(seed)

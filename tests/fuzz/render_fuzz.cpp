@@ -24,16 +24,19 @@
 
 namespace {
 
-// One file per process, rewritten for each input (aggregate_run reads a file).
-const std::string& events_path() {
-  static const std::string path = [] {
-    char name[] = "/tmp/dirsched-render-fuzz-XXXXXX";
-    const int fd = ::mkstemp(name);
+// One file per process, rewritten for each input (aggregate_run reads a file), removed at exit. A
+// plain array: it outlives every destructor, so the atexit handler can still read it.
+char g_events_path[] = "/tmp/dirsched-render-fuzz-XXXXXX";
+const char* events_path() {
+  static const bool made = [] {
+    const int fd = ::mkstemp(g_events_path);
     if (fd < 0) std::abort();
     ::close(fd);
-    return std::string(name);
+    std::atexit([] { ::unlink(g_events_path); });
+    return true;
   }();
-  return path;
+  (void)made;
+  return g_events_path;
 }
 
 // Every picture of a parsed run: a throw here is a finding (the reader accepted what a picture cannot draw).
@@ -75,7 +78,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   if (parsed) draw(v, s);
 
-  std::FILE* f = std::fopen(events_path().c_str(), "wb");
+  std::FILE* f = std::fopen(events_path(), "wb");
   if (!f) std::abort();
   if (!events.empty() && std::fwrite(events.data(), 1, events.size(), f) != events.size()) std::abort();
   std::fclose(f);

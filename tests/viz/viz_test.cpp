@@ -453,7 +453,8 @@ TEST(TimelinePicture, LegendIsBoundedAndListsOnlyWhatOccurs) {
 TEST(TimelinePicture, ExplainsWhyAGroupWaited) {
   json s = summary();
   s["groups"][0]["blocked_by"] = json::parse(
-      R"([{"from_s":1,"to_s":2,"worker":2,"task":"b"},{"from_s":2,"to_s":3,"worker":5,"task":"s2"}])");
+      R"([{"from_s":1,"to_s":2,"worker":2,"task":"b"},{"from_s":2,"to_s":3,"worker":5,"task":"s2"},)"
+      R"({"from_s":1,"to_s":1.5,"task":"h"}])");  // the last: behind a group ahead (no worker)
   const std::string svg = timeline_svg(parse_run(kLog, rec(s)));
   auto titles = [&](const std::string& cls) {
     std::vector<std::string> out;
@@ -465,19 +466,31 @@ TEST(TimelinePicture, ExplainsWhyAGroupWaited) {
   EXPECT_EQ(titles("group-wait"), (std::vector<std::string>{"g READY 1-3 s, waited 2 s, then launched"}));
   EXPECT_EQ(titles("starved-idle"), (std::vector<std::string>{"worker 2 idle while g sat READY, 2-3 s"}));
   EXPECT_EQ(titles("held"), (std::vector<std::string>{"worker 2 busy with b, holding g, 1-2 s",
-                                                      "worker 5 busy with s2, holding g, 2-3 s"}));
+                                                      "worker 5 busy with s2, holding g, 2-3 s",
+                                                      "behind group h, holding g, 1-1.5 s"}));
   EXPECT_EQ(titles("overtake"),
             (std::vector<std::string>{"s2 overtook g: dispatched on 5 at 1 s while g was READY"}));
-  // The idle shade and the busy strip are different drawings on different lanes.
-  EXPECT_NE(svg.find("class=\"starved-idle\" x=\"" ), std::string::npos);
+  // Each on its own lane (lanes from y 30, 32 apart: worker 5, worker 2, sub0, group FIFO): the idle
+  // shade on worker 2's lane only, the strips on the lane of the worker named, or the group FIFO's.
+  auto ys = [&](const std::string& cls) {
+    std::vector<std::string> out;
+    const std::regex re("class=\"" + cls + "\" x=\"[^\"]*\" y=\"([^\"]*)\"");
+    for (auto it = std::sregex_iterator(svg.begin(), svg.end(), re); it != std::sregex_iterator(); ++it)
+      out.push_back((*it)[1]);
+    return out;
+  };
+  EXPECT_EQ(ys("starved-idle"), (std::vector<std::string>{"62"}));
+  EXPECT_EQ(ys("held"), (std::vector<std::string>{"62.5", "30.5", "126.5"}));
   // g's first member bar and the arrow from a (ended at 1 on worker 5) in one hover group.
   const std::regex task_group("<g class=\"task\"><rect class=\"bar\"[^>]*><title>g\\[0\\] on 5[^<]*</title></rect>\n"
-                              "(<text[^>]*>[^<]*</text>\n)?<g class=\"deps\"><line [^>]*><title>a -> g</title></line></g></g>");
+                              "(<text[^>]*>[^<]*</text>\n)?<g class=\"deps\"><g><title>a -> g</title><line [^>]*/>"
+                              "<path [^>]*/></g></g></g>");
   EXPECT_TRUE(std::regex_search(svg, task_group)) << svg;
   EXPECT_EQ(count(svg, "<g class=\"task\">"), 1u);  // c, the other consumer, never ran
   EXPECT_NE(svg.find(".task:hover>.deps"), std::string::npos);
   for (const char* item : {">g READY: its wait, its idle targets<", ">single that overtook a READY group<",
-                           ">strip (group colour): a busy target holding it<", ">dependencies: arrows while the pointer is on a bar<"})
+                           ">strip (group colour): a busy target, or the group ahead, holding it<",
+                           ">dependencies: arrows while the pointer is on a bar<"})
     EXPECT_NE(svg.find(item), std::string::npos) << item;
   // Without the summary there is no blocking chain and no overtake to draw; the wait and idle shade stay.
   const std::string bare = timeline_svg(parse_run(kLog, nullptr));

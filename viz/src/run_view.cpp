@@ -10,6 +10,10 @@ namespace dirsched::viz {
 
 using nlohmann::json;
 
+double ready_wait_end(const RunView& v, const TaskView& t) {
+  return t.start >= 0 ? t.start : t.state == "CANCELLED" ? t.end : v.end_time;
+}
+
 const TaskView* RunView::find(const std::string& name) const {
   auto it = index.find(name);
   return it == index.end() ? nullptr : &tasks[it->second];
@@ -229,7 +233,7 @@ RunView parse_run(const std::string& events_jsonl, const record::Summary* summar
     for (const std::string& name : group_order) {
       const TaskView& g = *v.find(name);
       const double from = std::max(g.ready, previous_launch);
-      const double to = g.start >= 0 ? g.start : v.end_time;
+      const double to = ready_wait_end(v, g);
       previous_launch = to;
       if (to <= from) continue;
       for (const std::string& w : g.workers)
@@ -240,7 +244,7 @@ RunView parse_run(const std::string& events_jsonl, const record::Summary* summar
   // Starvation: every group that sat READY, for the span it waited with some target idle.
   for (const TaskView& t : v.tasks) {
     if (t.kind != "group" || t.ready < 0) continue;
-    const double until = t.start >= 0 ? t.start : t.state == "CANCELLED" ? t.end : v.end_time;
+    const double until = ready_wait_end(v, t);
     for (auto [a, b] : idle_intervals(v, t.workers, t.ready, until))
       v.starved.push_back({t.name, t.workers, a, b});
     for (const std::string& w : t.workers)

@@ -55,9 +55,10 @@ const char* bar_colour(const MemberBar& b) {
 constexpr double kLabelW = 120, kLaneH = 32, kBarH = 18, kAxisH = 40, kLegendRowH = 16;
 
 // Each waiting group gets its own hue, so two groups' waits never share one shading.
+// Past the six named ones, every group shares a neutral grey (the legend counts them as "N more").
 const char* shade_colour(std::size_t k) {
   static const char* palette[] = {"#ff9f1c", "#2ec4b6", "#e71d36", "#7b2cbf", "#3a86ff", "#8ac926"};
-  return palette[k % 6];
+  return k < 6 ? palette[k] : "#9e9e9e";
 }
 
 // 65526 -> "65,526".
@@ -70,17 +71,12 @@ std::string thousands(std::size_t n) {
   return o;
 }
 
-// A group's READY wait ends at its launch, at its cancellation, or with the run.
-double wait_end(const RunView& v, const TaskView& t) {
-  return t.start >= 0 ? t.start : t.state == "CANCELLED" ? t.end : v.end_time;
-}
-
 // The groups that sat READY for a while (launched later than READY, or never), in task order: each
 // gets its own colour for its wait span, its idle targets and the strips of what held it.
 std::vector<const TaskView*> waiting_groups(const RunView& v) {
   std::vector<const TaskView*> out;
   for (const TaskView& t : v.tasks)
-    if (t.kind == "group" && t.ready >= 0 && wait_end(v, t) > t.ready) out.push_back(&t);
+    if (t.kind == "group" && t.ready >= 0 && ready_wait_end(v, t) > t.ready) out.push_back(&t);
   return out;
 }
 constexpr std::size_t kNamedShades = 6;  // the legend names this many waiting groups, then counts the rest
@@ -150,7 +146,7 @@ std::vector<LegendItem> timeline_legend(const RunView& v) {
   if (groups.size() > kNamedShades)
     items.push_back({"shade", shade_colour(kNamedShades),
                      std::to_string(groups.size() - kNamedShades) + " more groups READY: waits, idle targets"});
-  if (!v.held.empty()) items.push_back({"strip", "#555555", "strip (group colour): a busy target holding it"});
+  if (!v.held.empty()) items.push_back({"strip", "#555555", "strip (group colour): a busy target, or the group ahead, holding it"});
   if (!v.overtakes.empty()) items.push_back({"mark", "#d35400", "single that overtook a READY group"});
   if (!v.deps.empty())
     items.push_back({"line", "#555555",
@@ -210,9 +206,7 @@ std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
        num(height) + "\" viewBox=\"0 0 " + num(opt.width_px) + " " + num(height) +
        "\" font-family=\"Helvetica,Arial,sans-serif\" font-size=\"11\">\n";
   o += "<rect x=\"0\" y=\"0\" width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n";
-  o += "<defs><style>.deps{visibility:hidden}.task:hover>.deps,.deps.on-path{visibility:visible}</style>"
-       "<marker id=\"dep-arrow\" viewBox=\"0 0 6 6\" refX=\"6\" refY=\"3\" markerWidth=\"6\" "
-       "markerHeight=\"6\" orient=\"auto\"><path d=\"M0 0 L6 3 L0 6 z\" fill=\"#555555\"/></marker></defs>\n";
+  o += "<style>.deps{visibility:hidden}.task:hover>.deps,.deps.on-path{visibility:visible}</style>\n";
   o += "<text x=\"" + num(kLabelW) + "\" y=\"18\" font-size=\"13\" font-weight=\"bold\">Dispatch timeline (" +
        g6(v.end_time) + " s)</text>\n";
   if (hidden)
@@ -242,7 +236,7 @@ std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
   {
     std::size_t k = 0;
     for (const TaskView* g : waiting_groups(v)) {
-      const double to = wait_end(v, *g), x0 = x_of(g->ready), x1 = std::max(x0 + 1, x_of(to));
+      const double to = ready_wait_end(v, *g), x0 = x_of(g->ready), x1 = std::max(x0 + 1, x_of(to));
       const double y = lane_y(worker_lanes) + 4 + 5 * static_cast<double>(k++ % 4);
       o += "<path class=\"group-wait\" d=\"M" + num(x0) + " " + num(y - 3) + " v6 M" + num(x0) + " " + num(y) +
            " H" + num(x1) + " M" + num(x1) + " " + num(y - 3) + " v6\" stroke=\"" + colour_of(g->name) +
@@ -303,6 +297,17 @@ std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
   if (v.deps.size() <= kMaxDepArrows)
     for (const DepEdge& d : v.deps) producers_of[d.consumer].push_back(d.producer);
   auto mid_y = [&](const std::string& lane) { return lane_y(lane_of.at(lane)) + 3 + kBarH / 2; };
+  // Each producer's last-ending run on a drawn lane, found once.
+  std::map<std::string, const MemberBar*> last_run;
+  for (const auto& [consumer, producers] : producers_of)
+    for (const std::string& p : producers) {
+      if (last_run.count(p)) continue;
+      const MemberBar*& last = last_run[p];
+      last = nullptr;
+      if (const TaskView* pt = v.find(p))
+        for (const MemberBar& r : pt->runs)
+          if (r.end >= 0 && lane_of.count(r.worker) && (!last || r.end > last->end)) last = &r;
+    }
   auto arrows_into = [&](const MemberBar& b, double x0) {
     auto it = producers_of.find(b.task);
     if (it == producers_of.end()) return std::string();
@@ -310,15 +315,16 @@ std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
     if (!t || t->runs.empty() || t->runs.front().seq != b.seq) return std::string();
     std::string a;
     for (const std::string& p : it->second) {
-      const TaskView* pt = v.find(p);
-      if (!pt) continue;
-      const MemberBar* last = nullptr;
-      for (const MemberBar& r : pt->runs)
-        if (r.end >= 0 && lane_of.count(r.worker) && (!last || r.end > last->end)) last = &r;
+      const MemberBar* last = last_run[p];
       if (!last) continue;
-      a += "<line x1=\"" + num(x_of(last->end)) + "\" y1=\"" + num(mid_y(last->worker)) + "\" x2=\"" + num(x0) +
-           "\" y2=\"" + num(mid_y(b.worker)) + "\" stroke=\"#555555\" stroke-width=\"1.2\" marker-end=\"url(#dep-arrow)\">"
-           "<title>" + esc(p) + " -> " + esc(b.task) + "</title></line>";
+      // A line and its own head (no marker: an id would repeat when timelines are stacked in one page).
+      const double x1 = x_of(last->end), y1 = mid_y(last->worker), y2 = mid_y(b.worker);
+      const double dx = x0 - x1, dy = y2 - y1, len = std::max(1e-9, std::hypot(dx, dy));
+      const double ux = dx / len, uy = dy / len;
+      a += "<g><title>" + esc(p) + " -> " + esc(b.task) + "</title><line x1=\"" + num(x1) + "\" y1=\"" + num(y1) +
+           "\" x2=\"" + num(x0) + "\" y2=\"" + num(y2) + "\" stroke=\"#555555\" stroke-width=\"1.2\"/><path d=\"M" +
+           num(x0) + " " + num(y2) + " L" + num(x0 - 6 * ux - 3 * uy) + " " + num(y2 - 6 * uy + 3 * ux) + " L" +
+           num(x0 - 6 * ux + 3 * uy) + " " + num(y2 - 6 * uy - 3 * ux) + " z\" fill=\"#555555\"/></g>";
     }
     if (a.empty()) return a;
     return "<g class=\"deps" + std::string(v.critical.count(b.task) ? " on-path" : "") + "\">" + a + "</g>";

@@ -125,7 +125,7 @@ class WaitAttribution : public Observer {
   // The longest submit-to-start waits (at most `keep`), longest first, ties by submit order.
   const std::vector<LongWait>& longest_singles() const { return top_single_; }
   const std::vector<LongWait>& longest_groups() const { return top_group_; }
-  // For each group that launched (or was the FIFO head at the end), what held it from READY to launch.
+  // For each group that launched or was cancelled while READY, what held it from READY until then.
   const std::vector<BlockedBy>* blocked_by(TaskId group) const;
   // The chain ending with the task that ended last, first task first. Call after the run.
   std::vector<CriticalStep> critical_path() const;
@@ -190,7 +190,7 @@ class WaitAttribution : public Observer {
   void hold(std::uint32_t n);
   void release(std::uint32_t n);
   void new_instant(double t);
-  void chain_for(TaskId head, double launch);
+  void chain_for(TaskId head, double until);
   std::optional<std::uint32_t> index_of(WorkerId w) const;
 
   const Scheduler& core_;

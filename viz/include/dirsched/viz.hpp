@@ -128,6 +128,9 @@ struct RunView {
   const TaskView* find(const std::string& name) const;
 };
 
+// When a READY task's wait ends: its start, its cancellation, or the end of the run.
+double ready_wait_end(const RunView& v, const TaskView& t);
+
 class VizError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
