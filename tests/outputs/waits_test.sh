@@ -55,6 +55,17 @@ PY
   check "$tmp/$name" || { echo "FAIL $name: causes do not add up"; fail=1; }
 done
 
+# 1b. A READY group cancelled before its launch (run_cancellation): g (targets 0 and 2) was the head from
+# READY at 0 until r1 raised at 0.5, with a running on 0 all that time: its chain is that one link.
+"$dirsched" run "$repo/scenarios/ladder-run-cancellation.json" --out "$tmp/cancel" --outputs summary,tasks >/dev/null 2>&1
+python3 - "$tmp/cancel/summary.json" <<'PY' || { echo "FAIL cancelled group: blocking chain"; fail=1; }
+import json, sys
+g = {x["task"]: x for x in json.load(open(sys.argv[1]))["groups"]}["g"]
+want = [{"from_s": 0.0, "to_s": 0.5, "worker": 0, "task": "a"}]
+if g.get("launched_s") is not None or g["blocked_by"] != want:
+    print("got", json.dumps(g)); sys.exit(1)
+PY
+
 # 2. Every shipped scenario that runs, and random DAGs.
 n=0
 for f in "$repo"/scenarios/*.json; do
