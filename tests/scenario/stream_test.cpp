@@ -340,6 +340,43 @@ TEST(StreamedReplay, StopsWhenAnEditKeepsTheSizeAndTheModificationTime) {
   EXPECT_THROW(materialize_trace(whole), ScenarioError);
 }
 
+// The chunk hashes must never call an unchanged file changed: a 3 MiB trace whose ops cross the 1 MiB
+// window's refills, with ops the strict reader takes (an escape) and one op longer than the window
+// (its buffer doubles), replays whole with no error, op for op as the full read gives them.
+TEST(StreamedReplay, AnUnchangedFileOfManyChunksReplaysWhole) {
+  TempDir dir;
+  std::string text =
+      R"({"name":"c","workers":{"next_level":[{"id":0,"kind":"local_chip"}]},"callables":{"k":{"namespace":"LOCAL_CHIP","duration_s":1}},"trace":[)";
+  std::size_t ops = 0;
+  auto op = [&](const std::string& o) { text += (ops++ ? "," : "") + o; };
+  for (int i = 0; text.size() < (std::size_t{3} << 20); ++i) {
+    op(R"({"op":"submit_next_level","task":"t)" + std::to_string(i) + R"(","callable":"k","worker":0})");
+    if (i % 5000 == 0) op(R"({"op":"submit_next_level","task":"eé)" + std::to_string(i) + R"(","callable":"k","worker":0})");
+    if (i == 20000) {  // about 1.5 MiB of scalars in one op
+      std::string args;
+      for (int k = 0; k < 150000; ++k) args += (k ? "," : "") + std::string(R"({"scalar":12345})");
+      op(R"({"op":"submit_next_level","task":"long","callable":"k","worker":0,"args":[)" + args + "]}");
+    }
+  }
+  op(R"({"op":"drain"})");
+  text += "]}";
+  const std::string f = dir.file("c.json", text);
+  Scenario s = load_scenario(f);
+  ASSERT_TRUE(s.trace_file);
+  ASSERT_GT(s.trace_file->chunk_hashes().size(), 3u);
+  Scenario whole = s;
+  materialize_trace(whole);  // throws when a chunk's hash differs
+  EXPECT_EQ(whole.trace.size(), ops);
+  ::setenv("DIRSCHED_TRACE_READ", "full", 1);
+  const Scenario full = load_scenario(f);
+  ::unsetenv("DIRSCHED_TRACE_READ");
+  ASSERT_EQ(full.trace.size(), ops);
+  for (std::size_t i = 0; i < ops; ++i) ASSERT_EQ(whole.trace[i].task, full.trace[i].task) << i;
+  auto core = make_scheduler(s);
+  Replay replay(s, *core);
+  EXPECT_TRUE(replay.trace_error().empty()) << replay.trace_error();
+}
+
 // The 256 MiB limit bounds only what is read whole: a trace file past it loads streamed (its ops
 // apart by whitespace here, written once), and a fault in it is reported by the streamed check (file
 // and JSON path) rather than by the size.
