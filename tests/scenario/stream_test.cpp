@@ -286,6 +286,17 @@ TEST(StreamedReplay, HoldsMemberOverridesOnlyWhileTheTaskIsLive) {
   EXPECT_LE(most, 200u) << "the overrides of finished tasks were kept";
 }
 
+// A scenario whose trace file changed after its check: the replay stops at once, saying so, and reading
+// the trace whole refuses it.
+void expect_the_replay_stops(const Scenario& s) {
+  auto core = make_scheduler(s);
+  Replay replay(s, *core);
+  EXPECT_EQ(replay.trace_error(), "the file changed after it was checked: run it again");
+  EXPECT_TRUE(replay.done());
+  Scenario whole = s;
+  EXPECT_THROW(materialize_trace(whole), ScenarioError);
+}
+
 TEST(StreamedReplay, StopsWhenTheFileChangesAfterTheCheck) {
   TempDir dir;
   const std::string text =
@@ -304,12 +315,7 @@ TEST(StreamedReplay, StopsWhenTheFileChangesAfterTheCheck) {
   longer.insert(longer.find("{\"op\":\"drain\"}"), R"({"op":"submit_next_level","task":"a","callable":"k","worker":0},)");
   fs::remove(f);
   dir.file("c.json", longer);  // a duplicate name now: the check would refuse it
-  auto core = make_scheduler(s);
-  Replay replay(s, *core);
-  EXPECT_EQ(replay.trace_error(), "the file changed after it was checked: run it again");
-  EXPECT_TRUE(replay.done());
-  Scenario whole = s;
-  EXPECT_THROW(materialize_trace(whole), ScenarioError);
+  expect_the_replay_stops(s);
 }
 
 // Issue 28: an edit in place that keeps the size and the modification time (same inode, same bytes
@@ -332,12 +338,7 @@ TEST(StreamedReplay, StopsWhenAnEditKeepsTheSizeAndTheModificationTime) {
   fs::last_write_time(f, mtime);
   ASSERT_EQ(fs::file_size(f), text.size());
   ASSERT_EQ(fs::last_write_time(f), mtime);
-  auto core = make_scheduler(s);
-  Replay replay(s, *core);
-  EXPECT_EQ(replay.trace_error(), "the file changed after it was checked: run it again");
-  EXPECT_TRUE(replay.done());
-  Scenario whole = s;
-  EXPECT_THROW(materialize_trace(whole), ScenarioError);
+  expect_the_replay_stops(s);
 }
 
 // The chunk hashes must never call an unchanged file changed: a 3 MiB trace whose ops cross the 1 MiB
