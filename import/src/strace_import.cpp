@@ -24,6 +24,7 @@
 #include "dirsched/json_reader.hpp"
 #include "dirsched/output_folder.hpp"
 #include "dirsched/outputs.hpp"
+#include "dirsched/record/task_row.hpp"
 
 namespace dirsched {
 namespace {
@@ -1263,8 +1264,9 @@ std::vector<std::pair<std::string, std::string>> Builder::observed_run(const std
   std::vector<record::GroupWait> groups;
   std::map<std::string, long long> counts = {{"COMPLETED", 0}, {"FAILED", 0}, {"POISONED", 0}, {"REJECTED", 0},
                                              {"NOT_SUBMITTED", 0}, {"PENDING", 0}, {"READY", 0}, {"RUNNING", 0}};
-  std::string csv = "job_id,kind,callable,allocated_resources,submission_time,ready_time,starting_time,finish_time,"
-                    "waiting_time,execution_time,final_state\n";
+  // tasks.csv through the run record's codec, without the wait causes (a log does not say why).
+  const record::TaskColumns columns{false, false, false};
+  std::string csv = record::tasks_csv_header(columns);
   std::size_t total = 0;
   bool truncated = false, failed = false;
   for (auto& [key, t] : tasks_) {
@@ -1365,10 +1367,19 @@ std::vector<std::pair<std::string, std::string>> Builder::observed_run(const std
       g.ready_wait_s = (launched ? last_start : makespan) - submit_t;
       groups.push_back(std::move(g));
     }
-    auto t6 = [](double v) { return v < 0 ? std::string() : format_number(v); };
-    csv += t.name + "," + t.kind + "," + t.callable + "," + resources + "," + t6(submit_t) + "," + t6(submit_t) + "," +
-           t6(first_start) + "," + t6(finish) + "," + (first_start >= 0 ? t6(first_start - submit_t) : "") + "," +
-           (first_start >= 0 && finish >= 0 ? t6(finish - first_start) : "") + "," + state + "\n";
+    auto t6 = [](double v) { return v < 0 ? std::optional<double>() : std::optional<double>(v); };
+    record::TaskRow row;
+    row.job_id = t.name;
+    row.kind = t.kind;
+    row.callable = t.callable;
+    row.allocated_resources = resources;
+    row.submission_time = row.ready_time = t6(submit_t);
+    row.starting_time = t6(first_start);
+    row.finish_time = t6(finish);
+    row.waiting_time = first_start >= 0 ? t6(first_start - submit_t) : std::nullopt;
+    row.execution_time = first_start >= 0 && finish >= 0 ? t6(finish - first_start) : std::nullopt;
+    row.final_state = state;
+    record::encode_task_row(row, columns, csv);
   }
   std::sort(evs.begin(), evs.end(), [](const Ev& a, const Ev& b) {
     return a.t != b.t ? a.t < b.t : a.order != b.order ? a.order < b.order : a.n < b.n;

@@ -4,6 +4,7 @@
 // scenario and seed give byte-identical files. Self-measurements (wall time, peak RSS, events per
 // second) vary from run to run and go to metrics.json instead.
 #include "dirsched/outputs.hpp"
+#include "dirsched/record/task_row.hpp"
 
 #include "dirsched/json_reader.hpp"
 #include "dirsched/output_folder.hpp"
@@ -39,13 +40,6 @@ std::string worker_label(const Target& t) {
   return t.sub ? "sub" + std::to_string(t.sub_index) : std::to_string(t.worker.value());
 }
 
-// RFC 4180: a field holding a comma, a double quote, CR or LF is quoted, inner quotes doubled.
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-  std::string o = "\"";
-  for (char c : s) o += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return o + "\"";
-}
 
 }  // namespace
 
@@ -404,15 +398,7 @@ bool staging_live(const Scenario& scenario) {
   return std::find(inert.begin(), inert.end(), Switch::kStaging) == inert.end();
 }
 
-TasksCsv::TasksCsv(const Run& run) : run_(run), staging_(staging_live(run.scenario)) {}
-
-std::string TasksCsv::header(bool runs, bool staging) {
-  // Column names follow Batsim's jobs.csv where the meaning is the same. New columns only ever appended.
-  return std::string("job_id,kind,callable,allocated_resources,submission_time,ready_time,starting_time,finish_time,"
-                     "waiting_time,execution_time,final_state,wait_producers_s,wait_fifo_s,wait_group_run_s,wait_reserved_s,"
-                     "wait_scheduler_s,wait_group_queue_s,wait_targets_busy_s,wait_target_idle_s,wait_sub_pool_s") +
-         (runs ? ",run" : "") + (staging ? ",staged\n" : "\n");
-}
+TasksCsv::TasksCsv(const Run& run) : run_(run), columns_{true, run.scenario.has_runs, staging_live(run.scenario)} {}
 
 const std::string& TasksCsv::callable_of(const TaskRecord& r) {
   const Scenario& sc = run_.scenario;
@@ -430,39 +416,53 @@ const std::string& TasksCsv::callable_of(const TaskRecord& r) {
 }
 
 void TasksCsv::append_row(const TaskRecord& r, std::string& out) {
-  auto t = [](double v) { return v < 0 ? std::string() : format_number(tidy(v)); };
-  std::string alloc;
+  auto t = [](double v) { return v < 0 ? std::optional<double>() : std::optional<double>(tidy(v)); };
+  record::TaskRow& row = row_;  // reused: its strings keep their capacity from row to row
+  row.job_id = r.name;
+  row.kind = to_string(r.kind);
+  row.callable = callable_of(r);
+  row.allocated_resources.clear();
   if (!r.members.empty() && r.start >= 0) {
-    for (const MemberRun& m : r.members) alloc += (alloc.empty() ? "" : " ") + worker_label(m.target);
+    for (const MemberRun& m : r.members)
+      row.allocated_resources += (row.allocated_resources.empty() ? "" : " ") + worker_label(m.target);
   } else {
-    for (WorkerId w : r.workers) alloc += (alloc.empty() ? "" : " ") + std::to_string(w.value());
+    for (WorkerId w : r.workers)
+      row.allocated_resources += (row.allocated_resources.empty() ? "" : " ") + std::to_string(w.value());
   }
-  out += csv_field(r.name) + "," + std::string(to_string(r.kind)) + "," + csv_field(callable_of(r)) + "," + alloc + "," +
-         t(r.submit) + "," + t(r.ready) + "," + t(r.start) + "," + t(r.end) + "," +
-         (r.start >= 0 && r.submit >= 0 ? t(r.start - r.submit) : "") + "," +
-         (r.start >= 0 && r.end >= 0 ? t(r.end - r.start) : "") + "," + std::string(to_string(r.state));
+  row.submission_time = t(r.submit);
+  row.ready_time = t(r.ready);
+  row.starting_time = t(r.start);
+  row.finish_time = t(r.end);
+  row.waiting_time = r.start >= 0 && r.submit >= 0 ? t(r.start - r.submit) : std::nullopt;
+  row.execution_time = r.start >= 0 && r.end >= 0 ? t(r.end - r.start) : std::nullopt;
+  row.final_state = to_string(r.state);
   // The wait causes (waits.hpp): empty for a task that never started.
   std::optional<TaskWaits> w;
   if (run_.waits && r.task.valid() && r.start >= 0) w = take_waits_ ? run_.waits->take(r.task) : run_.waits->peek(r.task);
-  for (std::size_t k = 0; k < kWaitCauses; ++k) out += w ? "," + format_number(tidy(w->s[k])) : std::string(",");
-  if (run_.scenario.has_runs) out += "," + csv_field(run_.core->run_info(r.run).name);
-  if (staging_) {  // staging (#1583): when it was staged, empty when it was not
-    auto it = run_.result.staged_at.find(r.name);
-    out += "," + (it == run_.result.staged_at.end() ? std::string() : format_number(tidy(it->second)));
+  row.waits.reset();
+  if (w) {
+    row.waits.emplace();
+    for (std::size_t k = 0; k < kWaitCauses; ++k) (*row.waits)[k] = tidy(w->s[k]);
   }
-  out += "\n";
+  if (columns_.run) row.run = run_.core->run_info(r.run).name;
+  row.staged.reset();
+  if (columns_.staged) {  // staging (#1583): when it was staged, empty when it was not
+    auto it = run_.result.staged_at.find(r.name);
+    if (it != run_.result.staged_at.end()) row.staged = tidy(it->second);
+  }
+  record::encode_task_row(row, columns_, out);
 }
 
 std::string tasks_csv(const Run& run) {
-  std::string out = TasksCsv::header(run.scenario.has_runs, staging_live(run.scenario));
   TasksCsv csv(run);
+  std::string out = record::tasks_csv_header(csv.columns());
   run.recorder->for_each_task([&](const TaskRecord& r) { csv.append_row(r, out); });
   return out;
 }
 
 TasksCsvWriter::TasksCsvWriter(const Run& run, const std::string& path) : csv_(run), path_(path) {
   csv_.set_take_waits(true);
-  buffer_ = TasksCsv::header(run.scenario.has_runs, staging_live(run.scenario));
+  buffer_ = record::tasks_csv_header(csv_.columns());
 }
 
 TasksCsvWriter::~TasksCsvWriter() {

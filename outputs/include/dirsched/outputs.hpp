@@ -26,6 +26,7 @@
 #include "dirsched/replay.hpp"
 #include "dirsched/scenario.hpp"
 #include "dirsched/scheduler.hpp"
+#include "dirsched/record/task_row.hpp"
 #include "dirsched/waits.hpp"
 
 namespace dirsched {
@@ -70,9 +71,9 @@ struct Run {
 class TasksCsv {
  public:
   explicit TasksCsv(const Run& run);
-  // The header; a trace with runs appends the column `run` (a trace without keeps its columns).
-  // `runs`: the trace declares runs (column run); `staging`: staging can act (column staged).
-  static std::string header(bool runs, bool staging);
+  // The file's columns (record/task_row.hpp): the wait causes always; `run` when the trace declares
+  // runs; `staged` when staging can act.
+  const record::TaskColumns& columns() const { return columns_; }
   void append_row(const TaskRecord& r, std::string& out);
   // Take each row's wait causes from the Run's WaitAttribution (streamed rows: each is written once).
   void set_take_waits(bool take) { take_waits_ = take; }
@@ -83,7 +84,8 @@ class TasksCsv {
   const Run& run_;
   std::map<std::string, std::string> by_name_;  // built at the first op without a TaskId
   bool by_name_built_ = false;
-  bool staging_;  // the column `staged` (staging_live)
+  record::TaskColumns columns_;
+  record::TaskRow row_;
 };
 
 // staging (#1583) can act in this scenario: the switch is on and not inert (tasks.csv's `staged`).

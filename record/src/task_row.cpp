@@ -1,0 +1,160 @@
+// tasks.csv's codec (task_row.hpp).
+#include "dirsched/record/task_row.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <vector>
+
+namespace dirsched::record {
+namespace {
+
+constexpr std::array<const char*, 11> kBaseColumns = {
+    "job_id",        "kind",        "callable",     "allocated_resources", "submission_time", "ready_time",
+    "starting_time", "finish_time", "waiting_time", "execution_time",      "final_state"};
+
+void append_number(std::string& out, const std::optional<double>& v) {
+  if (!v) return;
+  char buf[32];
+  const auto res = std::to_chars(buf, buf + sizeof buf, *v);
+  out.append(buf, res.ptr);
+}
+
+// The fields of one line, RFC 4180 (quoted fields may hold commas and doubled quotes).
+std::vector<std::string> split(std::string_view line, const std::string& where) {
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    std::string& f = fields.back();
+    if (quoted) {
+      if (c != '"') {
+        f += c;
+      } else if (i + 1 < line.size() && line[i + 1] == '"') {
+        f += '"';
+        ++i;
+      } else {
+        quoted = false;
+      }
+    } else if (c == ',') {
+      fields.emplace_back();
+    } else if (c == '"' && f.empty()) {
+      quoted = true;
+    } else {
+      f += c;
+    }
+  }
+  if (quoted) throw RecordError(where + ": a quoted field is not closed");
+  return fields;
+}
+
+std::optional<double> number(const std::string& text, const std::string& where, const char* column) {
+  if (text.empty()) return std::nullopt;
+  double v = 0;
+  const auto res = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (res.ec != std::errc() || res.ptr != text.data() + text.size() || !std::isfinite(v))
+    throw RecordError(where + ": " + column + ": '" + text + "' is not a number");
+  return v;
+}
+
+std::vector<std::string> column_names(const TaskColumns& c) {
+  std::vector<std::string> names(kBaseColumns.begin(), kBaseColumns.end());
+  if (c.waits) names.insert(names.end(), kWaitColumns.begin(), kWaitColumns.end());
+  if (c.run) names.emplace_back("run");
+  if (c.staged) names.emplace_back("staged");
+  return names;
+}
+
+}  // namespace
+
+std::string csv_field(std::string_view s) {
+  if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
+  std::string o = "\"";
+  for (char c : s) o += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return o + "\"";
+}
+
+std::string tasks_csv_header(const TaskColumns& columns) {
+  std::string o;
+  for (const std::string& n : column_names(columns)) o += (o.empty() ? "" : ",") + n;
+  return o + "\n";
+}
+
+void encode_task_row(const TaskRow& r, const TaskColumns& columns, std::string& out) {
+  out += csv_field(r.job_id);
+  out += ',';
+  out += r.kind;
+  out += ',';
+  out += csv_field(r.callable);
+  out += ',';
+  out += r.allocated_resources;
+  for (const std::optional<double>* v : {&r.submission_time, &r.ready_time, &r.starting_time, &r.finish_time,
+                                         &r.waiting_time, &r.execution_time}) {
+    out += ',';
+    append_number(out, *v);
+  }
+  out += ',';
+  out += r.final_state;
+  if (columns.waits)
+    for (std::size_t k = 0; k < kWaitColumns.size(); ++k) {
+      out += ',';
+      if (r.waits) append_number(out, (*r.waits)[k]);
+    }
+  if (columns.run) {
+    out += ',';
+    out += csv_field(r.run);
+  }
+  if (columns.staged) {
+    out += ',';
+    append_number(out, r.staged);
+  }
+  out += '\n';
+}
+
+TaskColumns decode_tasks_header(std::string_view line, const std::string& file) {
+  const std::vector<std::string> got = split(line, file + " line 1");
+  for (bool waits : {true, false})
+    for (bool run : {false, true})
+      for (bool staged : {false, true}) {
+        const TaskColumns c{waits, run, staged};
+        if (column_names(c) == got) return c;
+      }
+  throw RecordError(file + " line 1: not a tasks.csv header (job_id,kind,callable,... as docs/outputs.md lists)");
+}
+
+TaskRow decode_task_row(std::string_view line, const TaskColumns& columns, const std::string& file,
+                        std::size_t line_no) {
+  const std::string where = file + " line " + std::to_string(line_no);
+  const std::vector<std::string> f = split(line, where);
+  const std::vector<std::string> names = column_names(columns);
+  if (f.size() != names.size())
+    throw RecordError(where + ": " + std::to_string(f.size()) + " fields, the header has " +
+                      std::to_string(names.size()));
+  TaskRow r;
+  r.job_id = f[0];
+  r.kind = f[1];
+  r.callable = f[2];
+  r.allocated_resources = f[3];
+  std::optional<double>* times[] = {&r.submission_time, &r.ready_time,   &r.starting_time,
+                                    &r.finish_time,     &r.waiting_time, &r.execution_time};
+  for (std::size_t k = 0; k < 6; ++k) *times[k] = number(f[4 + k], where, kBaseColumns[4 + k]);
+  r.final_state = f[10];
+  std::size_t at = 11;
+  if (columns.waits) {
+    std::size_t set = 0;
+    std::array<double, kWaitColumns.size()> w{};
+    for (std::size_t k = 0; k < kWaitColumns.size(); ++k, ++at) {
+      const std::optional<double> v = number(f[at], where, kWaitColumns[k]);
+      set += v.has_value();
+      w[k] = v.value_or(0);
+    }
+    if (set != 0 && set != kWaitColumns.size())
+      throw RecordError(where + ": the wait causes are all set (a task that started) or all empty, not " +
+                        std::to_string(set) + " of " + std::to_string(kWaitColumns.size()));
+    if (set) r.waits = w;
+  }
+  if (columns.run) r.run = f[at++];
+  if (columns.staged) r.staged = number(f[at++], where, "staged");
+  return r;
+}
+
+}  // namespace dirsched::record
