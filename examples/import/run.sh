@@ -9,7 +9,7 @@ dirsched=${1:-dirsched}
 work=${2:-$(mktemp -d)}
 here=$(cd "$(dirname "$0")" && pwd)
 "$dirsched" import strace "$here/host.log" --out "$work/imp" --calibrate-overheads
-for policy in seed head_reservation; do
+for policy in seed head_reservation current; do
   "$dirsched" run "$work/imp/scenario.json" --out "$work/replay-$policy" --policy "$policy" --outputs events,summary,tasks
   "$dirsched" fidelity "$work/imp/observed" "$work/replay-$policy" --json "$work/fidelity-$policy.json" || true
   # The replay's report.html with the measures and the log's timeline above the replay's.
