@@ -5,6 +5,8 @@
 #include <cmath>
 #include <vector>
 
+#include "dirsched/format.hpp"  // csv_field
+
 namespace dirsched::record {
 namespace {
 
@@ -65,13 +67,6 @@ std::vector<std::string> column_names(const TaskColumns& c) {
 }
 
 }  // namespace
-
-std::string csv_field(std::string_view s) {
-  if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
-  std::string o = "\"";
-  for (char c : s) o += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return o + "\"";
-}
 
 std::string tasks_csv_header(const TaskColumns& columns) {
   std::string o;

@@ -44,8 +44,6 @@ struct TaskRow {
   std::optional<double> staged;                                   // with TaskColumns::staged
 };
 
-// RFC 4180 quoting of one field.
-std::string csv_field(std::string_view s);
 // The header line (with its LF).
 std::string tasks_csv_header(const TaskColumns& columns);
 // Appends one row (with its LF) to `out`.
