@@ -1496,7 +1496,7 @@ void write_import(const ImportResult& result, const std::string& out_arg) {
     names.push_back(file);
   }
   write_file(obs / marker_name(FolderKind::kRun),
-             run_marker_json(result.scenario_name, dirsched_version(), {"strace", 1}, names));
+             run_marker_json({result.scenario_name, dirsched_version(), "strace", 1, std::move(names)}));
   if (const int e = sync_path(obs)) throw_write_error(out / "observed", e);
   write_file(tmp.path() / marker_name(FolderKind::kImport), "{\"dirsched\":\"import\"}\n");
   replace_folder(tmp, out, FolderKind::kImport);

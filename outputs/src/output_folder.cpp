@@ -197,49 +197,35 @@ const std::vector<std::string>& run_file_names() {
   return names;
 }
 
-std::string run_marker_json(const std::string& scenario, const std::string& version, const MarkerFacts& facts,
-                            std::vector<std::string> files) {
-  files.erase(std::remove(files.begin(), files.end(), marker_name(FolderKind::kRun)), files.end());
-  std::sort(files.begin(), files.end());
-  files.erase(std::unique(files.begin(), files.end()), files.end());
-  const nlohmann::ordered_json j{
-      {"dirsched", "run"},         {"scenario", scenario},
-      {"dirsched_version", version}, {"engine", facts.engine},
-      {"time_scale", facts.time_scale}, {"files", files}};
-  return j.dump() + "\n";
+std::string run_marker_json(record::RunMarker marker) {
+  if (marker.files)
+    marker.files->erase(std::remove(marker.files->begin(), marker.files->end(), marker_name(FolderKind::kRun)),
+                        marker.files->end());
+  return record::encode(marker);
 }
 
 namespace {
 
 // The marker of run folder `dir`, read strictly; OutputRefused when it is not dirsched's.
-nlohmann::json read_run_marker(const fs::path& dir) {
+record::RunMarker read_run_marker(const fs::path& dir) {
   const std::string path = (dir / marker_name(FolderKind::kRun)).string();
-  nlohmann::json j;
+  const std::string refusal = " (not a marker dirsched wrote); remove the folder yourself";
   try {
-    j = read_json_file(path);
+    return record::decode_run_marker(read_json_file(path), path);
   } catch (const ScenarioError& e) {
-    throw OutputRefused(std::string(e.what()) + " (not a marker dirsched wrote); remove the folder yourself");
+    throw OutputRefused(e.what() + refusal);
+  } catch (const record::RecordError& e) {
+    throw OutputRefused(e.what() + refusal);
   }
-  auto bad = [&](const std::string& what) {
-    return OutputRefused(path + ": " + what + " (not a marker dirsched wrote); remove the folder yourself");
-  };
-  if (!j.is_object() || j.value("dirsched", nlohmann::json()) != "run")
-    throw bad("expected {\"dirsched\": \"run\", ...}");
-  if (j.contains("files")) {
-    if (!j["files"].is_array()) throw bad("files: expected an array of file names");
-    for (std::size_t i = 0; i < j["files"].size(); ++i)
-      if (!j["files"][i].is_string()) throw bad("files[" + std::to_string(i) + "]: expected a file name");
-  }
-  return j;
 }
 
 }  // namespace
 
 std::vector<std::string> foreign_entries(const fs::path& dir) {
-  const nlohmann::json marker = read_run_marker(dir);
+  const record::RunMarker marker = read_run_marker(dir);
   std::set<std::string> own;
-  if (marker.contains("files"))
-    for (const auto& f : marker["files"]) own.insert(f.get<std::string>());
+  if (marker.files)
+    own.insert(marker.files->begin(), marker.files->end());
   else
     own.insert(run_file_names().begin(), run_file_names().end());
   own.insert("pictures-interrupted.txt");  // written by the signal thread when a stop cuts the pictures short
@@ -270,19 +256,10 @@ void refuse_foreign_entries(const fs::path& dir, const std::string& label, const
 }
 
 void add_to_run_marker(const fs::path& dir, const std::vector<std::string>& files) {
-  const nlohmann::json marker = read_run_marker(dir);
-  if (!marker.contains("files")) return;  // an older marker: its names are trusted as they are
-  std::vector<std::string> all = files;
-  for (const auto& f : marker["files"]) all.push_back(f.get<std::string>());
-  auto text = [&](const char* key) {
-    return marker.contains(key) && marker[key].is_string() ? marker[key].get<std::string>() : std::string();
-  };
-  MarkerFacts facts;
-  if (!text("engine").empty()) facts.engine = text("engine");
-  if (marker.contains("time_scale") && marker["time_scale"].is_number())
-    facts.time_scale = marker["time_scale"].get<double>();
-  write_file_atomic(dir / marker_name(FolderKind::kRun),
-                    run_marker_json(text("scenario"), text("dirsched_version"), facts, all));
+  record::RunMarker marker = read_run_marker(dir);
+  if (!marker.files) return;  // an older marker: its names are trusted as they are
+  marker.files->insert(marker.files->end(), files.begin(), files.end());
+  write_file_atomic(dir / marker_name(FolderKind::kRun), run_marker_json(std::move(marker)));
 }
 
 fs::path check_output_folder(const std::string& out, FolderKind kind, const std::string& what) {

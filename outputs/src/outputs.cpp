@@ -574,8 +574,8 @@ void write_outputs(const Run& run, const std::string& dir, const std::vector<std
   // replace can tell them from files the user added.
   std::vector<std::string> written;
   for (const auto& e : fs::directory_iterator(tmp.path())) written.push_back(e.path().filename().string());
-  put(marker_name(FolderKind::kRun), run_marker_json(run.scenario.name, dirsched_version(),
-                                                         {run.result.engine, tidy(run.result.time_scale)}, written));
+  put(marker_name(FolderKind::kRun), run_marker_json({run.scenario.name, dirsched_version(), run.result.engine,
+                                                      tidy(run.result.time_scale), std::move(written)}));
   replace_folder(tmp, target, FolderKind::kRun);
 }
 

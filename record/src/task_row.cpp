@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "dirsched/format.hpp"  // csv_field
+#include "csv.hpp"
 
 namespace dirsched::record {
 namespace {
@@ -19,43 +20,6 @@ void append_number(std::string& out, const std::optional<double>& v) {
   char buf[32];
   const auto res = std::to_chars(buf, buf + sizeof buf, *v);
   out.append(buf, res.ptr);
-}
-
-// The fields of one line, RFC 4180 (quoted fields may hold commas and doubled quotes).
-std::vector<std::string> split(std::string_view line, const std::string& where) {
-  std::vector<std::string> fields(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    std::string& f = fields.back();
-    if (quoted) {
-      if (c != '"') {
-        f += c;
-      } else if (i + 1 < line.size() && line[i + 1] == '"') {
-        f += '"';
-        ++i;
-      } else {
-        quoted = false;
-      }
-    } else if (c == ',') {
-      fields.emplace_back();
-    } else if (c == '"' && f.empty()) {
-      quoted = true;
-    } else {
-      f += c;
-    }
-  }
-  if (quoted) throw RecordError(where + ": a quoted field is not closed");
-  return fields;
-}
-
-std::optional<double> number(const std::string& text, const std::string& where, const char* column) {
-  if (text.empty()) return std::nullopt;
-  double v = 0;
-  const auto res = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (res.ec != std::errc() || res.ptr != text.data() + text.size() || !std::isfinite(v))
-    throw RecordError(where + ": " + column + ": '" + text + "' is not a number");
-  return v;
 }
 
 std::vector<std::string> column_names(const TaskColumns& c) {
@@ -106,7 +70,7 @@ void encode_task_row(const TaskRow& r, const TaskColumns& columns, std::string& 
 }
 
 TaskColumns decode_tasks_header(std::string_view line, const std::string& file) {
-  const std::vector<std::string> got = split(line, file + " line 1");
+  const std::vector<std::string> got = split_csv_line(line, file + " line 1");
   for (bool waits : {true, false})
     for (bool run : {false, true})
       for (bool staged : {false, true}) {
@@ -119,7 +83,7 @@ TaskColumns decode_tasks_header(std::string_view line, const std::string& file) 
 TaskRow decode_task_row(std::string_view line, const TaskColumns& columns, const std::string& file,
                         std::size_t line_no) {
   const std::string where = file + " line " + std::to_string(line_no);
-  const std::vector<std::string> f = split(line, where);
+  const std::vector<std::string> f = split_csv_line(line, where);
   const std::vector<std::string> names = column_names(columns);
   if (f.size() != names.size())
     throw RecordError(where + ": " + std::to_string(f.size()) + " fields, the header has " +
@@ -131,14 +95,14 @@ TaskRow decode_task_row(std::string_view line, const TaskColumns& columns, const
   r.allocated_resources = f[3];
   std::optional<double>* times[] = {&r.submission_time, &r.ready_time,   &r.starting_time,
                                     &r.finish_time,     &r.waiting_time, &r.execution_time};
-  for (std::size_t k = 0; k < 6; ++k) *times[k] = number(f[4 + k], where, kBaseColumns[4 + k]);
+  for (std::size_t k = 0; k < 6; ++k) *times[k] = csv_number(f[4 + k], where, kBaseColumns[4 + k]);
   r.final_state = f[10];
   std::size_t at = 11;
   if (columns.waits) {
     std::size_t set = 0;
     std::array<double, kWaitColumns.size()> w{};
     for (std::size_t k = 0; k < kWaitColumns.size(); ++k, ++at) {
-      const std::optional<double> v = number(f[at], where, kWaitColumns[k]);
+      const std::optional<double> v = csv_number(f[at], where, kWaitColumns[k]);
       set += v.has_value();
       w[k] = v.value_or(0);
     }
@@ -148,7 +112,7 @@ TaskRow decode_task_row(std::string_view line, const TaskColumns& columns, const
     if (set) r.waits = w;
   }
   if (columns.run) r.run = f[at++];
-  if (columns.staged) r.staged = number(f[at++], where, "staged");
+  if (columns.staged) r.staged = csv_number(f[at++], where, "staged");
   return r;
 }
 

@@ -231,29 +231,17 @@ std::string decided_by(const std::vector<SweepRow>& rows, const std::vector<std:
 }
 
 std::string sweep_csv(const std::vector<std::string>& names, const std::vector<SweepRow>& rows) {
-  std::string o = "variant";
-  for (const std::string& n : names) o += "," + csv_field(n);
-  o += ",clean,makespan_s,group_ready_wait_mean_s,group_ready_wait_p95_s,group_ready_wait_max_s,"
-       "single_ready_wait_mean_s,single_ready_wait_p95_s,single_ready_wait_max_s,group_idle_target_s,"
-       "utilisation,failed,poisoned,rejected,stuck,outcome,overtakes_max,stalls\n";
+  std::string o = record::sweep_csv_header(names);
+  std::vector<std::string> values(names.size());
   for (const SweepRow& r : rows) {
-    o += std::to_string(r.variant.index);
-    for (const std::string& n : names) {
-      auto it = r.variant.values.find(n);
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      auto it = r.variant.values.find(names[i]);
       // A string value (a policy name) reads as itself, not as a quoted JSON literal.
-      const std::string text = it == r.variant.values.end() ? ""
-                               : it->second.is_string()     ? it->second.get<std::string>()
-                                                            : it->second.dump();
-      o += "," + csv_field(text);
+      values[i] = it == r.variant.values.end() ? ""
+                  : it->second.is_string()     ? it->second.get<std::string>()
+                                               : it->second.dump();
     }
-    o += std::string(",") + (r.clean ? "true" : "false");
-    for (double x :
-         {r.makespan_s, r.group_wait_mean_s, r.group_wait_p95_s, r.group_wait_max_s, r.single_wait_mean_s,
-          r.single_wait_p95_s, r.single_wait_max_s, r.group_idle_target_s, r.utilisation})
-      o += "," + g6(x);
-    for (long n : {r.failed, r.poisoned, r.rejected, r.stuck}) o += "," + std::to_string(n);
-    o += "," + csv_field(r.outcome) + "," + std::to_string(r.overtakes_max) + "," + std::to_string(r.stalls) +
-         "\n";
+    record::encode_sweep_row(r.variant.index, values, r, o);
   }
   return o;
 }
@@ -452,36 +440,11 @@ std::string sweep_heatmap_svg(const std::vector<std::string>& names, const std::
   return o + "</svg>\n";
 }
 
-std::string sweep_marker_json(const SweepMarker& m) {
-  json j = {{"dirsched", "sweep"},
-            {"file", m.file},
-            {"scenario", m.scenario},
-            {"variant_count", m.variants.size()},
-            {"variants", m.variants}};
-  return j.dump() + "\n";  // nlohmann's object keeps keys sorted, as the Python front end writes them
-}
+std::string sweep_marker_json(const SweepMarker& m) { return record::encode(m); }
 
 SweepMarker read_sweep_marker(const std::string& dir) {
   const std::string path = (fs::path(dir) / marker_name(FolderKind::kSweep)).string();
-  const json j = read_output_json(path);
-  auto bad = [&](const std::string& what) { return std::runtime_error(path + ": " + what); };
-  if (!j.is_object() || j.value("dirsched", json()) != "sweep") throw bad("not a sweep marker (\"dirsched\": \"sweep\")");
-  SweepMarker m;
-  if (!j.contains("scenario") || !j["scenario"].is_string()) throw bad("scenario: expected a string");
-  if (!j.contains("file") || !j["file"].is_string()) throw bad("file: expected a string");
-  if (!j.contains("variants") || !j["variants"].is_array()) throw bad("variants: expected an array");
-  m.scenario = j["scenario"].get<std::string>();
-  m.file = j["file"].get<std::string>();
-  std::set<std::size_t> seen;
-  for (std::size_t i = 0; i < j["variants"].size(); ++i) {
-    const json& v = j["variants"][i];
-    if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<long long>() >= 0))
-      throw bad("variants[" + std::to_string(i) + "]: expected a variant index");
-    if (!seen.insert(v.get<std::size_t>()).second)
-      throw bad("variants[" + std::to_string(i) + "]: variant " + v.dump() + " listed twice");
-    m.variants.push_back(v.get<std::size_t>());
-  }
-  return m;
+  return record::decode_sweep_marker(read_output_json(path), path);  // RecordError: bad input
 }
 
 namespace {

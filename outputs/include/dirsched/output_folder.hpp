@@ -41,6 +41,8 @@
 #include <string_view>
 #include <vector>
 
+#include "dirsched/record/marker.hpp"
+
 namespace dirsched {
 
 // Exit statuses shared by every command (docs/exit-status.md lists them all).
@@ -75,15 +77,8 @@ bool has_marker(const std::filesystem::path& dir, FolderKind kind);
 // The names a run folder's files can have (besides the marker): the data files, variant.json and the
 // pictures. Trusted in a folder whose marker has no "files" list.
 const std::vector<std::string>& run_file_names();
-// The engine facts a run folder's marker records (summary.json has them too).
-struct MarkerFacts {
-  std::string engine = "sim";  // "sim" or "threads"
-  double time_scale = 1;       // threads: wall seconds per scenario second
-};
-// The text of a run folder's marker: scenario, version, the engine facts and `files` (its own name
-// left out).
-std::string run_marker_json(const std::string& scenario, const std::string& version, const MarkerFacts& facts,
-                            std::vector<std::string> files);
+// The text of a run folder's marker (record/marker.hpp), `files` without the marker's own name.
+std::string run_marker_json(record::RunMarker marker);
 // The entries of run folder `dir` that dirsched did not write (see the header), sorted; OutputRefused
 // when its marker is not dirsched's.
 std::vector<std::string> foreign_entries(const std::filesystem::path& dir);

@@ -15,7 +15,9 @@
 #include <string>
 #include <vector>
 
+#include "dirsched/record/marker.hpp"
 #include "dirsched/record/summary.hpp"
+#include "dirsched/record/sweep_row.hpp"
 #include "dirsched/scenario.hpp"
 
 namespace dirsched {
@@ -41,22 +43,9 @@ std::vector<Variant> sample_variants(const Scenario& s, std::size_t k, std::uint
                                      std::size_t max_variants = kDefaultMaxVariants);
 std::string variant_dir(const Variant& v);  // "variant-0007"
 
-// One row of sweep.csv, from a variant's summary.json.
-struct SweepRow {
+// One row of sweep.csv (record/sweep_row.hpp): a variant and what its run measured, from its summary.json.
+struct SweepRow : record::SweepMeasures {
   Variant variant;
-  double makespan_s = 0;
-  double group_wait_mean_s = 0, group_wait_p95_s = 0, group_wait_max_s = 0;
-  double single_wait_mean_s = 0, single_wait_p95_s = 0, single_wait_max_s = 0;
-  double group_idle_target_s = 0;  // summed over groups
-  double group_wait_sum_s = 0;     // READY waits of every group, summed
-  double utilisation = 0;          // mean over NEXT_LEVEL workers
-  long failed = 0, poisoned = 0, rejected = 0, stuck = 0;
-  long overtakes_max = 0;  // the most singles that overtook one NEXT_LEVEL group
-  long stalls = 0;         // stall reports (group_stall and reservation_stall) the run logged
-  std::string outcome;
-  // COMPLETED with no REJECTED, FAILED, POISONED or STUCK task. A variant that is not clean did less
-  // work, so its makespan says nothing about its worker sets: it ranks after every clean one.
-  bool clean = true;
   std::string problems() const;  // "5 rejected, 1 stuck" ("" when clean)
 };
 SweepRow row_from_summary(const Variant& v, const record::Summary& summary);
@@ -76,15 +65,11 @@ std::string sweep_svg(const std::vector<SweepRow>& rows, const std::vector<std::
 // second's), coloured best to worst over the clean variants; not-clean cells are grey and say why.
 std::string sweep_heatmap_svg(const std::vector<std::string>& var_names, const std::vector<SweepRow>& rows);
 std::string ranking_text(const std::vector<SweepRow>& rows, const std::vector<std::size_t>& ranking);
-// The `.dirsched-sweep` marker of a sweep folder: the scenario it belongs to (its name and file; the
-// Python front end writes "python:FUNCTION" as the file) and the variants it holds. JSON, keys sorted:
-// {"dirsched":"sweep","file":...,"scenario":...,"variant_count":N,"variants":[...]}.
-struct SweepMarker {
-  std::string scenario, file;
-  std::vector<std::size_t> variants;
-};
+// The `.dirsched-sweep` marker of a sweep folder (record/marker.hpp): the scenario it belongs to and the
+// variants it holds.
+using SweepMarker = record::SweepMarker;
 std::string sweep_marker_json(const SweepMarker& m);
-// Throws std::runtime_error naming the marker (and the line of malformed JSON).
+// Throws RecordError (a std::runtime_error) naming the marker (and the line of malformed JSON).
 SweepMarker read_sweep_marker(const std::string& dir);
 // Makes `dir` (already through check_output_folder) the sweep folder of `m`: refuses, with
 // OutputRefused, a sweep folder of another scenario; removes the run folders of variants that are not
