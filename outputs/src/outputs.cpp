@@ -289,8 +289,10 @@ record::Summary summarise(const Run& run, const std::vector<std::string>& notes)
       g.blocked_by.emplace();
       if (const std::vector<BlockedBy>* b = run.waits->blocked_by(t.task))
         for (const BlockedBy& x : *b)
-          g.blocked_by->push_back({tidy(x.from_s), tidy(x.to_s),
-                                   x.worker ? std::optional<std::uint64_t>(x.worker->value()) : std::nullopt, x.task});
+          g.blocked_by->push_back(
+              {tidy(x.from_s), tidy(x.to_s), x.worker ? std::optional<std::uint64_t>(x.worker->value()) : std::nullopt,
+               x.task, x.task_cause ? std::optional<double>(tidy(x.task_wait_s)) : std::nullopt,
+               x.task_cause ? std::optional<std::string>(wait_cause_name(*x.task_cause)) : std::nullopt});
     }
     s.groups.push_back(std::move(g));
   }
@@ -316,6 +318,7 @@ record::Summary summarise(const Run& run, const std::vector<std::string>& notes)
         for (std::size_t k = 0; k < kWaitCauses; ++k)
           if (x.waits.s[k] != 0) one.causes.emplace_back(std::string(wait_cause_name(k)) + "_s", tidy(x.waits.s[k]));
         if (x.kind == "single") one.behind = x.waits.behind;
+        if (!x.ahead.empty()) one.ahead = x.ahead;
         out.push_back(std::move(one));
       }
       return out;

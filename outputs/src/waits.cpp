@@ -152,7 +152,8 @@ void WaitAttribution::target_changed(std::uint32_t wi, double t, bool busy_now) 
   } else {
     ++g.idle_targets;
     const Worker& w = workers_[wi];
-    head_runs_.push_back({std::max(w.since, g.head), t, wi, w.running, std::string(core_.name(w.running))});
+    head_runs_.push_back({std::max(w.since, g.head), t, wi, w.running, std::string(core_.name(w.running)), w.running_wait,
+                          w.running_cause});
     last_target_end_ = t;
     last_target_end_node_ = w.node;
   }
@@ -166,10 +167,13 @@ void WaitAttribution::chain_for(TaskId id, double until) {
   std::vector<Run> runs = head_runs_;
   for (std::uint32_t wi : g.targets) {
     const Worker& w = workers_[wi];
-    if (w.running.valid()) runs.push_back({std::max(w.since, g.head), until, wi, w.running, std::string(core_.name(w.running))});
+    if (w.running.valid())
+      runs.push_back({std::max(w.since, g.head), until, wi, w.running, std::string(core_.name(w.running)),
+                      w.running_wait, w.running_cause});
   }
   std::vector<BlockedBy> chain;
-  if (g.head > g.ready) chain.push_back({g.ready, g.head, std::nullopt, previous_head_});
+  if (g.head > g.ready)
+    chain.push_back({g.ready, g.head, std::nullopt, previous_head_, previous_head_wait_, previous_head_cause_});
   std::stable_sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.start < b.start; });
   double cur = g.head;
   std::size_t i = 0;
@@ -185,7 +189,7 @@ void WaitAttribution::chain_for(TaskId id, double until) {
       continue;
     }
     const double to = std::min(best->end, until);
-    chain.push_back({cur, to, core_.registry().worker_at(best->worker).id, best->name});
+    chain.push_back({cur, to, core_.registry().worker_at(best->worker).id, best->name, best->wait, best->cause});
     cur = to;
   }
   if (!chain.empty()) chains_[id.index()] = std::move(chain);
@@ -252,6 +256,10 @@ void WaitAttribution::finish_waits(TaskId id, Live& l, double t, std::array<Exac
     w.behind = static_cast<std::uint32_t>(wk.runs - l.runs_at_ready);
   }
   const double wait = t - l.submit;
+  l.wait = wait;
+  l.main_cause.reset();
+  for (std::size_t k = 0; k < kWaitCauses; ++k)
+    if (w.s[k] > 0 && (!l.main_cause || w.s[k] > w.s[idx(*l.main_cause)])) l.main_cause = static_cast<WaitCause>(k);
   if (wait > 0 && (l.kind == TaskKind::kSingle || l.kind == TaskKind::kGroup)) {
     std::vector<LongWait>& top = l.kind == TaskKind::kSingle ? top_single_ : top_group_;
     if (top.size() < kLongest || wait > top.back().wait_s) {
@@ -260,10 +268,15 @@ void WaitAttribution::finish_waits(TaskId id, Live& l, double t, std::array<Exac
       lw.kind = l.kind == TaskKind::kSingle ? "single" : "group";
       lw.wait_s = wait;
       lw.waits = w;
-      if (l.kind == TaskKind::kSingle)
+      if (l.kind == TaskKind::kSingle) {
         lw.workers.push_back(std::to_string(core_.registry().worker_at(l.worker).id.value()));
-      else
+        // Runs l.runs_at_ready .. runs - 1 went ahead of it; the worker still names the last kAhead.
+        const Worker& wk = workers_[l.worker];
+        const std::uint64_t from = std::max<std::uint64_t>(l.runs_at_ready, wk.runs >= kAhead ? wk.runs - kAhead : 0);
+        for (std::uint64_t k = from; k < wk.runs; ++k) lw.ahead.push_back(wk.recent[k % kAhead]);
+      } else {
         for (std::uint32_t wi : l.targets) lw.workers.push_back(std::to_string(core_.registry().worker_at(wi).id.value()));
+      }
       note_long(lw, top);
     }
   }
@@ -376,6 +389,8 @@ void WaitAttribution::on_event(const Event& e) {
       auto f = std::find(group_fifo_.begin(), group_fifo_.end(), e.task);
       if (f != group_fifo_.end()) group_fifo_.erase(f);
       previous_head_ = std::string(core_.name(e.task));
+      previous_head_wait_ = g.wait;
+      previous_head_cause_ = g.main_cause;
       previous_head_node_ = g.node;
       previous_head_launch_ = t;
       head_ = TaskId();
@@ -441,6 +456,10 @@ void WaitAttribution::on_event(const Event& e) {
       w.group = e.task_kind == TaskKind::kGroup;
       w.since = t;
       w.node = l.node;
+      w.running_wait = l.wait;
+      w.running_cause = l.main_cause;
+      const std::string_view name = core_.name(e.task);
+      w.recent[w.runs % kAhead].assign(name.data(), name.size());
       ++w.runs;
       set_piece(*wi, t);
       break;
@@ -473,7 +492,7 @@ void WaitAttribution::on_event(const Event& e) {
         if (head_ == e.task)
           chain_for(e.task, t);
         else if (head_.valid() && t > it->second.ready)
-          chains_[e.task.index()] = {{it->second.ready, t, std::nullopt, std::string(core_.name(head_))}};
+          chains_[e.task.index()] = {{it->second.ready, t, std::nullopt, std::string(core_.name(head_)), 0, std::nullopt}};
       }
       const std::vector<std::uint32_t> targets = it->second.targets;
       live_.erase(it);

@@ -63,6 +63,7 @@ ojson long_waits(const std::vector<LongWait>& list) {
     for (const auto& [k, v] : w.causes) causes[k] = v;
     ojson one = {{"task", w.task}, {"workers", w.workers}, {"wait_s", w.wait_s}, {"causes", causes}};
     if (w.behind) one["behind"] = *w.behind;
+    if (w.ahead) one["ahead"] = *w.ahead;
     out.push_back(one);
   }
   return out;
@@ -136,6 +137,8 @@ class SummaryReader : public Reader<ojson> {
         if (const ojson* y = field(b, "to_s")) one.to_s = number(*y, at(p, "to_s"));
         if (const ojson* y = field(b, "worker"); y && !y->is_null()) one.worker = count(*y, at(p, "worker"));
         if (const ojson* y = field(b, "task")) one.task = text(*y, at(p, "task"));
+        if (const ojson* y = field(b, "task_wait_s")) one.task_wait_s = number(*y, at(p, "task_wait_s"));
+        if (const ojson* y = field(b, "task_cause")) one.task_cause = text(*y, at(p, "task_cause"));
         return one;
       });
     return g;
@@ -150,6 +153,7 @@ class SummaryReader : public Reader<ojson> {
     if (const ojson* x = field(v, "causes"))
       w.causes = named<double>(*x, at(path, "causes"), [&](const ojson& c, const std::string& p) { return number(c, p); });
     if (const ojson* x = field(v, "behind")) w.behind = integer(*x, at(path, "behind"));
+    if (const ojson* x = field(v, "ahead")) w.ahead = texts(*x, at(path, "ahead"));
     return w;
   }
 
@@ -282,11 +286,15 @@ std::string encode(const Summary& s) {
                  {"overtaken_by", g.overtaken_by}};
     if (g.blocked_by) {
       ojson chain = ojson::array();
-      for (const BlockedBy& b : *g.blocked_by)
-        chain.push_back({{"from_s", b.from_s},
-                         {"to_s", b.to_s},
-                         {"worker", b.worker ? ojson(*b.worker) : ojson(nullptr)},
-                         {"task", b.task}});
+      for (const BlockedBy& b : *g.blocked_by) {
+        ojson link = {{"from_s", b.from_s},
+                      {"to_s", b.to_s},
+                      {"worker", b.worker ? ojson(*b.worker) : ojson(nullptr)},
+                      {"task", b.task}};
+        if (b.task_wait_s) link["task_wait_s"] = *b.task_wait_s;
+        if (b.task_cause) link["task_cause"] = *b.task_cause;
+        chain.push_back(std::move(link));
+      }
       one["blocked_by"] = chain;
     }
     groups.push_back(one);

@@ -47,7 +47,8 @@ for name in seed-chain reservation; do
   python3 - "$tmp/$name/summary.json" "$here/waits/$name.expected.json" <<'PY' || { echo "FAIL $name: chains or critical path"; fail=1; }
 import json, sys
 s = json.load(open(sys.argv[1])); e = json.load(open(sys.argv[2]))
-got = {"blocked_by": {g["task"]: g["blocked_by"] for g in s["groups"]}, "critical_path": s["critical_path"]}
+got = {"blocked_by": {g["task"]: g["blocked_by"] for g in s["groups"]}, "critical_path": s["critical_path"],
+       "ahead": {w["task"]: w.get("ahead") for w in s["longest_waits"]["single"]}}
 for k in e:
     if got[k] != e[k]:
         print(k, "got", json.dumps(got[k]), "expected", json.dumps(e[k])); sys.exit(1)
@@ -64,6 +65,24 @@ g = {x["task"]: x for x in json.load(open(sys.argv[1]))["groups"]}["g"]
 want = [{"from_s": 0.0, "to_s": 0.5, "worker": 0, "task": "a"}]
 if g.get("launched_s") is not None or g["blocked_by"] != want:
     print("got", json.dumps(g)); sys.exit(1)
+PY
+
+# 1c. Which tasks ran ahead of a long-waiting single: t10, the last of eleven 1 s singles on one worker,
+# waited behind the ten before it (t0 running when it turned READY counts); the summary names the last
+# eight of them, oldest first, and counts all ten.
+python3 - "$tmp/ahead.json" <<'PY'
+import json, sys
+trace = [{"op": "submit_next_level", "task": "t%d" % i, "callable": "k", "worker": 0} for i in range(11)]
+json.dump({"name": "ahead", "workers": {"next_level": [{"id": 0, "kind": "local_chip"}], "sub": 1},
+           "callables": {"k": {"namespace": "LOCAL_CHIP", "duration_s": 1}}, "buffers": {},
+           "trace": trace + [{"op": "drain"}]}, open(sys.argv[1], "w"))
+PY
+"$dirsched" run "$tmp/ahead.json" --out "$tmp/ahead" --outputs summary >/dev/null 2>&1
+python3 - "$tmp/ahead/summary.json" <<'PY' || { echo "FAIL ahead: the tasks ahead of t10"; fail=1; }
+import json, sys
+w = {x["task"]: x for x in json.load(open(sys.argv[1]))["longest_waits"]["single"]}["t10"]
+if w["behind"] != 10 or w["ahead"] != ["t%d" % i for i in range(2, 10)]:
+    print("got", json.dumps(w)); sys.exit(1)
 PY
 
 # 2. Every shipped scenario that runs, and random DAGs.

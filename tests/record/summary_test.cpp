@@ -142,10 +142,10 @@ TEST(SummaryRecord, EveryPartRoundTrips) {
   s.tasks.total = 6;
   s.workers = {{"0", "aic", "host0", 10, 0.8}, {"sub0", "sub", "host0", 1, 0.08}};
   s.queue_waits = {{"group", {2, 1, 2, 2, 1.5, true}}};
-  s.groups = {{"g", {0, 1}, 0.5, std::nullopt, 12, 3, 2, {"a", "b"}, std::vector<BlockedBy>{{0.5, 2, 1, "a"}}}};
+  s.groups = {{"g", {0, 1}, 0.5, std::nullopt, 12, 3, 2, {"a", "b"}, std::vector<BlockedBy>{{0.5, 2, 1, "a", 1.5, "producers"}}}};
   s.groups_omitted = 4;
   s.group_totals = GroupTotals{5, 20, 6, 3};
-  s.waits = WaitReport{{{"producers_s", 1}}, 6, 5, {{"a", {"0"}, 2, {{"fifo_s", 2}}, 1}}, {}, {{"a", 0, 2, "submitted", std::nullopt}}, 9};
+  s.waits = WaitReport{{{"producers_s", 1}}, 6, 5, {{"a", {"0"}, 2, {{"fifo_s", 2}}, 1, std::vector<std::string>{"b"}}}, {}, {{"a", 0, 2, "submitted", std::nullopt}}, 9};
   s.stalls = {{"reservation_stall", "g", 5.5, {1}, std::vector<std::uint64_t>{0}, 5}};
   s.stalls_omitted = {{{"group_stall", 2}}};
   s.ready_waits_single = WaitStats{1, 2, 2, 2, 2, false};

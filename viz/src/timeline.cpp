@@ -30,6 +30,17 @@ std::string percent(double fraction) {
 
 std::string esc(const std::string& s) { return html_escape(s); }
 
+// A long-waiting single's "behind" cell: how many tasks ran ahead of it on its worker, and which (the
+// last ones the summary names, oldest first).
+std::string behind_text(const record::LongWait& w) {
+  const std::int64_t n = w.behind.value_or(0);
+  std::string o = std::to_string(n);
+  if (!w.ahead || w.ahead->empty()) return o;
+  std::string names;
+  for (const std::string& a : *w.ahead) names += (names.empty() ? "" : ", ") + esc(a);
+  return o + ": " + (static_cast<std::size_t>(n) > w.ahead->size() ? "..., " : "") + names;
+}
+
 // One row of the report's group table.
 std::string group_row(const record::GroupWait& g) {
   std::string by;
@@ -742,7 +753,7 @@ std::string report_html(const RunView& v, const record::Summary* summary,
           for (const auto& [cause, t] : w.causes) causes += (causes.empty() ? "" : ", ") + esc(cause) + " " + g6(t);
           o += "<tr><td>" + esc(w.task) + "</td><td>" + esc(nlohmann::json(w.workers).dump()) +
                "</td><td class=\"num\">" + g6(w.wait_s) + "</td><td>" + causes + "</td>" +
-               (single ? "<td class=\"num\">" + g6(static_cast<double>(w.behind.value_or(0))) + "</td>" : "") + "</tr>";
+               (single ? "<td>" + behind_text(w) + "</td>" : "") + "</tr>";
         }
         o += "</table>\n";
       }
@@ -762,6 +773,9 @@ std::string report_html(const RunView& v, const record::Summary* summary,
         chain += (chain.empty() ? "" : ", then ") + esc(b.task) +
                  (b.worker ? " on " + std::to_string(*b.worker) : std::string(" (group ahead)")) + " until " +
                  g6(b.to_s);
+        // Why the holder itself was late: its own wait and the cause that took most of it.
+        if (b.task_wait_s && b.task_cause)
+          chain += " (" + esc(b.task) + " itself waited " + g6(*b.task_wait_s) + " s, mostly " + esc(*b.task_cause) + ")";
       }
       rows += "<tr><td>" + esc(g.task) + "</td><td>" + chain + "</td></tr>";
     }

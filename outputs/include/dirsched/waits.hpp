@@ -90,6 +90,10 @@ struct BlockedBy {
   double from_s, to_s;
   std::optional<WorkerId> worker;  // none: an earlier group was the FIFO head
   std::string task;
+  // The holding task's own submit-to-start wait and the cause that took most of it (ties: the first in
+  // cause order); none when it did not wait (or, for a group ahead, has not started yet).
+  double task_wait_s = 0;
+  std::optional<WaitCause> task_cause;
 };
 
 struct CriticalStep {
@@ -105,6 +109,9 @@ struct LongWait {
   double wait_s = 0;
   TaskWaits waits;
   std::vector<std::string> workers;
+  // Singles: the tasks that ran on its worker while it was READY, oldest first; the last kAhead of
+  // them when more did (waits.behind counts them all).
+  std::vector<std::string> ahead;
 };
 
 class WaitAttribution : public Observer {
@@ -133,6 +140,7 @@ class WaitAttribution : public Observer {
   std::size_t nodes_held() const { return nodes_.size() - free_.size(); }
   std::size_t live_tasks() const { return live_.size(); }
   static constexpr std::size_t kLongest = 20;
+  static constexpr std::size_t kAhead = 8;  // names kept per worker for LongWait::ahead
 
  private:
   struct Worker {
@@ -146,6 +154,9 @@ class WaitAttribution : public Observer {
     std::uint8_t piece = 3;  // index into cum of the current state
     std::uint64_t runs = 0;  // dispatches on it so far
     std::string last_name;   // the task that last started on it
+    std::array<std::string, kAhead> recent;  // the names of its last runs, run k at k % kAhead
+    double running_wait = 0;                 // the running task's own wait and its main cause
+    std::optional<WaitCause> running_cause;
     double last_end = -1;    // when its last run ended
     std::uint32_t last_end_node = 0;  // and that task's node (critical path), 0: none
     bool reserved = false;
@@ -155,6 +166,8 @@ class WaitAttribution : public Observer {
     std::uint32_t worker;
     TaskId task;
     std::string name;  // taken while the task is live: the core may reclaim it before the chain is made
+    double wait = 0;   // the task's own wait and its main cause (BlockedBy)
+    std::optional<WaitCause> cause;
   };
   struct Live {
     TaskKind kind = TaskKind::kSingle;
@@ -168,6 +181,8 @@ class WaitAttribution : public Observer {
     StartReason ready_reason = StartReason::kSubmitted;
     std::uint32_t ready_node = 0;         // the producer's node
     std::uint32_t node = 0;
+    double wait = 0;                      // once started: its own wait and its main cause
+    std::optional<WaitCause> main_cause;
   };
   struct Node {
     TaskId task;
@@ -204,6 +219,8 @@ class WaitAttribution : public Observer {
   std::vector<std::uint8_t> is_head_target_;
   std::vector<Run> head_runs_;
   std::string previous_head_;       // the group that launched when the head became head
+  double previous_head_wait_ = 0;   // and its own wait and main cause
+  std::optional<WaitCause> previous_head_cause_;
   std::uint32_t previous_head_node_ = 0;
   double previous_head_launch_ = -1;
   std::unordered_map<std::uint32_t, std::vector<BlockedBy>> chains_;

@@ -74,6 +74,9 @@ struct BlockedBy {
   double from_s = 0, to_s = 0;
   std::optional<std::uint64_t> worker;
   std::string task;
+  // The holding task's own submit-to-start wait and the cause that took most of it, when it waited.
+  std::optional<double> task_wait_s;
+  std::optional<std::string> task_cause;  // "producers", "fifo", ... (without _s)
 };
 
 struct GroupWait {
@@ -101,6 +104,8 @@ struct LongWait {
   double wait_s = 0;
   std::vector<std::pair<std::string, double>> causes;
   std::optional<std::int64_t> behind;  // singles: how many tasks it queued behind
+  // Singles: the tasks that ran on its worker while it waited, oldest first (the last 8 when more did).
+  std::optional<std::vector<std::string>> ahead;
 };
 
 struct CriticalStep {
