@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "dirsched/error.hpp"
 #include "dirsched/outputs.hpp"
 #include "dirsched/sim.hpp"
 #include "dirsched/switches.hpp"
@@ -60,7 +61,7 @@ PointRun run_point(const Scenario& scenario, const BisectOptions& options) {
   o.keep_order_and_records = true;
   const std::unique_ptr<Run> run = simulate(scenario, o);
   // A broken invariant is a bug in the core under that switch set, never a property of the scenario.
-  if (run->result.violation) throw std::logic_error("an invariant broke: " + run->result.error);
+  if (run->result.violation) throw InternalError("an invariant broke: " + run->result.error);
   PointRun r;
   r.order = run->result.dispatch_order;
   std::map<std::string, bool> seen;
@@ -111,10 +112,10 @@ PolicyChoice choice_for(const std::string& base, const Switches& set, std::optio
 std::size_t ladder_index(const std::string& name, const char* flag, const std::vector<std::string>& points) {
   std::string error;
   const std::optional<Switches> set = preset(name, &error);
-  if (!set) throw std::invalid_argument(std::string(flag) + ": " + error);
+  if (!set) throw BadInput(std::string(flag) + ": " + error);
   for (std::size_t i = 0; i < points.size(); ++i)
     if (*preset(points[i]) == *set) return i;
-  throw std::logic_error(std::string(flag) + ": preset '" + name + "' is no point of the ladder");
+  throw InternalError(std::string(flag) + ": preset '" + name + "' is no point of the ladder");
 }
 
 std::string window(const std::vector<std::string>& v, std::size_t from) {
@@ -197,12 +198,14 @@ int cmd_bisect(const BisectOptions& options, const BisectLoader& load) {
   const std::size_t from = ladder_index(options.from, "--from", ladder);
   const std::size_t to = ladder_index(options.to, "--to", ladder);
   if (from >= to)
-    throw std::invalid_argument("--from " + options.from + " --to " + options.to + ": --from must come before --to " +
-                                "in the ladder's merge order (" + [&] {
-                                  std::string s;
-                                  for (const std::string& p : ladder) s += (s.empty() ? "" : ", ") + p;
-                                  return s;
-                                }() + ")");
+    throw BadInput("--from " + options.from + " --to " + options.to + ": --from must come before --to " +
+                   "in the ladder's merge order (" +
+                   [&] {
+                     std::string s;
+                     for (const std::string& p : ladder) s += (s.empty() ? "" : ", ") + p;
+                     return s;
+                   }() +
+                   ")");
   std::vector<Point> points;
   for (std::size_t i = from; i <= to; ++i) {
     Point p{ladder[i], std::nullopt, {}, *preset(ladder[i])};
@@ -217,8 +220,8 @@ int cmd_bisect(const BisectOptions& options, const BisectLoader& load) {
   if (std::none_of(points.begin() + 1, points.end(), [](const Point& p) { return any_built(p.added); })) {
     std::string list;
     for (std::size_t i = 1; i < points.size(); ++i) list += (list.empty() ? "" : ", ") + label(points[i]);
-    throw std::invalid_argument("--from " + options.from + " --to " + options.to + ": every change between them (" +
-                                list + ") is made of switches this testbed has not built: nothing to bisect");
+    throw BadInput("--from " + options.from + " --to " + options.to + ": every change between them (" + list +
+                   ") is made of switches this testbed has not built: nothing to bisect");
   }
   // Load every point first: a file that does not load under one of them stops the bisect before
   // anything runs.

@@ -1,18 +1,21 @@
 // How the CLI turns an exception that reached it into an exit status: the one table of it
-// (docs/exit-status.md). Three kinds:
+// (docs/exit-status.md). dirsched's own exceptions are dirsched::Error (core/include/dirsched/error.hpp)
+// and carry their kind; the rows below it are for what libraries throw. Three kinds:
 //   - bad input (2): the user's file, option or folder is wrong; one line names what and where, and
-//     nothing was written (ScenarioError, OutputRefused, std::invalid_argument such as RegistryError or
-//     an unknown policy name, and every other std::runtime_error: unreadable files, corrupt run folders,
-//     nlohmann's errors on a file read back);
-//   - cannot write (3): WriteError, an output could not be written; nothing claimed, nothing left;
-//   - internal (134): a bug in dirsched. std::logic_error (CoreError from a driver that misused the core,
-//     std::out_of_range from at(), length_error, domain_error), the standard's bad_* errors of a broken
-//     program (bad_optional_access, bad_variant_access, bad_function_call, bad_cast, bad_typeid,
-//     bad_weak_ptr), std::bad_alloc (the documented limits keep valid inputs far below what a machine
-//     holds, so running out is reported as one, naming memory), and anything not derived from
-//     std::exception. The message says "internal error" and asks for a report; then the process
-//     aborts, so the status is 134 (128 + SIGABRT) and a core dump is possible where enabled. Whatever
-//     the stack unwound on the way here (temporaries, registered paths) is already cleaned up.
+//     nothing was written (kBadInput: ScenarioError, OutputRefused, RegistryError, RecordError, VizError,
+//     ImportError, BadInput such as an unknown policy name; and std::invalid_argument and every other
+//     std::exception of a library: nlohmann's errors on a file read back, filesystem errors);
+//   - cannot write (3): kCannotWrite, WriteError, an output could not be written; nothing claimed,
+//     nothing left;
+//   - internal (134): a bug in dirsched. kInternal (CoreError from a driver that misused the core,
+//     InternalError for a broken rule), std::logic_error (std::out_of_range from at(), length_error,
+//     domain_error), the standard's bad_* errors of a broken program (bad_optional_access,
+//     bad_variant_access, bad_function_call, bad_cast, bad_typeid, bad_weak_ptr), std::bad_alloc (the
+//     documented limits keep valid inputs far below what a machine holds, so running out is reported as
+//     one, naming memory), and anything not derived from std::exception. The message says "internal
+//     error" and asks for a report; then the process aborts, so the status is 134 (128 + SIGABRT) and a
+//     core dump is possible where enabled. Whatever the stack unwound on the way here (temporaries,
+//     registered paths) is already cleaned up.
 #pragma once
 
 #include <any>
@@ -27,12 +30,10 @@
 #include <typeinfo>
 #include <variant>
 
-#include "dirsched/json_reader.hpp"
+#include "dirsched/error.hpp"
 #include "dirsched/output_folder.hpp"
 
 namespace dirsched::cli {
-
-enum class ErrorKind { kBadInput, kCannotWrite, kInternal };
 
 constexpr int kExitInternal = 134;  // what std::abort() gives: 128 + SIGABRT
 
@@ -42,14 +43,11 @@ struct ErrorReport {
 };
 
 // An error already classified elsewhere (in a forked child that ran an evaluation): it keeps its kind
-// across the process boundary, so a bug in the child still ends the command with 134, not 2.
-class ClassifiedError : public std::runtime_error {
+// across the process boundary, so a bug in the child still ends the command with 134, not 2. Its message
+// is the report's, already worded ("internal error (...): ..." for a bug).
+class ClassifiedError : public Error {
  public:
-  ClassifiedError(ErrorKind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
-  ErrorKind kind() const { return kind_; }
-
- private:
-  ErrorKind kind_;
+  ClassifiedError(ErrorKind kind, const std::string& message) : Error(kind, message) {}
 };
 
 // The kind and message of the exception being handled; call it only inside a catch block.
@@ -62,12 +60,9 @@ inline ErrorReport classify_current_exception() {
     throw;
   } catch (const ClassifiedError& e) {
     return {e.kind(), e.what()};
-  } catch (const WriteError& e) {
-    return {ErrorKind::kCannotWrite, e.what()};
-  } catch (const ScenarioError& e) {
-    return {ErrorKind::kBadInput, e.what()};
-  } catch (const OutputRefused& e) {
-    return {ErrorKind::kBadInput, e.what()};
+  } catch (const Error& e) {
+    if (e.kind() == ErrorKind::kInternal) return internal(e.what(), "logic error");
+    return {e.kind(), e.what()};
   } catch (const std::invalid_argument& e) {
     return {ErrorKind::kBadInput, e.what()};
   } catch (const std::logic_error& e) {

@@ -12,6 +12,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "dirsched/error.hpp"
 #include "dirsched/eventsim.hpp"
 #include "dirsched/output_folder.hpp"
 #include "error_kind.hpp"
@@ -46,7 +47,7 @@ std::vector<std::string> run_in_children(std::size_t count, unsigned jobs,
   std::map<int, Child> active;  // read end -> child
   std::size_t next = 0;
   std::string failure;
-  cli::ErrorKind failure_kind = cli::ErrorKind::kBadInput;
+  ErrorKind failure_kind = ErrorKind::kBadInput;
   // The failure reported is the one of the lowest index: children start in index order and the pool
   // waits for every started one, so the same inputs always name the same evaluation.
   std::size_t failure_index = count;
@@ -54,11 +55,11 @@ std::vector<std::string> run_in_children(std::size_t count, unsigned jobs,
     while (failure.empty() && next < count && active.size() < std::max(1u, jobs)) {
       const std::size_t i = next++;
       int fds[2];
-      if (::pipe(fds) != 0) throw std::runtime_error(std::string("cannot make a pipe: ") + std::strerror(errno));
+      if (::pipe(fds) != 0) throw BadInput(std::string("cannot make a pipe: ") + std::strerror(errno));
       std::fflush(stdout);
       std::fflush(stderr);
       const pid_t pid = fork_tracked();
-      if (pid < 0) throw std::runtime_error(std::string("cannot start an evaluation: ") + std::strerror(errno));
+      if (pid < 0) throw BadInput(std::string("cannot start an evaluation: ") + std::strerror(errno));
       if (pid == 0) {
         ::close(fds[0]);
         int rc = 0;
@@ -84,7 +85,7 @@ std::vector<std::string> run_in_children(std::size_t count, unsigned jobs,
     for (const auto& [fd, c] : active) p.push_back({fd, POLLIN, 0});
     if (::poll(p.data(), p.size(), -1) < 0) {
       if (errno == EINTR) continue;
-      throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
+      throw BadInput(std::string("poll: ") + std::strerror(errno));
     }
     for (const pollfd& q : p) {
       if (!(q.revents & (POLLIN | POLLHUP | POLLERR))) continue;
@@ -106,11 +107,11 @@ std::vector<std::string> run_in_children(std::size_t count, unsigned jobs,
       } else if (c.index < failure_index) {
         failure_index = c.index;
         if (c.out.size() > 2 && c.out[0] == 'E') {
-          failure_kind = static_cast<cli::ErrorKind>(c.out[1] - '0');
+          failure_kind = static_cast<ErrorKind>(c.out[1] - '0');
           failure = who(c.index) + ": " + c.out.substr(2);
         } else {
           // A child that died without a report (a signal, an abort) is a bug, never bad input.
-          failure_kind = cli::ErrorKind::kInternal;
+          failure_kind = ErrorKind::kInternal;
           failure = "internal error: " + who(c.index) + ": the evaluation " +
                     (WIFSIGNALED(status) ? "ended by signal " + std::to_string(WTERMSIG(status))
                                          : "ended with status " + std::to_string(WEXITSTATUS(status))) +

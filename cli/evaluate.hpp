@@ -31,8 +31,8 @@ std::vector<std::string> run_in_children(std::size_t count, unsigned jobs,
                                          const std::function<std::string(std::size_t)>& work,
                                          const std::function<std::string(std::size_t)>& who);
 
-// One row per evaluation, in order. Throws std::runtime_error naming the variant and seed of an
-// evaluation that failed (its error, or how its process ended).
+// One row per evaluation, in order. Throws cli::ClassifiedError (the kind the error had) naming the
+// variant and seed of an evaluation that failed (its error, or how its process ended).
 std::vector<SweepRow> evaluate_all(const std::vector<Evaluation>& evals, unsigned jobs,
                                    const std::vector<std::string>& simgrid_args);
 

@@ -22,6 +22,7 @@
 #include <set>
 #include <sstream>
 
+#include "dirsched/error.hpp"
 #include "dirsched/escape.hpp"
 #include "dirsched/explore.hpp"
 #include "dirsched/generate.hpp"
@@ -297,7 +298,8 @@ int run_to_folder(const Scenario& scenario, RunOptions options, const std::strin
     files["variant.json"] = variant.dump(2) + "\n";
   }
   for (const auto& [name, text] : attached) {  // --attach: the caller's files (checked by cmd_run)
-    if (files.count(name)) throw std::logic_error("--attach " + name + ": a name the run writes passed the check");
+    if (files.count(name))
+      throw InternalError("--attach " + name + ": a name the run writes passed the check");
     files[name] = text;
   }
   // The data first, durable and in place: a picture that is slow, fails or is interrupted never costs
@@ -353,11 +355,11 @@ VarAssignment parse_vars(const std::vector<std::string>& vars) {
   VarAssignment out;
   for (const std::string& v : vars) {
     const auto eq = v.find('=');
-    if (eq == std::string::npos || eq == 0) throw std::runtime_error("--var " + v + ": expected NAME=VALUE");
+    if (eq == std::string::npos || eq == 0) throw BadInput("--var " + v + ": expected NAME=VALUE");
     try {  // the loader's strict reader: a 100,000-deep value must not reach a recursive dump
       out[v.substr(0, eq)] = parse_json_text(v.substr(eq + 1), "--var " + v.substr(0, eq));
     } catch (const ScenarioError& e) {
-      throw std::runtime_error(std::string(e.what()) + " (quote strings: name='\"x\"')");
+      throw BadInput(std::string(e.what()) + " (quote strings: name='\"x\"')");
     }
   }
   return out;
@@ -467,36 +469,37 @@ int cmd_run(const std::string& file, const std::string& out, std::optional<std::
     if (!plain_text_name(name) || name == "." || name == ".." || name.find('/') != std::string::npos ||
         name[0] == '.' || name.find(".tmp-dirsched-") != std::string::npos || name.size() > 200 ||
         eq + 1 >= one.size())
-      throw std::runtime_error("--attach " + quoted(one) +
-                               ": expected NAME=FILE, NAME a plain file name (UTF-8 without control characters, "
-                               "no '/', not starting with '.', at most 200 bytes)");
-    if (attach_paths.count(name)) throw std::runtime_error("--attach " + name + ": given twice");
-    if (run_writes(name)) throw std::runtime_error("--attach " + name + ": the run writes a file of that name itself");
+      throw BadInput("--attach " + quoted(one) +
+                     ": expected NAME=FILE, NAME a plain file name (UTF-8 without control characters, "
+                     "no '/', not starting with '.', at most 200 bytes)");
+    if (attach_paths.count(name)) throw BadInput("--attach " + name + ": given twice");
+    if (run_writes(name)) throw BadInput("--attach " + name + ": the run writes a file of that name itself");
     attach_paths[name] = one.substr(eq + 1);
   }
   const VarAssignment assignment = parse_vars(vars);
   Progress::get().begin("load");
   Scenario scenario = load_chosen(file, assignment, policy.choice());
   if (!scenario.vars.empty() && attach_paths.count("variant.json"))
-    throw std::runtime_error("--attach variant.json: the run writes a file of that name itself (the scenario has vars)");
+    throw BadInput(
+        "--attach variant.json: the run writes a file of that name itself (the scenario has vars)");
   std::map<std::string, std::string> attached;  // NAME -> the file's bytes
   for (const auto& [name, path] : attach_paths) {
     std::error_code ec;
     if (std::filesystem::is_regular_file(path, ec) && std::filesystem::file_size(path, ec) > kMaxAttachBytes)
-      throw std::runtime_error("--attach " + name + "=" + path + ": larger than " +
-                               std::to_string(kMaxAttachBytes >> 20) + " MiB, the limit of a file kept with a run");
+      throw BadInput("--attach " + name + "=" + path + ": larger than " +
+                     std::to_string(kMaxAttachBytes >> 20) + " MiB, the limit of a file kept with a run");
     try {
       attached[name] = read_run_file(path);
     } catch (const std::exception& e) {
-      throw std::runtime_error("--attach " + name + ": " + e.what());
+      throw BadInput("--attach " + name + ": " + e.what());
     }
   }
   if (threads.on) {
-    if (!cfg.empty()) throw std::runtime_error("--cfg configures SimGrid: it does not apply to --engine threads");
+    if (!cfg.empty()) throw BadInput("--cfg configures SimGrid: it does not apply to --engine threads");
     check_threads_engine(scenario);  // before anything is written
   }
   if (threads.events) {
-    if (!cfg.empty()) throw std::runtime_error("--cfg configures SimGrid: it does not apply to --engine event");
+    if (!cfg.empty()) throw BadInput("--cfg configures SimGrid: it does not apply to --engine event");
     if (const std::optional<std::string> why = event_engine_refusal(scenario)) {  // before anything is written
       const auto colon = why->find(": ");
       throw ScenarioError(scenario.file, why->substr(0, colon),
@@ -667,7 +670,7 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
       std::fflush(stdout);
       std::fflush(stderr);
       const pid_t pid = fork_tracked();
-      if (pid < 0) throw std::runtime_error(std::string("cannot start a variant: ") + std::strerror(errno));
+      if (pid < 0) throw BadInput(std::string("cannot start a variant: ") + std::strerror(errno));
       if (pid == 0) {
         try {
           Progress::get().set_shown(false);  // the sweep's own line is the one shown
@@ -714,14 +717,14 @@ struct RankChoice {
 };
 
 // DIR/replicates.jsonl (a replicated sweep's replicates 1..N-1; replicate 0 is the variant folder):
-// every variant's rows in replicate order, and the seeds. Throws std::runtime_error naming the file
+// every variant's rows in replicate order, and the seeds. Throws BadInput naming the file
 // and line.
 std::vector<std::vector<SweepRow>> read_replicates(const std::string& path, const std::vector<SweepRow>& first,
                                                    std::vector<std::uint64_t>& seeds) {
   if (std::error_code ec; std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
-    throw std::runtime_error(path + ": not a regular file (a FIFO, a device, a socket or a folder)");
+    throw BadInput(path + ": not a regular file (a FIFO, a device, a socket or a folder)");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path);
+  if (!in) throw BadInput("cannot read " + path);
   std::map<std::size_t, std::size_t> at;
   std::vector<std::vector<SweepRow>> out;
   for (const SweepRow& r : first) at[r.variant.index] = out.size(), out.push_back({r});
@@ -736,22 +739,22 @@ std::vector<std::vector<SweepRow>> read_replicates(const std::string& path, cons
       if (n == 1) {
         replicates = j.at("replicates").get<std::size_t>();
         seeds = j.at("seeds").get<std::vector<std::uint64_t>>();
-        if (replicates < 2 || seeds.size() != replicates) throw std::runtime_error("replicates and seeds disagree");
+        if (replicates < 2 || seeds.size() != replicates) throw BadInput("replicates and seeds disagree");
         continue;
       }
       const std::size_t v = j.at("variant").get<std::size_t>(), r = j.at("replicate").get<std::size_t>();
       auto it = at.find(v);
-      if (it == at.end()) throw std::runtime_error("variant " + std::to_string(v) + " is not one of the sweep's");
-      if (r != out[it->second].size()) throw std::runtime_error("replicate " + std::to_string(r) + " out of order");
+      if (it == at.end()) throw BadInput("variant " + std::to_string(v) + " is not one of the sweep's");
+      if (r != out[it->second].size()) throw BadInput("replicate " + std::to_string(r) + " out of order");
       out[it->second].push_back(sweep_row_from_json(out[it->second].front().variant, j.at("metrics")));
     } catch (const std::exception& e) {
-      throw std::runtime_error(where + ": " + e.what());
+      throw BadInput(where + ": " + e.what());
     }
   }
   for (const auto& rows : out)
     if (rows.size() != replicates)
-      throw std::runtime_error(path + ": variant " + std::to_string(rows.front().variant.index) + " has " +
-                               std::to_string(rows.size()) + " of " + std::to_string(replicates) + " replicates");
+      throw BadInput(path + ": variant " + std::to_string(rows.front().variant.index) + " has " +
+                     std::to_string(rows.size()) + " of " + std::to_string(replicates) + " replicates");
   return out;
 }
 
@@ -763,8 +766,8 @@ int cmd_prepare(const std::string& out, const std::string& name, const std::stri
   namespace fs = std::filesystem;
   for (const auto& [flag, value] : {std::pair{"--name", &name}, {"--origin", &origin}})
     if (!plain_text_name(*value))
-      throw std::runtime_error(std::string("sweep --prepare ") + flag + " " + quoted(*value) +
-                               ": expected a non-empty text (UTF-8 without control characters)");
+      throw BadInput(std::string("sweep --prepare ") + flag + " " + quoted(*value) +
+                     ": expected a non-empty text (UTF-8 without control characters)");
   const std::string dir = check_output_folder(out, FolderKind::kSweep, "--prepare").string();
   SweepMarker marker{name, origin, {}};
   for (std::size_t i = 0; i < count; ++i) marker.variants.push_back(i);
@@ -960,13 +963,13 @@ void claim_batches_folder(const std::filesystem::path& dir, const std::string& k
   std::error_code ec;
   if (fs::exists(dir, ec) && !fs::is_empty(dir, ec)) {
     if (!fs::exists(marker))
-      throw std::invalid_argument("--plan-batches " + dir.string() +
-                                  ": the folder holds files dirsched did not write (no " + kBatchesMarker + ")");
+      throw BadInput("--plan-batches " + dir.string() +
+                     ": the folder holds files dirsched did not write (no " + kBatchesMarker + ")");
     const nlohmann::json m = read_json_file(marker.string());
     if (!m.is_object() || m.value("key", std::string()) != key)
-      throw std::invalid_argument("--plan-batches " + dir.string() +
-                                  ": its evaluations were run for another scenario document, --policy/--switch or "
-                                  "--cfg; give a new folder");
+      throw BadInput("--plan-batches " + dir.string() +
+                     ": its evaluations were run for another scenario document, --policy/--switch or "
+                     "--cfg; give a new folder");
     return;
   }
   fs::create_directories(dir);
@@ -1228,7 +1231,7 @@ std::string stacked_timelines(const std::string& observed, const std::string& si
     try {
       views.emplace_back(std::string(title) + ": " + dir, viz::parse_run(text, summary ? &*summary : nullptr));
     } catch (const viz::VizError& e) {
-      throw std::runtime_error(dir + "/" + e.what());
+      throw BadInput(dir + "/" + e.what());
     }
   }
   return viz::stacked_timelines_svg(views);
@@ -1298,7 +1301,7 @@ int cmd_render(const std::string& dir_arg, double budget_s, const std::string& o
     Progress::get().begin("pictures");
     files = viz::render_all(view, summary_doc, {}, &note, budget_s);
     if (fs::exists(fs::path(dir) / "trace.paje")) files["trace.paje"] = viz::paje_trace(view);
-    if (!observed.empty()) {  // measure_fidelity refuses a folder without its files (std::runtime_error: exit 2)
+    if (!observed.empty()) {  // measure_fidelity refuses a folder without its files (BadInput: exit 2)
       const Fidelity f = measure_fidelity(observed, dir, std::nullopt);
       files["report.html"] = with_observed_section(files["report.html"], f, stacked_timelines(observed, dir));
       files["fidelity.json"] = f.json.dump(2) + "\n";
@@ -1820,10 +1823,10 @@ int run_command(int argc, char** argv) {
         flag = "--pareto";
         if (!sweep_pareto.empty()) {
           const std::vector<std::size_t> two = parse_objective(sweep_pareto);
-          if (two.size() != 2) throw std::invalid_argument("expected two metrics A,B");
+          if (two.size() != 2) throw BadInput("expected two metrics A,B");
           choice.pareto_a = two[0], choice.pareto_b = two[1], choice.pareto_given = true;
         }
-      } catch (const std::invalid_argument& e) {
+      } catch (const BadInput& e) {  // parse_objective's refusals
         std::cerr << "dirsched sweep: " << flag << ": " << e.what() << "\n";
         return 2;
       }

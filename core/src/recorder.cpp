@@ -6,6 +6,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "dirsched/error.hpp"
 #include "dirsched/scheduler.hpp"
 
 namespace dirsched {
@@ -44,7 +45,7 @@ std::string_view Recorder::name_of(const Live& r) const {
 
 Recorder::Live& Recorder::record(std::size_t n) {
   // Retired records get no more events (they are terminal, and so is everything before them).
-  if (n < first_) throw std::logic_error("recorder: an event for a retired task");
+  if (n < first_) throw InternalError("recorder: an event for a retired task");
   return live_[n - first_];
 }
 
@@ -76,13 +77,13 @@ Recorder::Live& Recorder::new_record(const Event& e) {
     r.name = e.task.index();
     // TaskIds are issued densely; one this Recorder never saw submitted maps to no record.
     if (e.task.index() < by_task_base_ + by_task_.size())
-      throw std::logic_error("recorder: a second submit of one task");
+      throw InternalError("recorder: a second submit of one task");
     while (by_task_base_ + by_task_.size() < e.task.index()) by_task_.push_back(kNoRecord);
     by_task_.push_back(static_cast<std::uint32_t>(n));
   } else {
     const std::size_t at = side_base_ + side_names_.size();
     if (at > std::numeric_limits<std::uint32_t>::max() || e.name.size() > std::numeric_limits<std::uint32_t>::max())
-      throw std::length_error("recorder: more than 4 GiB of names of rejected or not-submitted ops");
+      throw InternalError("recorder: more than 4 GiB of names of rejected or not-submitted ops");
     r.name = static_cast<std::uint32_t>(at);
     const auto size = static_cast<std::uint32_t>(e.name.size());
     side_names_.append(reinterpret_cast<const char*>(&size), sizeof size);
@@ -460,7 +461,7 @@ void Recorder::move_slots(Waiting& w, bool active) {
 void Recorder::start_waiting(std::size_t rec, Extra& x, double t) {
   advance(t);
   const auto [it, fresh] = waiting_.try_emplace(rec);
-  if (!fresh) throw std::logic_error("recorder: a group READY twice");
+  if (!fresh) throw InternalError("recorder: a group READY twice");
   Waiting& w = it->second;
   w.record = rec;
   w.extra = &x;
@@ -488,7 +489,7 @@ void Recorder::start_waiting(std::size_t rec, Extra& x, double t) {
 
 void Recorder::stop_waiting(std::size_t rec, bool launched, double t) {
   const auto it = waiting_.find(rec);
-  if (it == waiting_.end()) throw std::logic_error("recorder: a group launched that was not waiting");
+  if (it == waiting_.end()) throw InternalError("recorder: a group launched that was not waiting");
   if (launched) advance(t);
   Waiting& w = it->second;
   Extra& x = *w.extra;
@@ -567,7 +568,7 @@ void Recorder::copy_names(const Waiting& w, std::vector<std::string>& out) const
     seq[j] = at[j] == singles_[i] ? kNone : log_[i][at[j] - log_base_[i]].seq;
   };
   for (std::size_t j = 0; j < at.size(); ++j) {
-    if (at[j] < log_base_[w.index[j]]) throw std::logic_error("recorder: a name log cut before a group read it");
+    if (at[j] < log_base_[w.index[j]]) throw InternalError("recorder: a name log cut before a group read it");
     look(j);
   }
   while (out.size() < n) {
@@ -606,9 +607,9 @@ void Recorder::on_event(const Event& e) {
     new_record(e);
   } else {
     const std::uint32_t index = e.task.valid() ? e.task.index() : kNoRecord;
-    if (index < by_task_base_) throw std::logic_error("recorder: an event for a retired task");
+    if (index < by_task_base_) throw InternalError("recorder: an event for a retired task");
     if (index - by_task_base_ >= by_task_.size() || by_task_[index - by_task_base_] == kNoRecord)
-      throw std::logic_error("recorder: an event for a task it never saw submitted");
+      throw InternalError("recorder: an event for a task it never saw submitted");
     rec = by_task_[index - by_task_base_];
   }
   Live& r = record(rec);

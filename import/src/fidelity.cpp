@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "dirsched/error.hpp"
 #include "dirsched/outputs.hpp"
 
 namespace dirsched {
@@ -34,13 +35,13 @@ struct Timeline {
 Timeline load(const std::string& dir) {
   Timeline t;
   t.dir = dir;
-  if (!fs::is_directory(dir)) throw std::runtime_error(dir + ": no such run folder");
+  if (!fs::is_directory(dir)) throw BadInput(dir + ": no such run folder");
   t.makespan = read_summary((fs::path(dir) / "summary.json").string()).makespan_s;
   const std::string path = (fs::path(dir) / "events.jsonl").string();
   if (std::error_code ec; fs::exists(path, ec) && !fs::is_regular_file(path, ec))
-    throw std::runtime_error(path + ": not a regular file (a FIFO, a device, a socket or a folder)");
+    throw BadInput(path + ": not a regular file (a FIFO, a device, a socket or a folder)");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path + ": cannot open the file");
+  if (!in) throw BadInput(path + ": cannot open the file");
   std::map<std::string, std::string> kind;
   std::string line;
   std::size_t n = 0;

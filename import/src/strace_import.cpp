@@ -21,6 +21,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "dirsched/error.hpp"
 #include "dirsched/json_reader.hpp"
 #include "dirsched/output_folder.hpp"
 #include "dirsched/outputs.hpp"
@@ -113,8 +114,8 @@ class LogReader {
     std::ifstream in(o_.log, std::ios::binary);
     struct stat st {};
     if (stat(o_.log.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || !in)
-      throw std::runtime_error(o_.log + ": cannot read the log (" +
-                               (stat(o_.log.c_str(), &st) != 0 ? std::strerror(errno) : "not a regular file") + ")");
+      throw BadInput(o_.log + ": cannot read the log (" +
+                     (stat(o_.log.c_str(), &st) != 0 ? std::strerror(errno) : "not a regular file") + ")");
     const double total = static_cast<double>(st.st_size);
     std::string line;
     double done = 0;
@@ -134,7 +135,7 @@ class LogReader {
       take_line(line);
     }
     if (progress) std::fprintf(stderr, "\n");
-    if (in.bad()) throw std::runtime_error(o_.log + ": read error after line " + std::to_string(p_.lines));
+    if (in.bad()) throw BadInput(o_.log + ": read error after line " + std::to_string(p_.lines));
   }
 
  private:

@@ -6,6 +6,7 @@
 #include "dirsched/outputs.hpp"
 #include "dirsched/record/task_row.hpp"
 
+#include "dirsched/error.hpp"
 #include "dirsched/json_reader.hpp"
 #include "dirsched/output_folder.hpp"
 #include "dirsched/progress.hpp"
@@ -54,8 +55,9 @@ int open_regular(const std::string& path) {
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
-    throw std::runtime_error(path + ": not a regular file (a FIFO, a device, a socket or a folder); a run "
-                                    "folder holds regular files only");
+    throw BadInput(path +
+                   ": not a regular file (a FIFO, a device, a socket or a folder); a run "
+                   "folder holds regular files only");
   }
   const int flags = ::fcntl(fd, F_GETFL);
   if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
@@ -66,7 +68,7 @@ int open_regular(const std::string& path) {
 
 std::string read_run_file(const std::string& path) {
   const int fd = open_regular(path);
-  if (fd < 0) throw std::runtime_error("cannot read " + path + " (" + std::strerror(errno) + ")");
+  if (fd < 0) throw BadInput("cannot read " + path + " (" + std::strerror(errno) + ")");
   std::string text;
   char buf[1 << 16];
   for (;;) {
@@ -75,7 +77,7 @@ std::string read_run_file(const std::string& path) {
     if (n < 0) {
       const int e = errno;
       ::close(fd);
-      throw std::runtime_error("cannot read " + path + " (" + std::strerror(e) + ")");
+      throw BadInput("cannot read " + path + " (" + std::strerror(e) + ")");
     }
     if (n == 0) break;
     text.append(buf, static_cast<std::size_t>(n));
@@ -91,7 +93,7 @@ nlohmann::json read_output_json(const std::string& path) {
   try {
     return read_json_file(path);
   } catch (const ScenarioError& e) {
-    throw std::runtime_error(e.what());
+    throw BadInput(e.what());
   }
 }
 
@@ -100,7 +102,7 @@ record::Summary read_summary(const std::string& path) {
   try {
     (void)parse_json_text(text, path);  // the loader's strict reader: duplicate keys, depth, UTF-8, numbers
   } catch (const ScenarioError& e) {
-    throw std::runtime_error(e.what());
+    throw BadInput(e.what());
   }
   return record::decode(nlohmann::ordered_json::parse(text), path);
 }
@@ -112,7 +114,7 @@ nlohmann::json parse_output_line(std::string_view line, const std::string& path,
     // The reader counts within the line: "at line 1, column C" is "at column C" of this line.
     std::string what = e.what();
     if (const auto at = what.find("at line 1, column "); at != std::string::npos) what.erase(at + 3, 8);
-    throw std::runtime_error(what);
+    throw BadInput(what);
   }
 }
 
@@ -229,7 +231,7 @@ record::Summary summarise(const Run& run, const std::vector<std::string>& notes)
   if (run.core->switches()[Switch::kWholeRunFifo]) s.pipeline_depth = run.core->options().pipeline_depth;
   s.stall_report_s = tidy(run.core->options().stall_report_s);
   const std::optional<record::Engine> engine = record::engine_from(r.engine);
-  if (!engine) throw std::logic_error("summarise: unknown engine '" + r.engine + "'");
+  if (!engine) throw InternalError("summarise: unknown engine '" + r.engine + "'");
   s.engine = *engine;
   s.time_scale = tidy(r.time_scale);
   if (!run.scenario.vars.empty()) {
@@ -239,7 +241,7 @@ record::Summary summarise(const Run& run, const std::vector<std::string>& notes)
   }
   s.dirsched_version = dirsched_version();
   const std::optional<record::Outcome> outcome = record::outcome_from(r.outcome);
-  if (!outcome) throw std::logic_error("summarise: unknown outcome '" + r.outcome + "'");
+  if (!outcome) throw InternalError("summarise: unknown outcome '" + r.outcome + "'");
   s.outcome = *outcome;
   if (!r.error.empty()) s.error = r.error;
   s.makespan_s = tidy(makespan);

@@ -9,6 +9,8 @@
 #include <system_error>
 #include <thread>
 
+#include "dirsched/error.hpp"
+
 namespace dirsched {
 
 void CallableTable::add(std::string name, MemberFn fn) {
@@ -102,7 +104,8 @@ struct Runtime::Impl {
       Worker& w = *workers[index];
       {
         std::lock_guard<std::mutex> lock(w.mutex);
-        if (w.job || !w.staged) throw std::logic_error("dirsched runtime: an activation without a staged job on an idle worker");
+        if (w.job || !w.staged)
+          throw InternalError("dirsched runtime: an activation without a staged job on an idle worker");
         w.staged->call.handed_at = std::chrono::steady_clock::now();
         w.job = std::move(w.staged);
         w.staged.reset();
@@ -121,13 +124,13 @@ struct Runtime::Impl {
     Worker& w = *workers[index];
     if (d.prepare_only) {  // staged: held, not started (the worker may be running another member)
       std::lock_guard<std::mutex> lock(w.mutex);
-      if (w.staged) throw std::logic_error("dirsched runtime: a second staged job for one worker");
+      if (w.staged) throw InternalError("dirsched runtime: a second staged job for one worker");
       w.staged = std::move(job);
       return;
     }
     {
       std::lock_guard<std::mutex> lock(w.mutex);
-      if (w.job) throw std::logic_error("dirsched runtime: a second job for a busy worker");
+      if (w.job) throw InternalError("dirsched runtime: a second job for a busy worker");
       job.call.handed_at = std::chrono::steady_clock::now();
       w.job = std::move(job);
     }
@@ -197,11 +200,11 @@ void Runtime::run(Orchestrator& orchestrator) {
     struct rlimit lim {};
     std::string limit = "unlimited";
     if (getrlimit(RLIMIT_NPROC, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY) limit = std::to_string(lim.rlim_cur);
-    return std::runtime_error("the threads engine needs " + std::to_string(wanted) +
-                              " threads (one per worker and the scheduler's) and could start only " +
-                              std::to_string(started) + " (" + e.code().message() +
-                              "; the limit of processes and threads, ulimit -u, is " + limit +
-                              ", and each thread needs its stack, ulimit -s and -v)");
+    return RuntimeError("the threads engine needs " + std::to_string(wanted) +
+                        " threads (one per worker and the scheduler's) and could start only " +
+                        std::to_string(started) + " (" + e.code().message() +
+                        "; the limit of processes and threads, ulimit -u, is " + limit +
+                        ", and each thread needs its stack, ulimit -s and -v)");
   };
   for (auto& w : m.workers) {
     Impl::Worker* worker = w.get();

@@ -11,6 +11,7 @@
 #include <map>
 #include <set>
 
+#include "dirsched/error.hpp"
 #include "dirsched/generate.hpp"
 #include "dirsched/platform_file.hpp"
 #include "dirsched/trace_file.hpp"
@@ -1236,7 +1237,7 @@ struct Loader {
     std::string error;
     const std::optional<Switches> base = preset(name, &error);
     if (!base) {
-      if (cli_policy) throw std::invalid_argument("--policy: " + error);
+      if (cli_policy) throw BadInput("--policy: " + error);
       throw ScenarioError(file, "scheduler.policy", error);  // unreachable: scheduler() checked it
     }
     std::array<std::string, kSwitchCount> origin;
@@ -1254,10 +1255,10 @@ struct Loader {
       }
     if (const std::optional<Switch> u = eff.first_unbuilt()) {
       const std::string n(to_string(*u));
-      throw std::invalid_argument(origin[static_cast<std::size_t>(*u)] + ": switch '" + n + "' (#" +
-                                  std::to_string(switch_info(*u).pr) +
-                                  ") is not built yet in this testbed; turn it off with \"switches\": {\"" + n +
-                                  "\": false} or --switch " + n + "=off");
+      throw BadInput(origin[static_cast<std::size_t>(*u)] + ": switch '" + n + "' (#" +
+                     std::to_string(switch_info(*u).pr) +
+                     ") is not built yet in this testbed; turn it off with \"switches\": {\"" + n +
+                     "\": false} or --switch " + n + "=off");
     }
     s.policy = canonical_policy_name(name);
     s.switches = eff;
@@ -1287,7 +1288,7 @@ PolicyChoice parse_policy_choice(const std::optional<std::string>& policy, const
   PolicyChoice c;
   if (policy) {
     std::string error;
-    if (!preset(*policy, &error)) throw std::invalid_argument("--policy: " + error);
+    if (!preset(*policy, &error)) throw BadInput("--policy: " + error);
     c.policy = *policy;
   }
   for (const std::string& flag : switch_flags) {
@@ -1295,8 +1296,11 @@ PolicyChoice parse_policy_choice(const std::optional<std::string>& policy, const
     const std::string name = flag.substr(0, eq);
     const std::string value = eq == std::string::npos ? std::string() : flag.substr(eq + 1);
     const auto id = switch_from_string(name);
-    if (!id) throw std::invalid_argument("--switch " + flag + ": unknown switch '" + name + "' (known: " + known_switch_names() + ")");
-    if (value != "on" && value != "off") throw std::invalid_argument("--switch " + flag + ": expected NAME=on or NAME=off");
+    if (!id)
+      throw BadInput("--switch " + flag + ": unknown switch '" + name + "' (known: " + known_switch_names() +
+                     ")");
+    if (value != "on" && value != "off")
+      throw BadInput("--switch " + flag + ": expected NAME=on or NAME=off");
     c.switches.emplace_back(*id, value == "on");
     c.switch_flags.push_back(flag);
   }

@@ -19,6 +19,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "dirsched/error.hpp"
 #include "dirsched/json_reader.hpp"
 #include "op_reader.hpp"
 
@@ -701,7 +702,7 @@ TraceReader::TraceReader(const TraceFile& trace) : impl_(new Impl{trace, nullptr
 TraceReader::~TraceReader() = default;
 
 TraceReader::TraceReader(const TraceReader&) {
-  throw std::logic_error("a streamed trace cannot be copied mid-replay: call materialize_trace() first");
+  throw InternalError("a streamed trace cannot be copied mid-replay: call materialize_trace() first");
 }
 
 bool TraceReader::next(OpSpec& op) {

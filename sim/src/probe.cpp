@@ -17,6 +17,7 @@
 #include <stdexcept>
 #include <xbt/config.hpp>
 
+#include "dirsched/error.hpp"
 #include "dirsched/generate.hpp"
 #include "dirsched/platform.hpp"
 #include "dirsched/trace_file.hpp"
@@ -294,24 +295,24 @@ void check_simgrid_cfg(const std::vector<std::string>& cfg) {
     const std::string shown = "--cfg=" + text;
     const auto colon = text.find(':');
     if (colon == std::string::npos || colon == 0)
-      throw std::runtime_error(shown + ": expected NAME:VALUE (docs/limits.md lists the options allowed)");
+      throw BadInput(shown + ": expected NAME:VALUE (docs/limits.md lists the options allowed)");
     const std::string name = text.substr(0, colon), value = text.substr(colon + 1);
     const AllowedCfg* allowed = nullptr;
     for (const AllowedCfg& a : kAllowedCfg)
       if (name == a.name) allowed = &a;
     if (!allowed)
-      throw std::runtime_error(shown + ": '" + name +
-                               "' is not an option dirsched passes to SimGrid (options that write or read "
-                               "files, or run actors in parallel, are refused; allowed: " +
-                               allowed_simgrid_options() + "; docs/limits.md says why)");
+      throw BadInput(shown + ": '" + name +
+                     "' is not an option dirsched passes to SimGrid (options that write or read "
+                     "files, or run actors in parallel, are refused; allowed: " +
+                     allowed_simgrid_options() + "; docs/limits.md says why)");
     if (!allowed->numeric) continue;
     char* end = nullptr;
     errno = 0;
     const double v = std::strtod(value.c_str(), &end);
     if (value.empty() || end != value.c_str() + value.size()) continue;  // not a number: SimGrid says so
     if (!(v >= allowed->min && v <= allowed->max))
-      throw std::runtime_error(shown + ": " + allowed->why + " must be in [" + number(allowed->min) + ", " +
-                               number(allowed->max) + "]");
+      throw BadInput(shown + ": " + allowed->why + " must be in [" + number(allowed->min) + ", " +
+                     number(allowed->max) + "]");
   }
 }
 
@@ -333,11 +334,11 @@ void probe_simgrid(const Scenario& s, const std::vector<std::string>& simgrid_ar
   }
 
   int fds[2];
-  if (pipe(fds) != 0) throw std::runtime_error("cannot check the platform: pipe failed");
+  if (pipe(fds) != 0) throw BadInput("cannot check the platform: pipe failed");
   std::fflush(stdout);
   std::fflush(stderr);
   const pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error("cannot check the platform: fork failed");
+  if (pid < 0) throw BadInput("cannot check the platform: fork failed");
   if (pid == 0) {
     close(fds[0]);
     dup2(fds[1], STDERR_FILENO);
@@ -397,7 +398,7 @@ void probe_simgrid(const Scenario& s, const std::vector<std::string>& simgrid_ar
   }
   if (step.rfind("cfg ", 0) == 0) {
     const std::size_t i = std::stoul(step.substr(4));
-    throw std::runtime_error(cfg.at(i) + ": " + why);
+    throw BadInput(cfg.at(i) + ": " + why);
   }
   std::string with;
   for (const std::string& c : cfg) with += (with.empty() ? " (with " : " ") + c;

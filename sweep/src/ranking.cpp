@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "dirsched/sweep.hpp"
+#include "dirsched/error.hpp"
 #include "dirsched/escape.hpp"
 #include "dirsched/format.hpp"
 
@@ -79,10 +80,9 @@ std::vector<std::size_t> parse_objective(const std::string& list) {
     std::size_t id = metric::kCount;
     for (std::size_t i = 0; i < metric::kCount; ++i)
       if (name == kMetrics[i].name) id = i;
-    if (id == metric::kCount)
-      throw std::invalid_argument("unknown metric '" + name + "' (" + objective_names() + ")");
+    if (id == metric::kCount) throw BadInput("unknown metric '" + name + "' (" + objective_names() + ")");
     if (std::find(out.begin(), out.end(), id) != out.end())
-      throw std::invalid_argument("metric '" + name + "' given twice");
+      throw BadInput("metric '" + name + "' given twice");
     out.push_back(id);
     start = comma + 1;
   }
@@ -565,7 +565,7 @@ SweepRow sweep_row_from_json(const Variant& v, const nlohmann::json& j) {
     r.outcome = j.at("outcome").get<std::string>();
     r.clean = j.at("clean").get<bool>();
   } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(std::string("a row of metrics: ") + e.what());
+    throw BadInput(std::string("a row of metrics: ") + e.what());
   }
   return r;
 }

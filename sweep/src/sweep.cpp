@@ -16,6 +16,7 @@
 #include <string_view>
 #include <tuple>
 
+#include "dirsched/error.hpp"
 #include "dirsched/escape.hpp"
 #include "dirsched/format.hpp"
 #include "dirsched/output_folder.hpp"
@@ -501,10 +502,10 @@ fs::path sweep_folder(const std::string& dir) {
   std::string d = dir;
   while (d.size() > 1 && d.back() == '/') d.pop_back();
   const fs::path folder(d);
-  if (!fs::is_directory(folder)) throw std::runtime_error(d + ": no such sweep folder");
+  if (!fs::is_directory(folder)) throw BadInput(d + ": no such sweep folder");
   if (!has_marker(folder, FolderKind::kSweep))
-    throw std::runtime_error(d + ": not a dirsched sweep folder (no " + std::string(marker_name(FolderKind::kSweep)) +
-                             " in it)");
+    throw BadInput(d + ": not a dirsched sweep folder (no " + std::string(marker_name(FolderKind::kSweep)) +
+                   " in it)");
   return folder;
 }
 
@@ -555,9 +556,9 @@ SweepPlan read_sweep_plan(const std::string& dir) {
   const fs::path folder = sweep_folder(dir);
   const std::string path = (folder / kPlanName).string();
   if (!fs::exists(path))
-    throw std::runtime_error(path + ": no such file: the folder has no plan (only `sweep --plan` keeps one)");
+    throw BadInput(path + ": no such file: the folder has no plan (only `sweep --plan` keeps one)");
   const json j = read_output_json(path);
-  auto bad = [&](const std::string& what) { return std::runtime_error(path + ": " + what); };
+  auto bad = [&](const std::string& what) { return BadInput(path + ": " + what); };
   if (!j.is_object() || j.value("dirsched", json()) != "plan") throw bad("not a plan (\"dirsched\": \"plan\")");
   if (!j.contains("variants") || !j["variants"].is_array()) throw bad("variants: expected an array");
   if (!j.contains("lines") || !j["lines"].is_array() || j["lines"].size() != j["variants"].size())
@@ -581,9 +582,9 @@ std::vector<SweepRow> collect(const std::string& dir, std::vector<std::string>* 
   const SweepMarker marker = read_sweep_marker(d);
   const SweepProgress progress = sweep_progress(d);
   if (!progress.live_temps.empty())
-    throw std::runtime_error(progress.live_temps.front().first + ": a temporary of a dirsched still running (process " +
-                             std::to_string(progress.live_temps.front().second) +
-                             "); wait for it to finish, or stop it");
+    throw BadInput(progress.live_temps.front().first + ": a temporary of a dirsched still running (process " +
+                   std::to_string(progress.live_temps.front().second) +
+                   "); wait for it to finish, or stop it");
   const std::set<std::size_t> listed(marker.variants.begin(), marker.variants.end());
   std::map<std::size_t, fs::path> found;
   std::vector<fs::path> entries;
@@ -594,22 +595,22 @@ std::vector<SweepRow> collect(const std::string& dir, std::vector<std::string>* 
     if (temp_owner(name) || name.rfind("variant-", 0) != 0) continue;  // temporaries: sweep_progress
     const auto index = variant_folder_index(name);
     if (!index || name != variant_dir({*index, {}}) || !fs::is_directory(f))
-      throw std::runtime_error(f.string() + ": not a variant folder (variant-NNNN)");
+      throw BadInput(f.string() + ": not a variant folder (variant-NNNN)");
     if (!listed.count(*index))
-      throw std::runtime_error(f.string() + ": variant " + std::to_string(*index) + " is not one of this sweep's " +
-                               std::to_string(listed.size()) + " variants (" + marker_name(FolderKind::kSweep) + ")");
+      throw BadInput(f.string() + ": variant " + std::to_string(*index) + " is not one of this sweep's " +
+                     std::to_string(listed.size()) + " variants (" + marker_name(FolderKind::kSweep) + ")");
     found[*index] = f;
   }
   if (!progress.missing.empty()) {
     const std::size_t n = progress.missing.size();
-    throw std::runtime_error(d + ": " + std::to_string(n) + " of " + std::to_string(marker.variants.size()) +
-                             " variants missing (not run, or did not finish): " +
-                             variant_list_text(progress.missing) + "; " +
-                             (fs::exists(fs::path(d) / kPlanName)
-                                  ? "`dirsched sweep --collect " + d + " --missing` prints the plan " +
-                                        (n == 1 ? "line" : "lines") + " to run"
-                                  : std::string("this sweep has no plan (it was run, or prepared, by a command that "
-                                                "runs its variants itself): run that command again")));
+    throw BadInput(d + ": " + std::to_string(n) + " of " + std::to_string(marker.variants.size()) +
+                   " variants missing (not run, or did not finish): " + variant_list_text(progress.missing) +
+                   "; " +
+                   (fs::exists(fs::path(d) / kPlanName)
+                        ? "`dirsched sweep --collect " + d + " --missing` prints the plan " +
+                              (n == 1 ? "line" : "lines") + " to run"
+                        : std::string("this sweep has no plan (it was run, or prepared, by a command that "
+                                      "runs its variants itself): run that command again")));
   }
   std::vector<SweepRow> rows;
   std::set<std::string> names;
@@ -617,21 +618,21 @@ std::vector<SweepRow> collect(const std::string& dir, std::vector<std::string>* 
   for (const auto& [index, f] : found) {
     const FolderLock folder_lock(f);  // never while a run replaces it: its variant.json and summary.json agree
     if (!fs::exists(f / "summary.json") || !fs::exists(f / "variant.json"))
-      throw std::runtime_error(f.string() + ": missing summary.json or variant.json (did that variant run?)");
+      throw BadInput(f.string() + ": missing summary.json or variant.json (did that variant run?)");
     const std::string vpath = (f / "variant.json").string();
     const json v = read_output_json(vpath);
     if (!v.is_object() || !v.contains("variant") || !v["variant"].is_number_unsigned())
-      throw std::runtime_error(vpath + ": variant: expected the variant index");
-    if (!v.contains("vars") || !v["vars"].is_object()) throw std::runtime_error(vpath + ": vars: expected an object");
+      throw BadInput(vpath + ": variant: expected the variant index");
+    if (!v.contains("vars") || !v["vars"].is_object()) throw BadInput(vpath + ": vars: expected an object");
     Variant var;
     var.index = v["variant"].get<std::size_t>();
     if (const auto twice = held.find(var.index); twice != held.end())
-      throw std::runtime_error(vpath + ": variant " + std::to_string(var.index) + " twice (also " +
-                               twice->second.string() + ")");
+      throw BadInput(vpath + ": variant " + std::to_string(var.index) + " twice (also " +
+                     twice->second.string() + ")");
     held[var.index] = f;
     if (var.index != index)
-      throw std::runtime_error(vpath + ": variant: " + std::to_string(var.index) + " in the folder of variant " +
-                               std::to_string(index));
+      throw BadInput(vpath + ": variant: " + std::to_string(var.index) + " in the folder of variant " +
+                     std::to_string(index));
     for (auto it = v["vars"].begin(); it != v["vars"].end(); ++it) {
       var.values[it.key()] = it.value();
       names.insert(it.key());
@@ -672,7 +673,7 @@ RunFacts load_run(const std::string& dir) {
   RunFacts r;
   r.dir = dir;
   const fs::path folder(dir);
-  if (!fs::is_directory(folder)) throw std::runtime_error(dir + ": no such run folder");
+  if (!fs::is_directory(folder)) throw BadInput(dir + ": no such run folder");
   r.summary = read_summary((folder / "summary.json").string());
   VarAssignment vars;
   if (r.summary.vars) {

@@ -106,7 +106,7 @@ TEST(ReplicatedRanking, NamesATieBreaker) {
   // --objective single_wait_max first: no longer a tie-breaker.
   const Ranking s = rank_replicated(rows, parse_objective("single_wait_max,makespan"), {0});
   EXPECT_FALSE(s.order[1].tie_breaker);
-  EXPECT_THROW(parse_objective("makespan,nope"), std::invalid_argument);
+  EXPECT_THROW(parse_objective("makespan,nope"), BadInput);
 }
 
 // One replicate under the default objective: the classic text (rank() and places()) and the ranking

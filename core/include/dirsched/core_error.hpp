@@ -10,9 +10,10 @@
 #pragma once
 
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 #include <string_view>
+
+#include "dirsched/error.hpp"
 
 namespace dirsched {
 
@@ -30,9 +31,11 @@ enum class CoreErrorCode : std::uint8_t {
 
 std::string_view to_string(CoreErrorCode code);  // unknown_task, unknown_member, ...
 
-class CoreError : public std::logic_error {
+// An internal error (a bug in the driver): dirsched::InternalError, kind kInternal (no longer a
+// std::logic_error: catch it by name or as dirsched::Error).
+class CoreError : public InternalError {
  public:
-  CoreError(CoreErrorCode code, const std::string& what) : std::logic_error(what), code_(code) {}
+  CoreError(CoreErrorCode code, const std::string& what) : InternalError(what), code_(code) {}
   CoreErrorCode code() const { return code_; }
 
  private:

@@ -60,10 +60,10 @@
 #include <functional>
 #include <map>
 #include <set>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "dirsched/error.hpp"
 #include "dirsched/observer.hpp"
 #include "dirsched/registry.hpp"
 #include "dirsched/scheduler.hpp"
@@ -77,11 +77,12 @@ struct Violation {
   std::string dump;  // queues and tasks at that moment
 };
 
-class InvariantViolation : public std::runtime_error {
+// Kind kBadInput, the kind the CLI's table gave it as a std::runtime_error; the engines catch it and
+// report the run as VIOLATION.
+class InvariantViolation : public BadInput {
  public:
   explicit InvariantViolation(Violation v)
-      : std::runtime_error("invariant " + v.rule + " violated at event seq " + std::to_string(v.seq) + ": " +
-                           v.detail),
+      : BadInput("invariant " + v.rule + " violated at event seq " + std::to_string(v.seq) + ": " + v.detail),
         violation(std::move(v)) {}
   Violation violation;
 };

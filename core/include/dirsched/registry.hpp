@@ -10,12 +10,12 @@
 
 #include <cstdint>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "dirsched/error.hpp"
 #include "dirsched/ids.hpp"
 
 namespace dirsched {
@@ -31,9 +31,10 @@ std::optional<WorkerKind> worker_kind_from_string(std::string_view text);
 std::optional<Namespace> namespace_from_string(std::string_view text);
 std::optional<Memory> memory_from_string(std::string_view text);
 
-class RegistryError : public std::invalid_argument {
+// A registry the caller describes wrongly: bad input (dirsched::BadInput; no longer a std::invalid_argument).
+class RegistryError : public BadInput {
  public:
-  using std::invalid_argument::invalid_argument;
+  using BadInput::BadInput;
 };
 
 struct NextLevelWorker {

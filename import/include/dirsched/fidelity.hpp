@@ -17,7 +17,7 @@ struct Fidelity {
   bool within = true;           // |makespan_error| <= the bound (true when no bound was given)
 };
 
-// Throws std::runtime_error naming the folder and file when one is missing or malformed.
+// Throws BadInput naming the folder and file when one is missing or malformed.
 Fidelity measure_fidelity(const std::string& observed, const std::string& simulated,
                           std::optional<double> max_makespan_error);
 

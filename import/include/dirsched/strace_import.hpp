@@ -12,15 +12,16 @@
 
 #include <cstdint>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "dirsched/error.hpp"
+
 namespace dirsched {
 
-class ImportError : public std::runtime_error {
+class ImportError : public BadInput {
  public:
-  using std::runtime_error::runtime_error;
+  using BadInput::BadInput;
 };
 
 struct ImportOptions {
@@ -47,7 +48,7 @@ struct ImportResult {
   std::string scenario_name;
 };
 
-// Reads and checks the log; throws ImportError (bad input) and std::runtime_error (a file that cannot
+// Reads and checks the log; throws ImportError (bad input) and BadInput (a file that cannot
 // be read).
 ImportResult import_strace(const ImportOptions& options);
 

@@ -36,11 +36,11 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "dirsched/error.hpp"
 #include "dirsched/record/marker.hpp"
 
 namespace dirsched {
@@ -50,16 +50,16 @@ constexpr int kExitBadInput = 2;     // bad input or a refused output path: noth
 constexpr int kExitCannotWrite = 3;  // an output could not be written: nothing claimed, nothing left
 
 // An output path the rule refuses (exit 2).
-class OutputRefused : public std::runtime_error {
+class OutputRefused : public BadInput {
  public:
-  using std::runtime_error::runtime_error;
+  using BadInput::BadInput;
 };
 
 // A write that failed (exit 3): "cannot write PATH: REASON".
-class WriteError : public std::runtime_error {
+class WriteError : public CannotWrite {
  public:
   WriteError(const std::string& path, const std::string& reason)
-      : std::runtime_error("cannot write " + path + ": " + reason), path_(path), reason_(reason) {}
+      : CannotWrite("cannot write " + path + ": " + reason), path_(path), reason_(reason) {}
   const std::string& path() const { return path_; }
   const std::string& reason() const { return reason_; }
 

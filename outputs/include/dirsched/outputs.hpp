@@ -193,20 +193,20 @@ std::string outcome_line(const Run& run);
 
 // Reads and parses a JSON file a run wrote (summary.json, variant.json, a marker) with the loader's
 // strict reader (json_reader.hpp: duplicate keys, depth, UTF-8, numbers, size). Throws
-// std::runtime_error "PATH: not valid JSON at line L, column C: REASON", "PATH: JSON.PATH: REASON" or
+// BadInput "PATH: not valid JSON at line L, column C: REASON", "PATH: JSON.PATH: REASON" or
 // "PATH: cannot open the file: ...".
 nlohmann::json read_output_json(const std::string& path);
 // summary.json read as strictly (read_output_json's checks), then decoded into the typed record: throws
-// std::runtime_error (record::RecordError) "PATH: JSON.PATH: expected ...", or for a newer schema.
+// record::RecordError "PATH: JSON.PATH: expected ...", or for a newer schema.
 record::Summary read_summary(const std::string& path);
 // The whole of a file a run wrote (events.jsonl): a regular file only, never a FIFO, a device or a
-// folder, which are refused (std::runtime_error "PATH: not a regular file ...") without blocking.
+// folder, which are refused (BadInput "PATH: not a regular file ...") without blocking.
 std::string read_run_file(const std::string& path);
-// One line of a JSON Lines file a run wrote (events.jsonl), as strictly: std::runtime_error
+// One line of a JSON Lines file a run wrote (events.jsonl), as strictly: BadInput
 // "PATH line N: REASON" (a syntax fault "at column C" of that line).
 nlohmann::json parse_output_line(std::string_view line, const std::string& path, std::size_t line_no);
 // One line of events.jsonl, parsed as strictly and decoded into the typed record (record/event.hpp):
-// std::runtime_error "PATH line N: FIELD: expected ..." for a field of the wrong type.
+// record::RecordError "PATH line N: FIELD: expected ..." for a field of the wrong type.
 record::Event parse_event_line(std::string_view line, const std::string& path, std::size_t line_no);
 // Every line of `text` (the file at `path`) through parse_output_line: the first bad line throws.
 void check_output_jsonl(std::string_view text, const std::string& path);

@@ -37,11 +37,11 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "dirsched/error.hpp"
 #include "dirsched/scheduler.hpp"
 
 namespace dirsched {
@@ -64,10 +64,11 @@ struct MemberCall {
 // true: the member succeeded; false or an exception: it failed.
 using MemberFn = std::function<bool(const MemberCall&)>;
 
-// Thrown by the Runtime's constructor for a configuration it cannot run (a callable with no function).
-class RuntimeError : public std::runtime_error {
+// Thrown by the Runtime's constructor for a configuration it cannot run (a callable with no function), and
+// by run() when the system cannot start its threads; bad input (kBadInput).
+class RuntimeError : public BadInput {
  public:
-  using std::runtime_error::runtime_error;
+  using BadInput::BadInput;
 };
 
 class CallableTable {

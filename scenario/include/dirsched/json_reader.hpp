@@ -22,18 +22,19 @@
 #include <cstdint>
 #include <functional>
 #include <nlohmann/json.hpp>
-#include <stdexcept>
 #include <string>
 #include <string_view>
+
+#include "dirsched/error.hpp"
 
 namespace dirsched {
 
 // The loader's one error type: file, JSON path and what is wrong. `main` prints what() on one line and
-// exits with status 2.
-class ScenarioError : public std::runtime_error {
+// exits with status 2 (bad input).
+class ScenarioError : public BadInput {
  public:
   ScenarioError(const std::string& file, const std::string& path, const std::string& what)
-      : std::runtime_error(file + ": " + (path.empty() ? "" : path + ": ") + what), path_(path) {}
+      : BadInput(file + ": " + (path.empty() ? "" : path + ": ") + what), path_(path) {}
   const std::string& path() const { return path_; }
 
  private:

@@ -231,7 +231,7 @@ struct PolicyChoice {
   std::vector<std::string> switch_flags;  // as given, for messages
   bool empty() const { return !policy && switches.empty(); }
 };
-// Checks the names (a typo stops the command before anything runs): std::invalid_argument with one
+// Checks the names (a typo stops the command before anything runs): BadInput with one
 // line naming the flag and what is known otherwise. Whether the switches are built is checked when
 // a scenario loads with the choice.
 PolicyChoice parse_policy_choice(const std::optional<std::string>& policy, const std::vector<std::string>& switch_flags);

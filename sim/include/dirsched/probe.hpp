@@ -19,11 +19,11 @@
 
 namespace dirsched {
 
-// Throws std::runtime_error ("--cfg=X: why") for a bad option, ScenarioError (path `platform`) for
+// Throws BadInput ("--cfg=X: why") for a bad option, ScenarioError (path `platform`) for
 // the platform file or a route.
 void probe_simgrid(const Scenario& scenario, const std::vector<std::string>& simgrid_args);
 
-// Refuses (std::runtime_error, "--cfg=X: why") a --cfg option that is not on dirsched's allow-list (an
+// Refuses (BadInput, "--cfg=X: why") a --cfg option that is not on dirsched's allow-list (an
 // option that writes or reads files, or runs actors in parallel) or a number out of its bounds (a
 // stack SimGrid would crash on). `cfg` holds "NAME:VALUE" or "--cfg=NAME:VALUE". probe_simgrid calls
 // it; the CLI calls it first, before anything runs. docs/limits.md lists the options and their bounds.

@@ -69,7 +69,7 @@ std::string ranking_text(const std::vector<SweepRow>& rows, const std::vector<st
 // variants it holds.
 using SweepMarker = record::SweepMarker;
 std::string sweep_marker_json(const SweepMarker& m);
-// Throws RecordError (a std::runtime_error) naming the marker (and the line of malformed JSON).
+// Throws RecordError (bad input) naming the marker (and the line of malformed JSON).
 SweepMarker read_sweep_marker(const std::string& dir);
 // Makes `dir` (already through check_output_folder) the sweep folder of `m`: refuses, with
 // OutputRefused, a sweep folder of another scenario; removes the run folders of variants that are not
@@ -94,12 +94,12 @@ struct SweepPlan {
   std::vector<std::string> lines;
 };
 void write_sweep_plan(const std::string& dir, const SweepPlan& plan);
-// Throws std::runtime_error naming the file: missing (the folder has no plan), malformed, or not of
+// Throws BadInput naming the file: missing (the folder has no plan), malformed, or not of
 // the folder's current variants.
 SweepPlan read_sweep_plan(const std::string& dir);
 
 // Reads DIR/variant-*/variant.json and summary.json of the variants the marker lists. Throws
-// std::runtime_error naming the path when DIR is not a sweep folder, when a listed variant is missing,
+// BadInput naming the path when DIR is not a sweep folder, when a listed variant is missing,
 // when two folders hold one variant index or a folder's variant.json names another index, when a
 // folder is not one of the marker's variants, when a temporary of a running dirsched is there, and for
 // a malformed file (with its line); a missing variant refusal names every missing one. A temporary left
@@ -110,7 +110,7 @@ std::vector<SweepRow> collect(const std::string& dir, std::vector<std::string>* 
 // compare: who each run is (folder, scenario, variable values, policy), every divergence of the
 // per-worker dispatch sequences up to `limit` (placement as task[member]@worker, time as t=...), the
 // groups' launch times and READY waits side by side, the dispatches that moved, and the metrics.
-// `same` is true when placements, order, times and metrics all agree. Throws std::runtime_error
+// `same` is true when placements, order, times and metrics all agree. Throws BadInput
 // naming a missing or malformed file.
 struct Comparison {
   std::string text;
@@ -155,7 +155,7 @@ const MetricDef& metric_def(std::size_t id);
 double metric_value(const SweepRow& r, std::size_t id);
 // makespan, idle_target_wait, group_wait_max, single_wait_max, single_wait_mean: today's sweep order.
 std::vector<std::size_t> default_objective();
-// A comma-separated list of metric names; std::invalid_argument naming the unknown one (and the names).
+// A comma-separated list of metric names; BadInput naming the unknown one (and the names).
 std::vector<std::size_t> parse_objective(const std::string& list);
 std::string objective_names();
 // t(0.975, df): a table for df <= 30, a Cornish-Fisher expansion above (within 0.001).
@@ -217,7 +217,7 @@ std::string sweep_svg(const Ranking& r);
 
 namespace dirsched {
 // A row's metrics as a small JSON object (replicates.jsonl, the evaluation pool), and back. The
-// variant is not in it. from_json throws std::runtime_error naming a missing or mistyped field.
+// variant is not in it. from_json throws BadInput naming a missing or mistyped field.
 nlohmann::json sweep_row_json(const SweepRow& r);
 SweepRow sweep_row_from_json(const Variant& v, const nlohmann::json& j);
 }  // namespace dirsched

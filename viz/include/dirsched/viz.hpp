@@ -14,12 +14,13 @@
 
 #include <map>
 #include <nlohmann/json.hpp>
-
-#include "dirsched/record/summary.hpp"
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
+
+#include "dirsched/error.hpp"
+#include "dirsched/record/summary.hpp"
 
 namespace dirsched::viz {
 
@@ -131,9 +132,9 @@ struct RunView {
 // When a READY task's wait ends: its start, its cancellation, or the end of the run.
 double ready_wait_end(const RunView& v, const TaskView& t);
 
-class VizError : public std::runtime_error {
+class VizError : public BadInput {
  public:
-  using std::runtime_error::runtime_error;
+  using BadInput::BadInput;
 };
 
 // `summary` (optional: the run record, record/summary.hpp, whose decoder checked its types) gives the

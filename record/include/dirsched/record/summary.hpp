@@ -22,7 +22,6 @@
 #include <cstdint>
 #include <map>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -30,14 +29,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "dirsched/error.hpp"
+
 namespace dirsched::record {
 
 inline constexpr int kSummarySchema = 1;
 
 // A summary that cannot be read: "FILE: JSON.PATH: expected ..." (or the schema's refusal).
-class RecordError : public std::runtime_error {
+class RecordError : public BadInput {
  public:
-  using std::runtime_error::runtime_error;
+  using BadInput::BadInput;
 };
 
 // Which engine produced the run: SimGrid, the event engine (SimGrid's rules on a plain event queue; the
