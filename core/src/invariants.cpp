@@ -37,9 +37,34 @@ std::uint32_t InvariantChecker::active_run() const {
 }
 
 TaskId InvariantChecker::group_head(std::uint32_t run) const {
-  for (TaskId g : group_fifo_)
-    if (!switches_[Switch::kWholeRunFifo] || tasks_[g.index()].run == run) return g;
-  return TaskId();
+  const std::uint32_t q = queue_of(run);
+  return q < fifo_head_.size() && fifo_head_[q] != kNoEntry ? group_fifo_[fifo_head_[q]].group : TaskId();
+}
+
+void InvariantChecker::fifo_push(TaskId group) {
+  const std::uint32_t q = queue_of(tasks_[group.index()].run);
+  if (q >= fifo_head_.size()) {
+    fifo_head_.resize(q + 1, kNoEntry);
+    fifo_tail_.resize(q + 1, kNoEntry);
+  }
+  const auto at = static_cast<std::uint32_t>(group_fifo_.size());
+  group_fifo_.push_back({group, kNoEntry});
+  if (fifo_head_[q] == kNoEntry)
+    fifo_head_[q] = at;
+  else
+    group_fifo_[fifo_tail_[q]].next = at;
+  fifo_tail_[q] = at;
+  ++fifo_ready_;
+}
+
+void InvariantChecker::fifo_left(std::uint32_t run) {
+  // Groups behind the front stay linked until they reach it: the head is always a READY group.
+  const std::uint32_t q = queue_of(run);
+  std::uint32_t& head = fifo_head_[q];
+  while (head != kNoEntry && tasks_[group_fifo_[head].group.index()].state != TaskState::kReady)
+    head = group_fifo_[head].next;
+  if (head == kNoEntry) fifo_tail_[q] = kNoEntry;
+  if (--fifo_ready_ == 0) group_fifo_.clear();  // every queue is empty: no entry is linked
 }
 
 bool InvariantChecker::all_idle(const TaskModel& g) const {
@@ -124,7 +149,7 @@ void InvariantChecker::on_event(const Event& e) {
           t.late = true;
           t.after_clear_pass = !group_head(t.run).valid();
         }
-        group_fifo_.push_back(e.task);
+        fifo_push(e.task);
       }
       break;
     }
@@ -134,10 +159,9 @@ void InvariantChecker::on_event(const Event& e) {
         fail("dispatch_only_ready", who + " launched while " + std::string(to_string(g.state)));
       if (!all_idle(g)) fail("group_targets_idle", who + " launched while a target was busy");
       // whole_run_fifo: each queue is one FIFO per run, so the head is the first group of its run.
-      auto it = std::find(group_fifo_.begin(), group_fifo_.end(), e.task);
       if (group_head(g.run) != e.task) fail("group_fifo_head", who + " launched before the group FIFO head");
-      group_fifo_.erase(it);
       g.state = TaskState::kRunning;
+      fifo_left(g.run);
       g.late = false;
       launching_ = e.task;
       launching_next_ = 0;
@@ -279,11 +303,9 @@ void InvariantChecker::on_event(const Event& e) {
       if (!raised(t.run)) fail("cancel_only_on_raise", who + " cancelled but its run's callback did not raise");
       if (t.state != TaskState::kPending && t.state != TaskState::kReady)
         fail("cancel_only_on_raise", who + " cancelled while " + std::string(to_string(t.state)));
-      if (t.kind == TaskKind::kGroup && t.state == TaskState::kReady) {
-        auto it = std::find(group_fifo_.begin(), group_fifo_.end(), e.task);
-        if (it != group_fifo_.end()) group_fifo_.erase(it);
-      }
+      const bool in_fifo = t.kind == TaskKind::kGroup && t.state == TaskState::kReady;
       t.state = TaskState::kCancelled;
+      if (in_fifo) fifo_left(t.run);
       break;
     }
     case EventKind::kRunRaise:

@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "dirsched/scenario.hpp"
 
@@ -68,6 +69,19 @@ class TimeBudget {
   const Scenario& s_;
   bool generated_;
   double latest_at_ = 0, serial_ = 0;
+};
+
+// The group members of a trace, all its groups together, op by op: add() throws ScenarioError at the
+// group (at the top level, in a batch or in a run's callback) whose members take the count past `max`
+// (kMaxTotalMembers, or a lower LoadLimits::max_tasks).
+class MemberCount {
+ public:
+  MemberCount(std::string file, std::size_t max) : file_(std::move(file)), max_(max) {}
+  void add(const OpSpec& op);
+
+ private:
+  std::string file_;
+  std::size_t max_, total_ = 0;
 };
 
 }  // namespace dirsched::detail

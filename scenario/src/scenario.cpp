@@ -478,6 +478,18 @@ void TimeBudget::visit(const OpSpec& op) {
                             "that long would lose microseconds to rounding");
 }
 
+void MemberCount::add(const OpSpec& op) {
+  if (op.kind == OpKind::kSubmitGroup || op.kind == OpKind::kSubmitSubGroup) {
+    total_ += op.args.size();  // each at most kMaxMembers: no overflow
+    if (total_ > max_)
+      throw ScenarioError(file_, op.path,
+                          "the trace's groups have " + std::to_string(total_) +
+                              " members up to this one, more than the limit of " + std::to_string(max_) +
+                              " group members in all");
+  }
+  for (const OpSpec& inner : op.ops) add(inner);
+}
+
 }  // namespace detail
 
 namespace {
@@ -862,6 +874,7 @@ struct Loader {
     double last_at = 0;
     std::size_t submits = 0;
     const OpReader reader(s);
+    detail::MemberCount members(file, std::min(max_tasks, kMaxTotalMembers));
     for (std::size_t i = 0; i < t.size(); ++i) {
       submits += t[i].is_object() && t[i].contains("ops") && t[i]["ops"].is_array() ? t[i]["ops"].size() : 1;
       if (submits > max_tasks)
@@ -870,6 +883,7 @@ struct Loader {
             "the trace submits more than the limit of " + std::to_string(max_tasks) + " tasks");
       s.trace.push_back(reader.op(t[i], index_path("trace", i), false, &task_names));
       const OpSpec& op = s.trace.back();
+      members.add(op);
       // at_s never goes back, a run's own and its callback's ops' included (one orchestrator thread).
       auto at = [&](const OpSpec& x) {
         if (!x.at_s) return;

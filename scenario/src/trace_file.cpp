@@ -866,6 +866,8 @@ std::shared_ptr<TraceFile> check_trace_file(const Scenario& header, const TraceS
   std::size_t ops = 0, submits = 0, counted = 0, strict = 0;
   double last_at = 0;
   TimeBudget budget(header, false);
+  // Thrown, not left to the full read: a file past the whole-read limit has no full read to word it.
+  MemberCount members(header.file, kMaxTotalMembers);
   auto name = [&](const OpSpec& op) {
     if (op.task.empty()) return true;
     ++submits;
@@ -881,6 +883,7 @@ std::shared_ptr<TraceFile> check_trace_file(const Scenario& header, const TraceS
       if (op.kind == OpKind::kRun || op.kind == OpKind::kRaise) return nullptr;
       counted += op.kind == OpKind::kBatch ? op.ops.size() : 1;
       if (counted > kMaxTasks) return nullptr;
+      members.add(op);
       if (op.at_s) {
         if (*op.at_s < last_at) return nullptr;
         last_at = *op.at_s;

@@ -10,6 +10,9 @@
 //   compared every pair (about 2 s a group).
 // - ManyGroups: 100,000 two-member groups on 65,536 workers, with a Recorder observing, submitted and
 //   drained.
+// - ManyGroupsChecked: the same with the InvariantChecker observing too (run --check-invariants).
+//   Issue 28: the checker's group FIFO was a vector erased at each launch, quadratic in waiting groups
+//   (here about twice ManyGroups; Invariants.ManyWaitingGroupsAreCheckedInLinearTime is the worse case).
 // Counters: bytes_per_live_task (heap bytes held per submitted, unfinished task).
 #include <benchmark/benchmark.h>
 
@@ -19,6 +22,7 @@
 #include <new>
 #include <vector>
 
+#include "dirsched/invariants.hpp"
 #include "dirsched/recorder.hpp"
 #include "dirsched/scheduler.hpp"
 
@@ -196,7 +200,7 @@ void WideGroup(benchmark::State& state) {
 }
 BENCHMARK(WideGroup)->Unit(benchmark::kMillisecond);
 
-void ManyGroups(benchmark::State& state) {
+void many_groups(benchmark::State& state, bool checked) {
   constexpr int kGroups = 100000, kWorkers = 65536;
   Platform p(kWorkers);
   std::vector<Dispatch> inflight;
@@ -204,17 +208,31 @@ void ManyGroups(benchmark::State& state) {
     Scheduler s(p.registry);
     Recorder recorder(s);
     recorder.set_keep_records(false);
-    s.set_observer(&recorder);
+    InvariantChecker checker(p.registry, s.switches());
+    ObserverList observers;
+    observers.add(&recorder);
+    observers.add(&checker);
+    s.set_observer(checked ? static_cast<Observer*>(&observers) : &recorder);
     s.reserve(kGroups);
     for (int g = 0; g < kGroups; ++g)
       s.submit_next_level_group("g", p.chip, std::vector<std::vector<Arg>>(2),
                                 {WorkerId((2 * g) % kWorkers), WorkerId((2 * g + 1) % kWorkers)});
     drain(s, inflight);
+    if (checked) checker.finish(s.stuck());
     benchmark::DoNotOptimize(recorder.record_count());
   }
   state.SetItemsProcessed(state.iterations() * kGroups);
 }
+
+void ManyGroups(benchmark::State& state) {
+  many_groups(state, false);
+}
 BENCHMARK(ManyGroups)->Unit(benchmark::kMillisecond);
+
+void ManyGroupsChecked(benchmark::State& state) {
+  many_groups(state, true);
+}
+BENCHMARK(ManyGroupsChecked)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

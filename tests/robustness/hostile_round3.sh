@@ -121,6 +121,23 @@ waits() {  # name, file the command replaces, command...: nothing changes while 
 "$dirsched" run "$ok" --out "$tmp/locked" >/dev/null 2>&1 || { echo "FAIL setup locked run"; fail=1; }
 waits run summary.json "$dirsched" run "$ok" --out "$tmp/locked"
 waits render report.html "$dirsched" render "$tmp/locked"
+# sweep --collect reads each variant folder under its lock: while the lock is held (flock(1), as above)
+# over a summary.json half written, collect waits, then reads the folder whole (before its lock, it read
+# the half file at once: exit 2).
+"$dirsched" sweep "$in/sweep.json" --out "$tmp/lock-sweep" >/dev/null 2>&1 || { echo "FAIL setup lock sweep"; fail=1; }
+v1=$tmp/lock-sweep/variant-0001
+flock "$v1" sh -c 'cp "$1/summary.json" "$1/whole"; head -c 20 "$1/whole" >"$1/summary.json"; sleep 3; mv "$1/whole" "$1/summary.json"' sh "$v1" &
+holder=$!
+sleep 0.5
+start=$(date +%s%N)
+rc=0
+"$dirsched" sweep --collect "$tmp/lock-sweep" >"$tmp/out" 2>"$tmp/err" || rc=$?
+waited=$((($(date +%s%N) - start) / 1000000))
+wait "$holder"
+if [ "$rc" != 0 ]; then echo "FAIL lock-collect: exit $rc"; sed 's/^/  | /' "$tmp/err" | head -3; fail=1
+elif [ "$waited" -lt 2000 ]; then echo "FAIL lock-collect: done in $waited ms, while the lock was held"; fail=1
+elif ! grep -qF "2. variant 1 (W=2) NOT CLEAN (1 rejected)" "$tmp/out"; then echo "FAIL lock-collect: variant 1 not read whole"; cat "$tmp/out"; fail=1
+else echo "ok   lock-collect"; fi
 
 # 8. An --out name its temporaries would not fit beside: refused before the run, saying so.
 long=$(printf 'x%.0s' $(seq 230))

@@ -60,6 +60,21 @@ expect generate-tasks-x-edges 2 "product.json: generate: the family 'random' wou
 echo '{"name":"m","generate":{"family":"tp-groups","groups":10000000,"size":65536,"workers":65536,"singles_per_group":0}}' >"$tmp/members.json"
 expect generate-members 2 "members.json: generate: the family 'tp-groups' would make 655360000000 group members (groups x size)" \
   timeout 20 "$dirsched" run "$tmp/members.json" --out "$tmp/never"
+# A trace's group members in all (100,000,000), as generate's groups x size: a 300 MB trace file of 1,526
+# groups of 65,536 members, past the whole-read limit, so the streamed check words it; refused at the
+# group that passes it, before any run (before the limit, all 1e8 members were taken on).
+python3 - "$in/members-file.json" <<'PY'
+import sys
+members = "[" + ",".join(["[]"] * 65536) + "]"
+with open(sys.argv[1], "w") as f:
+    f.write('{"name":"m","callables":{"k":{"namespace":"LOCAL_CHIP","duration_s":1}},"workers":{"next_level":[{"id":0,"kind":"local_chip"}]},"trace":[')
+    for i in range(1526):
+        f.write('%s{"op":"submit_next_level_group","task":"g%d","callable":"k","args_list":%s}' % ("," if i else "", i, members))
+    f.write("]}")
+PY
+expect trace-file-members 2 "members-file.json: trace[1525]: the trace's groups have 100007936 members up to this one, more than the limit of 100000000 group members in all" \
+  "$dirsched" run "$in/members-file.json" --out "$tmp/never"
+rm -f "$in/members-file.json"
 echo '{"name":"e","seed":3,"generate":{"family":"random","tasks":10,"edges":1024}}' >"$tmp/edges.json"
 expect generate-edges-1024 5 "" "$dirsched" explore "$tmp/edges.json" --max-states 1
 # At the bounds the values are accepted (stdout only, nothing written).

@@ -138,5 +138,36 @@ TEST(LoaderLimits, LowerTaskLimitRefusesGenerateBlocksAndTraces) {
   EXPECT_NE(big.find("from 1 to 100000000,"), std::string::npos) << big;
 }
 
+// A trace's groups hold at most kMaxTotalMembers members in all, counted op by op in batches and run
+// callbacks too (LoadLimits::max_tasks lowers it here): refused at the group that passes it. 65,536
+// members per group used to be the only bound, which 1e8 submits multiply to 6.5e12.
+TEST(LoaderLimits, TraceGroupMembersAreBoundedInAll) {
+  auto group = [](const std::string& task, std::size_t members) {
+    return json{{"op", "submit_next_level_group"},
+                {"task", task},
+                {"callable", "k"},
+                {"args_list", json(std::vector<json>(members, json::array()))}};
+  };
+  json d = json::parse(R"({"name": "t", "workers": {"next_level": [{"id": 0, "kind": "local_chip"}]},
+                           "callables": {"k": {"namespace": "LOCAL_CHIP", "duration_s": 1}}, "trace": []})");
+  d["trace"].push_back(group("a", 40));
+  d["trace"].push_back({{"op", "batch"}, {"ops", {group("b", 40), group("c", 20), group("d", 1)}}});
+  EXPECT_EQ(load_error(d, LoadLimits{101}), "(loaded)");
+  EXPECT_EQ(
+      load_error(d, LoadLimits{100}),
+      "trace[1].ops[2]: f.json: trace[1].ops[2]: the trace's groups have 101 members up to this one, more "
+      "than the limit of 100 group members in all");
+  // Singles are tasks, not group members.
+  d["trace"].push_back({{"op", "submit_next_level"}, {"task", "s"}, {"callable", "k"}, {"worker", 0}});
+  EXPECT_EQ(load_error(d, LoadLimits{101}), "(loaded)");
+
+  json runs = d;
+  runs["trace"] = {
+      {{"op", "run"}, {"run", "r"}, {"ops", {group("e", 60), {{"op", "batch"}, {"ops", {group("f", 50)}}}}}}};
+  const std::string in_run = load_error(runs, LoadLimits{100});
+  EXPECT_EQ(in_run.rfind("trace[0].ops[1].ops[0]: ", 0), 0u) << in_run;
+  EXPECT_NE(in_run.find("the trace's groups have 110 members up to this one"), std::string::npos) << in_run;
+}
+
 }  // namespace
 }  // namespace dirsched

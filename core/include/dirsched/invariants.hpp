@@ -148,6 +148,8 @@ class InvariantChecker : public Observer {
   void check_staging(const Event& e, TaskModel& t, const std::string& who);  // a prepare_only dispatch
   std::uint32_t active_run() const;       // whole_run_fifo: the lowest run index not ended
   TaskId group_head(std::uint32_t run) const;  // the group FIFO head (of `run`'s groups, whole_run_fifo)
+  void fifo_push(TaskId group);                // a group turned READY
+  void fifo_left(std::uint32_t run);           // a group of `run` left READY (launched or cancelled)
 
   const Registry& registry_;
   Switches switches_;
@@ -162,7 +164,22 @@ class InvariantChecker : public Observer {
   std::vector<TaskId> producers_pool_;
   std::vector<TaskId> nl_busy_;     // per NEXT_LEVEL worker: the task running there, or invalid
   std::vector<TaskId> sub_busy_;    // per SUB worker
-  std::vector<TaskId> group_fifo_;  // READY groups not yet launched, in READY order
+  // The group FIFO: READY groups not yet launched, in READY order; one queue, or one per run with
+  // whole_run_fifo. Each queue is a list threaded through group_fifo_ by index. A group leaves by its
+  // state (launched, cancelled) and is unlinked once it reaches its queue's front, so a launch, a
+  // cancel and group_head() cost O(1) amortised (a vector erased at each launch was quadratic).
+  struct FifoEntry {
+    TaskId group;
+    std::uint32_t next;  // the queue's next entry, or kNoEntry
+  };
+  static constexpr std::uint32_t kNoEntry = UINT32_MAX;
+  // Queue 0 without whole_run_fifo; with it, run r's is r + 1 and 0 is that of events naming no run.
+  std::uint32_t queue_of(std::uint32_t run) const {
+    return !switches_[Switch::kWholeRunFifo] || run == RunId::kInvalid ? 0 : run + 1;
+  }
+  std::vector<FifoEntry> group_fifo_;                 // cleared whenever no group is READY
+  std::vector<std::uint32_t> fifo_head_, fifo_tail_;  // per queue: a READY group's entry, or kNoEntry
+  std::size_t fifo_ready_ = 0;                        // READY groups in all queues
   std::vector<TaskId> nl_staged_;   // staging: per NEXT_LEVEL worker, the member on its second frame
   std::vector<std::uint32_t> staged_runs_;  // staging: runs that had a task staged (RunId indices)
   std::uint64_t batch_last_ = 0;    // registration_order_completions: the last end's worker position

@@ -38,6 +38,9 @@ inline constexpr double kMaxFlops = 1e18;                // one callable's flops
 inline constexpr std::size_t kMaxWorkers = 65536;        // NEXT_LEVEL workers, and SUB workers
 inline constexpr std::size_t kMaxMembers = 65536;        // members of one group
 inline constexpr std::size_t kMaxTasks = 100000000;      // submits of one trace (generated or not)
+// Group members of one trace, all its groups together: 65,536 per group would let 1e8 submits ask for
+// 6.5e12. The same bound as a generate block's groups x size.
+inline constexpr std::size_t kMaxTotalMembers = 100000000;
 // The largest factor a jitter can draw: uniform 1 + rel; normal 1 + 38 rel (the simulator's
 // Box-Muller draw never exceeds 37.2 standard deviations).
 inline constexpr double kNormalJitterSigmas = 38;
@@ -254,9 +257,9 @@ Scenario load_scenario(const std::string& file, const VarAssignment& assignment 
                        TraceRead read = TraceRead::kStreamed, const PolicyChoice& choice = {});
 // A lower task limit than kMaxTasks, for a caller whose work must follow the size of its input rather
 // than the counts a few bytes can ask for (the fuzz target, tests/fuzz/scenario_fuzz.cpp): a trace
-// with more submits, or a generate block that would make more tasks, edges or group members, is
-// refused as one past kMaxTasks is, with the lower number in the message, before anything is made.
-// A value above kMaxTasks changes nothing.
+// with more submits or group members, or a generate block that would make more tasks, edges or group
+// members, is refused as one past kMaxTasks (kMaxTotalMembers) is, with the lower number in the
+// message, before anything is made. A value above kMaxTasks changes nothing.
 struct LoadLimits {
   std::size_t max_tasks = kMaxTasks;
 };
