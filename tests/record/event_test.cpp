@@ -11,6 +11,7 @@
 #include "dirsched/eventsim.hpp"
 #include "dirsched/record/summary.hpp"
 #include "dirsched/scenario.hpp"
+#include "refusal.hpp"
 
 namespace dirsched::record {
 namespace {
@@ -19,12 +20,7 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 std::string refusal(const std::string& line) {
-  try {
-    decode_event(json::parse(line), "out/events.jsonl line 7");
-  } catch (const RecordError& e) {
-    return e.what();
-  }
-  return "(accepted)";
+  return refusal_of([&] { decode_event(json::parse(line), "out/events.jsonl line 7"); });
 }
 
 TEST(EventRecord, EveryLineOfEveryShippedScenarioDecodes) {

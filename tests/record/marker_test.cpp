@@ -3,6 +3,7 @@
 // file and the field.
 #include "dirsched/record/marker.hpp"
 #include "dirsched/record/sweep_row.hpp"
+#include "refusal.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,21 +13,11 @@ namespace {
 using nlohmann::json;
 
 std::string refusal_run(const std::string& text) {
-  try {
-    decode_run_marker(json::parse(text), "out/.dirsched-run");
-  } catch (const RecordError& e) {
-    return e.what();
-  }
-  return "(accepted)";
+  return refusal_of([&] { decode_run_marker(json::parse(text), "out/.dirsched-run"); });
 }
 
 std::string refusal_sweep(const std::string& text) {
-  try {
-    decode_sweep_marker(json::parse(text), "out/.dirsched-sweep");
-  } catch (const RecordError& e) {
-    return e.what();
-  }
-  return "(accepted)";
+  return refusal_of([&] { decode_sweep_marker(json::parse(text), "out/.dirsched-sweep"); });
 }
 
 TEST(MarkerRecord, RunMarkersRoundTripByteForByte) {
@@ -88,14 +79,7 @@ TEST(MarkerRecord, SweepMarkersRoundTripAndRefuse) {
 TEST(SweepRowRecord, RefusesWhatDoesNotMatchNamingTheLineAndTheColumn) {
   const std::string header = sweep_csv_header({"gw"});
   EXPECT_EQ(decode_sweep_header(header.substr(0, header.size() - 1), "s.csv"), std::vector<std::string>{"gw"});
-  auto refusal = [](const std::string& line) {
-    try {
-      decode_sweep_row(line, 1, "out/sweep.csv", 3);
-    } catch (const RecordError& e) {
-      return std::string(e.what());
-    }
-    return std::string("(accepted)");
-  };
+  auto refusal = [](const std::string& line) { return refusal_of([&] { decode_sweep_row(line, 1, "out/sweep.csv", 3); }); };
   const std::string good = "0,\"[0,1]\",true,4.5,0,0,0,0,0,0,0,0.5,0,0,0,0,COMPLETED,7,3";
   EXPECT_EQ(refusal(good), "(accepted)");
   EXPECT_EQ(refusal("0,x,true,4.5"), "out/sweep.csv line 3: 4 fields, the header has 19");

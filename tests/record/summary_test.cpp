@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include "refusal.hpp"
+
 #include "dirsched/eventsim.hpp"
 #include "dirsched/scenario.hpp"
 
@@ -39,12 +41,7 @@ std::string first_difference(const std::string& a, const std::string& b) {
 }
 
 std::string refusal(const std::string& text) {
-  try {
-    decode(ojson::parse(text), "runs/a/summary.json");
-  } catch (const RecordError& e) {
-    return e.what();
-  }
-  return "(accepted)";
+  return refusal_of([&] { decode(ojson::parse(text), "runs/a/summary.json"); });
 }
 
 // Every shipped scenario the event engine can run (the SimGrid driver writes the same summary through

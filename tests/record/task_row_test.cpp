@@ -12,6 +12,7 @@
 #include "dirsched/eventsim.hpp"
 #include "dirsched/outputs.hpp"
 #include "dirsched/scenario.hpp"
+#include "refusal.hpp"
 
 namespace dirsched::record {
 namespace {
@@ -94,12 +95,7 @@ TEST(TaskRowRecord, QuotedFieldsAndOptionalColumnsRoundTrip) {
 }
 
 std::string refusal(const std::string& line, const TaskColumns& columns) {
-  try {
-    decode_task_row(line, columns, "out/tasks.csv", 7);
-  } catch (const RecordError& e) {
-    return e.what();
-  }
-  return "(accepted)";
+  return refusal_of([&] { decode_task_row(line, columns, "out/tasks.csv", 7); });
 }
 
 TEST(TaskRowRecord, RefusesWhatDoesNotMatchNamingTheLineAndTheColumn) {
