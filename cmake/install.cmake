@@ -1,11 +1,11 @@
 # `cmake --install`: the libraries an embedding program links (dirsched::core, ::text, ::record, ::scenario,
-# ::outputs, ::runtime), their headers, and a package config so that find_package(dirsched) works from another
+# ::folders, ::outputs, ::runtime), their headers, and a package config so that find_package(dirsched) works from another
 # project (examples/consumer/ is one, built by the test install.consumer).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 set(dirsched_exported dirsched_core)
-foreach(t dirsched_text dirsched_record dirsched_scenario dirsched_outputs dirsched_runtime)
+foreach(t dirsched_text dirsched_record dirsched_scenario dirsched_folders dirsched_outputs dirsched_runtime)
   if(TARGET ${t})
     list(APPEND dirsched_exported ${t})
   endif()
@@ -22,7 +22,7 @@ install(TARGETS ${dirsched_exported} dirsched_warnings EXPORT dirschedTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(DIRECTORY core/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-foreach(dir text record scenario outputs runtime)
+foreach(dir text record scenario folders outputs runtime)
   if(TARGET dirsched_${dir})
     install(DIRECTORY ${dir}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
   endif()
