@@ -243,19 +243,14 @@ int run_to_folder(const Scenario& scenario, RunOptions options, const std::strin
   try {
     if (threads.on) {
       ThreadsOptions t;
+      static_cast<OutputOptions&>(t) = options;  // the same outputs, tasks.csv streamed as on SimGrid
       t.time_scale = threads.time_scale;
       t.seed = options.seed;
-      t.check_invariants = options.check_invariants;
-      t.record_events = options.record_events;
-      t.events_path = options.events_path;
       run = run_threads(scenario, t);
     } else if (threads.events) {
       EventRunOptions e;
+      static_cast<OutputOptions&>(e) = options;
       e.seed = options.seed;
-      e.check_invariants = options.check_invariants;
-      e.record_events = options.record_events;
-      e.events_path = options.events_path;
-      e.tasks_path = options.tasks_path;
       run = run_events(scenario, e);
     } else {
       run = simulate(scenario, options);

@@ -235,50 +235,22 @@ std::unique_ptr<Run> run_events(const Scenario& scenario, const EventRunOptions&
   run->result.engine = "event";
   for (const WorkerSpec& w : scenario.next_level) run->result.host_of_worker.push_back(w.host);
   run->core = make_scheduler(scenario);
-  run->recorder = std::make_unique<Recorder>(*run->core);
-  run->waits = std::make_unique<WaitAttribution>(*run->core);
-  // As on SimGrid: slots are reclaimed and records dropped unless something asks about them later.
-  const bool keep = options.keep_order_and_records || !scenario.expect.is_null();
-  run->core->set_reclaim(!keep && !options.check_invariants && !(std::getenv("DIRSCHED_RECLAIM") &&
-                                                                  std::string(std::getenv("DIRSCHED_RECLAIM")) == "off"));
-  run->core->reserve(scenario.submit_count());
-  run->recorder->set_keep_records(keep);
-  run->waits->set_keep(!options.tasks_path.empty() || !scenario.expect.is_null());  // for tasks.csv's rows
-  std::unique_ptr<TasksCsvWriter> tasks_csv;
-  if (!options.tasks_path.empty()) {
-    tasks_csv = std::make_unique<TasksCsvWriter>(*run, options.tasks_path);
-    run->recorder->set_on_retire([w = tasks_csv.get()](const TaskRecord& r) { w->write(r); });
-  }
-  const bool keep_order = options.keep_order_and_records || expect_reads_dispatch_order(scenario);
-  if (keep_order) run->result.dispatch_order.reserve(scenario.submit_count());
-  const Scheduler* core_view = run->core.get();
-  EventLog log(run->events_jsonl, options.events_path, core_view);
-  ObserverList observers;
-  const std::unique_ptr<InvariantChecker> checker =
-      observe_run(*run, observers, options.record_events ? &log : nullptr, options.check_invariants);
+  RunOutputs outputs(*run, options);  // as on SimGrid: the memory rule, tasks.csv, the observers
   const auto wall_start = std::chrono::steady_clock::now();
-  EventDriver driver(*run, seed, keep_order);
+  EventDriver driver(*run, seed, outputs.keep_order());
   driver.run();
   if (driver.clock_overflow()) {
-    run->core->set_observer(nullptr);
+    outputs.detach();
     throw ScenarioError(scenario.file, "",
                         "the simulated clock passed 2^32 s after t=" + human_number(driver.last_instant()) + " s");
   }
-  finish_result(*run, driver.replay(), checker.get());
+  finish_result(*run, driver.replay(), outputs.checker());
   run->result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   if (!driver.replay().trace_error().empty()) {  // a streamed trace file changed under the run
-    run->core->set_observer(nullptr);
+    outputs.detach();
     throw ScenarioError(scenario.file, "", driver.replay().trace_error());
   }
-  log.flush();
-  run->core->set_observer(nullptr);
-  run->recorder->finish();
-  run->recorder->set_on_retire(nullptr);
-  if (tasks_csv) {
-    tasks_csv->close();
-    run->tasks_file = options.tasks_path;
-  }
-  run->events_file = options.events_path;
+  outputs.finish();
   return run;
 }
 

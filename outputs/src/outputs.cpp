@@ -511,7 +511,10 @@ std::string metrics_json(const Run& run) {
           {"peak_rss_kib", usage.ru_maxrss},
           {"events", run.recorder->event_count()},
           {"events_per_s", engine_wall > 0 ? events / engine_wall : 0.0},
-          {"tasks", run.recorder->record_count()}};
+          {"tasks", run.recorder->record_count()},
+          // The live window at its widest (RunResult): it follows the trace only without reclamation.
+          {"peak_core_tasks", run.result.peak_core_tasks},
+          {"peak_records", run.result.peak_records}};
   return m.dump(2) + "\n";
 }
 

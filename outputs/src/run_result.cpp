@@ -1,23 +1,84 @@
-// How every engine ends a run: one RunResult from the core, the replay, the recorder and the checker.
+// How every engine sets its outputs up (RunOutputs) and ends a run: one RunResult from the core, the
+// replay, the recorder and the checker.
 #include "dirsched/outputs.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
 
 namespace dirsched {
 
-std::unique_ptr<InvariantChecker> observe_run(Run& run, ObserverList& observers, EventLog* log,
-                                              bool check_invariants) {
-  if (log) observers.add(log);
-  observers.add(run.waits.get());
-  observers.add(run.recorder.get());
-  std::unique_ptr<InvariantChecker> checker;
-  if (check_invariants) {
-    checker = std::make_unique<InvariantChecker>(run.core->registry(), run.scenario.switches);
-    Run* r = &run;
-    checker->set_dump([r] { return r->core->dump(); });
-    checker->set_run_raised([r](RunId id) { return r->core->run_info(id).raised; });
-    observers.add(checker.get());
+bool reclaim_wanted() {
+  const char* env = std::getenv("DIRSCHED_RECLAIM");
+  return !(env && std::string(env) == "off");
+}
+
+RunOutputs::RunOutputs(Run& run, const OutputOptions& options)
+    : run_(run),
+      core_view_(run.core.get()),
+      log_(run.events_jsonl, options.events_path, core_view_),
+      events_path_(options.events_path),
+      tasks_path_(options.tasks_path),
+      probe_(run) {
+  const Scenario& s = run.scenario;
+  Scheduler& core = *run.core;
+  run.recorder = std::make_unique<Recorder>(core);
+  run.waits = std::make_unique<WaitAttribution>(core);
+  // Every record stays only when something looks records up after the run: an expect block (by name,
+  // and it reads names from the core) or bisect's whole-run comparison. Then, and for the checker's
+  // dump, the core keeps every task too.
+  const bool keep_records = options.keep_order_and_records || !s.expect.is_null();
+  core.set_reclaim(!keep_records && !options.check_invariants && reclaim_wanted());
+  core.reserve(s.submit_count());
+  run.recorder->set_keep_records(keep_records);
+  run.waits->set_keep(!options.tasks_path.empty() || !s.expect.is_null());  // for tasks.csv's rows
+  if (!options.tasks_path.empty()) {
+    tasks_csv_ = std::make_unique<TasksCsvWriter>(run, options.tasks_path);
+    run.recorder->set_on_retire([w = tasks_csv_.get()](const TaskRecord& r) { w->write(r); });
   }
-  run.core->set_observer(&observers);
-  return checker;
+  keep_order_ = options.keep_order_and_records || expect_reads_dispatch_order(s);
+  if (keep_order_) run.result.dispatch_order.reserve(s.submit_count());
+
+  if (options.record_events) observers_.add(&log_);
+  observers_.add(run.waits.get());
+  observers_.add(run.recorder.get());
+  if (options.check_invariants) {
+    checker_ = std::make_unique<InvariantChecker>(core.registry(), s.switches);
+    Run* r = &run;
+    checker_->set_dump([r] { return r->core->dump(); });
+    checker_->set_run_raised([r](RunId id) { return r->core->run_info(id).raised; });
+    observers_.add(checker_.get());
+  }
+  observers_.add(&probe_);
+  core.set_observer(&observers_);
+}
+
+void RunOutputs::WindowProbe::on_event(const Event& e) {
+  // The core's entries and the Recorder's records are made only here (a submit; a reject or an op
+  // never submitted makes a record alone).
+  if (e.kind != EventKind::kSubmit && e.kind != EventKind::kReject && e.kind != EventKind::kNotSubmitted) return;
+  RunResult& r = run.result;
+  r.peak_core_tasks = std::max(r.peak_core_tasks, run.core->held_tasks());
+  r.peak_records = std::max(r.peak_records, run.recorder->held_records());
+}
+
+RunOutputs::~RunOutputs() { detach(); }
+
+void RunOutputs::detach() {
+  if (run_.core) run_.core->set_observer(nullptr);
+  if (run_.recorder) run_.recorder->set_on_retire(nullptr);
+}
+
+void RunOutputs::finish() {
+  log_.flush();
+  run_.core->set_observer(nullptr);
+  run_.recorder->finish();  // the records still held retire: their rows go to tasks.csv
+  run_.recorder->set_on_retire(nullptr);
+  if (tasks_csv_) {
+    tasks_csv_->close();
+    run_.tasks_file = tasks_path_;
+  }
+  run_.events_file = events_path_;
 }
 
 void finish_result(Run& run, Replay& replay, InvariantChecker* checker) {

@@ -31,12 +31,6 @@ namespace dirsched {
 
 namespace {
 
-// DIRSCHED_RECLAIM=off keeps every task's slot in the core (tests compare the outputs both ways).
-bool reclaim_wanted() {
-  const char* env = std::getenv("DIRSCHED_RECLAIM");
-  return !(env && std::string(env) == "off");
-}
-
 constexpr double kInf = std::numeric_limits<double>::infinity();
 // Two times closer than this are one instant (SimGrid's own timing precision is 1e-9 s by default).
 constexpr double kSameInstant = 1e-9;
@@ -734,30 +728,10 @@ std::unique_ptr<Run> simulate(const Scenario& scenario, const RunOptions& option
   }
 
   run->core = make_scheduler(scenario);
-  run->recorder = std::make_unique<Recorder>(*run->core);
-  run->waits = std::make_unique<WaitAttribution>(*run->core);
-  // The core reclaims ended tasks' slots unless something asks it about them after their end: an
-  // expect block (the Recorder keeps every record and reads names from the core) or the invariant
-  // checker's dump. DIRSCHED_RECLAIM=off turns it off (tests compare the outputs both ways).
-  run->core->set_reclaim(scenario.expect.is_null() && !options.check_invariants && reclaim_wanted());
-  run->core->reserve(scenario.submit_count());
-  // Finished tasks leave the Recorder (only an expect block looks records up by name after the run),
-  // and tasks.csv, when asked for, is written as they go.
-  run->recorder->set_keep_records(options.keep_order_and_records || !scenario.expect.is_null());
-  run->waits->set_keep(!options.tasks_path.empty() || !scenario.expect.is_null());  // for tasks.csv's rows
-  std::unique_ptr<TasksCsvWriter> tasks_csv;
-  if (!options.tasks_path.empty()) {
-    tasks_csv = std::make_unique<TasksCsvWriter>(*run, options.tasks_path);
-    run->recorder->set_on_retire([w = tasks_csv.get()](const TaskRecord& r) { w->write(r); });
-  }
-  if (options.keep_order_and_records || expect_reads_dispatch_order(scenario)) run->result.dispatch_order.reserve(scenario.submit_count());
-  const Scheduler* core_view = run->core.get();
-  EventLog log(run->events_jsonl, options.events_path, core_view);
-  ObserverList observers;
-  const std::unique_ptr<InvariantChecker> checker =
-      observe_run(*run, observers, options.record_events ? &log : nullptr, options.check_invariants);
+  // The memory rule, the tasks.csv stream and the observers, as on every engine (RunOutputs).
+  RunOutputs outputs(*run, options);
 
-  Driver driver(*run, options, seed, checker.get());
+  Driver driver(*run, options, seed, outputs.checker());
   driver.resolve_hosts();
   driver.setup_core();
   sg4::Host* host = sg4::Host::by_name(scenario.scheduler_host);
@@ -771,23 +745,15 @@ std::unique_ptr<Run> simulate(const Scenario& scenario, const RunOptions& option
                           : "SimGrid reported a deadlock at t=" + human_number(driver.last_instant()) + " s: " +
                                 left + " can never complete (a transfer or computation too long for SimGrid)";
     driver.abandon();
-    run->core->set_observer(nullptr);
+    outputs.detach();
     throw ScenarioError(scenario.file, scenario.platform.empty() ? "" : "platform",
                         (scenario.platform.empty() ? "" : scenario.platform + ": ") + why);
   }
   if (!driver.trace_error().empty()) {  // a streamed trace file changed under the run
-    run->core->set_observer(nullptr);
+    outputs.detach();
     throw ScenarioError(scenario.file, "", driver.trace_error());
   }
-  log.flush();
-  run->core->set_observer(nullptr);
-  run->recorder->finish();
-  run->recorder->set_on_retire(nullptr);
-  if (tasks_csv) {
-    tasks_csv->close();
-    run->tasks_file = options.tasks_path;
-  }
-  run->events_file = options.events_path;
+  outputs.finish();
   return run;
 }
 

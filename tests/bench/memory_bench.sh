@@ -6,6 +6,16 @@
 #   BASE     another dirsched binary run alternately on every row (the build before a change)
 #   TRACE=1  also 10M tasks from a trace file (876 MB written to TMPDIR first)
 #   RAW=1    the bare-SimGrid baseline raw_simgrid_stream on every row too (at 10M: minutes)
+#   ENGINE=threads  the threads engine instead (`--engine threads`, 0 s members): THREADS_SIZES rows
+#            "TASKS WORKERS paced|drained|at_once" (default "1000000 16 paced;1000000 16 drained;
+#            1000000 16 at_once"), each run with reclamation and then with DIRSCHED_RECLAIM=off:
+#            paced    generate stream, one submit per 50 us, --time-scale 1 (at --time-scale 0 a generate
+#                     block's interval is scaled away: every op is due at once). Only while the
+#                     engine keeps up: behind, the ops that came due run at once and widen the window;
+#            drained  a trace file with a drain after every 1,000 submits, --time-scale 0;
+#            at_once  generate stream, every submit at t=0, --time-scale 0 (the window is the trace).
+#            Two more columns from metrics.json: the live window at its widest (peak_core_tasks,
+#            peak_records).
 # Every run: stream workload, 1 ms tasks, `--outputs summary`, peak RSS and times from /usr/bin/time -v.
 # paced: one submit per microsecond (about 1,000 tasks live against 4,096 workers of 1 ms).
 # Targets: 10M from generate <= 512 MiB and <= 30 s; 100M paced <= 1 GiB and within 10% of 10M's memory;
@@ -23,6 +33,48 @@ measure() {  # label command... -> one row
   awk -v l="$label" -F': ' '/Elapsed \(wall/ {split($2,t,":"); w = t[1] * 60 + t[2]} /User time/ {u = $2} /System time/ {s = $2}
        /Maximum resident/ {m = $2} END {printf "%-44s %8.2f %8.2f %9.1f\n", l, w, u + s, m / 1024}' "$tmp/time"
 }
+if [ "${ENGINE:-sim}" = threads ]; then
+  printf "%-44s %8s %8s %9s %10s %10s\n" run wall_s cpu_s rss_MiB core_tasks records
+  sizes=${THREADS_SIZES:-"1000000 16 paced;1000000 16 drained;1000000 16 at_once"}
+  IFS=';' read -ra rows <<<"$sizes"
+  for size in "${rows[@]}"; do
+    read -r n w arrivals <<<"$size"
+    scale=0
+    case $arrivals in
+      paced) scale=1
+        echo "{ \"name\": \"t-$n\", \"generate\": { \"family\": \"stream\", \"tasks\": $n, \"workers\": $w, \"duration_s\": 0, \"interval\": 5e-5 } }" >"$tmp/s.json" ;;
+      at_once)
+        echo "{ \"name\": \"t-$n\", \"generate\": { \"family\": \"stream\", \"tasks\": $n, \"workers\": $w, \"duration_s\": 0 } }" >"$tmp/s.json" ;;
+      drained)
+        python3 - "$tmp/s.json" "$n" "$w" <<'PY'
+import sys
+n, w = int(sys.argv[2]), int(sys.argv[3])
+with open(sys.argv[1], "w") as f:
+    f.write('{"name": "drained", "workers": {"next_level": [%s]},\n' %
+            ", ".join('{"id": %d, "kind": "local_chip"}' % i for i in range(w)))
+    f.write('"callables": {"k": {"namespace": "LOCAL_CHIP", "duration_s": 0}},\n"trace": [\n')
+    for i in range(n):
+        f.write('{"op": "submit_next_level", "task": "t%d", "callable": "k", "worker": %d},\n' % (i, i % w))
+        if i % 1000 == 999:
+            f.write('{"op": "drain"},\n')
+    f.write('{"op": "drain"}\n]}\n')
+PY
+        ;;
+      *) echo "unknown arrivals '$arrivals' (paced, drained, at_once)" >&2; exit 2 ;;
+    esac
+    for reclaim in on off; do
+      row=$(DIRSCHED_RECLAIM=$reclaim measure "threads $n/$w $arrivals reclaim=$reclaim" "$dirsched" run "$tmp/s.json" \
+              --engine threads --time-scale "$scale" --out "$tmp/out" --outputs summary,metrics --quiet)
+      python3 - "$row" "$tmp/out/metrics.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[2]))
+print("%s %10d %10d" % (sys.argv[1], m["peak_core_tasks"], m["peak_records"]))
+PY
+      rm -rf "$tmp/out"
+    done
+  done
+  exit 0
+fi
 printf "%-44s %8s %8s %9s\n" run wall_s cpu_s rss_MiB
 sizes=${SIZES:-"10000000 4096 at_once;10000000 4096 paced;30000000 4096 paced"}
 IFS=';' read -ra rows <<<"$sizes"

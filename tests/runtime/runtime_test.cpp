@@ -10,6 +10,9 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <functional>
 #include <limits>
 #include <map>
@@ -441,6 +444,7 @@ TEST(ThreadsEngine, RunsAScenarioThroughTheSharedOutputs) {
   ThreadsOptions options;
   options.time_scale = 0;
   options.check_invariants = true;
+  options.keep_order_and_records = true;  // the records stay for tasks() (they retire and go otherwise)
   std::unique_ptr<dirsched::Run> run = run_threads(s, options);
   EXPECT_EQ(run->result.outcome, "FAILED");
   EXPECT_EQ(run->result.dispatches, 2u);
@@ -474,6 +478,92 @@ TEST(ThreadsEngine, ScalesTheStallReportWithTheTimeScale) {
   EXPECT_DOUBLE_EQ(run->core->options().stall_report_s, 0.05);
   EXPECT_NE(run->events_jsonl.find("\"event\":\"group_stall\",\"task\":\"g\""), std::string::npos)
       << run->events_jsonl;
+}
+
+}  // namespace
+}  // namespace dirsched
+
+namespace dirsched {
+namespace {
+
+// 20,000 tasks on two workers, a drain after every 100 submits: whatever the threads' timing, at most
+// 100 tasks are live at once. Each task reads and writes one of four buffers (a chain per buffer, so a
+// reclaimed task is named again as its buffer's last writer) and every 25th is a group of two.
+Scenario drained_window(std::size_t tasks, std::size_t window) {
+  nlohmann::json trace = nlohmann::json::array();
+  for (std::size_t i = 0; i < tasks; ++i) {
+    const nlohmann::json arg = {{"buffer", "b" + std::to_string(i % 4)}, {"tag", "INOUT"}};
+    if (i % 25 == 24)
+      trace.push_back({{"op", "submit_next_level_group"}, {"task", "g" + std::to_string(i)}, {"callable", "k"},
+                       {"workers", {0, 1}}, {"args_list", {{arg}, nlohmann::json::array()}}});
+    else
+      trace.push_back({{"op", "submit_next_level"}, {"task", "t" + std::to_string(i)}, {"callable", "k"},
+                       {"worker", i % 2}, {"args", {arg}}});
+    if (i % window == window - 1) trace.push_back({{"op", "drain"}});
+  }
+  const nlohmann::json doc = {
+      {"name", "drained-window"},
+      {"workers", {{"next_level", {{{"id", 0}, {"kind", "local_chip"}}, {{"id", 1}, {"kind", "local_chip"}}}}}},
+      {"callables", {{"k", {{"namespace", "LOCAL_CHIP"}, {"duration_s", 0}}}}},
+      {"buffers", {{"b0", {{"bytes", 0}}}, {"b1", {{"bytes", 0}}}, {"b2", {{"bytes", 0}}}, {"b3", {{"bytes", 0}}}}},
+      {"trace", trace}};
+  return parse_scenario(doc, "drained.json", ".");
+}
+
+// Issue 27 on the threads engine: the core reclaims ended tasks and the Recorder drops retired records,
+// so what either holds follows the live window (here 100 tasks), not the 20,000 of the trace; tasks.csv
+// still gets every row, streamed as records retire. Counts, not times: the drains bound the window.
+TEST(ThreadsEngine, MemoryFollowsTheLiveWindow) {
+  constexpr std::size_t kTasks = 20000, kWindow = 100;
+  const Scenario s = drained_window(kTasks, kWindow);
+  const std::string csv = ::testing::TempDir() + "threads-window-tasks.csv";
+  ThreadsOptions options;
+  options.time_scale = 0;
+  options.record_events = false;
+  options.tasks_path = csv;
+  std::unique_ptr<dirsched::Run> run = run_threads(s, options);
+  EXPECT_EQ(run->result.outcome, "COMPLETED");
+  EXPECT_TRUE(run->core->reclaims());
+  EXPECT_EQ(run->recorder->record_count(), kTasks);
+  EXPECT_EQ(run->recorder->state_counts()[TaskState::kCompleted], kTasks);
+  // The core compacts its reclaimed front once it outnumbers the held entries and 4,096: it holds at
+  // most 4,096 entries more than the window. The Recorder drops each record as it retires.
+  EXPECT_GT(run->result.peak_core_tasks, 0u);
+  EXPECT_LE(run->result.peak_core_tasks, 4096 + 2 * kWindow);
+  EXPECT_GT(run->result.peak_records, 0u);
+  EXPECT_LE(run->result.peak_records, 2 * kWindow);
+  EXPECT_GE(run->core->reclaimed_before(), kTasks - kWindow);
+  EXPECT_EQ(run->recorder->held_records(), 0u);
+  EXPECT_EQ(run->tasks_file, csv);
+  std::ifstream in(csv);
+  std::string line;
+  std::size_t rows = 0, completed = 0;
+  std::getline(in, line);  // the header
+  while (std::getline(in, line)) {
+    ++rows;
+    completed += line.find(",COMPLETED,") != std::string::npos;
+  }
+  EXPECT_EQ(rows, kTasks);
+  EXPECT_EQ(completed, kTasks);
+  std::remove(csv.c_str());
+
+  // The same probe without reclamation: the core holds every task (the records still retire), and with
+  // every record kept the Recorder holds them all too.
+  ThreadsOptions plain;
+  plain.time_scale = 0;
+  plain.record_events = false;
+  ::setenv("DIRSCHED_RECLAIM", "off", 1);
+  std::unique_ptr<dirsched::Run> kept = run_threads(s, plain);
+  ::unsetenv("DIRSCHED_RECLAIM");
+  EXPECT_FALSE(kept->core->reclaims());
+  EXPECT_EQ(kept->result.peak_core_tasks, kTasks);
+  EXPECT_LE(kept->result.peak_records, 2 * kWindow);
+  ThreadsOptions all = plain;
+  all.keep_order_and_records = true;
+  std::unique_ptr<dirsched::Run> every = run_threads(s, all);
+  EXPECT_FALSE(every->core->reclaims());  // the records read names from the core
+  EXPECT_EQ(every->result.peak_records, kTasks);
+  EXPECT_EQ(every->recorder->held_records(), kTasks);
 }
 
 }  // namespace

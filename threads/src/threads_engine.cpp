@@ -80,15 +80,11 @@ std::unique_ptr<Run> run_threads(const Scenario& scenario, const ThreadsOptions&
   Scheduler::Options core_options = scheduler_options(scenario);
   if (options.time_scale > 0) core_options.stall_report_s *= options.time_scale;
   run->core = std::make_unique<Scheduler>(scenario.registry(), core_options);
-  run->recorder = std::make_unique<Recorder>(*run->core);
-  run->waits = std::make_unique<WaitAttribution>(*run->core);
-  run->core->reserve(scenario.submit_count());
-  const bool keep_order = expect_reads_dispatch_order(scenario);
-  const Scheduler* core_view = run->core.get();
-  EventLog log(run->events_jsonl, options.events_path, core_view);
-  ObserverList observers;
-  const std::unique_ptr<InvariantChecker> checker =
-      observe_run(*run, observers, options.record_events ? &log : nullptr, options.check_invariants);
+  // The memory rule, the tasks.csv stream and the observers, as on every engine (RunOutputs). All of it
+  // runs on the runtime's scheduler thread, inside the core's calls; the worker threads never read the
+  // core (a MemberCall carries copies: the task's name, the duration, the failure flag).
+  RunOutputs outputs(*run, options);
+  const bool keep_order = outputs.keep_order();
   Replay replay(scenario, *run->core);
 
   // Every callable sleeps its member's duration, then reports what the scenario says: the context
@@ -128,15 +124,13 @@ std::unique_ptr<Run> run_threads(const Scenario& scenario, const ThreadsOptions&
   } catch (const InvariantViolation& v) {
     run->result.violation = v.violation;  // the run stops here, as on SimGrid
   }
-  finish_result(*run, replay, checker.get());
+  finish_result(*run, replay, outputs.checker());
   if (!replay.trace_error().empty()) {  // a streamed trace file changed under the run
-    run->core->set_observer(nullptr);
+    outputs.detach();
     throw ScenarioError(scenario.file, "", replay.trace_error());
   }
   run->result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  log.flush();
-  run->core->set_observer(nullptr);
-  run->events_file = options.events_path;
+  outputs.finish();
   return run;
 }
 

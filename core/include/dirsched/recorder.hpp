@@ -158,6 +158,8 @@ class Recorder : public Observer {
   // Records ever made, and those not yet retired.
   std::size_t record_count() const { return first_ + live_.size(); }
   std::size_t live_records() const { return record_count() - retired_; }
+  // Records the Recorder holds now: the live ones, and with keep_records the retired ones too.
+  std::size_t held_records() const { return live_.size(); }
   // Records by final (or, not yet retired, current) state.
   std::map<TaskState, std::size_t> state_counts() const;
   // The same per run (RunId index -> state -> count), for runs that have a record.

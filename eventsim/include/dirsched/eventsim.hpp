@@ -17,13 +17,9 @@
 
 namespace dirsched {
 
-struct EventRunOptions {
+// check_invariants, record_events, events_path, tasks_path, keep_order_and_records: OutputOptions'.
+struct EventRunOptions : OutputOptions {
   std::optional<std::uint64_t> seed;  // overrides the scenario's
-  bool check_invariants = false;      // an InvariantChecker on the event stream; a violation stops the run
-  bool record_events = true;          // keep the event log (off when events.jsonl is not written)
-  std::string events_path;            // stream the event log to this file instead of memory
-  std::string tasks_path;             // write tasks.csv to this file as tasks retire (Run::tasks_file)
-  bool keep_order_and_records = false;  // RunResult::dispatch_order and every record without an expect
 };
 
 // Why the event engine cannot run `scenario` (its JSON path and what needs SimGrid), or nothing when it

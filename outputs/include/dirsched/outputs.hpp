@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dirsched/invariants.hpp"
+#include "dirsched/observer.hpp"
 #include "dirsched/record/event.hpp"
 #include "dirsched/record/summary.hpp"
 #include "dirsched/recorder.hpp"
@@ -51,6 +52,11 @@ struct RunResult {
   // threads, times in wall seconds, each scenario second taking time_scale of them).
   std::string engine = "sim";
   double time_scale = 1;
+  // The live window at its widest, as RunOutputs saw it at every submit, reject and not_submitted:
+  // the task entries the core held (Scheduler::held_tasks) and the records the Recorder held
+  // (held_records). With reclamation they follow the live window, without it the trace (metrics.json).
+  std::size_t peak_core_tasks = 0;
+  std::size_t peak_records = 0;
 };
 
 // Everything one run produced: the core and its recorder (for queries), the event log, the result.
@@ -141,11 +147,70 @@ class EventLog : public Observer {
   std::uint64_t seq_ = 0;
 };
 
-// The observers every engine attaches to its core, in this order: the event log (`log`, or none when the
-// log is not kept), the wait attribution, the recorder, and, when asked for, an invariant checker
-// (returned; null otherwise). Then the core reports to `observers`.
-std::unique_ptr<InvariantChecker> observe_run(Run& run, ObserverList& observers, EventLog* log,
-                                              bool check_invariants);
+// What every engine's options say about its outputs: RunOptions (SimGrid), EventRunOptions and
+// ThreadsOptions derive from it, and RunOutputs reads it.
+struct OutputOptions {
+  bool check_invariants = false;  // an InvariantChecker on the event stream; a violation stops the run
+  bool record_events = true;      // keep the event log (off when events.jsonl is not written)
+  std::string events_path;        // stream the event log to this file instead of memory
+  std::string tasks_path;         // write tasks.csv to this file as tasks retire (Run::tasks_file)
+  // Keep RunResult::dispatch_order and every Recorder record even when no expect block reads them
+  // (bisect compares whole runs).
+  bool keep_order_and_records = false;
+};
+
+// DIRSCHED_RECLAIM=off keeps every task's slot in the core (tests compare the outputs both ways).
+bool reclaim_wanted();
+
+// The outputs' side of a run, one set-up for every engine (docs/performance.md, "What stays per task"),
+// built once the engine has made run.core and before the first submit. It makes the Recorder and the
+// WaitAttribution and applies the memory rule: the core reclaims ended tasks' slots
+// (Scheduler::set_reclaim) unless something asks it about a task after the task's end (an expect block
+// or keep_order_and_records, whose Recorder keeps every record, or the invariant checker's dump;
+// reclaim_wanted() false); the Recorder drops records as they retire unless an expect block or
+// keep_order_and_records needs them; tasks.csv, when options.tasks_path is set, is written there as
+// records retire (TasksCsvWriter), and the wait attribution keeps a started task's causes for that row
+// only then. Then it attaches the observers, in this order: the event log (none unless
+// options.record_events; streamed to options.events_path when set), the wait attribution, the
+// recorder, the invariant checker when asked for, and a probe of the live window's widest
+// (RunResult::peak_core_tasks, peak_records).
+//
+// Everything here runs where the core runs (the SimGrid actor, the event loop, the threads runtime's
+// scheduler thread): the observers and the retire hook are called from inside the core's calls.
+class RunOutputs {
+ public:
+  RunOutputs(Run& run, const OutputOptions& options);
+  ~RunOutputs();  // detach()
+  RunOutputs(const RunOutputs&) = delete;
+  RunOutputs& operator=(const RunOutputs&) = delete;
+
+  InvariantChecker* checker() const { return checker_.get(); }
+  // Fill RunResult::dispatch_order (an expect block reads it, or keep_order_and_records); reserved.
+  bool keep_order() const { return keep_order_; }
+  // The end of a run that went to its end: flushes the event log, detaches the observers, retires the
+  // Recorder's remaining records (their rows to tasks.csv) and closes tasks.csv; sets Run::events_file
+  // and Run::tasks_file. Throws WriteError naming the temporary file when a write failed.
+  void finish();
+  // The observers and the retire hook off the core and the Recorder (before an engine throws, and at
+  // destruction): nothing the engine still does reaches a file.
+  void detach();
+
+ private:
+  Run& run_;
+  const Scheduler* core_view_;  // what the event log reads names from
+  EventLog log_;
+  ObserverList observers_;
+  std::unique_ptr<InvariantChecker> checker_;
+  std::unique_ptr<TasksCsvWriter> tasks_csv_;
+  std::string events_path_, tasks_path_;
+  bool keep_order_ = false;
+  // The last observer: RunResult::peak_core_tasks and peak_records, where the window can widen.
+  struct WindowProbe : Observer {
+    explicit WindowProbe(Run& r) : run(r) {}
+    void on_event(const Event& e) override;
+    Run& run;
+  } probe_;
+};
 
 // The end of a run, the same for every engine: the ops never reached are recorded not submitted
 // (replay.unwind_rest()), the stuck list and the checker's final check are taken, and the outcome,

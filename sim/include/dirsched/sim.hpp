@@ -31,17 +31,12 @@
 
 namespace dirsched {
 
-struct RunOptions {
+// What the outputs need (check_invariants, record_events, events_path, tasks_path,
+// keep_order_and_records) is OutputOptions' (outputs.hpp).
+struct RunOptions : OutputOptions {
   std::optional<std::uint64_t> seed;      // overrides the scenario's
   std::vector<std::string> simgrid_args;  // e.g. "--cfg=network/model:CM02"
   bool progress = false;                  // a progress line on stderr
-  bool check_invariants = false;  // an InvariantChecker on the event stream; a violation stops the run
-  bool record_events = true;      // keep the event log (off when events.jsonl is not written)
-  std::string events_path;        // stream the event log to this file instead of memory
-  std::string tasks_path;         // write tasks.csv to this file as tasks retire (Run::tasks_file)
-  // Keep RunResult::dispatch_order and every Recorder record even when no expect block reads them
-  // (bisect compares whole runs).
-  bool keep_order_and_records = false;
 };
 
 // Runs the scenario to the end. Throws ScenarioError for what only the platform can tell (a host

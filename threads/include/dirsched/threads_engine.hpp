@@ -11,6 +11,11 @@
 //
 // What only a simulated platform has is refused before anything runs, as a ScenarioError naming the
 // key: host and link faults, flops, input/output bytes, and the simulated scheduler costs.
+//
+// Memory follows the live window as on the other engines (RunOutputs, outputs.hpp): the core reclaims
+// ended tasks (not with an expect block, --check-invariants, keep_order_and_records or
+// DIRSCHED_RECLAIM=off), the Recorder drops retired records and tasks.csv goes to tasks_path as they
+// retire. All of it runs on the runtime's scheduler thread; the worker threads never read the core.
 #pragma once
 
 #include <cstdint>
@@ -23,12 +28,12 @@
 
 namespace dirsched {
 
-struct ThreadsOptions {
+// check_invariants, record_events, events_path, tasks_path, keep_order_and_records: OutputOptions'
+// (outputs.hpp), applied as on the other engines (RunOutputs: the core reclaims ended tasks, records
+// retire into tasks.csv).
+struct ThreadsOptions : OutputOptions {
   double time_scale = 1;              // wall seconds per scenario second (>= 0)
   std::optional<std::uint64_t> seed;  // overrides the scenario's (jitter draws)
-  bool check_invariants = false;      // an InvariantChecker on the event stream
-  bool record_events = true;          // keep the event log
-  std::string events_path;            // stream the event log to this file instead of memory
 };
 
 // Throws ScenarioError (file and JSON path) for the first thing the threads engine cannot run.
