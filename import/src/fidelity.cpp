@@ -40,6 +40,7 @@ Timeline load(const std::string& dir) {
   const std::string path = (fs::path(dir) / "events.jsonl").string();
   if (std::error_code ec; fs::exists(path, ec) && !fs::is_regular_file(path, ec))
     throw BadInput(path + ": not a regular file (a FIFO, a device, a socket or a folder)");
+  refuse_large_run_file(path, kMaxComparedEventsBytes, "fidelity");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw BadInput(path + ": cannot open the file");
   std::map<std::string, std::string> kind;

@@ -86,6 +86,16 @@ std::string read_run_file(const std::string& path) {
   return text;
 }
 
+void refuse_large_run_file(const std::string& path, std::uint64_t max_bytes, const std::string& what) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  if (size <= max_bytes) return;
+  throw BadInput(path + ": " + std::to_string(size >> 20) + " MiB of events, over the " +
+                 std::to_string(max_bytes >> 20) + " MiB that " + what +
+                 " reads (it keeps every dispatch; docs/limits.md); `dirsched render` draws a run of any size");
+}
+
 nlohmann::json read_output_json(const std::string& path) {
   // Never a FIFO or a device: the reader below would block on it.
   if (const int fd = open_regular(path); fd >= 0) ::close(fd);

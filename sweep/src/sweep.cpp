@@ -693,6 +693,7 @@ RunFacts load_run(const std::string& dir) {
                g6(r.summary.time_scale);
   r.label += ")";
   std::map<std::string, std::string> kind;
+  refuse_large_run_file((folder / "events.jsonl").string(), kMaxComparedEventsBytes, "compare");
   std::istringstream in(read(folder / "events.jsonl"));
   std::string line;
   std::size_t line_no = 0;

@@ -95,6 +95,14 @@ expect fifo-compare 2 "summary.json: not a regular file" "$dirsched" compare "$t
 "$dirsched" sweep "$in/sweep.json" --out "$tmp/fifo-sweep" >/dev/null 2>&1 || { echo "FAIL setup fifo sweep"; fail=1; }
 rm "$tmp/fifo-sweep/variant-0001/summary.json" && mkfifo "$tmp/fifo-sweep/variant-0001/summary.json"
 expect fifo-collect 2 "summary.json: not a regular file" "$dirsched" sweep --collect "$tmp/fifo-sweep"
+# compare and fidelity keep every dispatch of events.jsonl: past 256 MiB the folder is refused at once
+# (a sparse file: its size is what counts, nothing is read), and render still draws it (aggregated).
+cp -r "$tmp/cm02" "$tmp/huge-log"
+truncate -s 300M "$tmp/huge-log/events.jsonl"
+expect huge-log-compare 2 "huge-log/events.jsonl: 300 MiB of events, over the 256 MiB that compare reads" \
+  "$dirsched" compare "$tmp/cm02" "$tmp/huge-log"
+expect huge-log-fidelity 2 "huge-log/events.jsonl: 300 MiB of events, over the 256 MiB that fidelity reads" \
+  "$dirsched" fidelity "$tmp/cm02" "$tmp/huge-log"
 
 # 5. A run folder is locked while render redraws it or a run replaces it: each waits for the other
 # (here the lock is held by flock(1) for 4 s; before the locks, each replaced its files at once).

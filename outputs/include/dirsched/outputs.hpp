@@ -267,6 +267,13 @@ record::Summary read_summary(const std::string& path);
 // The whole of a file a run wrote (events.jsonl): a regular file only, never a FIFO, a device or a
 // folder, which are refused (BadInput "PATH: not a regular file ...") without blocking.
 std::string read_run_file(const std::string& path);
+// What compare and fidelity read of a run's events.jsonl (they keep every dispatch, so their memory
+// follows the file): past it the folder is refused (docs/limits.md). render takes its streaming,
+// aggregated path instead.
+inline constexpr std::uint64_t kMaxComparedEventsBytes = std::uint64_t{256} << 20;  // 256 MiB
+// BadInput "PATH: N MiB of events, over the 256 MiB that WHAT reads ..." when the regular file at `path`
+// is larger than `max_bytes`; nothing when it is smaller or absent (the reader then says why).
+void refuse_large_run_file(const std::string& path, std::uint64_t max_bytes, const std::string& what);
 // One line of a JSON Lines file a run wrote (events.jsonl), as strictly: BadInput
 // "PATH line N: REASON" (a syntax fault "at column C" of that line).
 nlohmann::json parse_output_line(std::string_view line, const std::string& path, std::size_t line_no);
