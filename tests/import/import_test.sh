@@ -249,6 +249,14 @@ import json, sys
 s = json.load(open(sys.argv[1])); r = json.load(open(sys.argv[2]))
 # dispatch spans 9000, 7000, 6000, 4000, 5000, 5000 ns: median 5500 ns
 ok = s["scheduler"]["dispatch_cost_s"] == 5.5e-06 and all("duration_s" not in o for o in s["trace"]) and r["overheads"]["dispatch_spans"] == 6
+# Completions followed on their worker (NEXT_LEVEL; the SUB task r1.t2 is alone on its SUB worker): on 0,
+# r1.t0 ends at 1002200000 and r1.t1[1] (submitted at 1000300000, so waiting) is dispatched at 1002300000,
+# a busy gap of 100000 ns; r1.t1[1] ends at 1005300000 and r2.t1 is submitted only at 1006300000 (a gap
+# of 1050000 ns, waiting for work); on 1, r1.t1[0] ends at 1005400000 and r2.t0 is submitted at
+# 1006100000 (750000 ns, likewise). iteration_cost_s = 100000 - 5500 ns; the median of all three gaps
+# is 750000 ns.
+ok = ok and s["scheduler"]["iteration_cost_s"] == 9.45e-05 and r["overheads"]["busy_gaps"] == 1
+ok = ok and r["overheads"]["completion_to_next_dispatch_s"]["count"] == 3 and r["overheads"]["completion_to_next_dispatch_s"]["median"] == 0.00075
 if not ok: print("FAIL calibration", s["scheduler"], r.get("overheads"))
 sys.exit(0 if ok else 1)
 PY
