@@ -123,10 +123,16 @@ struct Facts {
   std::vector<TaskId> sub_tasks;                                   // SUB tasks some path submitted
   std::unordered_map<std::string_view, std::uint32_t> name_index;  // every op's task name
   std::size_t names = 0;
-  // Per op position p (the next op to run), over ops p..end, batch members included:
-  std::vector<std::vector<bool>> reads;          // buffers read (INPUT, INOUT)
-  std::vector<std::vector<bool>> group_targets;  // registration indices some group targets
-  std::vector<std::size_t> subs;                 // SUB submits
+  // Per op position p (the next op to run), over ops p..end, batch members included: whether a buffer
+  // is read (INPUT, INOUT) and whether a registration index is some group's target. Kept as the last
+  // position (plus one, 0 for never) that reads each buffer or targets each worker, so that "some op
+  // at p or later" is last > p: linear in ops + buffers + workers (a table per position was ops x
+  // buffers bits, 5 GB for a 200,000-task random block).
+  std::vector<std::size_t> last_read;    // per buffer
+  std::vector<std::size_t> last_target;  // per registration index
+  std::vector<std::size_t> subs;         // per position: SUB submits at p or later
+  bool read_from(std::size_t p, std::size_t buffer) const { return last_read[buffer] > p; }
+  bool targeted_from(std::size_t p, std::size_t worker) const { return last_target[worker] > p; }
 };
 
 // Per-transition observer: overtakes, submitted ids, and rejected / not-submitted names.
@@ -302,8 +308,8 @@ class Explorer {
     };
     for (std::size_t p = 0; p < s_.trace.size(); ++p) add(s_.trace[p], p, add);
     const std::size_t buffers = s_.buffers.size(), workers = registry_.next_level_count();
-    f_.reads.assign(s_.trace.size() + 1, std::vector<bool>(buffers, false));
-    f_.group_targets.assign(s_.trace.size() + 1, std::vector<bool>(workers, false));
+    f_.last_read.assign(buffers, 0);
+    f_.last_target.assign(workers, 0);
     f_.subs.assign(s_.trace.size() + 1, 0);
     for (std::size_t i = 0; i < flat.size(); ++i) {
       const OpSpec& op = *flat[i];
@@ -320,21 +326,21 @@ class Explorer {
     }
     f_.names = f_.name_index.size();
     f_.group_task.assign(f_.group_names.size(), TaskId());
-    // Suffix unions, from the last op back.
+    // From the last op back: the first position met for a buffer or a worker is its last one.
     std::size_t i = flat.size();
     for (std::size_t p = s_.trace.size(); p-- > 0;) {
-      f_.reads[p] = f_.reads[p + 1];
-      f_.group_targets[p] = f_.group_targets[p + 1];
       f_.subs[p] = f_.subs[p + 1];
       while (i > 0 && pos[i - 1] == p) {
         const OpSpec& op = *flat[--i];
         for (const auto& member : op.args)
           for (const ArgSpec& a : member)
-            if (a.buffer && (a.tag == Tag::kInput || a.tag == Tag::kInOut)) f_.reads[p][*a.buffer] = true;
+            if (a.buffer && (a.tag == Tag::kInput || a.tag == Tag::kInOut) && f_.last_read[*a.buffer] == 0)
+              f_.last_read[*a.buffer] = p + 1;
         if (op.kind == OpKind::kSubmitGroup && op.workers)
           for (const WorkerArg& w : *op.workers)
             if (w.is_integer()) {
-              if (auto index = registry_.index_of(WorkerId(w.value()))) f_.group_targets[p][*index] = true;
+              if (auto index = registry_.index_of(WorkerId(w.value())); index && f_.last_target[*index] == 0)
+                f_.last_target[*index] = p + 1;
             }
         if (op.kind == OpKind::kSubmitSub || op.kind == OpKind::kSubmitSubGroup) ++f_.subs[p];
       }
@@ -388,12 +394,12 @@ class Explorer {
       bool read_later = false;
       for (const auto& args : op.args)
         for (const ArgSpec& a : args)
-          if (a.buffer && a.tag != Tag::kInput && a.tag != Tag::kNoDep && f_.reads[p][*a.buffer])
+          if (a.buffer && a.tag != Tag::kInput && a.tag != Tag::kNoDep && f_.read_from(p, *a.buffer))
             read_later = true;
       if (read_later) continue;
       // L2
       const std::uint32_t w = *registry_.index_of(core.target(task, member));
-      if (f_.group_targets[p][w]) continue;
+      if (f_.targeted_from(p, w)) continue;
       bool waited_on = false;
       for (TaskId g : f_.group_task) {
         if (!g.valid() || g.index() >= core.task_count()) continue;
