@@ -19,6 +19,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <new>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -1709,7 +1711,8 @@ int run_command(int argc, char** argv) {
   exp->add_option_function<std::string>(
          "--max-memory",
          [&explore_options](const std::string& v) { explore_options.max_memory = *cli::parse_size(v); },
-         "Stop once the heap in use passes this size, e.g. 512M or 2G (default 2G)")
+         "Stop once the heap in use passes this size, the load and set-up included (docs/limits.md), "
+         "e.g. 512M or 2G (default 2G)")
       ->check(cli::byte_size(std::uint64_t{1} << 20, std::uint64_t{1} << 40));
   exp->add_flag("--failures", explore_options.failures,
                  "Let any member also fail (a member the file marks `fail: true` fails on every path anyway)");
@@ -1956,13 +1959,34 @@ int run_command(int argc, char** argv) {
     }
     if (*exp) {
       explore_options.por = !explore_no_por;
+      const VarAssignment assignment = parse_vars(explore_vars);
+      // --max-memory bounds the whole command, the load and the set-up included: the heap is checked
+      // along them (check_setup_memory), and RLIMIT_DATA turns what no check sees in time into a failed
+      // allocation, caught here or in explore() as the same early stop (docs/limits.md). Released
+      // before the result is written (at most 20 outcomes, already held).
+      DataLimit data_limit(explore_options.max_memory);
+      explore_options.data_limit = data_limit.limit();
+      nlohmann::ordered_json result;
+      std::optional<Scenario> scenario;
       Progress::get().begin("load");
-      const Scenario scenario = load_chosen(explore_file, parse_vars(explore_vars), policy.choice());
-      Progress::get().begin("explore", static_cast<double>(explore_options.max_states), "states (max-states)");
-      explore_options.on_states = [](std::size_t n) { Progress::get().update(static_cast<double>(n)); };
-      nlohmann::ordered_json result = explore(scenario, explore_options);
+      try {
+        scenario.emplace(load_chosen(explore_file, assignment, policy.choice()));
+        check_setup_memory(explore_options, "loading the scenario");
+      } catch (const SetupMemoryStop& stop) {
+        result = explore_stopped_in_setup(scenario->name, explore_options, stop.stage, stop.heap);
+      } catch (const std::bad_alloc&) {
+        scenario.reset();
+        result = explore_stopped_in_setup(explore_file, explore_options, "loading the scenario", 0);
+      }
+      if (result.is_null()) {
+        Progress::get().begin("explore", static_cast<double>(explore_options.max_states), "states (max-states)");
+        explore_options.on_states = [](std::size_t n) { Progress::get().update(static_cast<double>(n)); };
+        result = explore(*scenario, explore_options);
+        if (!scenario->vars.empty()) result["vars"] = scenario->assigned;  // which candidate was explored
+      }
+      scenario.reset();
+      data_limit.release();
       Progress::get().end();
-      if (!scenario.vars.empty()) result["vars"] = scenario.assigned;  // which candidate was explored
       std::cout << result.dump(2) << "\n";
       std::cout.flush();
       if (!result["violations"].empty()) return 1;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <memory>
@@ -9,9 +10,24 @@
 #include <string_view>
 #include <unordered_map>
 
-#include <pthread.h>
+#include <fstream>
+#include <new>
 
-#if defined(__SANITIZE_ADDRESS__)
+#include <pthread.h>
+#include <sys/resource.h>
+
+// AddressSanitizer and ThreadSanitizer: the heap is their allocator's, and their shadow memory is
+// reserved in terabytes (so no data limit, see DataLimit). GCC says so with __SANITIZE_*__, Clang
+// with __has_feature.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define DIRSCHED_EXPLORE_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define DIRSCHED_EXPLORE_SANITIZER 1
+#endif
+#endif
+
+#if defined(DIRSCHED_EXPLORE_SANITIZER)
 extern "C" std::size_t __sanitizer_get_current_allocated_bytes();
 #else
 #include <malloc.h>
@@ -20,6 +36,7 @@ extern "C" std::size_t __sanitizer_get_current_allocated_bytes();
 #include "dirsched/generate.hpp"
 #include "dirsched/invariants.hpp"
 #include "dirsched/replay.hpp"
+#include "dirsched/trace_file.hpp"
 
 namespace dirsched {
 namespace {
@@ -123,10 +140,16 @@ struct Facts {
   std::vector<TaskId> sub_tasks;                                   // SUB tasks some path submitted
   std::unordered_map<std::string_view, std::uint32_t> name_index;  // every op's task name
   std::size_t names = 0;
-  // Per op position p (the next op to run), over ops p..end, batch members included:
-  std::vector<std::vector<bool>> reads;          // buffers read (INPUT, INOUT)
-  std::vector<std::vector<bool>> group_targets;  // registration indices some group targets
-  std::vector<std::size_t> subs;                 // SUB submits
+  // Per op position p (the next op to run), over ops p..end, batch members included: whether a buffer
+  // is read (INPUT, INOUT) and whether a registration index is some group's target. Kept as the last
+  // position (plus one, 0 for never) that reads each buffer or targets each worker, so that "some op
+  // at p or later" is last > p: linear in ops + buffers + workers (a table per position was ops x
+  // buffers bits, 5 GB for a 200,000-task random block).
+  std::vector<std::size_t> last_read;    // per buffer
+  std::vector<std::size_t> last_target;  // per registration index
+  std::vector<std::size_t> subs;         // per position: SUB submits at p or later
+  bool read_from(std::size_t p, std::size_t buffer) const { return last_read[buffer] > p; }
+  bool targeted_from(std::size_t p, std::size_t worker) const { return last_target[worker] > p; }
 };
 
 // Per-transition observer: overtakes, submitted ids, and rejected / not-submitted names.
@@ -221,27 +244,63 @@ std::uintptr_t stack_floor() {
   return floor < here ? floor : reinterpret_cast<std::uintptr_t>(low) + (here - reinterpret_cast<std::uintptr_t>(low)) / 2;
 }
 
-// The bytes the allocator has handed out and not taken back (the sanitizers' allocator under ASan).
-// For one binary and one input the sequence of allocations is the same, so the stop is too.
-std::size_t heap_in_use() {
-#if defined(__SANITIZE_ADDRESS__)
-  return __sanitizer_get_current_allocated_bytes();
-#else
-  const struct mallinfo2 m = mallinfo2();
-  return m.uordblks + m.hblkhd;
-#endif
+// A failed allocation, as a note says it.
+std::string allocation_failed(const ExploreOptions& o) {
+  if (!o.data_limit) return "an allocation failed";
+  return "an allocation failed at the data limit (RLIMIT_DATA) of " + std::to_string(o.data_limit) + " bytes";
 }
+
+// What the set-up is building, for a stop there (check_setup_memory's, or a failed allocation's).
+struct Setup {
+  std::string stage;
+  std::size_t done = 0, total = 0;  // ops, when the step goes through them
+  std::string text() const {
+    return total ? stage + ", " + std::to_string(done) + " of " + std::to_string(total) + " ops" : stage;
+  }
+};
 
 class Explorer {
  public:
-  Explorer(const Scenario& s, const ExploreOptions& o) : s_(s), o_(o), registry_(s.registry()) {
+  Explorer(const Scenario& s, const ExploreOptions& o, Setup& setup)
+      : s_(s), o_(o), setup_(setup), registry_(s.registry()) {
+    setup_ = {"reading the trace's facts", 0, 0};
     learn_trace();
     groups_ = f_.group_names.size();
   }
 
   ojson run() {
     stack_floor_ = stack_floor();
-    const std::size_t r = visit(root());
+    setup_ = {"building the initial state", 0, 0};
+    const std::size_t before_root = heap_in_use();
+    State first = root();
+    const std::size_t after_root = heap_in_use();
+    // What one state holds: a node on the depth-first path may add a copy of it (check_memory()).
+    state_bytes_ = after_root > before_root ? after_root - before_root : 0;
+    check_setup_memory(o_, setup_.text());
+    try {
+      return result(visit(std::move(first)));
+    } catch (const std::bad_alloc&) {
+      // Past DataLimit (a step the checks did not see in time): the states on the path are gone, and
+      // with them the unfinished dynamic programming of the groups; what was counted stays.
+      ojson out;
+      out["scenario"] = s_.name;
+      out["policy"] = s_.policy;
+      out["states"] = nodes_;
+      out["transitions"] = transitions_;
+      out["stopped_early"] = true;
+      out["note"] = "stopped at max_memory=" + std::to_string(o_.max_memory) + " bytes after " +
+                    std::to_string(nodes_) + " states: " + allocation_failed(o_) +
+                    "; results cover only those states, without the groups' overtakes";
+      out["por"] = o_.por;
+      out["terminal_outcomes"] = outcomes_.size();
+      out["violations"] = violations_;
+      out["groups"] = ojson::object();
+      return out;
+    }
+  }
+
+ private:
+  ojson result(std::uint32_t r) {
     ojson out;
     out["scenario"] = s_.name;
     out["policy"] = s_.policy;
@@ -290,7 +349,6 @@ class Explorer {
     return out;
   }
 
- private:
   void learn_trace() {
     std::vector<const OpSpec*> flat;  // submits in trace order, with the op position they belong to
     std::vector<std::size_t> pos;
@@ -301,12 +359,15 @@ class Explorer {
       for (const OpSpec& inner : op.ops) self(inner, p, self);
     };
     for (std::size_t p = 0; p < s_.trace.size(); ++p) add(s_.trace[p], p, add);
+    setup_.total = flat.size();
+    check_setup_memory(o_, setup_.text());
     const std::size_t buffers = s_.buffers.size(), workers = registry_.next_level_count();
-    f_.reads.assign(s_.trace.size() + 1, std::vector<bool>(buffers, false));
-    f_.group_targets.assign(s_.trace.size() + 1, std::vector<bool>(workers, false));
+    f_.last_read.assign(buffers, 0);
+    f_.last_target.assign(workers, 0);
     f_.subs.assign(s_.trace.size() + 1, 0);
     for (std::size_t i = 0; i < flat.size(); ++i) {
       const OpSpec& op = *flat[i];
+      if (i % kMaterializeEvery == 0) setup_.done = i, check_setup_memory(o_, setup_.text());
       f_.name_index.emplace(op.task, static_cast<std::uint32_t>(f_.name_index.size()));
       if (op.kind == OpKind::kSubmitGroup) {
         f_.group_index.emplace(op.task, f_.group_names.size());
@@ -318,23 +379,25 @@ class Explorer {
         f_.group_workers.push_back(ws);
       }
     }
+    setup_.done = flat.size();
+    check_setup_memory(o_, setup_.text());
     f_.names = f_.name_index.size();
     f_.group_task.assign(f_.group_names.size(), TaskId());
-    // Suffix unions, from the last op back.
+    // From the last op back: the first position met for a buffer or a worker is its last one.
     std::size_t i = flat.size();
     for (std::size_t p = s_.trace.size(); p-- > 0;) {
-      f_.reads[p] = f_.reads[p + 1];
-      f_.group_targets[p] = f_.group_targets[p + 1];
       f_.subs[p] = f_.subs[p + 1];
       while (i > 0 && pos[i - 1] == p) {
         const OpSpec& op = *flat[--i];
         for (const auto& member : op.args)
           for (const ArgSpec& a : member)
-            if (a.buffer && (a.tag == Tag::kInput || a.tag == Tag::kInOut)) f_.reads[p][*a.buffer] = true;
+            if (a.buffer && (a.tag == Tag::kInput || a.tag == Tag::kInOut) && f_.last_read[*a.buffer] == 0)
+              f_.last_read[*a.buffer] = p + 1;
         if (op.kind == OpKind::kSubmitGroup && op.workers)
           for (const WorkerArg& w : *op.workers)
             if (w.is_integer()) {
-              if (auto index = registry_.index_of(WorkerId(w.value()))) f_.group_targets[p][*index] = true;
+              if (auto index = registry_.index_of(WorkerId(w.value())); index && f_.last_target[*index] == 0)
+                f_.last_target[*index] = p + 1;
             }
         if (op.kind == OpKind::kSubmitSub || op.kind == OpKind::kSubmitSubGroup) ++f_.subs[p];
       }
@@ -388,12 +451,12 @@ class Explorer {
       bool read_later = false;
       for (const auto& args : op.args)
         for (const ArgSpec& a : args)
-          if (a.buffer && a.tag != Tag::kInput && a.tag != Tag::kNoDep && f_.reads[p][*a.buffer])
+          if (a.buffer && a.tag != Tag::kInput && a.tag != Tag::kNoDep && f_.read_from(p, *a.buffer))
             read_later = true;
       if (read_later) continue;
       // L2
       const std::uint32_t w = *registry_.index_of(core.target(task, member));
-      if (f_.group_targets[p][w]) continue;
+      if (f_.targeted_from(p, w)) continue;
       bool waited_on = false;
       for (TaskId g : f_.group_task) {
         if (!g.valid() || g.index() >= core.task_count()) continue;
@@ -646,8 +709,10 @@ class Explorer {
 
   // The heap against max_memory, at the first node and then as often as the growth seen so far needs
   // for the bound to hold: every kMemoryCheckEvery nodes while states are small, every node once one
-  // state's copy (a large scenario's core) could take what is left. The bound may be passed by what one
-  // node adds, never by kMemoryCheckEvery of them.
+  // state's copy (a large scenario's core) could take what is left. A node is counted as at least one
+  // state's copy (state_bytes_, the initial state's size), whatever the growth seen: the first nodes of a
+  // path often copy nothing (one choice each), and the ones after them copy a state each. The bound may
+  // be passed by what one node adds, never by kMemoryCheckEvery of them.
   void check_memory() {
     const std::size_t heap = heap_in_use();
     if (heap > o_.max_memory) {
@@ -655,7 +720,8 @@ class Explorer {
       return;
     }
     const std::size_t nodes = std::max<std::size_t>(1, nodes_ - last_check_nodes_);
-    const std::size_t per_node = (heap > last_check_heap_ ? heap - last_check_heap_ : 0) / nodes + 1;
+    const std::size_t per_node =
+        std::max((heap > last_check_heap_ ? heap - last_check_heap_ : 0) / nodes, state_bytes_) + 1;
     const std::size_t room = o_.max_memory - heap;
     next_memory_check_ = nodes_ + std::clamp<std::size_t>(room / (2 * per_node), 1, kMemoryCheckEvery);
     last_check_nodes_ = nodes_, last_check_heap_ = heap;
@@ -663,7 +729,9 @@ class Explorer {
 
   const Scenario& s_;
   const ExploreOptions& o_;
+  Setup& setup_;
   std::size_t next_memory_check_ = 0, last_check_nodes_ = 0, last_check_heap_ = 0;
+  std::size_t state_bytes_ = 0;  // the initial state's heap (check_memory())
   Registry registry_;
   Facts f_;
   std::size_t groups_ = 0;
@@ -690,13 +758,96 @@ class Explorer {
 
 }  // namespace
 
+std::size_t heap_in_use() {
+#if defined(DIRSCHED_EXPLORE_SANITIZER)
+  return __sanitizer_get_current_allocated_bytes();
+#else
+  const struct mallinfo2 m = mallinfo2();
+  return m.uordblks + m.hblkhd;
+#endif
+}
+
+void check_setup_memory(const ExploreOptions& options, const std::string& stage) {
+  const std::size_t heap = heap_in_use();
+  if (heap > options.max_memory) throw SetupMemoryStop{stage, heap};
+}
+
+ojson explore_stopped_in_setup(const std::string& scenario, const ExploreOptions& options, const std::string& stage,
+                               std::size_t heap) {
+  ojson out;
+  out["scenario"] = scenario;
+  out["states"] = 0;
+  out["transitions"] = 0;
+  out["stopped_early"] = true;
+  out["note"] = "stopped at max_memory=" + std::to_string(options.max_memory) + " bytes during the set-up (" +
+                stage + "), before the first state: " +
+                (heap ? "the heap in use was " + std::to_string(heap) + " bytes" : allocation_failed(options));
+  out["por"] = options.por;
+  out["terminal_outcomes"] = 0;
+  out["violations"] = ojson::array();
+  out["groups"] = ojson::object();
+  return out;
+}
+
 ojson explore(const Scenario& scenario, const ExploreOptions& options) {
-  if (!scenario.generate && !scenario.trace_file) return Explorer(scenario, options).run();
-  // The explorer reads the trace as a whole (its facts look ahead): a generate block or a streamed
-  // trace file is built first.
-  Scenario whole = scenario;
-  materialize_trace(whole);
-  return Explorer(whole, options).run();
+  Setup setup{"loading the scenario", 0, 0};
+  try {
+    check_setup_memory(options, setup.text());
+    if (!scenario.generate && !scenario.trace_file) return Explorer(scenario, options, setup).run();
+    // The explorer reads the trace as a whole (its facts look ahead): a generate block or a streamed
+    // trace file is built first.
+    setup.stage = "building the trace";
+    Scenario whole = scenario;
+    if (whole.generate) setup.total = OpGenerator(*whole.generate, whole, whole.file).op_count();
+    if (whole.trace_file) setup.total = whole.trace_file->op_count();
+    materialize_trace(whole, [&](std::size_t ops) {
+      setup.done = ops;
+      check_setup_memory(options, setup.text());
+    });
+    return Explorer(whole, options, setup).run();
+  } catch (const SetupMemoryStop& stop) {
+    return explore_stopped_in_setup(scenario.name, options, stop.stage, stop.heap);
+  } catch (const std::bad_alloc&) {
+    // Past DataLimit before the first state (Explorer::run() catches its own once the search began).
+    return explore_stopped_in_setup(scenario.name, options, setup.text(), 0);
+  }
+}
+
+DataLimit::DataLimit(std::size_t max_memory) {
+#if !defined(DIRSCHED_EXPLORE_SANITIZER)
+  // A limit on the data segment, not on the address space (RLIMIT_AS): the libraries' code and the
+  // reservations malloc makes without writing to them would count there, and not for the machine.
+  std::ifstream status("/proc/self/status");
+  std::size_t vm_data_kb = 0;
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("VmData:", 0) == 0) vm_data_kb = std::strtoull(line.c_str() + 7, nullptr, 10);
+  struct rlimit old {};
+  if (vm_data_kb == 0 || getrlimit(RLIMIT_DATA, &old) != 0) return;
+  const std::size_t held = vm_data_kb * 1024;
+  if (max_memory > std::numeric_limits<std::size_t>::max() - held - kDataLimitMargin) return;
+  const std::size_t limit = held + max_memory + kDataLimitMargin;
+  if (old.rlim_cur != RLIM_INFINITY && old.rlim_cur <= limit) {  // a lower limit already holds: kept
+    limit_ = old.rlim_cur;
+    return;
+  }
+  struct rlimit lim = old;  // the soft limit only (above ours the hard one is too: cur <= max)
+  lim.rlim_cur = limit;
+  if (setrlimit(RLIMIT_DATA, &lim) != 0) return;
+  limit_ = limit, set_ = true, old_cur_ = old.rlim_cur, old_max_ = old.rlim_max;
+#else
+  // Under a sanitizer the shadow memory is mapped on demand inside terabyte reservations: RLIMIT_DATA
+  // (and RLIMIT_AS) would make them fail. The heap checks alone bound the heap there.
+  (void)max_memory;
+#endif
+}
+
+void DataLimit::release() {
+  if (set_) {
+    struct rlimit old {};
+    old.rlim_cur = old_cur_, old.rlim_max = old_max_;
+    setrlimit(RLIMIT_DATA, &old);
+  }
+  set_ = false, limit_ = 0;
 }
 
 }  // namespace dirsched

@@ -275,13 +275,16 @@ void generate_lazily(const GenerateSpec& spec, Scenario& s, const std::string& f
   s.generate = gen.spec();
 }
 
-void materialize_trace(Scenario& s) {
-  if (s.trace_file) return materialize_trace_file(s);
+void materialize_trace(Scenario& s, const std::function<void(std::size_t ops)>& every) {
+  if (s.trace_file) return materialize_trace_file(s, every);
   if (!s.generate) return;
   OpGenerator gen(*s.generate, s, s.file);
   s.trace.reserve(gen.op_count());
   OpSpec op;
-  while (gen.next(op)) s.trace.push_back(std::move(op));
+  while (gen.next(op)) {
+    s.trace.push_back(std::move(op));
+    if (every && s.trace.size() % kMaterializeEvery == 0) every(s.trace.size());
+  }
   s.generate.reset();
 }
 

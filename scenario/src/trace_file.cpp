@@ -726,11 +726,14 @@ bool TraceReader::next(OpSpec& op) {
   return false;
 }
 
-void materialize_trace_file(Scenario& s) {
+void materialize_trace_file(Scenario& s, const std::function<void(std::size_t ops)>& every) {
   if (!s.trace_file) return;
   TraceReader reader(*s.trace_file);
   s.trace.reserve(s.trace_file->op_count());
-  for (OpSpec op; reader.next(op);) s.trace.push_back(op);
+  for (OpSpec op; reader.next(op);) {
+    s.trace.push_back(op);
+    if (every && s.trace.size() % kMaterializeEvery == 0) every(s.trace.size());
+  }
   if (!reader.error().empty()) throw changed(s.trace_file->file());
   s.trace_file.reset();
 }

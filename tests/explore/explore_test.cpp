@@ -405,5 +405,22 @@ TEST(Explore, StopsAtMaxMemoryWithAPartialResultAndSaysSo) {
   EXPECT_NE(small["note"].get<std::string>().find("stopped after max_states=10"), std::string::npos);
 }
 
+// The bound holds in the set-up too: a generate block of 100,000 tasks (about 100 MB once built) under
+// a bound 16 MiB above what the process holds stops while its trace is built, with no state explored.
+TEST(Explore, StopsAtMaxMemoryDuringTheSetUpWithNoState) {
+  const Scenario s = parse_scenario(
+      json::parse(R"({"name":"big","generate":{"family":"random","tasks":100000,"workers":16,"group_fraction":0.2}})"),
+      "big.json", ".");
+  ExploreOptions o;
+  o.max_memory = heap_in_use() + (std::size_t{16} << 20);
+  const auto r = explore(s, o);
+  EXPECT_TRUE(r["stopped_early"].get<bool>());
+  EXPECT_EQ(r["states"].get<std::size_t>(), 0u);
+  const std::string note = r["note"].get<std::string>();
+  EXPECT_NE(note.find("during the set-up (building the trace, "), std::string::npos) << note;
+  EXPECT_NE(note.find("of 100001 ops), before the first state: the heap in use was "), std::string::npos) << note;
+  EXPECT_LT(heap_in_use(), o.max_memory);  // what the set-up held is given back
+}
+
 }  // namespace
 }  // namespace dirsched

@@ -134,4 +134,74 @@ grep -q 'stopped after max_states=50' "$tmp/out" || { echo "FAIL explore-memory-
 expect explore-deep-path 5 "" "$dirsched" explore "$in/stream-30000.json" --max-states 4000000000
 grep -q 'a deeper path would overflow the stack' "$tmp/out" && grep -q '"stopped_early": true' "$tmp/out" ||
   { echo "FAIL explore-deep-path: not stopped at the stack's depth"; fail=1; }
+
+# --- explore --max-memory bounds the whole command, its set-up included (issue 28): the heap is checked
+# while the scenario is loaded, the trace built and its facts read, and RLIMIT_DATA (what the process
+# held + the bound + 64 MiB) makes what no check saw in time a failed allocation: the same early stop
+# (exit 5, "during the set-up" on stderr, no state), never bad_alloc or 134. Peak RSS is measured
+# (getrusage of the child) against what a tiny explore holds plus the bound plus the margin. A sanitizer
+# build (DIRSCHED_SANITIZED) sets no data limit and its RSS is the sanitizer's: those checks are skipped.
+cat >"$tmp/rss.py" <<'PY'
+import resource, subprocess, sys
+rc = subprocess.call(sys.argv[2:])
+open(sys.argv[1], "w").write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024))
+sys.exit(rc)
+PY
+sanitized=${DIRSCHED_SANITIZED:-0}
+python3 "$tmp/rss.py" "$tmp/rss-base" "$dirsched" explore "$ok" --quiet >/dev/null 2>&1
+base=$(cat "$tmp/rss-base")
+bound=$((64 << 20)) margin=$((64 << 20))
+setup_case() {  # NAME FILE: explore FILE under --max-memory 64M stops in the set-up, RSS near the bound
+  local name=$1 file=$2
+  expect "$name" 5 "dirsched explore: stopped early, the result covers only the states visited: stopped at max_memory=67108864 bytes during the set-up (" \
+    python3 "$tmp/rss.py" "$tmp/rss-$name" "$dirsched" explore "$file" --max-memory 64M --quiet
+  grep -q '"states": 0,' "$tmp/out" || { echo "FAIL $name: the JSON is not a stop with no state"; fail=1; }
+  local rss
+  rss=$(cat "$tmp/rss-$name")
+  if [ "$sanitized" = 0 ] && [ "$rss" -gt $((base + bound + margin)) ]; then
+    echo "FAIL $name: peak RSS $((rss >> 20)) MiB, more than $(((base + bound + margin) >> 20)) MiB (a tiny explore's $((base >> 20)) + the bound 64 + the margin 64)"
+    fail=1
+  else
+    echo "     $name: peak RSS $((rss >> 20)) MiB ($(grep -o 'during the set-up ([^)]*)' "$tmp/err"))"
+  fi
+}
+# A random block with groups (the issue's shape): 100,000 tasks need 140 MB to set up (1.3 GB when
+# the trace's facts were a bit table per op position).
+echo '{"name":"big","generate":{"family":"random","tasks":100000,"workers":16,"group_fraction":0.2}}' >"$in/random-block-100k.json"
+setup_case explore-setup-random-block "$in/random-block-100k.json"
+# What the set-up needs grows linearly: 100,000 tasks, one state, under the default bound (2G): 140 MB
+# (the trace's facts as a bit table per op position made it 1.3 GB, 5.2 GB at 200,000 tasks).
+expect explore-setup-linear 5 "stopped after max_states=1 states" \
+  python3 "$tmp/rss.py" "$tmp/rss-linear" "$dirsched" explore "$in/random-block-100k.json" --max-states 1 --quiet
+rss=$(cat "$tmp/rss-linear")
+if [ "$sanitized" = 0 ] && [ "$rss" -gt $((base + (200 << 20))) ]; then
+  echo "FAIL explore-setup-linear: peak RSS $((rss >> 20)) MiB, more than a tiny explore's $((base >> 20)) + 200 MiB"; fail=1
+else
+  echo "     explore-setup-linear: peak RSS $((rss >> 20)) MiB"
+fi
+# 300,000 tasks: 360 MB to set up; the trace's first allocation alone passes the data limit.
+echo '{"name":"big","generate":{"family":"random","tasks":300000,"workers":16,"group_fraction":0.2}}' >"$in/random-block-300k.json"
+setup_case explore-setup-random-block-300k "$in/random-block-300k.json"
+# The same shape as a file (a streamed trace, read back whole by the explorer).
+(cd "$sandbox" && "$dirsched" gen random --tasks 100000 --workers 16 --group-fraction 0.2 --seed 1) >"$in/random-100k.json"
+setup_case explore-setup-random-file "$in/random-100k.json"
+# Independent singles (no buffers at all): 300,000 of them need 190 MB to set up.
+echo '{"name":"big","generate":{"family":"stream","tasks":300000,"workers":16}}' >"$in/stream-block-300k.json"
+setup_case explore-setup-stream-block "$in/stream-block-300k.json"
+# A 1,000,000-task block: its loaded scenario alone passes the bound.
+echo '{"name":"big","generate":{"family":"random","tasks":1000000,"workers":16,"group_fraction":0.2}}' >"$in/random-block-1m.json"
+setup_case explore-setup-load "$in/random-block-1m.json"
+if [ "$sanitized" = 0 ]; then
+  # A data limit already lower than the bound is kept: an allocation that fails under it, in the load, in
+  # the set-up or while exploring, is the same stop (while exploring: the states visited, no overtakes).
+  expect explore-data-limit-load 5 "during the set-up (loading the scenario), before the first state: an allocation failed at the data limit (RLIMIT_DATA) of 61440000 bytes" \
+    bash -c 'ulimit -d 60000 && exec "$@"' - "$dirsched" explore "$in/random-block-1m.json" --max-memory 1G
+  expect explore-data-limit-setup 5 "during the set-up (building the trace" \
+    bash -c 'ulimit -d 120000 && exec "$@"' - "$dirsched" explore "$in/random-block-300k.json" --max-memory 1G
+  grep -qF "before the first state: an allocation failed at the data limit (RLIMIT_DATA) of 122880000 bytes" "$tmp/err" ||
+    { echo "FAIL explore-data-limit-setup: not the data limit's failure"; fail=1; }
+  expect explore-data-limit-search 5 "states: an allocation failed at the data limit (RLIMIT_DATA) of 256000000 bytes; results cover only those states, without the groups' overtakes" \
+    bash -c 'ulimit -d 250000 && exec "$@"' - "$dirsched" explore "$in/random-block-100k.json" --max-memory 1G
+  grep -q '"stopped_early": true' "$tmp/out" || { echo "FAIL explore-data-limit-search: no early stop in the JSON"; fail=1; }
+fi
 finish

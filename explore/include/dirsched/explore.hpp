@@ -60,14 +60,26 @@
 // What it does not prove: completions that coincide in time are explored one at a time, not as one
 // simultaneous batch (so every order of them is explored, and registration_order_completions, which
 // orders a batch, changes nothing here: each transition reports one end); durations, transfer costs and faults are not modelled; past max_states, or once
-// the heap in use passes max_memory (checked every 64 new states), or once the depth-first path is as
-// deep as the thread's stack allows (2 MiB kept free; about 13,000 steps in 8 MiB), the result covers
-// only the states visited (`stopped_early`, and a note saying which bound stopped it).
+// the heap in use passes max_memory, or once the depth-first path is as deep as the thread's stack
+// allows (2 MiB kept free; about 13,000 steps in 8 MiB), the result covers only the states visited
+// (`stopped_early`, and a note saying which bound stopped it).
+//
+// The memory bound (docs/limits.md). The heap in use (heap_in_use()) is checked during the set-up, every
+// 4,096 ops while the trace is built (a generate block or a streamed trace file) and while its facts
+// are read, and once the initial state is built; then at the first state and as often as the growth
+// seen needs (every 64 new states while states are small, every state once one state's copy could
+// take what is left). Past max_memory during the set-up, the result has no state (`states` 0) and the
+// note says "during the set-up" and which step. The CLI also sets a DataLimit (RLIMIT_DATA) for the
+// whole command, so that an allocation the checks do not see in time fails: explore() turns that
+// std::bad_alloc into the same early stop (in the set-up, or while exploring: then the states visited
+// are counted, and the groups' overtakes, whose dynamic programming did not finish, are left out).
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "dirsched/scenario.hpp"
 
@@ -77,6 +89,8 @@ struct ExploreOptions {
   std::size_t max_states = 1000000;
   // Stop (stopped_early, the partial result) once the heap in use passes this many bytes.
   std::size_t max_memory = std::size_t{2} << 30;
+  // The RLIMIT_DATA in force (DataLimit::limit(), 0 for none): named in the note of a failed allocation.
+  std::size_t data_limit = 0;
   bool failures = false;
   bool por = true;
   // Called every 4,096 new states with the count so far (the CLI's progress line); may be empty.
@@ -84,5 +98,53 @@ struct ExploreOptions {
 };
 
 nlohmann::ordered_json explore(const Scenario& scenario, const ExploreOptions& options);
+
+// The bytes the allocator has handed out and not taken back: what max_memory bounds (under a
+// sanitizer, its allocator's count). For one binary and one input the sequence of allocations is the
+// same, so a stop is too.
+std::size_t heap_in_use();
+
+// Thrown by check_setup_memory() once the heap in use passes max_memory during the set-up.
+struct SetupMemoryStop {
+  std::string stage;
+  std::size_t heap = 0;
+};
+// Throws SetupMemoryStop when heap_in_use() passes options.max_memory; `stage` says what was being
+// built (the CLI calls it once the scenario is loaded, explore() along its set-up).
+void check_setup_memory(const ExploreOptions& options, const std::string& stage);
+
+// The result of an explore that reached the bound during its set-up, before the first state:
+// stopped_early, no state, and a note naming the step and the heap in use (`heap`), or, with `heap` 0,
+// the allocation that failed at options.data_limit.
+nlohmann::ordered_json explore_stopped_in_setup(const std::string& scenario, const ExploreOptions& options,
+                                                const std::string& stage, std::size_t heap);
+
+// What DataLimit allows above max_memory and what the process held before: malloc's own overhead and
+// free chunks it keeps (heap_in_use() counts only what is handed out), and what one state adds past a
+// check, so that the checks, which stop with the partial result, come first.
+inline constexpr std::size_t kDataLimitMargin = std::size_t{64} << 20;
+
+// While one lives, the process's data segment (RLIMIT_DATA: the heap and every private writable
+// mapping) is bounded at what it maps when the DataLimit is made (VmData, about 11 MB for dirsched)
+// plus max_memory plus kDataLimitMargin: an allocation past that fails with std::bad_alloc, which
+// explore() and the CLI turn into the early stop. The limit in force before is put back by release()
+// or the destructor. A lower limit already in force is kept (limit() says it). Not set (limit() 0)
+// under AddressSanitizer or ThreadSanitizer, whose shadow and allocator regions are terabytes of
+// reserved mappings that a data limit would make fail: there only the checks bound the heap. Nor when
+// /proc/self/status gives no VmData.
+class DataLimit {
+ public:
+  explicit DataLimit(std::size_t max_memory);
+  ~DataLimit() { release(); }
+  DataLimit(const DataLimit&) = delete;
+  DataLimit& operator=(const DataLimit&) = delete;
+  std::size_t limit() const { return limit_; }
+  void release();
+
+ private:
+  std::size_t limit_ = 0;  // the data limit in force, 0 for none
+  bool set_ = false;       // whether this one set it (and release() puts the old one back)
+  std::uint64_t old_cur_ = 0, old_max_ = 0;
+};
 
 }  // namespace dirsched

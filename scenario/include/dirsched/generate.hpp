@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <ostream>
@@ -87,8 +88,10 @@ void generate_into(const GenerateSpec& spec, Scenario& s, const std::string& fil
 // (s.generate): the trace stays empty and a Replay generates the ops as it goes.
 void generate_lazily(const GenerateSpec& spec, Scenario& s, const std::string& file);
 // Builds s.trace from s.generate or s.trace_file (and clears it); nothing for a scenario without
-// either. A trace file that changed since it was checked is a ScenarioError.
-void materialize_trace(Scenario& s);
+// either. A trace file that changed since it was checked is a ScenarioError. `every` (may be empty)
+// is called with the op count every kMaterializeEvery (4,096) ops, and may throw to stop (the explorer
+// checks its memory bound there).
+void materialize_trace(Scenario& s, const std::function<void(std::size_t ops)>& every = nullptr);
 
 // Writes a scenario as JSON text, streaming (a million ops need no JSON tree in memory).
 void write_scenario_json(const Scenario& s, std::ostream& out);

@@ -28,6 +28,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -119,7 +120,10 @@ class TraceReader {
 
 // Builds s.trace from s.trace_file (and clears it), for those that read the trace whole (the explorer);
 // nothing for a scenario without one. ScenarioError when the file changed since it was checked.
-void materialize_trace_file(Scenario& s);
+// `every` (may be empty) is called with the op count every kMaterializeEvery ops: it may throw to stop.
+void materialize_trace_file(Scenario& s, const std::function<void(std::size_t ops)>& every = nullptr);
+
+inline constexpr std::size_t kMaterializeEvery = 4096;
 
 namespace detail {
 
