@@ -946,7 +946,8 @@ ImportResult Builder::emit() {
   if (o_.calibrate_overheads) {
     std::vector<double> dispatch_durs, gaps, busy_gaps;  // ns
     struct Run {
-      long long dispatch, complete, submit;  // submit -1: none logged (SUB)
+      long long start, complete, submit;  // submit -1: none logged (SUB)
+      bool staged;
     };
     std::map<std::pair<bool, long long>, std::vector<Run>> per_worker;
     for (auto& [key, t] : tasks_) {
@@ -955,18 +956,22 @@ ImportResult Builder::emit() {
         const Attempt& a = list.front();
         dispatch_durs.push_back(static_cast<double>(a.dispatch_dur));
         if (a.complete_ts)
-          per_worker[{!t.submit, a.worker}].push_back({a.dispatch_ts, *a.complete_ts, t.submit ? t.submit->ts : -1});
+          per_worker[{!t.submit, a.worker}].push_back({a.start(), *a.complete_ts, t.submit ? t.submit->ts : -1, a.staged});
       }
     }
     for (auto& [w, list] : per_worker) {
-      std::sort(list.begin(), list.end(), [](const Run& x, const Run& y) { return x.dispatch < y.dispatch; });
+      std::sort(list.begin(), list.end(), [](const Run& x, const Run& y) { return x.start < y.start; });
       for (std::size_t i = 1; i < list.size(); ++i) {
-        const double gap = static_cast<double>(list[i].dispatch - list[i - 1].complete);
+        const double gap = static_cast<double>(list[i].start - list[i - 1].complete);
         gaps.push_back(gap);
-        // The next task was submitted before the completion, so work was waiting (a log has no
-        // dependencies: submitted is READY): the gap is the scheduler's own, from the completion to the
-        // next dispatch span.
-        if (list[i].submit >= 0 && list[i].submit <= list[i - 1].complete) busy_gaps.push_back(gap);
+        // The next task was submitted before the completion, so work was waiting: the gap is the
+        // scheduler's own, from the completion to the next dispatch span. Only without dependencies
+        // (--deps, --infer-deps): then submitted is READY; with them a task submitted early may still
+        // have waited for a producer. A staged member starts at its activation, which pays no dispatch
+        // cost: it is left out.
+        if (o_.deps_file.empty() && !o_.infer_gap_us && !list[i].staged && list[i].submit >= 0 &&
+            list[i].submit <= list[i - 1].complete)
+          busy_gaps.push_back(gap);
       }
     }
     const double dispatch_ns = median(dispatch_durs);
@@ -982,7 +987,10 @@ ImportResult Builder::emit() {
                  {"dispatch_spans", dispatch_durs.size()},
                  {"iteration_cost_s", iteration_cost},
                  {"iteration_method",
-                  busy_gaps.empty()
+                  !o_.deps_file.empty() || o_.infer_gap_us
+                      ? "not calibrated with --deps or --infer-deps (a task submitted before a completion may "
+                        "still have waited for a producer): iteration_cost_s left at 0"
+                  : busy_gaps.empty()
                       ? "no completion was followed on its worker by a task already submitted: iteration_cost_s "
                         "left at 0"
                       : "median gap from a completion to the next dispatch on the same worker, over the gaps where "

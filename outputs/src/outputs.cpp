@@ -93,7 +93,7 @@ void refuse_large_run_file(const std::string& path, std::uint64_t max_bytes, con
   if (size <= max_bytes) return;
   throw BadInput(path + ": " + std::to_string(size >> 20) + " MiB of events, over the " +
                  std::to_string(max_bytes >> 20) + " MiB that " + what +
-                 " reads (it keeps every dispatch; docs/limits.md); `dirsched render` draws a run of any size");
+                 " reads (it keeps every dispatch; docs/limits.md)");
 }
 
 nlohmann::json read_output_json(const std::string& path) {

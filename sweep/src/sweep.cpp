@@ -694,10 +694,13 @@ RunFacts load_run(const std::string& dir) {
   r.label += ")";
   std::map<std::string, std::string> kind;
   refuse_large_run_file((folder / "events.jsonl").string(), kMaxComparedEventsBytes, "compare");
-  std::istringstream in(read(folder / "events.jsonl"));
-  std::string line;
+  // Lines taken as views of the file's text: the file is held once (a stream over it would copy it).
+  const std::string text = read(folder / "events.jsonl");
   std::size_t line_no = 0;
-  while (std::getline(in, line)) {
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t nl = std::min(text.find('\n', at), text.size());
+    const std::string_view line(text.data() + at, nl - at);
+    at = nl + 1;
     ++line_no;
     if (line.empty()) continue;
     const record::Event e = parse_event_line(line, (folder / "events.jsonl").string(), line_no);
