@@ -41,7 +41,6 @@ std::string worker_label(const Target& t) {
   return t.sub ? "sub" + std::to_string(t.sub_index) : std::to_string(t.worker.value());
 }
 
-
 }  // namespace
 
 namespace {

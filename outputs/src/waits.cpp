@@ -152,8 +152,7 @@ void WaitAttribution::target_changed(std::uint32_t wi, double t, bool busy_now) 
   } else {
     ++g.idle_targets;
     const Worker& w = workers_[wi];
-    head_runs_.push_back({std::max(w.since, g.head), t, wi, w.running, std::string(core_.name(w.running)), w.running_wait,
-                          w.running_cause});
+    head_runs_.push_back({std::max(w.since, g.head), t, wi, w.running, std::string(core_.name(w.running)), w.running_wait});
     last_target_end_ = t;
     last_target_end_node_ = w.node;
   }
@@ -169,11 +168,11 @@ void WaitAttribution::chain_for(TaskId id, double until) {
     const Worker& w = workers_[wi];
     if (w.running.valid())
       runs.push_back({std::max(w.since, g.head), until, wi, w.running, std::string(core_.name(w.running)),
-                      w.running_wait, w.running_cause});
+                      w.running_wait});
   }
   std::vector<BlockedBy> chain;
   if (g.head > g.ready)
-    chain.push_back({g.ready, g.head, std::nullopt, previous_head_, previous_head_wait_, previous_head_cause_});
+    chain.push_back({g.ready, g.head, std::nullopt, previous_head_, previous_head_wait_.s, previous_head_wait_.cause});
   std::stable_sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.start < b.start; });
   double cur = g.head;
   std::size_t i = 0;
@@ -189,7 +188,7 @@ void WaitAttribution::chain_for(TaskId id, double until) {
       continue;
     }
     const double to = std::min(best->end, until);
-    chain.push_back({cur, to, core_.registry().worker_at(best->worker).id, best->name, best->wait, best->cause});
+    chain.push_back({cur, to, core_.registry().worker_at(best->worker).id, best->name, best->wait.s, best->wait.cause});
     cur = to;
   }
   if (!chain.empty()) chains_[id.index()] = std::move(chain);
@@ -256,10 +255,9 @@ void WaitAttribution::finish_waits(TaskId id, Live& l, double t, std::array<Exac
     w.behind = static_cast<std::uint32_t>(wk.runs - l.runs_at_ready);
   }
   const double wait = t - l.submit;
-  l.wait = wait;
-  l.main_cause.reset();
+  l.wait = {wait, std::nullopt};
   for (std::size_t k = 0; k < kWaitCauses; ++k)
-    if (w.s[k] > 0 && (!l.main_cause || w.s[k] > w.s[idx(*l.main_cause)])) l.main_cause = static_cast<WaitCause>(k);
+    if (w.s[k] > 0 && (!l.wait.cause || w.s[k] > w.s[idx(*l.wait.cause)])) l.wait.cause = static_cast<WaitCause>(k);
   if (wait > 0 && (l.kind == TaskKind::kSingle || l.kind == TaskKind::kGroup)) {
     std::vector<LongWait>& top = l.kind == TaskKind::kSingle ? top_single_ : top_group_;
     if (top.size() < kLongest || wait > top.back().wait_s) {
@@ -390,7 +388,6 @@ void WaitAttribution::on_event(const Event& e) {
       if (f != group_fifo_.end()) group_fifo_.erase(f);
       previous_head_ = std::string(core_.name(e.task));
       previous_head_wait_ = g.wait;
-      previous_head_cause_ = g.main_cause;
       previous_head_node_ = g.node;
       previous_head_launch_ = t;
       head_ = TaskId();
@@ -457,7 +454,6 @@ void WaitAttribution::on_event(const Event& e) {
       w.since = t;
       w.node = l.node;
       w.running_wait = l.wait;
-      w.running_cause = l.main_cause;
       const std::string_view name = core_.name(e.task);
       w.recent[w.runs % kAhead].assign(name.data(), name.size());
       ++w.runs;

@@ -143,6 +143,11 @@ class WaitAttribution : public Observer {
   static constexpr std::size_t kAhead = 8;  // names kept per worker for LongWait::ahead
 
  private:
+  // A started task's submit-to-start wait and the cause that took most of it, kept with what it holds.
+  struct OwnWait {
+    double s = 0;
+    std::optional<WaitCause> cause;  // none: it did not wait
+  };
   struct Worker {
     TaskId running;  // invalid when idle
     bool group = false;
@@ -153,10 +158,8 @@ class WaitAttribution : public Observer {
     double piece_since = 0;
     std::uint8_t piece = 3;  // index into cum of the current state
     std::uint64_t runs = 0;  // dispatches on it so far
-    std::string last_name;   // the task that last started on it
     std::array<std::string, kAhead> recent;  // the names of its last runs, run k at k % kAhead
-    double running_wait = 0;                 // the running task's own wait and its main cause
-    std::optional<WaitCause> running_cause;
+    OwnWait running_wait;                    // the running task's own wait (BlockedBy)
     double last_end = -1;    // when its last run ended
     std::uint32_t last_end_node = 0;  // and that task's node (critical path), 0: none
     bool reserved = false;
@@ -166,8 +169,7 @@ class WaitAttribution : public Observer {
     std::uint32_t worker;
     TaskId task;
     std::string name;  // taken while the task is live: the core may reclaim it before the chain is made
-    double wait = 0;   // the task's own wait and its main cause (BlockedBy)
-    std::optional<WaitCause> cause;
+    OwnWait wait;      // the task's own wait (BlockedBy)
   };
   struct Live {
     TaskKind kind = TaskKind::kSingle;
@@ -181,8 +183,7 @@ class WaitAttribution : public Observer {
     StartReason ready_reason = StartReason::kSubmitted;
     std::uint32_t ready_node = 0;         // the producer's node
     std::uint32_t node = 0;
-    double wait = 0;                      // once started: its own wait and its main cause
-    std::optional<WaitCause> main_cause;
+    OwnWait wait;                         // once started: its own wait
   };
   struct Node {
     TaskId task;
@@ -219,8 +220,7 @@ class WaitAttribution : public Observer {
   std::vector<std::uint8_t> is_head_target_;
   std::vector<Run> head_runs_;
   std::string previous_head_;       // the group that launched when the head became head
-  double previous_head_wait_ = 0;   // and its own wait and main cause
-  std::optional<WaitCause> previous_head_cause_;
+  OwnWait previous_head_wait_;      // and its own wait
   std::uint32_t previous_head_node_ = 0;
   double previous_head_launch_ = -1;
   std::unordered_map<std::uint32_t, std::vector<BlockedBy>> chains_;
