@@ -1904,9 +1904,7 @@ int run_command(int argc, char** argv) {
       }
       import_options.progress = isatty(STDERR_FILENO);
       check_output_folder(import_out, FolderKind::kImport, "--out");  // before the log is read
-      const ImportResult r = import_strace(import_options);
-      write_import(r, import_out);
-      std::cout << r.summary_text << "outputs in " << import_out
+      std::cout << import_strace(import_options, import_out) << "outputs in " << import_out
                 << "/ (scenario.json, observed/, import-report.json)\n";
       return 0;
     }

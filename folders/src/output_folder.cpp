@@ -404,6 +404,52 @@ std::FILE* open_temp_file(const std::string& path, int* err) {
   return f;
 }
 
+StreamedFile::StreamedFile(fs::path path) : path_(std::move(path)) {
+  {
+    std::lock_guard<std::recursive_mutex> lock(registry().m);
+    fd_ = open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  }
+  if (fd_ < 0) throw_write_error(path_, errno);
+  buffer_.reserve(1 << 20);
+}
+
+StreamedFile::~StreamedFile() {
+  if (fd_ < 0) return;
+  ::close(fd_);
+  unlink(path_.c_str());
+}
+
+void StreamedFile::write(std::string_view text) {
+  buffer_ += text;
+  if (buffer_.size() >= (1 << 20)) spill();
+}
+
+void StreamedFile::spill() {
+  std::size_t done = 0;
+  while (err_ == 0 && done < buffer_.size()) {
+    const ssize_t n = ::write(fd_, buffer_.data() + done, buffer_.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      err_ = n < 0 ? errno : EIO;
+      break;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  buffer_.clear();
+}
+
+void StreamedFile::close() {
+  spill();
+  int err = err_;
+  if (err == 0 && fsync(fd_) != 0 && errno != EINVAL) err = errno;
+  if (::close(fd_) != 0 && err == 0) err = errno;
+  fd_ = -1;
+  if (err != 0) {
+    unlink(path_.c_str());
+    throw_write_error(path_, err);
+  }
+}
+
 void write_file(const fs::path& path, std::string_view text) {
   int fd = -1;
   {

@@ -63,8 +63,21 @@ struct Span {
 struct Candidate {
   std::set<std::string> words;
   std::set<long long> runs;
-  std::set<std::pair<long long, long long>> tasks;
   std::uint64_t first_line = 0, spans = 0;
+  // Its tasks, (run_id, task_slot): appended per span, made unique whenever half could be repeats (a task
+  // has a few spans), so that they take a few words a task.
+  std::vector<std::pair<long long, long long>> tasks;
+  std::size_t unique = 0;
+  void add_task(long long run, long long slot) {
+    tasks.emplace_back(run, slot);
+    if (tasks.size() >= 2 * unique + 4096) make_unique();
+  }
+  void make_unique() {
+    std::sort(tasks.begin(), tasks.end());
+    tasks.erase(std::unique(tasks.begin(), tasks.end()), tasks.end());
+    unique = tasks.size();
+  }
+  std::size_t task_count() const { return unique; }  // after make_unique()
 };
 
 // The first problem found in a process while reading (a torn record, a capped or non-integer identity).
@@ -136,6 +149,7 @@ class LogReader {
     }
     if (progress) std::fprintf(stderr, "\n");
     if (in.bad()) throw BadInput(o_.log + ": read error after line " + std::to_string(p_.lines));
+    for (auto& [pid, c] : p_.candidates) c.make_unique();
   }
 
  private:
@@ -333,7 +347,7 @@ class LogReader {
     if (c.spans++ == 0) c.first_line = p_.lines;
     c.words.insert(kLevelWords[*word]);
     if (sp.given(kRunId)) c.runs.insert(sp.attr[kRunId]);
-    if (per_task) c.tasks.insert({sp.attr[kRunId], sp.attr[kTaskSlot]});
+    if (per_task) c.add_task(sp.attr[kRunId], sp.attr[kTaskSlot]);
     p_.spans[pid].push_back(sp);
   }
 
@@ -343,30 +357,112 @@ class LogReader {
 
 // ---------------------------------------------------------------------------------------------------
 // The run of one process.
+//
+// Memory follows the tasks, in flat tables: a task is a TaskObs (no strings: its name, callable and
+// kind are made when they are written), its dispatches are Attempts in one vector, sorted by task,
+// member and dispatch ts. The spans are dropped once paired (a submit is kept: the task's identity),
+// and the outputs are written as they are made (StreamedFile), never held whole.
 
+// One dispatch of a member, and its end.
 struct Attempt {
-  long long worker = 0, dispatch_id = 0;
+  std::uint32_t task = 0;  // index into Builder::tasks_
   int member = 0;
-  long long dispatch_ts = 0, dispatch_dur = 0;
-  std::uint64_t line = 0;
-  bool staged = false;
-  std::optional<long long> activate_ts;
-  std::optional<long long> complete_ts;
-  long long complete_dur = 0;
-  std::uint64_t complete_line = 0;
-  long long outcome = -1;
-  int endpoint = -1;
+  bool staged = false, activated = false, completed = false;
+  std::int8_t endpoint = -1;
   std::uint32_t hid = 0;
-  long long start() const { return staged && activate_ts ? *activate_ts : dispatch_ts; }
+  long long worker = 0, dispatch_id = 0;
+  long long dispatch_ts = 0, dispatch_dur = 0;
+  long long activate_ts = 0, complete_ts = 0, complete_dur = 0;
+  long long outcome = -1;
+  std::uint64_t line = 0, complete_line = 0;
+  std::uint64_t seq = 0;  // the dispatch span's place in the file
+  long long start() const { return staged && activated ? activate_ts : dispatch_ts; }
+  long long end_or_max() const { return completed ? complete_ts : std::numeric_limits<long long>::max(); }
 };
+
+// The dispatches of one member of a task, in dispatch order.
+struct Member {
+  int index;
+  Attempt* first;
+  Attempt* last;  // one past
+  Attempt& front() const { return *first; }
+  std::size_t size() const { return static_cast<std::size_t>(last - first); }
+  Attempt* begin() const { return first; }
+  Attempt* end() const { return last; }
+};
+
+// A task's dispatched members in member order: a view of its attempts.
+class Members {
+ public:
+  Members(Attempt* first, Attempt* last) : first_(first), last_(last) {}
+  struct Iterator {
+    Attempt* at;
+    Attempt* last;
+    Member operator*() const {
+      Attempt* q = at;
+      while (q != last && q->member == at->member) ++q;
+      return {at->member, at, q};
+    }
+    Iterator& operator++() {
+      const int m = at->member;
+      while (at != last && at->member == m) ++at;
+      return *this;
+    }
+    bool operator!=(const Iterator& o) const { return at != o.at; }
+  };
+  Iterator begin() const { return {first_, last_}; }
+  Iterator end() const { return {last_, last_}; }
+  bool empty() const { return first_ == last_; }
+  // The first dispatch of member m, or nullptr.
+  Attempt* find(int m) const {
+    for (Attempt* a = first_; a != last_; ++a)
+      if (a->member == m) return a;
+    return nullptr;
+  }
+
+ private:
+  Attempt* first_;
+  Attempt* last_;
+};
+
+enum class Kind : std::uint8_t { kNone, kSingle, kGroup, kSub, kSubGroup };
+const char* kind_name(Kind k) {
+  switch (k) {
+    case Kind::kSingle: return "single";
+    case Kind::kGroup: return "group";
+    case Kind::kSub: return "sub";
+    case Kind::kSubGroup: return "sub_group";
+    case Kind::kNone: break;
+  }
+  return "";
+}
+const char* op_name(Kind k) {
+  return k == Kind::kSingle ? "submit_next_level"
+         : k == Kind::kGroup ? "submit_next_level_group"
+         : k == Kind::kSub   ? "submit_sub"
+                             : "submit_sub_group";
+}
+
+// The namespaces of callables; a hid run in two of them is a callable per namespace.
+constexpr const char* kNamespaces[] = {"LOCAL_CHIP", "REMOTE", "LOCAL_PYTHON"};
+std::uint8_t ns_index(const std::string& ns) {
+  for (std::uint8_t i = 0; i < std::size(kNamespaces); ++i)
+    if (ns == kNamespaces[i]) return i;
+  return 2;
+}
+
+constexpr std::uint32_t kNoSubmit = 0xffffffffu;
 
 struct TaskObs {
   long long run = 0, slot = 0;
-  const Span* submit = nullptr;
-  std::map<int, std::vector<Attempt>> members;  // group_index -> attempts, by dispatch ts
-  // Filled when the model is built.
-  std::string name, callable, kind;  // kind: single, group, sub, sub_group
+  std::uint32_t submit = kNoSubmit;    // index into Builder::submits_
+  std::uint32_t first = 0, count = 0;  // its attempts: Builder::attempts_[first, first + count)
+  std::uint32_t members = 0;           // distinct members dispatched
+  std::uint32_t hid = 0;               // its callable is h<hid>
+  std::uint8_t renamed = 0;            // or, when not 0, h<hid>.<kNamespaces[renamed - 1]>
+  Kind kind = Kind::kNone;
   bool left_out = false;
+  std::uint8_t fate = 0;  // in the scenario's expect: 0 unknown, 1 COMPLETED, 2 FAILED
   double at_s = 0;
 };
 
@@ -374,22 +470,43 @@ std::string num(double v) {
   return format_number(v);
 }
 
+// A string as nlohmann's dump writes it.
+std::string jstr(const std::string& s) {
+  return ojson(s).dump();
+}
+
+// `text` with every line after the first indented by `pad` more spaces: an element dumped alone with
+// dump(2), as it stands inside its parent's dump(2). A JSON text has no raw newline inside a string.
+std::string indented(const std::string& text, std::size_t pad) {
+  std::string out;
+  out.reserve(text.size() + text.size() / 4);
+  for (char c : text) {
+    out += c;
+    if (c == '\n') out.append(pad, ' ');
+  }
+  return out;
+}
+
 class Builder {
  public:
-  Builder(const ImportOptions& o, const Parsed& p) : o_(o), p_(p) {}
+  Builder(const ImportOptions& o, Parsed& p) : o_(o), p_(p) {}
 
-  ImportResult build() {
+  // Everything that can refuse the log, before anything is written.
+  void check_log() {
     choose();
-    const std::vector<Span>& spans = p_.spans.at(pid_);
     if (auto it = p_.problems.find(pid_); it != p_.problems.end()) refuse(it->second.line, it->second.rule);
     if (p_.torn_unknown)
       refuse(p_.torn_unknown->line, p_.torn_unknown->rule + " (its pid cannot be read, so it may be this process's)");
-    pair(spans);
+    pair();
     check();
     model();
     if (!o_.deps_file.empty()) join_deps();
-    return emit();
   }
+
+  // The scenario, the observed run folder and the report into the temporary folder `dir`, each file
+  // as it is made; returns the readable summary.
+  std::string write(const fs::path& dir);
+  const std::string& scenario_name() const { return scenario_name_; }
 
  private:
   [[noreturn]] void refuse(std::uint64_t line, const std::string& rule) const {
@@ -408,7 +525,7 @@ class Builder {
       std::string words;
       for (const std::string& w : c.words) words += (words.empty() ? "" : "/") + w;
       return "pid " + std::to_string(pid) + " (level " + words + ", " + std::to_string(c.runs.size()) + " runs, " +
-             std::to_string(c.tasks.size()) + " tasks)";
+             std::to_string(c.task_count()) + " tasks)";
     };
     if (pids.empty()) {
       std::string what = o_.pid ? " of pid " + std::to_string(*o_.pid) : o_.level ? " at level " + *o_.level : "";
@@ -427,12 +544,63 @@ class Builder {
     chosen_ = describe(pid_);
   }
 
+  const Span* submit_of(const TaskObs& t) const { return t.submit == kNoSubmit ? nullptr : &submits_[t.submit]; }
+  Members members(const TaskObs& t) const {
+    Attempt* first = const_cast<Attempt*>(attempts_.data()) + t.first;
+    return {first, first + t.count};
+  }
+  static std::string name_of(const TaskObs& t) { return "r" + std::to_string(t.run) + ".t" + std::to_string(t.slot); }
+  std::string callable_of(const TaskObs& t) const {
+    std::string c = "h" + p_.hids[t.hid];
+    if (t.renamed) c += std::string(".") + kNamespaces[t.renamed - 1];
+    return c;
+  }
+  bool is_group(const TaskObs& t) const { return t.kind == Kind::kGroup || t.kind == Kind::kSubGroup; }
+  // The member indices of an imported task: a single's 0, a group's 0..size-1, a SUB task's as dispatched.
+  std::vector<int> member_list(const TaskObs& t) const {
+    std::vector<int> list;
+    if (t.kind == Kind::kSingle) return {0};
+    if (t.kind == Kind::kGroup) {
+      for (long long m = 0; m < submit_of(t)->attr[kGroupSize]; ++m) list.push_back(static_cast<int>(m));
+      return list;
+    }
+    for (const Member& m : members(t)) list.push_back(m.index);
+    return list;
+  }
+
+  // A rule broken while the spans are paired: the one earliest in the file is refused (as a reading in
+  // file order would), after the pairing. `seq` orders the spans, `rank` the rules of one span.
+  void refuse_first(std::uint64_t seq, int rank, std::uint64_t line, std::string rule) {
+    if (!first_refusal_ || std::tie(seq, rank) < std::tie(first_refusal_->seq, first_refusal_->rank))
+      first_refusal_ = Refusal{seq, rank, line, std::move(rule)};
+  }
+
   using MemberKey = std::tuple<long long, long long, long long, long long, long long>;  // run slot gi worker did
 
-  void pair(const std::vector<Span>& spans) {
-    std::map<MemberKey, Attempt*> open;
-    std::vector<const Span*> later;  // activates and completes, after every dispatch is known
-    for (const Span& s : spans) {
+  // Spans into tasks and attempts; the spans are dropped after.
+  void pair() {
+    std::vector<Span> spans = std::move(p_.spans.at(pid_));
+    p_.spans.clear();
+    struct KeyHash {
+      std::size_t operator()(const std::pair<long long, long long>& k) const {
+        return std::hash<long long>()(k.first) * 0x9e3779b97f4a7c15ULL ^ std::hash<long long>()(k.second);
+      }
+    };
+    std::unordered_map<std::pair<long long, long long>, std::uint32_t, KeyHash> index;
+    const auto task = [&](long long run, long long slot) {
+      auto [it, inserted] = index.try_emplace({run, slot}, static_cast<std::uint32_t>(tasks_.size()));
+      if (inserted) {
+        TaskObs t;
+        t.run = run, t.slot = slot;
+        tasks_.push_back(t);
+      }
+      return it->second;
+    };
+    earliest_ = std::numeric_limits<long long>::max();
+    std::vector<std::uint32_t> later;  // activates and completes, after every dispatch is known
+    for (std::size_t i = 0; i < spans.size(); ++i) {
+      const Span& s = spans[i];
+      if (wanted(s.given(kRunId) ? s.attr[kRunId] : 0) || !s.given(kRunId)) earliest_ = std::min(earliest_, s.ts);
       if (s.kind == SpanKind::kGraphBuild) {
         if (!s.given(kRunId)) {
           note("graph_build at line " + std::to_string(s.line) + " has no run_id: ignored");
@@ -448,69 +616,113 @@ class Builder {
         continue;
       }
       if (!wanted(s.attr[kRunId])) continue;
-      TaskObs& t = task(s.attr[kRunId], s.attr[kTaskSlot]);
+      const std::uint32_t ti = task(s.attr[kRunId], s.attr[kTaskSlot]);
       if (s.kind == SpanKind::kSubmit) {
-        if (t.submit)
-          refuse(s.line, "two submits for one task (run_id " + std::to_string(t.run) + ", task_slot " +
-                             std::to_string(t.slot) + "; the first at line " + std::to_string(t.submit->line) + ")");
-        t.submit = &s;
+        TaskObs& t = tasks_[ti];
+        if (t.submit != kNoSubmit) {
+          refuse_first(i, 0, s.line,
+                       "two submits for one task (run_id " + std::to_string(t.run) + ", task_slot " +
+                           std::to_string(t.slot) + "; the first at line " + std::to_string(submits_[t.submit].line) +
+                           ")");
+          continue;
+        }
+        t.submit = static_cast<std::uint32_t>(submits_.size());
+        submits_.push_back(s);
         continue;
       }
       if (s.kind != SpanKind::kDispatch) {
-        later.push_back(&s);
+        later.push_back(static_cast<std::uint32_t>(i));
         continue;
       }
-      const MemberKey key{s.attr[kRunId], s.attr[kTaskSlot], s.attr[kGroupIndex], s.attr[kWorkerId],
-                          s.attr[kDispatchId]};
-      if (auto it = open.find(key); it != open.end())
-        refuse(s.line, "a member dispatched twice without an end between (" + member_text(t, s.attr[kGroupIndex]) +
-                           " on worker " + std::to_string(s.attr[kWorkerId]) + " with dispatch_id " +
-                           std::to_string(s.attr[kDispatchId]) + ", first at line " + std::to_string(it->second->line) +
-                           ")");
+      if (s.attr[kGroupIndex] < -1 || s.attr[kGroupIndex] > (1LL << 30))
+        refuse_first(i, 1, s.line, "group_index " + std::to_string(s.attr[kGroupIndex]) + " outside [0, group_size)");
       Attempt a;
+      a.task = ti;
       a.worker = s.attr[kWorkerId];
       a.dispatch_id = s.attr[kDispatchId];
       a.member = static_cast<int>(s.attr[kGroupIndex]);
       a.dispatch_ts = s.ts;
       a.dispatch_dur = s.dur;
       a.line = s.line;
+      a.seq = i;
       a.staged = s.given(kPrepareOnly) && s.attr[kPrepareOnly] != 0;
       a.endpoint = s.endpoint;
       a.hid = s.hid;
-      if (s.attr[kGroupIndex] < -1 || s.attr[kGroupIndex] > (1LL << 30))
-        refuse(s.line, "group_index " + std::to_string(s.attr[kGroupIndex]) + " outside [0, group_size)");
-      std::vector<Attempt>& list = t.members[a.member];
-      list.push_back(a);
-      attempts_.push_back({&t, a.member, list.size() - 1});
-      open[key] = nullptr;
+      attempts_.push_back(a);
     }
-    // Index attempts by key (the vectors are complete now: pointers stay valid).
-    std::map<MemberKey, Attempt*> by_key;
-    for (auto& [k, t] : tasks_)
-      for (auto& [m, list] : t.members)
-        for (Attempt& a : list) by_key[{t.run, t.slot, m, a.worker, a.dispatch_id}] = &a;
-    for (const Span* s : later) {
-      const MemberKey key{s->attr[kRunId], s->attr[kTaskSlot], s->attr[kGroupIndex], s->attr[kWorkerId],
-                          s->attr[kDispatchId]};
-      auto it = by_key.find(key);
-      const TaskObs& t = tasks_.at({s->attr[kRunId], s->attr[kTaskSlot]});
+    decltype(index)().swap(index);
+    // Tasks in (run_id, task_slot) order; attempts by task, member, then dispatch ts (ties in file order).
+    {
+      std::vector<std::uint32_t> order(tasks_.size());
+      for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+      std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+        return std::tie(tasks_[a].run, tasks_[a].slot) < std::tie(tasks_[b].run, tasks_[b].slot);
+      });
+      std::vector<TaskObs> sorted;
+      sorted.reserve(tasks_.size());
+      std::vector<std::uint32_t> rank(tasks_.size());
+      for (std::uint32_t i = 0; i < order.size(); ++i) rank[order[i]] = i, sorted.push_back(tasks_[order[i]]);
+      tasks_ = std::move(sorted);
+      for (Attempt& a : attempts_) a.task = rank[a.task];
+    }
+    std::stable_sort(attempts_.begin(), attempts_.end(), [](const Attempt& a, const Attempt& b) {
+      return std::tie(a.task, a.member, a.dispatch_ts) < std::tie(b.task, b.member, b.dispatch_ts);
+    });
+    for (std::size_t i = 0; i < attempts_.size();) {
+      TaskObs& t = tasks_[attempts_[i].task];
+      t.first = static_cast<std::uint32_t>(i);
+      int member = attempts_[i].member;
+      t.members = 1;
+      for (; i < attempts_.size() && attempts_[i].task == attempts_[t.first].task; ++i) {
+        if (attempts_[i].member != member) member = attempts_[i].member, ++t.members;
+        ++t.count;
+      }
+    }
+    // A member dispatched twice with one identity (worker and dispatch_id), no end told between: at the
+    // second of the two in the file.
+    for (const TaskObs& t : tasks_)
+      for (const Member& m : members(t))
+        for (const Attempt* a = m.first; a != m.last; ++a)
+          for (const Attempt* b = a + 1; b != m.last; ++b) {
+            if (a->worker != b->worker || a->dispatch_id != b->dispatch_id) continue;
+            const Attempt& one = a->seq < b->seq ? *a : *b;
+            const Attempt& two = a->seq < b->seq ? *b : *a;
+            refuse_first(two.seq, 0, two.line,
+                         "a member dispatched twice without an end between (" + member_text(t, m.index) +
+                             " on worker " + std::to_string(two.worker) + " with dispatch_id " +
+                             std::to_string(two.dispatch_id) + ", first at line " + std::to_string(one.line) + ")");
+          }
+    if (first_refusal_) refuse(first_refusal_->line, first_refusal_->rule);
+    for (const std::uint32_t i : later) {
+      const Span* s = &spans[i];
+      const TaskObs& t = *std::lower_bound(tasks_.begin(), tasks_.end(), std::make_pair(s->attr[kRunId], s->attr[kTaskSlot]),
+                                           [](const TaskObs& x, const std::pair<long long, long long>& k) {
+                                             return std::tie(x.run, x.slot) < std::tie(k.first, k.second);
+                                           });
+      Attempt* found = nullptr;
+      for (Attempt* a = members(t).begin().at; a != members(t).end().at; ++a)
+        if (a->member == s->attr[kGroupIndex] && a->worker == s->attr[kWorkerId] &&
+            a->dispatch_id == s->attr[kDispatchId])
+          found = a;
       const std::string who = member_text(t, s->attr[kGroupIndex]) + " on worker " +
                               std::to_string(s->attr[kWorkerId]) + " (dispatch_id " +
                               std::to_string(s->attr[kDispatchId]) + ")";
       if (s->kind == SpanKind::kActivate) {
-        if (it == by_key.end()) refuse(s->line, "an activate with no dispatch before it: " + who);
-        if (it->second->activate_ts) refuse(s->line, "a second activate of one dispatch: " + who);
-        it->second->activate_ts = s->ts;
+        if (!found) refuse(s->line, "an activate with no dispatch before it: " + who);
+        if (found->activated) refuse(s->line, "a second activate of one dispatch: " + who);
+        found->activated = true;
+        found->activate_ts = s->ts;
         continue;
       }
-      if (it == by_key.end()) refuse(s->line, "a completion before its dispatch (no dispatch of " + who + ")");
-      Attempt& a = *it->second;
-      if (a.complete_ts)
+      if (!found) refuse(s->line, "a completion before its dispatch (no dispatch of " + who + ")");
+      Attempt& a = *found;
+      if (a.completed)
         refuse(s->line, "a completion before its dispatch (" + who + " completed already at line " +
                             std::to_string(a.complete_line) + ")");
       if (s->ts < a.dispatch_ts)
         refuse(s->line, "a completion before its dispatch (" + who + ": complete ts " + std::to_string(s->ts) +
                             " < dispatch ts " + std::to_string(a.dispatch_ts) + ", line " + std::to_string(a.line) + ")");
+      a.completed = true;
       a.complete_ts = s->ts;
       a.complete_dur = s->dur;
       a.complete_line = s->line;
@@ -523,18 +735,12 @@ class Builder {
            std::to_string(gi);
   }
 
-  TaskObs& task(long long run, long long slot) {
-    auto [it, inserted] = tasks_.try_emplace({run, slot});
-    if (inserted) it->second.run = run, it->second.slot = slot;
-    return it->second;
-  }
-
-  bool is_sub(const TaskObs& t) const { return !t.submit && graph_build_.count(t.run); }
+  bool is_sub(const TaskObs& t) const { return t.submit == kNoSubmit && graph_build_.count(t.run); }
 
   void check() {
     // Per member: staging, completions, one dispatch at a time.
-    for (auto& [key, t] : tasks_) {
-      const Span* sub = t.submit;
+    for (const TaskObs& t : tasks_) {
+      const Span* sub = submit_of(t);
       if (sub) {
         const long long gi = sub->given(kGroupIndex) ? sub->attr[kGroupIndex] : 0;
         const long long size = sub->given(kGroupSize) ? sub->attr[kGroupSize] : 1;
@@ -547,14 +753,13 @@ class Builder {
           refuse(sub->line, "identity attribute worker_id missing from the submit of a single (run_id " +
                                 std::to_string(t.run) + " task_slot " + std::to_string(t.slot) + ")");
       }
-      for (auto& [m, list] : t.members) {
-        std::sort(list.begin(), list.end(),
-                  [](const Attempt& a, const Attempt& b) { return a.dispatch_ts < b.dispatch_ts; });
-        for (std::size_t i = 0; i < list.size(); ++i) {
-          const Attempt& a = list[i];
-          if (i > 0) {
-            const Attempt& prev = list[i - 1];
-            if (!prev.complete_ts || *prev.complete_ts > a.dispatch_ts)
+      for (const Member& member : members(t)) {
+        const int m = member.index;
+        for (const Attempt* p = member.first; p != member.last; ++p) {
+          const Attempt& a = *p;
+          if (p != member.first) {
+            const Attempt& prev = *(p - 1);
+            if (!prev.completed || prev.complete_ts > a.dispatch_ts)
               refuse(a.line, "a member dispatched twice without an end between (" + member_text(t, m) +
                                  ", first at line " + std::to_string(prev.line) + ")");
           }
@@ -572,13 +777,13 @@ class Builder {
           } else if (m < 0) {
             refuse(a.line, "group_index " + std::to_string(m) + " outside [0, group_size) on a dispatch");
           }
-          if (a.staged && !a.activate_ts)
+          if (a.staged && !a.activated)
             refuse(a.line, "prepare_only=1 with no activate (" + member_text(t, m) + " on worker " +
                                std::to_string(a.worker) + ")");
-          if (a.activate_ts && a.complete_ts && *a.complete_ts < *a.activate_ts)
+          if (a.activated && a.completed && a.complete_ts < a.activate_ts)
             refuse(a.complete_line, "a completion before its dispatch (before its activate at " +
-                                        std::to_string(*a.activate_ts) + ")");
-          if (!a.complete_ts && !o_.allow_truncated)
+                                        std::to_string(a.activate_ts) + ")");
+          if (!a.completed && !o_.allow_truncated)
             refuse(a.line, "a dispatch without a completion (" + member_text(t, m) + " on worker " +
                                std::to_string(a.worker) + "); give --allow-truncated to import a log cut short");
         }
@@ -590,12 +795,10 @@ class Builder {
       std::uint64_t line;
     };
     std::map<std::pair<bool, long long>, std::vector<Busy>> per_worker;
-    for (auto& [key, t] : tasks_) {
-      if (!t.submit && !is_sub(t)) continue;  // orphans: reported, not imported
-      for (auto& [m, list] : t.members)
-        for (const Attempt& a : list)
-          per_worker[{is_sub(t), a.worker}].push_back(
-              {a.start(), a.complete_ts ? *a.complete_ts : std::numeric_limits<long long>::max(), a.line});
+    for (const TaskObs& t : tasks_) {
+      if (t.submit == kNoSubmit && !is_sub(t)) continue;  // orphans: reported, not imported
+      for (const Attempt* a = members(t).begin().at; a != members(t).end().at; ++a)
+        per_worker[{is_sub(t), a->worker}].push_back({a->start(), a->end_or_max(), a->line});
     }
     for (auto& [w, list] : per_worker) {
       std::sort(list.begin(), list.end(), [](const Busy& a, const Busy& b) { return a.start < b.start; });
@@ -609,13 +812,10 @@ class Builder {
 
   void note(const std::string& text) { assumptions_.push_back(text); }
 
-  // Names, workers, callables, ops.
+  // Workers, kinds, callables, what is left out.
   void model() {
     if (graph_build_.empty()) {
-      long long t0 = std::numeric_limits<long long>::max();
-      for (const Span& s : p_.spans.at(pid_))
-        if (wanted(s.given(kRunId) ? s.attr[kRunId] : 0) || !s.given(kRunId)) t0 = std::min(t0, s.ts);
-      t0_ = t0 == std::numeric_limits<long long>::max() ? 0 : t0;
+      t0_ = earliest_ == std::numeric_limits<long long>::max() ? 0 : earliest_;
       note("no graph_build span: time origin t0 is the earliest scheduler span (ts " + std::to_string(t0_) +
            "), and no task without a submit can be told SUB");
     } else {
@@ -623,17 +823,16 @@ class Builder {
       for (const auto& [run, ts] : graph_build_) t0_ = std::min(t0_, ts);
     }
     // Workers: NEXT_LEVEL ids on NEXT_LEVEL dispatches (and singles' submit targets), SUB pool size.
-    for (auto& [key, t] : tasks_) {
-      if (t.submit) {
-        if (t.submit->given(kWorkerId) && t.submit->attr[kGroupIndex] == 0) nl_.try_emplace(t.submit->attr[kWorkerId], -1);
-        for (auto& [m, list] : t.members)
-          for (const Attempt& a : list) {
-            int& e = nl_.try_emplace(a.worker, -1).first->second;
-            if (a.endpoint >= 0) e = a.endpoint;
-          }
+    for (const TaskObs& t : tasks_) {
+      if (const Span* sub = submit_of(t)) {
+        if (sub->given(kWorkerId) && sub->attr[kGroupIndex] == 0) nl_.try_emplace(sub->attr[kWorkerId], -1);
+        for (const Attempt* a = members(t).begin().at; a != members(t).end().at; ++a) {
+          int& e = nl_.try_emplace(a->worker, -1).first->second;
+          if (a->endpoint >= 0) e = a->endpoint;
+        }
       } else if (is_sub(t)) {
-        for (auto& [m, list] : t.members)
-          for (const Attempt& a : list) sub_pool_ = std::max(sub_pool_, a.worker + 1);
+        for (const Attempt* a = members(t).begin().at; a != members(t).end().at; ++a)
+          sub_pool_ = std::max(sub_pool_, a->worker + 1);
       }
     }
     const bool node = words_ == "node" || words_ == "l3" || words_ == "host";
@@ -644,33 +843,33 @@ class Builder {
     note("workers are registered in ascending id order: the runtime does not log its registration order");
     note("scheduler.policy is 'seed' (the runtime version the log comes from is not logged; the default of the testbed)");
 
-    for (auto& [key, t] : tasks_) {
-      t.name = "r" + std::to_string(t.run) + ".t" + std::to_string(t.slot);
-      if (t.submit) {
-        t.callable = "h" + p_.hids[t.submit->hid];
-        const bool group = t.submit->attr[kGroupIndex] == -1;
-        t.kind = group ? "group" : "single";
+    for (TaskObs& t : tasks_) {
+      if (const Span* sub = submit_of(t)) {
+        t.hid = sub->hid;
+        const bool group = sub->attr[kGroupIndex] == -1;
+        t.kind = group ? Kind::kGroup : Kind::kSingle;
         if (group) {
-          const long long size = t.submit->attr[kGroupSize];
+          const long long size = sub->attr[kGroupSize];
+          const Members ms = members(t);
           std::vector<long long> missing;
           for (long long m = 0; m < size; ++m)
-            if (!t.members.count(static_cast<int>(m))) missing.push_back(m);
+            if (!ms.find(static_cast<int>(m))) missing.push_back(m);
           if (!missing.empty()) {
             t.left_out = true;
-            std::string ms;
-            for (long long m : missing) ms += (ms.empty() ? "" : ", ") + std::to_string(m);
-            left_out_.push_back({{"task", t.name},
-                                 {"line", t.submit->line},
-                                 {"why", "group never dispatched member(s) " + ms + ": its targets are unknown"}});
+            std::string list;
+            for (long long m : missing) list += (list.empty() ? "" : ", ") + std::to_string(m);
+            left_out_.push_back({{"task", name_of(t)},
+                                 {"line", sub->line},
+                                 {"why", "group never dispatched member(s) " + list + ": its targets are unknown"}});
           }
         }
       } else if (is_sub(t)) {
-        t.kind = t.members.size() > 1 ? "sub_group" : "sub";
-        t.callable = "h" + p_.hids[t.members.begin()->second.front().hid];
+        t.kind = t.members > 1 ? Kind::kSubGroup : Kind::kSub;
+        t.hid = attempts_[t.first].hid;
       } else {
         t.left_out = true;
-        left_out_.push_back({{"task", t.name},
-                             {"line", t.members.begin()->second.front().line},
+        left_out_.push_back({{"task", name_of(t)},
+                             {"line", attempts_[t.first].line},
                              {"why", "dispatches with no submit, and run " + std::to_string(t.run) +
                                          " has no graph_build in the log: SUB cannot be told from a lost submit"}});
       }
@@ -689,13 +888,13 @@ class Builder {
 
   double rel_s(long long ts) const { return static_cast<double>(ts - t0_) / 1e9; }
 
-  ImportResult emit();
-  std::vector<std::pair<std::string, std::string>> observed_run(const std::string& name);
+  void write_scenario(const fs::path& file);
+  void write_observed(const fs::path& dir);
 
   // --deps FILE: the args of each NEXT_LEVEL submit and the buffers, from a trace the Python front end
   // recorded of the same orchestration.
   void join_deps();
-  std::map<const TaskObs*, ojson> joined_args_;  // task -> args (single) or args_list (group)
+  std::unordered_map<const TaskObs*, ojson> joined_args_;  // task -> args (single) or args_list (group)
   ojson joined_buffers_;
   std::size_t joined_ = 0, deps_sub_ops_ = 0;
 
@@ -707,24 +906,36 @@ class Builder {
   };
   std::vector<Edge> infer_edges(long long gap_ns) const;
 
-  const ImportOptions& o_;
-  const Parsed& p_;
-  long long pid_ = 0;
-  std::string words_, chosen_;
-  std::map<long long, long long> graph_build_;  // run -> earliest ts
-  std::map<std::pair<long long, long long>, TaskObs> tasks_;
-  struct AttemptRef {
-    TaskObs* task;
-    int member;
-    std::size_t index;
+  struct Refusal {
+    std::uint64_t seq;
+    int rank;
+    std::uint64_t line;
+    std::string rule;
   };
-  std::vector<AttemptRef> attempts_;
+
+  const ImportOptions& o_;
+  Parsed& p_;
+  long long pid_ = 0;
+  std::string words_, chosen_, scenario_name_;
+  std::map<long long, long long> graph_build_;  // run -> earliest ts
+  std::vector<Span> submits_;                   // the NEXT_LEVEL tasks' submit spans
+  std::vector<TaskObs> tasks_;                  // in (run_id, task_slot) order
+  std::vector<Attempt> attempts_;               // by task, member, dispatch ts
+  std::optional<Refusal> first_refusal_;
   std::uint64_t retirements_ = 0;
+  long long earliest_ = 0;  // the earliest ts of a scheduler span of the runs imported
   long long t0_ = 0;
   std::map<long long, int> nl_;  // NEXT_LEVEL id -> endpoint (0 local, 1 remote, -1 unknown)
   long long sub_pool_ = 0;
   std::vector<std::string> assumptions_;
   std::vector<ojson> left_out_;
+  // Made while the scenario is written, read by the observed run and the report.
+  std::map<std::string, std::vector<double>> observed_;  // callable -> observed member durations (s)
+  ojson flagged_ = ojson::array(), sub_at_ = ojson::array(), retries_ = ojson::array(),
+        unknown_fates_ = ojson::array();
+  std::map<std::string, std::string> callable_ns_;  // callable -> namespace
+  std::vector<Edge> edges_;
+  ojson overheads_ = nullptr;
 };
 
 // The Python trace's NEXT_LEVEL submits, in the order the orchestration made them (a `run` op's ops in
@@ -761,9 +972,9 @@ void Builder::join_deps() {
   };
   const ojson& trace = doc.at("trace");
   for (std::size_t i = 0; i < trace.size(); ++i) add(trace[i], "trace[" + std::to_string(i) + "]", 0);
-  std::vector<TaskObs*> logged;
-  for (auto& [key, t] : tasks_)
-    if (t.submit) logged.push_back(&t);
+  std::vector<const TaskObs*> logged;
+  for (const TaskObs& t : tasks_)
+    if (t.submit != kNoSubmit) logged.push_back(&t);
   if (ops.size() != logged.size())
     throw ImportError(file + ": " + std::to_string(ops.size()) + " NEXT_LEVEL submits, but " + o_.log + " has " +
                       std::to_string(logged.size()) +
@@ -777,41 +988,41 @@ void Builder::join_deps() {
                       std::to_string(log_run_ordinal.size()) +
                       " runs with NEXT_LEVEL submits: --deps needs a trace recorded from the same orchestration");
   const auto log_side = [&](const TaskObs& t, const std::string& what) {
-    return o_.log + ":" + std::to_string(t.submit->line) + " (" + t.name + "): " + what;
+    return o_.log + ":" + std::to_string(submit_of(t)->line) + " (" + name_of(t) + "): " + what;
   };
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const ojson& op = *ops[i].op;
-    TaskObs& t = *logged[i];
+    const TaskObs& t = *logged[i];
     const std::string py = file + ": " + ops[i].path + " (task '" + op.value("task", "") + "'): ";
     const bool py_group = op.at("op") == "submit_next_level_group";
     const auto mismatch = [&](const std::string& py_what, const std::string& log_what) {
       throw ImportError("--deps: submit " + std::to_string(i) + " does not match: " + py + py_what + "; " +
                         log_side(t, log_what));
     };
-    if (py_group != (t.kind == "group"))
-      mismatch(py_group ? "a group" : "a single", t.kind == "group" ? "a group" : "a single");
+    if (py_group != (t.kind == Kind::kGroup))
+      mismatch(py_group ? "a group" : "a single", t.kind == Kind::kGroup ? "a group" : "a single");
     // With runs, the n-th run of the file is the n-th run of the log: a tensor map is per run.
     if (runs > 0 && ops[i].run != log_run_ordinal.at(t.run))
       mismatch("in run " + std::to_string(ops[i].run) + " of the file",
                "in run " + std::to_string(log_run_ordinal.at(t.run)) + " of the log (run_id " + std::to_string(t.run) + ")");
     if (!py_group) {
       const ojson& w = op.at("worker");
-      const long long logged_worker = t.submit->attr[kWorkerId];
+      const long long logged_worker = submit_of(t)->attr[kWorkerId];
       if (!w.is_number_integer() || w.get<long long>() != logged_worker)
         mismatch("worker " + w.dump(), "worker " + std::to_string(logged_worker));
       joined_args_[&t] = op.value("args", ojson::array());
     } else {
       const ojson& list = op.at("args_list");
-      const long long size = t.submit->attr[kGroupSize];
+      const long long size = submit_of(t)->attr[kGroupSize];
       if (static_cast<long long>(list.size()) != size)
         mismatch(std::to_string(list.size()) + " members", std::to_string(size) + " members");
       const ojson& workers = op.at("workers");
-      for (const auto& [m, attempts] : t.members) {
-        const long long seen = attempts.front().worker;
-        const auto mi = static_cast<std::size_t>(m);
+      for (const Member& m : members(t)) {
+        const long long seen = m.front().worker;
+        const auto mi = static_cast<std::size_t>(m.index);
         if (mi >= workers.size() || !workers[mi].is_number_integer() || workers[mi].get<long long>() != seen)
-          mismatch("member " + std::to_string(m) + " on worker " + (mi < workers.size() ? workers[mi].dump() : "(none)"),
-                   "member " + std::to_string(m) + " dispatched to worker " + std::to_string(seen));
+          mismatch("member " + std::to_string(m.index) + " on worker " + (mi < workers.size() ? workers[mi].dump() : "(none)"),
+                   "member " + std::to_string(m.index) + " dispatched to worker " + std::to_string(seen));
       }
       joined_args_[&t] = list;
     }
@@ -834,21 +1045,19 @@ std::vector<Builder::Edge> Builder::infer_edges(long long gap_ns) const {
   };
   std::vector<Ended> ended;  // imported tasks that completed, by end
   std::map<std::pair<bool, long long>, std::vector<std::pair<long long, long long>>> busy;  // worker -> [start, end]
-  for (const auto& [key, t] : tasks_) {
+  for (const TaskObs& t : tasks_) {
     // Every member that ran kept its worker busy, a left-out task's and a retried one's included.
-    for (const auto& [m, list] : t.members)
-      for (const Attempt& a : list)
-        busy[{is_sub(t), a.worker}].push_back(
-            {a.start(), a.complete_ts ? *a.complete_ts : std::numeric_limits<long long>::max()});
+    for (const Attempt* a = members(t).begin().at; a != members(t).end().at; ++a)
+      busy[{is_sub(t), a->worker}].push_back({a->start(), a->end_or_max()});
     if (t.left_out) continue;
     long long end = 0;
-    bool completed = !t.members.empty();
-    for (const auto& [m, list] : t.members) {
-      const Attempt& a = list.front();
-      if (!a.complete_ts || a.outcome != 0) completed = false;
-      end = std::max(end, a.complete_ts ? *a.complete_ts : std::numeric_limits<long long>::max());
+    bool completed = t.count > 0;
+    for (const Member& m : members(t)) {
+      const Attempt& a = m.front();
+      if (!a.completed || a.outcome != 0) completed = false;
+      end = std::max(end, a.end_or_max());
     }
-    if (t.kind == "group" && static_cast<long long>(t.members.size()) != t.submit->attr[kGroupSize]) completed = false;
+    if (t.kind == Kind::kGroup && static_cast<long long>(t.members) != submit_of(t)->attr[kGroupSize]) completed = false;
     if (completed) ended.push_back({end, &t});
   }
   std::sort(ended.begin(), ended.end(), [](const Ended& a, const Ended& b) {
@@ -866,19 +1075,19 @@ std::vector<Builder::Edge> Builder::infer_edges(long long gap_ns) const {
     return first != list.end() && first->first < to;
   };
   std::vector<Edge> edges;
-  for (const auto& [key, t] : tasks_) {
-    if (t.left_out || !t.submit || t.members.empty()) continue;  // SUB: its submit time is not logged
+  for (const TaskObs& t : tasks_) {
+    if (t.left_out || t.submit == kNoSubmit || t.count == 0) continue;  // SUB: its submit time is not logged
     long long first = std::numeric_limits<long long>::max();
     std::vector<long long> targets;
-    for (const auto& [m, list] : t.members) {
-      first = std::min(first, list.front().start());
-      targets.push_back(list.front().worker);
+    for (const Member& m : members(t)) {
+      first = std::min(first, m.front().start());
+      targets.push_back(m.front().worker);
     }
     const auto lo = std::lower_bound(ended.begin(), ended.end(), first - gap_ns,
                                      [](const Ended& e, long long x) { return e.end < x; });
     for (auto it = lo; it != ended.end() && it->end <= first; ++it) {
       const TaskObs& p = *it->task;
-      if (p.run != t.run || p.slot >= t.slot || t.submit->ts >= it->end) continue;
+      if (p.run != t.run || p.slot >= t.slot || submit_of(t)->ts >= it->end) continue;
       if (std::any_of(targets.begin(), targets.end(), [&](long long w) { return busy_between(w, it->end, first); }))
         continue;
       edges.push_back({&p, &t, first - it->end});
@@ -895,54 +1104,161 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-ImportResult Builder::emit() {
-  ImportResult out;
+std::string Builder::write(const fs::path& dir) {
   const std::string stem = fs::path(o_.log).stem().string();
-  out.scenario_name = "import-" + (stem.empty() ? std::string("log") : stem);
-  ojson flagged = ojson::array(), sub_at = ojson::array(), retries = ojson::array(), unknown_fates = ojson::array();
+  scenario_name_ = "import-" + (stem.empty() ? std::string("log") : stem);
 
   // Callables: h<hid> in the namespace of the workers that ran it; SUB callables LOCAL_PYTHON.
-  std::map<std::string, std::string> callable_ns;  // name -> namespace
-  std::map<std::string, std::vector<double>> observed;  // name -> observed member durations (s)
-  std::map<std::string, std::string> renamed;
-  for (auto& [key, t] : tasks_) {
+  std::set<std::string> renamed;
+  for (TaskObs& t : tasks_) {
     if (t.left_out) continue;
     std::string ns = "LOCAL_PYTHON";
-    if (t.submit) {
-      long long w = t.kind == "single" ? t.submit->attr[kWorkerId] : t.members.begin()->second.front().worker;
+    if (const Span* sub = submit_of(t)) {
+      const long long w = t.kind == Kind::kSingle ? sub->attr[kWorkerId] : attempts_[t.first].worker;
       ns = ns_of_kind(worker_kind(w));
     }
-    auto [it, inserted] = callable_ns.emplace(t.callable, ns);
+    const std::string plain = callable_of(t);
+    auto [it, inserted] = callable_ns_.emplace(plain, ns);
     if (!inserted && it->second != ns) {
       // One hid on two kinds of worker: a callable per namespace.
-      const std::string other = t.callable + "." + ns;
-      if (!renamed.count(other))
-        note("callable " + t.callable + " ran on " + it->second + " and " + ns + " workers: the " + ns +
+      const std::string other = plain + "." + ns;
+      if (renamed.insert(other).second)
+        note("callable " + plain + " ran on " + it->second + " and " + ns + " workers: the " + ns +
              " runs are callable " + other);
-      renamed[other] = t.callable;
-      t.callable = other;
-      callable_ns.emplace(other, ns);
+      t.renamed = static_cast<std::uint8_t>(ns_index(ns) + 1);
+      callable_ns_.emplace(other, ns);
     }
-    for (auto& [m, list] : t.members) {
-      const Attempt& a = list.front();
-      if (a.complete_ts && a.outcome != 3) observed[t.callable].push_back(static_cast<double>(*a.complete_ts - a.start()) / 1e9);
-      if (list.size() > 1)
-        retries.push_back({{"task", t.name}, {"member", m}, {"dispatches", list.size()},
-                           {"note", "the first dispatch is imported; the others are ignored"}});
+    const std::string callable = callable_of(t);
+    for (const Member& m : members(t)) {
+      const Attempt& a = m.front();
+      if (a.completed && a.outcome != 3) observed_[callable].push_back(static_cast<double>(a.complete_ts - a.start()) / 1e9);
+      if (m.size() > 1)
+        retries_.push_back({{"task", name_of(t)}, {"member", m.index}, {"dispatches", m.size()},
+                            {"note", "the first dispatch is imported; the others are ignored"}});
     }
   }
+  write_scenario(dir / "scenario.json");
+  if (!o_.deps_file.empty()) {
+    // The file's buffers next to the log's workers: a buffer owned by a worker the log never saw, for
+    // one, makes a scenario nothing could run. Refused here, not written.
+    try {
+      (void)parse_scenario(read_json_file((dir / "scenario.json").string()), "scenario.json", ".");
+    } catch (const ScenarioError& e) {
+      throw ImportError("--deps " + o_.deps_file + ": the joined scenario would not load (" + e.what() +
+                        "): the file does not fit the log's workers");
+    }
+  }
+  const fs::path obs = dir / "observed";
+  if (mkdir(obs.c_str(), 0755) != 0) throw_write_error(obs, errno);
+  write_observed(obs);
 
-  // The scenario.
+  // The report.
+  ojson rep;
+  rep["log"] = o_.log;
+  rep["process"] = {{"pid", pid_}, {"level", words_}};
+  ojson cands = ojson::array();
+  for (const auto& [pid, c] : p_.candidates) {
+    std::string w;
+    for (const std::string& x : c.words) w += (w.empty() ? "" : "/") + x;
+    cands.push_back({{"pid", pid}, {"level", w}, {"runs", c.runs.size()}, {"tasks", c.task_count()}});
+  }
+  rep["candidates"] = cands;
+  ojson runs = ojson::array();
+  for (const auto& [run, ts] : graph_build_) runs.push_back(run);
+  rep["runs"] = runs;
+  rep["t0_ns"] = t0_;
+  std::size_t imported = 0, members = 0;
+  for (const TaskObs& t : tasks_)
+    if (!t.left_out) ++imported, members += t.members;
+  rep["tasks"] = {{"seen", tasks_.size()}, {"imported", imported}, {"left_out", left_out_.size()}};
+  rep["members_dispatched"] = members;
+  rep["lines"] = {{"total", p_.lines},
+                  {"noise", p_.noise},
+                  {"other_log_records", p_.other_records},
+                  {"other_spans", p_.other_spans},
+                  {"device_clock_spans", p_.device_spans},
+                  {"frame_submit_spans", p_.frame_submits},
+                  {"clock_anchors", p_.anchors},
+                  {"torn_records_other_processes", p_.torn},
+                  {"post_fence_retirements", retirements_}};
+  rep["stall_warnings"] = {{"count", p_.stall_warnings}, {"lines", p_.stall_lines},
+                           {"note", "the warning has no time of its own: it is counted, not placed"}};
+  rep["assumptions"] = assumptions_;
+  rep["left_out"] = left_out_;
+  rep["no_observed_duration"] = flagged_;
+  rep["sub_submit_times_unknown"] = sub_at_;
+  rep["retried_members"] = retries_;
+  rep["fates_unknown"] = unknown_fates_;
+  if (!o_.deps_file.empty()) {
+    rep["dependencies"] = {
+        {"source", "deps"},
+        {"file", o_.deps_file},
+        {"joined", joined_},
+        {"rule", "the file's NEXT_LEVEL submits, in order, joined one to one with the log's NEXT_LEVEL tasks in "
+                 "(run_id, task_slot) order, each checked: kind, a single's worker, a group's size and members' "
+                 "workers; their args and the file's buffers are the scenario's"},
+        {"sub_submits_not_joined", deps_sub_ops_},
+        {"note", "SUB submits are not joined (the log has no SUB submit span): imported SUB tasks have no args, "
+                 "so a dependency through one is not in the scenario"}};
+  } else if (o_.infer_gap_us) {
+    ojson list = ojson::array();
+    for (const Edge& e : edges_)
+      list.push_back({{"producer", name_of(*e.producer)},
+                      {"consumer", name_of(*e.consumer)},
+                      {"gap_us", static_cast<double>(e.gap_ns) / 1e3},
+                      {"guess", true}});
+    rep["dependencies"] = {
+        {"source", "inferred"},
+        {"gap_us", *o_.infer_gap_us},
+        {"rule", "P -> T when T was submitted before P ended, every target of T was idle from P's end until T's "
+                 "first dispatch, T started within gap_us of P's end, P completed, and P comes before T in the "
+                 "same run"},
+        {"edges", list},
+        {"note", "every edge is a guess: an edge between two tasks on one worker is never inferred (the worker "
+                 "was busy with P), and a task that started late for another reason may get a false one; each "
+                 "producer writes a 0-byte buffer dep.<task> its consumers read"}};
+  } else {
+    rep["dependencies"] = {{"source", "none"},
+                           {"note", "no dependencies were given: every task is independent in the scenario"}};
+  }
+  if (!overheads_.is_null()) rep["overheads"] = overheads_;
+  rep["calibrated"] = {{"durations", "per callable: the observed member durations as duration.empirical"},
+                       {"ops", o_.sample_durations ? "ops carry no duration: each member draws from its callable"
+                                                   : "each op carries its members' observed durations"}};
+  write_file(dir / "import-report.json", rep.dump(2) + "\n");
+
+  std::ostringstream txt;
+  txt << "imported " << o_.log << ": " << chosen_ << "\n";
+  txt << "  " << imported << " tasks (" << members << " members dispatched) in " << graph_build_.size()
+      << " runs; " << left_out_.size() << " left out, " << flagged_.size() << " without an observed duration, "
+      << unknown_fates_.size() << " with a fate the log cannot tell\n";
+  txt << "  workers: " << nl_.size() << " NEXT_LEVEL, " << sub_pool_ << " SUB; callables: " << callable_ns_.size()
+      << "\n";
+  txt << "  lines: " << p_.lines << " (" << p_.noise << " noise, " << p_.other_records << " other log records, "
+      << p_.other_spans << " other spans, " << p_.device_spans << " device-clock spans, " << p_.stall_warnings
+      << " stall warnings)\n";
+  if (!o_.deps_file.empty())
+    txt << "  dependencies: the args of " << joined_ << " NEXT_LEVEL submits joined from " << o_.deps_file << "\n";
+  if (o_.infer_gap_us)
+    txt << "  dependencies: " << edges_.size() << " inferred within " << human_number(*o_.infer_gap_us)
+        << " us (guesses: import-report.json lists each)\n";
+  if (!overheads_.is_null())
+    txt << "  dispatch cost (median dispatch span): " << human_number(overheads_["dispatch_cost_s"].get<double>())
+        << " s\n";
+  for (const std::string& a : assumptions_) txt << "  assumed: " << a << "\n";
+  return txt.str();
+}
+
+// scenario.json as `ojson::dump(2)` would write the whole document, the trace and the expect block
+// written op by op.
+void Builder::write_scenario(const fs::path& file) {
   ojson sc;
-  sc["name"] = out.scenario_name;
-  std::string runs_text;
-  for (const auto& [run, ts] : graph_build_) runs_text += (runs_text.empty() ? "" : ",") + std::to_string(run);
+  sc["name"] = scenario_name_;
   sc["description"] = "Imported by dirsched import strace from " + fs::path(o_.log).filename().string() + " (pid " +
                       std::to_string(pid_) + ", level " + words_ + ")";
   sc["seed"] = 0;
   ojson sched = {{"policy", "seed"}, {"stall_report_s", 5}};
   // Overheads: the dispatch span's own duration is what the scheduler spends per member.
-  ojson overheads = nullptr;
   if (o_.calibrate_overheads) {
     std::vector<double> dispatch_durs, gaps, busy_gaps;  // ns
     struct Run {
@@ -950,13 +1266,14 @@ ImportResult Builder::emit() {
       bool staged;
     };
     std::map<std::pair<bool, long long>, std::vector<Run>> per_worker;
-    for (auto& [key, t] : tasks_) {
+    for (const TaskObs& t : tasks_) {
       if (t.left_out) continue;
-      for (auto& [m, list] : t.members) {
-        const Attempt& a = list.front();
+      for (const Member& m : members(t)) {
+        const Attempt& a = m.front();
         dispatch_durs.push_back(static_cast<double>(a.dispatch_dur));
-        if (a.complete_ts)
-          per_worker[{!t.submit, a.worker}].push_back({a.start(), *a.complete_ts, t.submit ? t.submit->ts : -1, a.staged});
+        if (a.completed)
+          per_worker[{t.submit == kNoSubmit, a.worker}].push_back(
+              {a.start(), a.complete_ts, t.submit != kNoSubmit ? submit_of(t)->ts : -1, a.staged});
       }
     }
     for (auto& [w, list] : per_worker) {
@@ -982,33 +1299,33 @@ ImportResult Builder::emit() {
     // gap has beyond the dispatch cost.
     const double iteration_cost = busy_gaps.empty() ? 0 : std::max(0.0, median(busy_gaps) - dispatch_ns) / 1e9;
     if (!busy_gaps.empty()) sched["iteration_cost_s"] = iteration_cost;
-    overheads = {{"dispatch_cost_s", dispatch_cost},
-                 {"method", "median of the dispatch spans' dur over the members imported"},
-                 {"dispatch_spans", dispatch_durs.size()},
-                 {"iteration_cost_s", iteration_cost},
-                 {"iteration_method",
-                  !o_.deps_file.empty() || o_.infer_gap_us
-                      ? "not calibrated with --deps or --infer-deps (a task submitted before a completion may "
-                        "still have waited for a producer): iteration_cost_s left at 0"
-                  : busy_gaps.empty()
-                      ? "no completion was followed on its worker by a task already submitted: iteration_cost_s "
-                        "left at 0"
-                      : "median gap from a completion to the next dispatch on the same worker, over the gaps where "
-                        "that next task was submitted before the completion (work was waiting), less the dispatch "
-                        "cost"},
-                 {"busy_gaps", busy_gaps.size()},
-                 {"completion_to_next_dispatch_s",
-                  {{"median", median(gaps) / 1e9}, {"count", gaps.size()},
-                   {"note", "every gap from a completion to the next dispatch on the same worker (also those that "
-                            "waited for work)"}}}};
+    overheads_ = {{"dispatch_cost_s", dispatch_cost},
+                  {"method", "median of the dispatch spans' dur over the members imported"},
+                  {"dispatch_spans", dispatch_durs.size()},
+                  {"iteration_cost_s", iteration_cost},
+                  {"iteration_method",
+                   !o_.deps_file.empty() || o_.infer_gap_us
+                       ? "not calibrated with --deps or --infer-deps (a task submitted before a completion may "
+                         "still have waited for a producer): iteration_cost_s left at 0"
+                   : busy_gaps.empty()
+                       ? "no completion was followed on its worker by a task already submitted: iteration_cost_s "
+                         "left at 0"
+                       : "median gap from a completion to the next dispatch on the same worker, over the gaps where "
+                         "that next task was submitted before the completion (work was waiting), less the dispatch "
+                         "cost"},
+                  {"busy_gaps", busy_gaps.size()},
+                  {"completion_to_next_dispatch_s",
+                   {{"median", median(gaps) / 1e9}, {"count", gaps.size()},
+                    {"note", "every gap from a completion to the next dispatch on the same worker (also those that "
+                             "waited for work)"}}}};
   }
   sc["scheduler"] = sched;
   ojson nl = ojson::array();
   for (const auto& [w, e] : nl_) nl.push_back({{"id", w}, {"kind", worker_kind(w)}});
   sc["workers"] = {{"next_level", nl}, {"sub", sub_pool_}};
   ojson callables = ojson::object();
-  for (const auto& [name, ns] : callable_ns) {
-    const std::vector<double>& obs = observed[name];
+  for (const auto& [name, ns] : callable_ns_) {
+    const std::vector<double>& obs = observed_[name];
     ojson c = {{"namespace", ns}};
     if (obs.empty()) {
       c["duration_s"] = 0;
@@ -1021,14 +1338,13 @@ ImportResult Builder::emit() {
 
   // Inferred dependencies: the producer writes a buffer of its own ("dep.<task>", 0 bytes, host memory),
   // each consumer reads it (a group: through member 0).
-  std::vector<Edge> edges;
   std::map<const TaskObs*, std::vector<std::string>> reads;
   std::set<const TaskObs*> writes;
   if (o_.infer_gap_us) {
-    edges = infer_edges(std::llround(*o_.infer_gap_us * 1e3));
+    edges_ = infer_edges(std::llround(*o_.infer_gap_us * 1e3));
     ojson buffers = ojson::object();
-    for (const Edge& e : edges) {
-      const std::string buffer = "dep." + e.producer->name;
+    for (const Edge& e : edges_) {
+      const std::string buffer = "dep." + name_of(*e.producer);
       buffers[buffer] = {{"bytes", 0}};
       writes.insert(e.producer);
       reads[e.consumer].push_back(buffer);
@@ -1037,90 +1353,94 @@ ImportResult Builder::emit() {
   }
   if (!o_.deps_file.empty() && !joined_buffers_.empty()) sc["buffers"] = joined_buffers_;
 
-  ojson trace = ojson::array();
-  ojson expect_order = ojson::object(), expect_state = ojson::object();
+  // The head as dump(2) writes it, less its closing brace; then the trace, op by op, and the expect block.
+  StreamedFile out(file);
+  std::string head = sc.dump(2);
+  head.resize(head.size() - 2);  // "\n}"
+  out << head << ",\n  \"trace\": [";
+  bool first_op = true;
+  const auto put_op = [&](const ojson& op) {
+    out << (first_op ? "\n    " : ",\n    ") << indented(op.dump(2), 4);
+    first_op = false;
+  };
   double last_at = 0;
   long long prev_run = -1;
   long long prev_submit_ts = t0_;
   struct Disp {
     long long ts;
-    std::string worker, label;
+    bool sub;
+    long long worker;
+    std::uint32_t task;
+    std::uint32_t member;  // its place among the task's members
   };
   std::vector<Disp> disps;
-  for (auto& [key, t] : tasks_) {
+  for (TaskObs& t : tasks_) {
     if (t.left_out) continue;
-    if (prev_run != -1 && t.run != prev_run) trace.push_back({{"op", "drain"}});
+    if (prev_run != -1 && t.run != prev_run) put_op({{"op", "drain"}});
     prev_run = t.run;
+    const std::string name = name_of(t);
+    const Span* sub = submit_of(t);
+    const bool group = is_group(t);
     ojson op;
-    const bool group = t.kind == "group" || t.kind == "sub_group";
-    if (t.kind == "single") op["op"] = "submit_next_level";
-    if (t.kind == "group") op["op"] = "submit_next_level_group";
-    if (t.kind == "sub") op["op"] = "submit_sub";
-    if (t.kind == "sub_group") op["op"] = "submit_sub_group";
-    op["task"] = t.name;
-    op["callable"] = t.callable;
-    if (t.submit) {
-      double at = rel_s(t.submit->ts);
+    op["op"] = op_name(t.kind);
+    op["task"] = name;
+    op["callable"] = callable_of(t);
+    if (sub) {
+      double at = rel_s(sub->ts);
       if (at < last_at) {
-        note("task " + t.name + " was submitted (ts) before the task before it in (run_id, task_slot) order: at_s " +
+        note("task " + name + " was submitted (ts) before the task before it in (run_id, task_slot) order: at_s " +
              num(at) + " is kept at " + num(last_at));
         at = last_at;
       }
       op["at_s"] = at;
       t.at_s = at;
       last_at = at;
-      prev_submit_ts = t.submit->ts;
+      prev_submit_ts = sub->ts;
     } else {
       long long first = std::numeric_limits<long long>::max();
-      for (auto& [m, list] : t.members) first = std::min(first, list.front().dispatch_ts);
-      sub_at.push_back({{"task", t.name}, {"after_s", rel_s(prev_submit_ts)}, {"before_s", rel_s(first)},
-                        {"note", "a SUB task writes no submit span: its submit time is unknown; the op follows the previous one"}});
+      for (const Member& m : members(t)) first = std::min(first, m.front().dispatch_ts);
+      sub_at_.push_back({{"task", name}, {"after_s", rel_s(prev_submit_ts)}, {"before_s", rel_s(first)},
+                         {"note", "a SUB task writes no submit span: its submit time is unknown; the op follows the previous one"}});
       t.at_s = last_at;
     }
     // Members: group members 0..n-1; SUB group members by distinct group_index, in order.
-    std::vector<int> members;
-    if (t.kind == "single") members = {0};
-    else if (t.kind == "group")
-      for (long long m = 0; m < t.submit->attr[kGroupSize]; ++m) members.push_back(static_cast<int>(m));
-    else
-      for (auto& [m, list] : t.members) members.push_back(m);
+    const std::vector<int> list = member_list(t);
+    const Members ms = members(t);
     ojson durations = ojson::array(), fails = ojson::array(), workers = ojson::array();
     bool any_fail = false, all_known = true, unknown = false;
     ojson args = ojson::array();
-    for (std::size_t i = 0; i < members.size(); ++i) {
-      auto it = t.members.find(members[i]);
-      if (t.kind == "group") workers.push_back(it->second.front().worker);
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const Attempt* a = ms.find(list[i]);
+      if (t.kind == Kind::kGroup && a) workers.push_back(a->worker);
       args.push_back(ojson::array());
-      if (it == t.members.end()) {
+      if (!a) {
         durations.push_back(nullptr);
         fails.push_back(false);
         all_known = false;
         continue;
       }
-      const Attempt& a = it->second.front();
-      const std::string w = t.submit ? std::to_string(a.worker) : "sub" + std::to_string(a.worker);
-      const std::string label = t.name + (group ? "[" + std::to_string(i) + "]" : "");
-      disps.push_back({a.start(), w, label});
-      if (!a.complete_ts || a.outcome == 3) {
+      disps.push_back({a->start(), !sub, a->worker, static_cast<std::uint32_t>(&t - tasks_.data()),
+                       static_cast<std::uint32_t>(i)});
+      if (!a->completed || a->outcome == 3) {
         durations.push_back(nullptr);
         fails.push_back(false);
         unknown = true;
         continue;
       }
-      durations.push_back(static_cast<double>(*a.complete_ts - a.start()) / 1e9);
-      const bool f = a.outcome == 1 || a.outcome == 2;
+      durations.push_back(static_cast<double>(a->complete_ts - a->start()) / 1e9);
+      const bool f = a->outcome == 1 || a->outcome == 2;
       any_fail |= f;
       fails.push_back(f);
     }
-    if (t.kind == "single") op["worker"] = t.submit->attr[kWorkerId];
-    if (t.kind == "group") op["workers"] = workers;
+    if (t.kind == Kind::kSingle) op["worker"] = sub->attr[kWorkerId];
+    if (t.kind == Kind::kGroup) op["workers"] = workers;
     if (auto it = joined_args_.find(&t); it != joined_args_.end()) {
       if (group) args = it->second;
       else args = ojson::array({it->second});
     }
     if (auto it = reads.find(&t); it != reads.end())
       for (const std::string& b : it->second) args[0].push_back({{"buffer", b}, {"tag", "INPUT"}});
-    if (writes.count(&t)) args[0].push_back({{"buffer", "dep." + t.name}, {"tag", "OUTPUT"}});
+    if (writes.count(&t)) args[0].push_back({{"buffer", "dep." + name}, {"tag", "OUTPUT"}});
     if (group)
       op["args_list"] = args;
     else
@@ -1134,165 +1454,90 @@ ImportResult Builder::emit() {
       for (const auto& d : durations) any |= !d.is_null();
       if (any) {
         ojson filled = ojson::array();
-        const std::vector<double>& obs = observed[t.callable];
+        const std::vector<double>& obs = observed_[callable_of(t)];
         for (const auto& d : durations) filled.push_back(d.is_null() ? ojson(obs.empty() ? 0.0 : median(obs)) : d);
         op["duration_s"] = group ? filled : filled[0];
       }
-      flagged.push_back({{"task", t.name},
-                         {"why", t.members.empty() ? "never dispatched: no observed duration (its target is kept)"
-                                                   : "a member has no observed end (truncated or skipped): it takes the "
-                                                     "median of its callable's observed durations"}});
+      flagged_.push_back({{"task", name},
+                          {"why", ms.empty() ? "never dispatched: no observed duration (its target is kept)"
+                                             : "a member has no observed end (truncated or skipped): it takes the "
+                                               "median of its callable's observed durations"}});
     }
     bool fail_any = false;
     for (const auto& f : fails) fail_any |= f.get<bool>();
     if (fail_any) op["fail"] = group ? fails : fails[0];
-    trace.push_back(op);
-    // Appended, not looked up: an ordered_json object finds a key by a linear search, so indexing it
-    // once per task made the import quadratic (100k tasks: 41 s). Task names are unique.
-    if (all_known && !unknown && !t.members.empty())
-      expect_state.get_ref<ojson::object_t&>().emplace_back(t.name, any_fail ? "FAILED" : "COMPLETED");
+    put_op(op);
+    if (all_known && !unknown && !ms.empty())
+      t.fate = any_fail ? 2 : 1;
     else
-      unknown_fates.push_back({{"task", t.name},
-                               {"why", t.members.empty() ? "never dispatched" : "a member has no observed end"}});
+      unknown_fates_.push_back({{"task", name}, {"why", ms.empty() ? "never dispatched" : "a member has no observed end"}});
   }
+  out << (first_op ? "]" : "\n  ]");
+
+  // expect: each worker's dispatch order (workers in the order of their first dispatch), then the fates.
   std::stable_sort(disps.begin(), disps.end(), [](const Disp& a, const Disp& b) { return a.ts < b.ts; });
-  for (const Disp& d : disps) {
-    if (!expect_order.contains(d.worker)) expect_order[d.worker] = ojson::array();
-    expect_order[d.worker].push_back(d.label);
+  {
+    std::map<std::pair<bool, long long>, std::size_t> rank;
+    for (const Disp& d : disps) rank.emplace(std::make_pair(d.sub, d.worker), rank.size());
+    std::stable_sort(disps.begin(), disps.end(), [&](const Disp& a, const Disp& b) {
+      return rank.at({a.sub, a.worker}) < rank.at({b.sub, b.worker});
+    });
   }
-  sc["trace"] = trace;
-  ojson expect = ojson::object();
-  if (!expect_order.empty()) expect["dispatch_order_per_worker"] = expect_order;
-  if (!expect_state.empty()) expect["final_state"] = expect_state;
-  if (!expect.empty()) sc["expect"] = expect;
-  out.scenario_json = sc.dump(2) + "\n";
-  if (!o_.deps_file.empty()) {
-    // The file's buffers next to the log's workers: a buffer owned by a worker the log never saw, for
-    // one, makes a scenario nothing could run. Refused here, not written.
-    try {
-      (void)parse_scenario(nlohmann::json::parse(out.scenario_json), "scenario.json", ".");
-    } catch (const ScenarioError& e) {
-      throw ImportError("--deps " + o_.deps_file + ": the joined scenario would not load (" + e.what() +
-                        "): the file does not fit the log's workers");
+  bool any_fate = false;
+  for (const TaskObs& t : tasks_) any_fate |= !t.left_out && t.fate != 0;
+  if (!disps.empty() || any_fate) {
+    out << ",\n  \"expect\": {";
+    if (!disps.empty()) {
+      out << "\n    \"dispatch_order_per_worker\": {";
+      for (std::size_t i = 0; i < disps.size(); ++i) {
+        const Disp& d = disps[i];
+        const bool new_worker = i == 0 || d.sub != disps[i - 1].sub || d.worker != disps[i - 1].worker;
+        if (new_worker) {
+          if (i > 0) out << "\n      ],";
+          out << "\n      " << jstr(d.sub ? "sub" + std::to_string(d.worker) : std::to_string(d.worker)) << ": [";
+        } else {
+          out << ",";
+        }
+        const TaskObs& t = tasks_[d.task];
+        out << "\n        " << jstr(name_of(t) + (is_group(t) ? "[" + std::to_string(d.member) + "]" : ""));
+      }
+      out << "\n      ]\n    }";
     }
+    if (any_fate) {
+      out << (disps.empty() ? "" : ",") << "\n    \"final_state\": {";
+      bool first = true;
+      for (const TaskObs& t : tasks_) {
+        if (t.left_out || t.fate == 0) continue;
+        out << (first ? "\n      " : ",\n      ") << jstr(name_of(t)) << ": " << (t.fate == 2 ? "\"FAILED\"" : "\"COMPLETED\"");
+        first = false;
+      }
+      out << "\n    }";
+    }
+    out << "\n  }";
   }
-
-  // The observed run folder.
-  out.observed = observed_run(out.scenario_name);
-
-  // The report.
-  ojson rep;
-  rep["log"] = o_.log;
-  rep["process"] = {{"pid", pid_}, {"level", words_}};
-  ojson cands = ojson::array();
-  for (const auto& [pid, c] : p_.candidates) {
-    std::string w;
-    for (const std::string& x : c.words) w += (w.empty() ? "" : "/") + x;
-    cands.push_back({{"pid", pid}, {"level", w}, {"runs", c.runs.size()}, {"tasks", c.tasks.size()}});
-  }
-  rep["candidates"] = cands;
-  ojson runs = ojson::array();
-  for (const auto& [run, ts] : graph_build_) runs.push_back(run);
-  rep["runs"] = runs;
-  rep["t0_ns"] = t0_;
-  std::size_t imported = 0, members = 0;
-  for (auto& [key, t] : tasks_)
-    if (!t.left_out) ++imported, members += t.members.size();
-  rep["tasks"] = {{"seen", tasks_.size()}, {"imported", imported}, {"left_out", left_out_.size()}};
-  rep["members_dispatched"] = members;
-  rep["lines"] = {{"total", p_.lines},
-                  {"noise", p_.noise},
-                  {"other_log_records", p_.other_records},
-                  {"other_spans", p_.other_spans},
-                  {"device_clock_spans", p_.device_spans},
-                  {"frame_submit_spans", p_.frame_submits},
-                  {"clock_anchors", p_.anchors},
-                  {"torn_records_other_processes", p_.torn},
-                  {"post_fence_retirements", retirements_}};
-  rep["stall_warnings"] = {{"count", p_.stall_warnings}, {"lines", p_.stall_lines},
-                           {"note", "the warning has no time of its own: it is counted, not placed"}};
-  rep["assumptions"] = assumptions_;
-  rep["left_out"] = left_out_;
-  rep["no_observed_duration"] = flagged;
-  rep["sub_submit_times_unknown"] = sub_at;
-  rep["retried_members"] = retries;
-  rep["fates_unknown"] = unknown_fates;
-  if (!o_.deps_file.empty()) {
-    rep["dependencies"] = {
-        {"source", "deps"},
-        {"file", o_.deps_file},
-        {"joined", joined_},
-        {"rule", "the file's NEXT_LEVEL submits, in order, joined one to one with the log's NEXT_LEVEL tasks in "
-                 "(run_id, task_slot) order, each checked: kind, a single's worker, a group's size and members' "
-                 "workers; their args and the file's buffers are the scenario's"},
-        {"sub_submits_not_joined", deps_sub_ops_},
-        {"note", "SUB submits are not joined (the log has no SUB submit span): imported SUB tasks have no args, "
-                 "so a dependency through one is not in the scenario"}};
-  } else if (o_.infer_gap_us) {
-    ojson list = ojson::array();
-    for (const Edge& e : edges)
-      list.push_back({{"producer", e.producer->name},
-                      {"consumer", e.consumer->name},
-                      {"gap_us", static_cast<double>(e.gap_ns) / 1e3},
-                      {"guess", true}});
-    rep["dependencies"] = {
-        {"source", "inferred"},
-        {"gap_us", *o_.infer_gap_us},
-        {"rule", "P -> T when T was submitted before P ended, every target of T was idle from P's end until T's "
-                 "first dispatch, T started within gap_us of P's end, P completed, and P comes before T in the "
-                 "same run"},
-        {"edges", list},
-        {"note", "every edge is a guess: an edge between two tasks on one worker is never inferred (the worker "
-                 "was busy with P), and a task that started late for another reason may get a false one; each "
-                 "producer writes a 0-byte buffer dep.<task> its consumers read"}};
-  } else {
-    rep["dependencies"] = {{"source", "none"},
-                           {"note", "no dependencies were given: every task is independent in the scenario"}};
-  }
-  if (!overheads.is_null()) rep["overheads"] = overheads;
-  rep["calibrated"] = {{"durations", "per callable: the observed member durations as duration.empirical"},
-                       {"ops", o_.sample_durations ? "ops carry no duration: each member draws from its callable"
-                                                   : "each op carries its members' observed durations"}};
-  out.report_json = rep.dump(2) + "\n";
-
-  std::ostringstream txt;
-  txt << "imported " << o_.log << ": " << chosen_ << "\n";
-  txt << "  " << imported << " tasks (" << members << " members dispatched) in " << graph_build_.size()
-      << " runs; " << left_out_.size() << " left out, " << flagged.size() << " without an observed duration, "
-      << unknown_fates.size() << " with a fate the log cannot tell\n";
-  txt << "  workers: " << nl_.size() << " NEXT_LEVEL, " << sub_pool_ << " SUB; callables: " << callable_ns.size()
-      << "\n";
-  txt << "  lines: " << p_.lines << " (" << p_.noise << " noise, " << p_.other_records << " other log records, "
-      << p_.other_spans << " other spans, " << p_.device_spans << " device-clock spans, " << p_.stall_warnings
-      << " stall warnings)\n";
-  if (!o_.deps_file.empty())
-    txt << "  dependencies: the args of " << joined_ << " NEXT_LEVEL submits joined from " << o_.deps_file << "\n";
-  if (o_.infer_gap_us)
-    txt << "  dependencies: " << edges.size() << " inferred within " << human_number(*o_.infer_gap_us)
-        << " us (guesses: import-report.json lists each)\n";
-  if (!overheads.is_null())
-    txt << "  dispatch cost (median dispatch span): " << human_number(overheads["dispatch_cost_s"].get<double>())
-        << " s\n";
-  for (const std::string& a : assumptions_) txt << "  assumed: " << a << "\n";
-  out.summary_text = txt.str();
-  return out;
+  out << "\n}\n";
+  out.close();
 }
 
 // The recorded timeline as a run folder: the events a run of the testbed writes, at the logged times
-// (relative to t0), so that compare, render, the report and fidelity read it as any run.
-std::vector<std::pair<std::string, std::string>> Builder::observed_run(const std::string& name) {
+// (relative to t0), so that compare, render, the report and fidelity read it as any run. tasks.csv is
+// written task by task; the events are kept as small records, sorted, then written.
+void Builder::write_observed(const fs::path& dir) {
+  enum EvKind : std::uint8_t { kSubmitEv, kReadyEv, kDispatchEv, kMemberEndEv, kLaunchedEv, kFailEv, kCompleteEv };
+  static constexpr const char* kEvNames[] = {"submit", "ready", "dispatch", "member_end", "group_launched", "fail",
+                                             "complete"};
   struct Ev {
     double t;
-    int order;  // at one instant: ends, then task ends, then submits, readies, dispatches, launches
-    std::size_t n;
-    std::string body;  // the fields after "task"
-    std::string task;
-    std::string event;
+    std::uint64_t n;
+    std::uint32_t task;
+    std::uint32_t member;   // its place among the task's members
+    std::uint32_t attempt;  // the member's first dispatch (dispatch, member_end)
+    std::uint8_t order;     // at one instant: ends, then task ends, then submits, readies, dispatches, launches
+    EvKind kind;
   };
   std::vector<Ev> evs;
-  auto add = [&](double t, int order, const std::string& event, const std::string& task, const std::string& body) {
-    evs.push_back({t, order, evs.size(), body, task, event});
-  };
+  const auto add = [&](double t, std::uint8_t order, EvKind kind, std::uint32_t task, std::uint32_t member = 0,
+                       std::uint32_t attempt = 0) { evs.push_back({t, evs.size(), task, member, attempt, order, kind}); };
   double makespan = 0;
   std::map<std::string, double> busy;  // worker label -> busy seconds
   std::vector<double> single_waits, group_waits;
@@ -1301,102 +1546,82 @@ std::vector<std::pair<std::string, std::string>> Builder::observed_run(const std
                                              {"NOT_SUBMITTED", 0}, {"PENDING", 0}, {"READY", 0}, {"RUNNING", 0}};
   // tasks.csv through the run record's codec, without the wait causes (a log does not say why).
   const record::TaskColumns columns{false, false, false};
+  StreamedFile csv_file(dir / "tasks.csv");
   std::string csv = record::tasks_csv_header(columns);
   std::size_t total = 0;
   bool truncated = false, failed = false;
-  for (auto& [key, t] : tasks_) {
+  for (const TaskObs& t : tasks_) {
     if (t.left_out) continue;
     ++total;
-    const bool sub = !t.submit;
-    const bool group = t.kind == "group" || t.kind == "sub_group";
-    std::vector<int> members;
-    if (t.kind == "group")
-      for (long long m = 0; m < t.submit->attr[kGroupSize]; ++m) members.push_back(static_cast<int>(m));
-    else
-      for (auto& [m, list] : t.members) members.push_back(m);
-    if (t.kind == "single") members = {0};
+    const std::uint32_t ti = static_cast<std::uint32_t>(&t - tasks_.data());
+    const Span* submit = submit_of(t);
+    const bool sub = !submit;
+    const bool group = is_group(t);
+    const std::vector<int> list = member_list(t);
+    const Members ms = members(t);
     // The submit: at its span's ts; a SUB task's at its first dispatch (its submit is not logged).
     double submit_t = t.at_s;
     if (sub) {
       long long first = std::numeric_limits<long long>::max();
-      for (auto& [m, list] : t.members) first = std::min(first, list.front().dispatch_ts);
+      for (const Member& m : ms) first = std::min(first, m.front().dispatch_ts);
       submit_t = rel_s(first);
     } else {
-      submit_t = rel_s(t.submit->ts);
+      submit_t = rel_s(submit->ts);
     }
-    std::string workers;
-    if (!sub) {
-      workers = ",\"workers\":[";
-      for (std::size_t i = 0; i < members.size(); ++i) {
-        auto it = t.members.find(members[i]);
-        const long long w = t.kind == "single" ? t.submit->attr[kWorkerId] : it->second.front().worker;
-        workers += (i ? "," : "") + std::to_string(w);
-      }
-      workers += "]";
-    }
-    const char* op = t.kind == "single" ? "submit_next_level" : t.kind == "group" ? "submit_next_level_group"
-                     : t.kind == "sub"  ? "submit_sub" : "submit_sub_group";
-    add(submit_t, 2, "submit", t.name,
-        ",\"kind\":\"" + t.kind + "\",\"op\":\"" + op + "\",\"callable\":" + json_string(t.callable) +
-            ",\"members\":" + std::to_string(members.size()) + workers);
-    const std::string queue = t.kind == "single" ? "worker:" + std::to_string(t.submit->attr[kWorkerId])
-                              : t.kind == "group" ? "group" : "sub";
-    add(submit_t, 3, "ready", t.name, ",\"queue\":\"" + queue + "\"");
+    add(submit_t, 2, kSubmitEv, ti);
+    add(submit_t, 3, kReadyEv, ti);
     double first_start = -1, last_start = -1, last_end = -1;
     bool all_ended = true, any_fail = false;
     double first_fail = -1;
-    int first_fail_member = 0;
+    std::uint32_t first_fail_member = 0;
     std::string resources;
-    for (std::size_t i = 0; i < members.size(); ++i) {
-      auto it = t.members.find(members[i]);
-      if (it == t.members.end()) {
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const Attempt* a = ms.find(list[i]);
+      if (!a) {
         all_ended = false;
         continue;
       }
-      const Attempt& a = it->second.front();
-      const std::string target =
-          sub ? ",\"sub_worker\":\"sub" + std::to_string(a.worker) + "\"" : ",\"worker\":" + std::to_string(a.worker);
-      const std::string label = sub ? "sub" + std::to_string(a.worker) : std::to_string(a.worker);
+      const std::uint32_t ai = static_cast<std::uint32_t>(a - attempts_.data());
+      const std::string label = sub ? "sub" + std::to_string(a->worker) : std::to_string(a->worker);
       resources += (resources.empty() ? "" : " ") + label;
-      const double start = rel_s(a.start());
+      const double start = rel_s(a->start());
       first_start = first_start < 0 ? start : std::min(first_start, start);
       last_start = std::max(last_start, start);
-      add(start, 4, "dispatch", t.name, ",\"member\":" + std::to_string(i) + target);
-      if (!a.complete_ts || a.outcome == 3) {
+      add(start, 4, kDispatchEv, ti, static_cast<std::uint32_t>(i), ai);
+      if (!a->completed || a->outcome == 3) {
         all_ended = false;
-        truncated |= !a.complete_ts;
+        truncated |= !a->completed;
         continue;
       }
-      const double end = rel_s(*a.complete_ts);
-      const bool f = a.outcome == 1 || a.outcome == 2;
+      const double end = rel_s(a->complete_ts);
+      const bool f = a->outcome == 1 || a->outcome == 2;
       busy[label] += end - start;
       makespan = std::max(makespan, end);
       last_end = std::max(last_end, end);
-      add(end, 0, "member_end", t.name,
-          ",\"member\":" + std::to_string(i) + target + ",\"outcome\":\"" + (f ? "failure" : "success") + "\"");
-      if (f && (first_fail < 0 || end < first_fail)) first_fail = end, first_fail_member = static_cast<int>(i);
+      add(end, 0, kMemberEndEv, ti, static_cast<std::uint32_t>(i), ai);
+      if (f && (first_fail < 0 || end < first_fail)) first_fail = end, first_fail_member = static_cast<std::uint32_t>(i);
       any_fail |= f;
     }
-    const bool launched = first_start >= 0 && static_cast<std::size_t>(std::count_if(members.begin(), members.end(),
-                                                                                   [&](int m) { return t.members.count(m) > 0; })) == members.size();
-    if (t.kind == "group" && launched) add(last_start, 5, "group_launched", t.name, "");
+    bool launched = first_start >= 0;
+    for (int m : list) launched = launched && ms.find(m) != nullptr;
+    if (t.kind == Kind::kGroup && launched) add(last_start, 5, kLaunchedEv, ti);
     std::string state;
     double finish = -1;
     if (any_fail) {
-      add(first_fail, 1, "fail", t.name, ",\"member\":" + std::to_string(first_fail_member));
+      add(first_fail, 1, kFailEv, ti, first_fail_member);
       state = "FAILED", finish = first_fail, failed = true;
     } else if (all_ended && launched) {
-      add(last_end, 1, "complete", t.name, "");
+      add(last_end, 1, kCompleteEv, ti);
       state = "COMPLETED", finish = last_end;
     } else {
       state = first_start >= 0 ? "RUNNING" : "READY";
     }
     ++counts[state];
     if (first_start >= 0) (group ? group_waits : single_waits).push_back(first_start - submit_t);
-    if (t.kind == "group") {
+    if (t.kind == Kind::kGroup) {
       record::GroupWait g;
-      g.task = t.name;
-      g.workers = ojson::parse(workers.substr(11)).get<std::vector<std::uint64_t>>();
+      g.task = name_of(t);
+      for (int m : list) g.workers.push_back(static_cast<std::uint64_t>(ms.find(m)->worker));
       g.ready_s = submit_t;
       if (launched) g.launched_s = last_start;
       g.ready_wait_s = (launched ? last_start : makespan) - submit_t;
@@ -1404,9 +1629,9 @@ std::vector<std::pair<std::string, std::string>> Builder::observed_run(const std
     }
     auto t6 = [](double v) { return v < 0 ? std::optional<double>() : std::optional<double>(v); };
     record::TaskRow row;
-    row.job_id = t.name;
-    row.kind = t.kind;
-    row.callable = t.callable;
+    row.job_id = name_of(t);
+    row.kind = kind_name(t.kind);
+    row.callable = callable_of(t);
     row.allocated_resources = resources;
     row.submission_time = row.ready_time = t6(submit_t);
     row.starting_time = t6(first_start);
@@ -1415,16 +1640,70 @@ std::vector<std::pair<std::string, std::string>> Builder::observed_run(const std
     row.execution_time = first_start >= 0 && finish >= 0 ? t6(finish - first_start) : std::nullopt;
     row.final_state = state;
     record::encode_task_row(row, columns, csv);
+    if (csv.size() >= (1 << 16)) csv_file << csv, csv.clear();
   }
+  csv_file << csv;
+  csv_file.close();
+  std::string().swap(csv);
+
   std::sort(evs.begin(), evs.end(), [](const Ev& a, const Ev& b) {
     return a.t != b.t ? a.t < b.t : a.order != b.order ? a.order < b.order : a.n < b.n;
   });
-  std::string events;
-  for (std::size_t i = 0; i < evs.size(); ++i)
-    events += "{\"seq\":" + std::to_string(i) + ",\"t_s\":" + format_number(evs[i].t) + ",\"event\":\"" +
-              evs[i].event + "\",\"task\":" + json_string(evs[i].task) + evs[i].body + "}\n";
+  StreamedFile events(dir / "events.jsonl");
+  std::string line;
+  for (std::size_t i = 0; i < evs.size(); ++i) {
+    const Ev& e = evs[i];
+    const TaskObs& t = tasks_[e.task];
+    const bool sub = t.submit == kNoSubmit;
+    line = "{\"seq\":" + std::to_string(i) + ",\"t_s\":" + format_number(e.t) + ",\"event\":\"" + kEvNames[e.kind] +
+           "\",\"task\":" + json_string(name_of(t));
+    switch (e.kind) {
+      case kSubmitEv: {
+        const std::vector<int> list = member_list(t);
+        line += ",\"kind\":\"" + std::string(kind_name(t.kind)) + "\",\"op\":\"" + op_name(t.kind) +
+                "\",\"callable\":" + json_string(callable_of(t)) + ",\"members\":" + std::to_string(list.size());
+        if (!sub) {
+          line += ",\"workers\":[";
+          for (std::size_t j = 0; j < list.size(); ++j) {
+            const long long w = t.kind == Kind::kSingle ? submit_of(t)->attr[kWorkerId] : members(t).find(list[j])->worker;
+            line += (j ? "," : "") + std::to_string(w);
+          }
+          line += "]";
+        }
+        break;
+      }
+      case kReadyEv:
+        line += std::string(",\"queue\":\"") +
+                (t.kind == Kind::kSingle ? "worker:" + std::to_string(submit_of(t)->attr[kWorkerId])
+                 : t.kind == Kind::kGroup ? std::string("group")
+                                          : std::string("sub")) +
+                "\"";
+        break;
+      case kDispatchEv:
+      case kMemberEndEv: {
+        const Attempt& a = attempts_[e.attempt];
+        line += ",\"member\":" + std::to_string(e.member) +
+                (sub ? ",\"sub_worker\":\"sub" + std::to_string(a.worker) + "\"" : ",\"worker\":" + std::to_string(a.worker));
+        if (e.kind == kMemberEndEv)
+          line += std::string(",\"outcome\":\"") + (a.outcome == 1 || a.outcome == 2 ? "failure" : "success") + "\"";
+        break;
+      }
+      case kFailEv:
+        line += ",\"member\":" + std::to_string(e.member);
+        break;
+      case kLaunchedEv:
+      case kCompleteEv:
+        break;
+    }
+    line += "}\n";
+    events << line;
+  }
+  events.close();
+  const std::size_t event_count = evs.size();
+  std::vector<Ev>().swap(evs);
+
   record::Summary s;
-  s.scenario = name;
+  s.scenario = scenario_name_;
   s.description = "The timeline recorded in " + fs::path(o_.log).filename().string() + " (pid " +
                   std::to_string(pid_) + ")";
   s.stall_report_s = 5;
@@ -1457,12 +1736,16 @@ std::vector<std::pair<std::string, std::string>> Builder::observed_run(const std
     w.p50_s = at(0.5), w.p95_s = at(0.95), w.max_s = v.back(), w.mean_s = sum / static_cast<double>(v.size());
     return w;
   };
-  s.ready_waits_single = waits(single_waits);
-  s.ready_waits_group = waits(group_waits);
-  s.events = evs.size();
+  s.ready_waits_single = waits(std::move(single_waits));
+  s.ready_waits_group = waits(std::move(group_waits));
+  s.events = event_count;
   s.notes = {"observed: the times are the log's (CLOCK_MONOTONIC, relative to the earliest graph_build); "
              "the stall warnings have no time and are in import-report.json"};
-  return {{"events.jsonl", events}, {"summary.json", record::encode(s)}, {"tasks.csv", csv}};
+  write_file(dir / "summary.json", record::encode(s));
+  write_file(dir / marker_name(FolderKind::kRun),
+             run_marker_json({scenario_name_, dirsched_version(), "strace", 1,
+                                  std::vector<std::string>{"events.jsonl", "summary.json", "tasks.csv"}}));
+  if (const int e = sync_path(dir)) throw_write_error(dir, e);
 }
 
 }  // namespace
@@ -1496,13 +1779,12 @@ std::string strace_encode(const std::string& v) {
   return out;
 }
 
-ImportResult import_strace(const ImportOptions& options) {
+
+std::string import_strace(const ImportOptions& options, const std::string& out_arg) {
   Parsed parsed;
   LogReader(options, parsed).read();
-  return Builder(options, parsed).build();
-}
-
-void write_import(const ImportResult& result, const std::string& out_arg) {
+  Builder builder(options, parsed);
+  builder.check_log();
   const fs::path out = check_output_folder(out_arg, FolderKind::kImport, "--out");
   // An earlier import is replaced only when it holds nothing but what an import writes.
   struct stat st {};
@@ -1521,21 +1803,11 @@ void write_import(const ImportResult& result, const std::string& out_arg) {
   NewParents parents(out);
   TempPath tmp(temp_path_beside(out));
   create_temp_dir(tmp);
-  write_file(tmp.path() / "scenario.json", result.scenario_json);
-  write_file(tmp.path() / "import-report.json", result.report_json);
-  const fs::path obs = tmp.path() / "observed";
-  if (mkdir(obs.c_str(), 0755) != 0) throw_write_error(out / "observed", errno);
-  std::vector<std::string> names;
-  for (const auto& [file, text] : result.observed) {
-    write_file(obs / file, text);
-    names.push_back(file);
-  }
-  write_file(obs / marker_name(FolderKind::kRun),
-             run_marker_json({result.scenario_name, dirsched_version(), "strace", 1, std::move(names)}));
-  if (const int e = sync_path(obs)) throw_write_error(out / "observed", e);
+  const std::string summary = builder.write(tmp.path());
   write_file(tmp.path() / marker_name(FolderKind::kImport), "{\"dirsched\":\"import\"}\n");
   replace_folder(tmp, out, FolderKind::kImport);
   parents.keep();
+  return summary;
 }
 
 }  // namespace dirsched

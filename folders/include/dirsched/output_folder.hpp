@@ -144,6 +144,30 @@ std::FILE* open_temp_file(const std::string& path, int* err);
 // Writes `text` to `path` (a new file in a temporary folder, or a temporary file), checking every
 // write, the fsync and the close; WriteError on any failure (the partial file is removed).
 void write_file(const std::filesystem::path& path, std::string_view text);
+// A new file in a temporary folder written as it is made, through a 1 MiB buffer: for outputs too
+// large to hold whole (an import's observed events, its scenario's trace). close() writes what is
+// left, syncs and closes, and throws WriteError naming the path when any write failed (the partial
+// file is removed); a writer destroyed without close() removes its file.
+class StreamedFile {
+ public:
+  explicit StreamedFile(std::filesystem::path path);
+  ~StreamedFile();
+  StreamedFile(const StreamedFile&) = delete;
+  StreamedFile& operator=(const StreamedFile&) = delete;
+  void write(std::string_view text);
+  StreamedFile& operator<<(std::string_view text) {
+    write(text);
+    return *this;
+  }
+  void close();
+
+ private:
+  void spill();
+  std::filesystem::path path_;
+  std::string buffer_;
+  int fd_ = -1;
+  int err_ = 0;  // errno of the first failed write
+};
 // fsync of a file or folder (opened read-only): 0, or the errno of the failure. A file system that
 // cannot sync (EINVAL) counts as success.
 int sync_path(const std::filesystem::path& p);

@@ -37,24 +37,13 @@ struct ImportOptions {
   bool progress = false;               // a progress line on stderr (a tty)
 };
 
-// What an import produces, held in memory until it is written whole.
-struct ImportResult {
-  std::string scenario_json;  // DIR/scenario.json
-  std::string report_json;    // DIR/import-report.json
-  std::string summary_text;   // the readable summary for stdout
-  // DIR/observed/: file name -> text (events.jsonl, summary.json, tasks.csv); the marker is added
-  // when it is written.
-  std::vector<std::pair<std::string, std::string>> observed;
-  std::string scenario_name;
-};
-
-// Reads and checks the log; throws ImportError (bad input) and BadInput (a file that cannot
-// be read).
-ImportResult import_strace(const ImportOptions& options);
-
-// Writes DIR (a new path, or an earlier import folder: its marker `.dirsched-import`) through a
-// temporary folder moved in place at the end: DIR holds the old import or the new one, whole.
-void write_import(const ImportResult& result, const std::string& out);
+// Reads and checks the log (ImportError, bad input, on any refusal, and BadInput for a file that cannot be
+// read: nothing written then), then writes OUT (a new path, or an earlier import folder: its marker
+// `.dirsched-import`) through a temporary folder moved in place at the end, so OUT holds the old import
+// or the new one, whole. Memory follows the tasks of the chosen process, not the size of the log: the
+// spans are dropped once paired and every output file is written as it is made. Returns the readable
+// summary for stdout.
+std::string import_strace(const ImportOptions& options, const std::string& out);
 
 // A `[STRACE]` attribute value with its %XX escapes decoded ("%5B" -> "[").
 std::string strace_decode(const std::string& value);
