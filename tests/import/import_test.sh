@@ -240,8 +240,26 @@ if not ok:
     print("FAIL round trip:\n", a, "\n", b, "\n", o)
 sys.exit(0 if ok else 1)
 PY
-grep -q "^\[mono_ns=1000000100000\]\[T0x2\]\[TIMING\] submit: \[STRACE\] v=1 pid=1 tid=2 inv=1 hid=a1 depth=0 name=node.submit ts=1000000100000 dur=0 run_id=1 task_slot=0 group_index=0 group_size=1 worker_id=0$" "$tmp/rt1/strace.log" \
+grep -q "^\[mono_ns=1000000100000\]\[T0x2\]\[TIMING\] submit: \[STRACE\] v=1 pid=1 tid=2 inv=1 hid=a1 depth=0 name=node.submit ts=1000000100000 dur=0 run_id=1 task_slot=0 group_index=0 group_size=1 worker_id=0 role=facade$" "$tmp/rt1/strace.log" \
   || { echo "FAIL strace.log's submit line"; head -3 "$tmp/rt1/strace.log"; fail=1; }
+# As the runtime writes them (worker_manager.cpp, orchestrator.cpp at #1933): a worker's first dispatch
+# is dispatch_id 1 (0 means none), the scheduler thread's spans say role=scheduler (dispatch) or
+# role=worker (activate, complete), the facade's role=facade; its own strace_timing.py names the lanes
+# by these roles.
+grep -q " name=node.dispatch .* worker_id=0 dispatch_id=1 endpoint_kind=local_mailbox prepare_only=0 role=scheduler$" \
+  "$tmp/rt1/strace.log" || { echo "FAIL strace.log: the first dispatch on worker 0 is not dispatch_id 1, role=scheduler"; fail=1; }
+grep -q " name=node.complete .* worker_id=0 dispatch_id=1 .* role=worker outcome=0$" "$tmp/rt1/strace.log" \
+  || { echo "FAIL strace.log: no complete of dispatch_id 1 with role=worker"; fail=1; }
+grep -q " dispatch_id=0 " "$tmp/rt1/strace.log" && { echo "FAIL strace.log: a dispatch_id 0"; fail=1; }
+# A scenario's runs are the log's runs: run_id and inv 1, 2 (slots from 0 in each), a graph_build per run
+# and a post_fence_retirement at each run's end; the import reads two runs back.
+"$dirsched" run "$here/../../scenarios/runs-failure-stays-in-its-run.json" --out "$tmp/runs" --outputs strace --quiet >/dev/null
+grep -q " inv=2 hid=[0-9a-f]* depth=0 name=node.submit .* run_id=2 task_slot=0 group_index=0 " "$tmp/runs/strace.log" \
+  || { echo "FAIL strace.log of two runs: no submit of run_id 2 slot 0 (inv=2)"; cat "$tmp/runs/strace.log"; fail=1; }
+[ "$(grep -c "name=node.post_fence_retirement ts=[0-9]* dur=0 run_id=[12] role=facade$" "$tmp/runs/strace.log")" = 2 ] \
+  || { echo "FAIL strace.log of two runs: not one post_fence_retirement per run"; fail=1; }
+"$dirsched" import strace "$tmp/runs/strace.log" --out "$tmp/runs-imp" | grep -q "in 2 runs;" \
+  || { echo "FAIL the import of a log of two runs does not read two runs"; fail=1; }
 
 # Calibration: --sample-durations leaves the ops without durations (members draw from their callable's
 # observed list, seeded); --calibrate-overheads sets dispatch_cost_s to the median dispatch span.
