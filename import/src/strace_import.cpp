@@ -57,13 +57,67 @@ struct Span {
   long long ts = 0, dur = 0;
   std::uint64_t line = 0;
   long long attr[kAttrCount] = {};
+  std::uint64_t seq = 0;  // its place among the scheduler spans of the file
   bool given(Attr a) const { return (has >> a) & 1u; }
 };
+
+// One dispatch of a member, and its end.
+struct Attempt {
+  std::uint32_t task = 0;  // index into Builder::tasks_
+  int member = 0;
+  bool staged = false, activated = false, completed = false;
+  std::int8_t endpoint = -1;
+  std::uint32_t hid = 0;
+  long long worker = 0, dispatch_id = 0;
+  long long dispatch_ts = 0, dispatch_dur = 0;
+  long long activate_ts = 0, complete_ts = 0, complete_dur = 0;
+  long long outcome = -1;
+  std::uint64_t line = 0, complete_line = 0;
+  std::uint64_t seq = 0;  // the dispatch span's place in the file
+  long long start() const { return staged && activated ? activate_ts : dispatch_ts; }
+  long long end_or_max() const { return completed ? complete_ts : std::numeric_limits<long long>::max(); }
+};
+
+// The scheduler spans of the process imported, as the second reading keeps them: each kind in file
+// order, the dispatches already as attempts; every vector reserved at the count of the first reading.
+struct Process {
+  std::vector<Span> submits, ends, others;  // ends: activates and completes; others: graph_build, retirement
+  std::vector<Attempt> attempts;            // the dispatches
+  std::vector<std::pair<long long, long long>> attempt_keys;  // their (run_id, task_slot)
+  // Dispatches whose group_index is outside [-1, 2^30] (an int member cannot hold it): index, value.
+  std::vector<std::pair<std::size_t, long long>> bad_group_index;
+  void add(const Span& s) {
+    switch (s.kind) {
+      case SpanKind::kSubmit: submits.push_back(s); return;
+      case SpanKind::kActivate:
+      case SpanKind::kComplete: ends.push_back(s); return;
+      case SpanKind::kDispatch: break;
+      default: others.push_back(s); return;
+    }
+    Attempt a;
+    a.worker = s.attr[kWorkerId];
+    a.dispatch_id = s.attr[kDispatchId];
+    a.member = static_cast<int>(s.attr[kGroupIndex]);
+    a.dispatch_ts = s.ts;
+    a.dispatch_dur = s.dur;
+    a.line = s.line;
+    a.seq = s.seq;
+    a.staged = s.given(kPrepareOnly) && s.attr[kPrepareOnly] != 0;
+    a.endpoint = s.endpoint;
+    a.hid = s.hid;
+    if (s.attr[kGroupIndex] < -1 || s.attr[kGroupIndex] > (1LL << 30))
+      bad_group_index.emplace_back(attempts.size(), s.attr[kGroupIndex]);
+    attempts.push_back(a);
+    attempt_keys.emplace_back(s.attr[kRunId], s.attr[kTaskSlot]);
+  }
+};
+
 
 struct Candidate {
   std::set<std::string> words;
   std::set<long long> runs;
   std::uint64_t first_line = 0, spans = 0;
+  std::uint64_t submits = 0, dispatches = 0, ends = 0;  // of its spans
   // Its tasks, (run_id, task_slot): appended per span, made unique whenever half could be repeats (a task
   // has a few spans), so that they take a few words a task.
   std::vector<std::pair<long long, long long>> tasks;
@@ -78,6 +132,10 @@ struct Candidate {
     unique = tasks.size();
   }
   std::size_t task_count() const { return unique; }  // after make_unique()
+  void make_unique_and_fit() {
+    make_unique();
+    tasks.shrink_to_fit();
+  }
 };
 
 // The first problem found in a process while reading (a torn record, a capped or non-integer identity).
@@ -93,7 +151,7 @@ struct Parsed {
   std::map<long long, Candidate> candidates;
   std::map<long long, Problem> problems;  // pid -> its first problem
   std::optional<Problem> torn_unknown;    // a torn record whose pid cannot be read
-  std::map<long long, std::vector<Span>> spans;
+  std::uint64_t spans = 0;  // scheduler spans of the candidates, in file order
   std::vector<std::string> hids;
   std::unordered_map<std::string, std::uint32_t> hid_index;
 };
@@ -119,9 +177,13 @@ bool is_hex(std::string_view s) {
   return true;
 }
 
+// Reads the log once. The first reading (no `keep`) counts and checks; the second keeps the spans of
+// the process chosen (`keep_pid`) in `keep`, and reads no more than the first reading's lines.
 class LogReader {
  public:
-  LogReader(const ImportOptions& o, Parsed& p) : o_(o), p_(p) {}
+  LogReader(const ImportOptions& o, Parsed& p, Process* keep = nullptr, long long keep_pid = 0,
+            std::uint64_t max_lines = std::numeric_limits<std::uint64_t>::max())
+      : o_(o), p_(p), keep_(keep), keep_pid_(keep_pid), max_lines_(max_lines) {}
 
   void read() {
     std::ifstream in(o_.log, std::ios::binary);
@@ -134,7 +196,7 @@ class LogReader {
     double done = 0;
     int shown = -1;
     const bool progress = o_.progress && st.st_size > (16 << 20);
-    while (std::getline(in, line)) {
+    while (p_.lines < max_lines_ && std::getline(in, line)) {
       ++p_.lines;
       done += static_cast<double>(line.size() + 1);
       if (progress) {
@@ -149,7 +211,7 @@ class LogReader {
     }
     if (progress) std::fprintf(stderr, "\n");
     if (in.bad()) throw BadInput(o_.log + ": read error after line " + std::to_string(p_.lines));
-    for (auto& [pid, c] : p_.candidates) c.make_unique();
+    for (auto& [pid, c] : p_.candidates) c.make_unique_and_fit();
   }
 
  private:
@@ -348,11 +410,18 @@ class LogReader {
     c.words.insert(kLevelWords[*word]);
     if (sp.given(kRunId)) c.runs.insert(sp.attr[kRunId]);
     if (per_task) c.add_task(sp.attr[kRunId], sp.attr[kTaskSlot]);
-    p_.spans[pid].push_back(sp);
+    c.submits += sp.kind == SpanKind::kSubmit;
+    c.dispatches += sp.kind == SpanKind::kDispatch;
+    c.ends += sp.kind == SpanKind::kActivate || sp.kind == SpanKind::kComplete;
+    sp.seq = p_.spans++;
+    if (keep_ && pid == keep_pid_) keep_->add(sp);
   }
 
   const ImportOptions& o_;
   Parsed& p_;
+  Process* keep_;
+  long long keep_pid_;
+  std::uint64_t max_lines_;
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -362,23 +431,6 @@ class LogReader {
 // kind are made when they are written), its dispatches are Attempts in one vector, sorted by task,
 // member and dispatch ts. The spans are dropped once paired (a submit is kept: the task's identity),
 // and the outputs are written as they are made (StreamedFile), never held whole.
-
-// One dispatch of a member, and its end.
-struct Attempt {
-  std::uint32_t task = 0;  // index into Builder::tasks_
-  int member = 0;
-  bool staged = false, activated = false, completed = false;
-  std::int8_t endpoint = -1;
-  std::uint32_t hid = 0;
-  long long worker = 0, dispatch_id = 0;
-  long long dispatch_ts = 0, dispatch_dur = 0;
-  long long activate_ts = 0, complete_ts = 0, complete_dur = 0;
-  long long outcome = -1;
-  std::uint64_t line = 0, complete_line = 0;
-  std::uint64_t seq = 0;  // the dispatch span's place in the file
-  long long start() const { return staged && activated ? activate_ts : dispatch_ts; }
-  long long end_or_max() const { return completed ? complete_ts : std::numeric_limits<long long>::max(); }
-};
 
 // The dispatches of one member of a task, in dispatch order.
 struct Member {
@@ -489,7 +541,7 @@ std::string indented(const std::string& text, std::size_t pad) {
 
 class Builder {
  public:
-  Builder(const ImportOptions& o, Parsed& p) : o_(o), p_(p) {}
+  Builder(const ImportOptions& o, Parsed& p, Process process = {}) : o_(o), p_(p), process_(std::move(process)) {}
 
   // Everything that can refuse the log, before anything is written.
   void check_log() {
@@ -507,16 +559,9 @@ class Builder {
   // as it is made; returns the readable summary.
   std::string write(const fs::path& dir);
   const std::string& scenario_name() const { return scenario_name_; }
+  long long pid() const { return pid_; }
 
- private:
-  [[noreturn]] void refuse(std::uint64_t line, const std::string& rule) const {
-    throw ImportError(o_.log + ":" + std::to_string(line) + ": " + rule);
-  }
-
-  bool wanted(long long run) const {
-    return o_.runs.empty() || std::find(o_.runs.begin(), o_.runs.end(), run) != o_.runs.end();
-  }
-
+  // The process to import: the one there is, or the one --pid / --level names (refused otherwise).
   void choose() {
     std::vector<long long> pids;
     for (const auto& [pid, c] : p_.candidates) pids.push_back(pid);
@@ -542,6 +587,15 @@ class Builder {
     const Candidate& c = p_.candidates.at(pid_);
     for (const std::string& w : c.words) words_ += (words_.empty() ? "" : "/") + w;
     chosen_ = describe(pid_);
+  }
+
+ private:
+  [[noreturn]] void refuse(std::uint64_t line, const std::string& rule) const {
+    throw ImportError(o_.log + ":" + std::to_string(line) + ": " + rule);
+  }
+
+  bool wanted(long long run) const {
+    return o_.runs.empty() || std::find(o_.runs.begin(), o_.runs.end(), run) != o_.runs.end();
   }
 
   const Span* submit_of(const TaskObs& t) const { return t.submit == kNoSubmit ? nullptr : &submits_[t.submit]; }
@@ -577,30 +631,40 @@ class Builder {
 
   using MemberKey = std::tuple<long long, long long, long long, long long, long long>;  // run slot gi worker did
 
-  // Spans into tasks and attempts; the spans are dropped after.
+  // Spans into tasks and attempts; the spans are dropped after. The tasks are the chosen process's
+  // (run_id, task_slot) pairs, sorted and unique since the reading (its Candidate), of the runs
+  // imported; the submits and the attempts are the second reading's vectors, kept in place.
   void pair() {
-    std::vector<Span> spans = std::move(p_.spans.at(pid_));
-    p_.spans.clear();
-    struct KeyHash {
-      std::size_t operator()(const std::pair<long long, long long>& k) const {
-        return std::hash<long long>()(k.first) * 0x9e3779b97f4a7c15ULL ^ std::hash<long long>()(k.second);
-      }
-    };
-    std::unordered_map<std::pair<long long, long long>, std::uint32_t, KeyHash> index;
+    Process pr = std::move(process_);
+    {
+      const std::vector<std::pair<long long, long long>>& keys = p_.candidates.at(pid_).tasks;
+      std::size_t n = 0;
+      for (const auto& k : keys) n += wanted(k.first);
+      tasks_.reserve(n);
+      for (const auto& [run, slot] : keys)
+        if (wanted(run)) {
+          TaskObs t;
+          t.run = run, t.slot = slot;
+          tasks_.push_back(t);
+        }
+    }
     const auto task = [&](long long run, long long slot) {
-      auto [it, inserted] = index.try_emplace({run, slot}, static_cast<std::uint32_t>(tasks_.size()));
-      if (inserted) {
-        TaskObs t;
-        t.run = run, t.slot = slot;
-        tasks_.push_back(t);
-      }
-      return it->second;
+      return static_cast<std::uint32_t>(std::lower_bound(tasks_.begin(), tasks_.end(), std::make_pair(run, slot),
+                                                         [](const TaskObs& x, const std::pair<long long, long long>& k) {
+                                                           return std::tie(x.run, x.slot) < std::tie(k.first, k.second);
+                                                         }) -
+                                        tasks_.begin());
     };
     earliest_ = std::numeric_limits<long long>::max();
-    std::vector<std::uint32_t> later;  // activates and completes, after every dispatch is known
-    for (std::size_t i = 0; i < spans.size(); ++i) {
-      const Span& s = spans[i];
+    const auto early = [&](const Span& s) {
       if (wanted(s.given(kRunId) ? s.attr[kRunId] : 0) || !s.given(kRunId)) earliest_ = std::min(earliest_, s.ts);
+    };
+    for (const Span& s : pr.submits) early(s);
+    for (const Span& s : pr.ends) early(s);
+    for (std::size_t i = 0; i < pr.attempts.size(); ++i)
+      if (wanted(pr.attempt_keys[i].first)) earliest_ = std::min(earliest_, pr.attempts[i].dispatch_ts);
+    for (const Span& s : pr.others) {
+      early(s);
       if (s.kind == SpanKind::kGraphBuild) {
         if (!s.given(kRunId)) {
           note("graph_build at line " + std::to_string(s.line) + " has no run_id: ignored");
@@ -609,62 +673,45 @@ class Builder {
         if (!wanted(s.attr[kRunId])) continue;
         auto [it, inserted] = graph_build_.emplace(s.attr[kRunId], s.ts);
         if (!inserted) it->second = std::min(it->second, s.ts);
-        continue;
-      }
-      if (s.kind == SpanKind::kRetire) {
+      } else if (s.kind == SpanKind::kRetire) {
         ++retirements_;
-        continue;
       }
+    }
+    // Submits, in file order: the first of a task is its own.
+    submits_ = std::move(pr.submits);
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < submits_.size(); ++i) {
+      const Span& s = submits_[i];
       if (!wanted(s.attr[kRunId])) continue;
-      const std::uint32_t ti = task(s.attr[kRunId], s.attr[kTaskSlot]);
-      if (s.kind == SpanKind::kSubmit) {
-        TaskObs& t = tasks_[ti];
-        if (t.submit != kNoSubmit) {
-          refuse_first(i, 0, s.line,
-                       "two submits for one task (run_id " + std::to_string(t.run) + ", task_slot " +
-                           std::to_string(t.slot) + "; the first at line " + std::to_string(submits_[t.submit].line) +
-                           ")");
-          continue;
-        }
-        t.submit = static_cast<std::uint32_t>(submits_.size());
-        submits_.push_back(s);
+      TaskObs& t = tasks_[task(s.attr[kRunId], s.attr[kTaskSlot])];
+      if (t.submit != kNoSubmit) {
+        refuse_first(s.seq, 0, s.line,
+                     "two submits for one task (run_id " + std::to_string(t.run) + ", task_slot " +
+                         std::to_string(t.slot) + "; the first at line " + std::to_string(submits_[t.submit].line) +
+                         ")");
         continue;
       }
-      if (s.kind != SpanKind::kDispatch) {
-        later.push_back(static_cast<std::uint32_t>(i));
-        continue;
-      }
-      if (s.attr[kGroupIndex] < -1 || s.attr[kGroupIndex] > (1LL << 30))
-        refuse_first(i, 1, s.line, "group_index " + std::to_string(s.attr[kGroupIndex]) + " outside [0, group_size)");
-      Attempt a;
-      a.task = ti;
-      a.worker = s.attr[kWorkerId];
-      a.dispatch_id = s.attr[kDispatchId];
-      a.member = static_cast<int>(s.attr[kGroupIndex]);
-      a.dispatch_ts = s.ts;
-      a.dispatch_dur = s.dur;
-      a.line = s.line;
-      a.seq = i;
-      a.staged = s.given(kPrepareOnly) && s.attr[kPrepareOnly] != 0;
-      a.endpoint = s.endpoint;
-      a.hid = s.hid;
-      attempts_.push_back(a);
+      t.submit = static_cast<std::uint32_t>(kept);
+      submits_[kept++] = s;
     }
-    decltype(index)().swap(index);
-    // Tasks in (run_id, task_slot) order; attempts by task, member, then dispatch ts (ties in file order).
-    {
-      std::vector<std::uint32_t> order(tasks_.size());
-      for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-      std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-        return std::tie(tasks_[a].run, tasks_[a].slot) < std::tie(tasks_[b].run, tasks_[b].slot);
-      });
-      std::vector<TaskObs> sorted;
-      sorted.reserve(tasks_.size());
-      std::vector<std::uint32_t> rank(tasks_.size());
-      for (std::uint32_t i = 0; i < order.size(); ++i) rank[order[i]] = i, sorted.push_back(tasks_[order[i]]);
-      tasks_ = std::move(sorted);
-      for (Attempt& a : attempts_) a.task = rank[a.task];
+    submits_.resize(kept);
+    // Dispatches.
+    for (const auto& [i, value] : pr.bad_group_index)
+      if (wanted(pr.attempt_keys[i].first))
+        refuse_first(pr.attempts[i].seq, 1, pr.attempts[i].line,
+                     "group_index " + std::to_string(value) + " outside [0, group_size)");
+    attempts_ = std::move(pr.attempts);
+    kept = 0;
+    for (std::size_t i = 0; i < attempts_.size(); ++i) {
+      const auto [run, slot] = pr.attempt_keys[i];
+      if (!wanted(run)) continue;
+      Attempt a = attempts_[i];
+      a.task = task(run, slot);
+      attempts_[kept++] = a;
     }
+    attempts_.resize(kept);
+    std::vector<std::pair<long long, long long>>().swap(pr.attempt_keys);
+    // Attempts by task, member, then dispatch ts (ties in file order).
     std::stable_sort(attempts_.begin(), attempts_.end(), [](const Attempt& a, const Attempt& b) {
       return std::tie(a.task, a.member, a.dispatch_ts) < std::tie(b.task, b.member, b.dispatch_ts);
     });
@@ -693,12 +740,10 @@ class Builder {
                              std::to_string(two.dispatch_id) + ", first at line " + std::to_string(one.line) + ")");
           }
     if (first_refusal_) refuse(first_refusal_->line, first_refusal_->rule);
-    for (const std::uint32_t i : later) {
-      const Span* s = &spans[i];
-      const TaskObs& t = *std::lower_bound(tasks_.begin(), tasks_.end(), std::make_pair(s->attr[kRunId], s->attr[kTaskSlot]),
-                                           [](const TaskObs& x, const std::pair<long long, long long>& k) {
-                                             return std::tie(x.run, x.slot) < std::tie(k.first, k.second);
-                                           });
+    for (const Span& end : pr.ends) {
+      const Span* s = &end;
+      if (!wanted(s->attr[kRunId])) continue;
+      const TaskObs& t = tasks_[task(s->attr[kRunId], s->attr[kTaskSlot])];
       Attempt* found = nullptr;
       for (Attempt* a = members(t).begin().at; a != members(t).end().at; ++a)
         if (a->member == s->attr[kGroupIndex] && a->worker == s->attr[kWorkerId] &&
@@ -915,6 +960,7 @@ class Builder {
 
   const ImportOptions& o_;
   Parsed& p_;
+  Process process_;  // the second reading's spans, until pair() takes them
   long long pid_ = 0;
   std::string words_, chosen_, scenario_name_;
   std::map<long long, long long> graph_build_;  // run -> earliest ts
@@ -1526,18 +1572,29 @@ void Builder::write_observed(const fs::path& dir) {
   enum EvKind : std::uint8_t { kSubmitEv, kReadyEv, kDispatchEv, kMemberEndEv, kLaunchedEv, kFailEv, kCompleteEv };
   static constexpr const char* kEvNames[] = {"submit", "ready", "dispatch", "member_end", "group_launched", "fail",
                                              "complete"};
-  struct Ev {
+  struct Ev {  // 24 bytes
     double t;
-    std::uint64_t n;
-    std::uint32_t task;
-    std::uint32_t member;   // its place among the task's members
-    std::uint32_t attempt;  // the member's first dispatch (dispatch, member_end)
-    std::uint8_t order;     // at one instant: ends, then task ends, then submits, readies, dispatches, launches
+    std::uint32_t n;       // the order it was made in
+    std::uint32_t ref;     // the member's first dispatch (dispatch, member_end: its task is the attempt's), or the task
+    std::uint32_t member;  // its place among the task's members
+    std::uint8_t order;    // at one instant: ends, then task ends, then submits, readies, dispatches, launches
     EvKind kind;
   };
+  static_assert(sizeof(Ev) <= 24, "an observed event is kept in 24 bytes");
   std::vector<Ev> evs;
+  {
+    std::size_t most = 0;  // at most: submit, ready, a dispatch and an end per member, a launch and an end
+    for (const TaskObs& t : tasks_)
+      if (!t.left_out) most += 4 + 2 * std::max<std::size_t>(t.members, t.kind == Kind::kGroup ? submit_of(t)->attr[kGroupSize] : 1);
+    if (most > std::numeric_limits<std::uint32_t>::max())
+      throw ImportError(o_.log + ": " + std::to_string(tasks_.size()) + " tasks: more events than an import writes (2^32)");
+    evs.reserve(most);
+  }
   const auto add = [&](double t, std::uint8_t order, EvKind kind, std::uint32_t task, std::uint32_t member = 0,
-                       std::uint32_t attempt = 0) { evs.push_back({t, evs.size(), task, member, attempt, order, kind}); };
+                       std::uint32_t attempt = 0) {
+    const bool at_member = kind == kDispatchEv || kind == kMemberEndEv;
+    evs.push_back({t, static_cast<std::uint32_t>(evs.size()), at_member ? attempt : task, member, order, kind});
+  };
   double makespan = 0;
   std::map<std::string, double> busy;  // worker label -> busy seconds
   std::vector<double> single_waits, group_waits;
@@ -1653,7 +1710,8 @@ void Builder::write_observed(const fs::path& dir) {
   std::string line;
   for (std::size_t i = 0; i < evs.size(); ++i) {
     const Ev& e = evs[i];
-    const TaskObs& t = tasks_[e.task];
+    const bool at_member = e.kind == kDispatchEv || e.kind == kMemberEndEv;
+    const TaskObs& t = tasks_[at_member ? attempts_[e.ref].task : e.ref];
     const bool sub = t.submit == kNoSubmit;
     line = "{\"seq\":" + std::to_string(i) + ",\"t_s\":" + format_number(e.t) + ",\"event\":\"" + kEvNames[e.kind] +
            "\",\"task\":" + json_string(name_of(t));
@@ -1681,7 +1739,7 @@ void Builder::write_observed(const fs::path& dir) {
         break;
       case kDispatchEv:
       case kMemberEndEv: {
-        const Attempt& a = attempts_[e.attempt];
+        const Attempt& a = attempts_[e.ref];
         line += ",\"member\":" + std::to_string(e.member) +
                 (sub ? ",\"sub_worker\":\"sub" + std::to_string(a.worker) + "\"" : ",\"worker\":" + std::to_string(a.worker));
         if (e.kind == kMemberEndEv)
@@ -1781,9 +1839,31 @@ std::string strace_encode(const std::string& v) {
 
 
 std::string import_strace(const ImportOptions& options, const std::string& out_arg) {
+  // Two readings of the log: the first counts and checks every process's spans and chooses the process;
+  // the second keeps the chosen one's spans in vectors of the size the first counted.
+  long long pid = 0;
+  std::uint64_t lines = 0, spans = 0;
+  Process process;
+  {
+    Parsed survey;
+    LogReader(options, survey).read();
+    Builder chooser(options, survey);
+    chooser.choose();
+    pid = chooser.pid();
+    lines = survey.lines;
+    const Candidate& c = survey.candidates.at(pid);
+    spans = c.spans;
+    process.submits.reserve(c.submits);
+    process.attempts.reserve(c.dispatches);
+    process.attempt_keys.reserve(c.dispatches);
+    process.ends.reserve(c.ends);
+  }
   Parsed parsed;
-  LogReader(options, parsed).read();
-  Builder builder(options, parsed);
+  LogReader(options, parsed, &process, pid, lines).read();
+  if (parsed.lines != lines || parsed.candidates[pid].spans != spans)
+    throw BadInput(options.log + ": the log changed while it was read (" + std::to_string(lines) + " lines, then " +
+                   std::to_string(parsed.lines) + ")");
+  Builder builder(options, parsed, std::move(process));
   builder.check_log();
   const fs::path out = check_output_folder(out_arg, FolderKind::kImport, "--out");
   // An earlier import is replaced only when it holds nothing but what an import writes.
