@@ -202,8 +202,8 @@ class LogReader {
       if (progress) {
         const int pct = static_cast<int>(100 * done / total);
         if (pct != shown) {
-          std::fprintf(stderr, "\rimport: %s %3d%% (%llu lines)", o_.log.c_str(), pct,
-                       static_cast<unsigned long long>(p_.lines));
+          std::fprintf(stderr, "\rimport: %s, reading %d of 2: %3d%% (%llu lines)", o_.log.c_str(), keep_ ? 2 : 1,
+                       pct, static_cast<unsigned long long>(p_.lines));
           shown = pct;
         }
       }

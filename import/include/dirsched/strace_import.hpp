@@ -2,9 +2,10 @@
 // replays the run, a run folder of the recorded timeline (engine "strace") and an import report
 // (../shared/docs/strace-import.md is the specification; docs/howto-import-a-real-run.md the user's page).
 //
-// The log streams: one line at a time, and only the scheduler spans of the process(es) that can be
-// chosen are kept (a compact record each), so memory follows the scheduler spans of the run, never the
-// size of the log (noise, other spans and other processes cost nothing but a counter).
+// The log streams, one line at a time, read twice: the first reading counts and checks, the second keeps
+// the scheduler spans of the chosen process only, in tables of the counted size, so memory follows the
+// tasks of the run (about 450 bytes each), never the size of the log (noise, other spans and other
+// processes cost nothing but a counter).
 //
 // Every refusal of the specification is an ImportError "FILE:LINE: rule" (exit 2); nothing is written
 // before the whole log has been read and checked.
