@@ -491,6 +491,7 @@ void WaitAttribution::on_event(const Event& e) {
           chains_[e.task.index()] = {{it->second.ready, t, std::nullopt, std::string(core_.name(head_)), 0, std::nullopt}};
       }
       const std::vector<std::uint32_t> targets = it->second.targets;
+      const OwnWait own = it->second.wait;
       live_.erase(it);
       if (f == group_fifo_.end()) break;
       group_fifo_.erase(f);
@@ -503,6 +504,9 @@ void WaitAttribution::on_event(const Event& e) {
       }
       if (head_ == e.task) {
         for (std::uint32_t wi : targets) is_head_target_[wi] = 0;
+        // The group ahead of the next head until now was this one (not the last group that launched).
+        previous_head_ = std::string(core_.name(e.task));
+        previous_head_wait_ = own;
         head_ = TaskId();
         head_runs_.clear();
         if (!group_fifo_.empty()) become_head(group_fifo_.front(), t);

@@ -67,6 +67,19 @@ if g.get("launched_s") is not None or g["blocked_by"] != want:
     print("got", json.dumps(g)); sys.exit(1)
 PY
 
+# 1b'. The head cancelled: g2 waited behind g (the head, cancelled at 0.5), not behind g0 (the last group
+# that launched, at 0); g2's chain is that one link, g's is a on worker 0.
+"$dirsched" run "$here/waits/cancelled-head.json" --out "$tmp/cancelled-head" --outputs summary >/dev/null 2>&1
+python3 - "$tmp/cancelled-head/summary.json" <<'PY' || { echo "FAIL cancelled head: the group ahead of g2"; fail=1; }
+import json, sys
+g = {x["task"]: x for x in json.load(open(sys.argv[1]))["groups"]}
+want = {"g": [{"from_s": 0.0, "to_s": 0.5, "worker": 0, "task": "a"}],
+        "g2": [{"from_s": 0.0, "to_s": 0.5, "worker": None, "task": "g"}]}
+for name, chain in want.items():
+    if g[name]["blocked_by"] != chain:
+        print(name, "got", json.dumps(g[name]["blocked_by"])); sys.exit(1)
+PY
+
 # 1c. Which tasks ran ahead of a long-waiting single: t10, the last of eleven 1 s singles on one worker,
 # waited behind the ten before it (t0 running when it turned READY counts); the summary names the last
 # eight of them, oldest first, and counts all ten.

@@ -219,7 +219,7 @@ class WaitAttribution : public Observer {
   TaskId head_;          // the group FIFO front
   std::vector<std::uint8_t> is_head_target_;
   std::vector<Run> head_runs_;
-  std::string previous_head_;       // the group that launched when the head became head
+  std::string previous_head_;       // the group that launched, or was cancelled, when the head became head
   OwnWait previous_head_wait_;      // and its own wait
   std::uint32_t previous_head_node_ = 0;
   double previous_head_launch_ = -1;
