@@ -523,7 +523,8 @@ std::string metrics_json(const Run& run) {
           {"tasks", run.recorder->record_count()},
           // The live window at its widest (RunResult): it follows the trace only without reclamation.
           {"peak_core_tasks", run.result.peak_core_tasks},
-          {"peak_records", run.result.peak_records}};
+          {"peak_records", run.result.peak_records},
+          {"peak_wait_nodes", run.waits ? run.waits->peak_nodes() : 0}};
   return m.dump(2) + "\n";
 }
 

@@ -234,6 +234,31 @@ void WaitAttribution::new_instant(double t) {
   instant_ = t;
   for (std::uint32_t n : ended_now_) release(n);
   ended_now_.clear();
+  prune_at_ = 4096;
+}
+
+// The nodes ended at this instant are held because a task that starts later in the instant may name
+// one as its predecessor. Only a few can be named: the latest end on each worker (and its running
+// task's node), the latest SUB end, target end, completion and group launch, and a live task's
+// ready_node; every later value of these comes from a live task's node, which its task holds. When
+// every task ends in one instant (0 s durations) the list would hold them all, so past a bound the
+// ones nothing can name are released (amortised: the bound is twice what is kept, and 4,096).
+void WaitAttribution::prune_ended_now() {
+  std::vector<std::uint32_t> nameable = {last_completed_node_, last_sub_end_node_, last_target_end_node_,
+                                         previous_head_node_};
+  nameable.reserve(nameable.size() + 2 * workers_.size() + live_.size());
+  for (const Worker& w : workers_) nameable.push_back(w.last_end_node), nameable.push_back(w.node);
+  for (const auto& [i, l] : live_) nameable.push_back(l.ready_node);
+  std::sort(nameable.begin(), nameable.end());
+  std::size_t kept = 0;
+  for (const std::uint32_t n : ended_now_) {
+    if (std::binary_search(nameable.begin(), nameable.end(), n))
+      ended_now_[kept++] = n;
+    else
+      release(n);
+  }
+  ended_now_.resize(kept);
+  prune_at_ = std::max<std::size_t>(4096, 2 * (kept + nameable.size()));
 }
 
 // --- a task starts ---
@@ -533,6 +558,7 @@ void WaitAttribution::on_event(const Event& e) {
         last_completed_t_ = t;
         last_completed_node_ = n;
       }
+      if (ended_now_.size() >= prune_at_) prune_ended_now();
       break;
     }
     default:

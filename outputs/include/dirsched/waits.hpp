@@ -125,6 +125,9 @@ class WaitAttribution : public Observer {
   std::optional<TaskWaits> take(TaskId task);
   std::optional<TaskWaits> peek(TaskId task) const;
   // Totals per cause over every task that started (exact sums, rounded).
+  // Critical-path nodes at most at once (the node table only grows): it follows the tasks running and
+  // the critical path's chain, not the tasks ended in one instant (prune_ended_now()).
+  std::size_t peak_nodes() const { return nodes_.size(); }
   std::array<double, kWaitCauses> totals() const;
   // Tasks whose causes did not add up exactly (0 unless the attribution is wrong).
   std::uint64_t inexact() const { return inexact_; }
@@ -236,6 +239,8 @@ class WaitAttribution : public Observer {
   std::vector<Node> nodes_;
   std::vector<std::uint32_t> free_;
   std::vector<std::uint32_t> ended_now_;  // ended at the current instant: freed when time moves on
+  std::size_t prune_at_ = 4096;           // ended_now_'s size that prunes it (prune_ended_now())
+  void prune_ended_now();
   double instant_ = 0;
   std::uint32_t last_ = 0;  // the node that ended last (the makespan's)
   TaskId last_submit_;
