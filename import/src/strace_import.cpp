@@ -1312,16 +1312,31 @@ void Builder::write_scenario(const fs::path& file) {
       bool staged;
     };
     std::map<std::pair<bool, long long>, std::vector<Run>> per_worker;
+    std::vector<std::pair<long long, long long>> dispatches;  // (ts, dur) of every member imported, by ts
     for (const TaskObs& t : tasks_) {
       if (t.left_out) continue;
       for (const Member& m : members(t)) {
         const Attempt& a = m.front();
         dispatch_durs.push_back(static_cast<double>(a.dispatch_dur));
+        dispatches.emplace_back(a.dispatch_ts, a.dispatch_dur);
         if (a.completed)
           per_worker[{t.submit == kNoSubmit, a.worker}].push_back(
               {a.start(), a.complete_ts, t.submit != kNoSubmit ? submit_of(t)->ts : -1, a.staged});
       }
     }
+    // The scheduler's time on other dispatches in [from, to): what a gap holds beyond its own overhead
+    // when the member was not the first its iteration dispatched.
+    std::sort(dispatches.begin(), dispatches.end());
+    std::vector<long long> before(dispatches.size() + 1, 0);  // before[i]: the durs of dispatches[0, i)
+    for (std::size_t i = 0; i < dispatches.size(); ++i) before[i + 1] = before[i] + dispatches[i].second;
+    const auto dispatching = [&](long long from, long long to) {
+      const auto at = [&](long long ts) {
+        return static_cast<std::size_t>(
+            std::lower_bound(dispatches.begin(), dispatches.end(), std::make_pair(ts, std::numeric_limits<long long>::min())) -
+            dispatches.begin());
+      };
+      return static_cast<double>(before[at(to)] - before[at(from)]);
+    };
     for (auto& [w, list] : per_worker) {
       std::sort(list.begin(), list.end(), [](const Run& x, const Run& y) { return x.start < y.start; });
       for (std::size_t i = 1; i < list.size(); ++i) {
@@ -1332,9 +1347,11 @@ void Builder::write_scenario(const fs::path& file) {
         // (--deps, --infer-deps): then submitted is READY; with them a task submitted early may still
         // have waited for a producer. A staged member starts at its activation, which pays no dispatch
         // cost: it is left out.
+        // Less the other members the scheduler dispatched in the gap (the replay's k-th dispatch of an
+        // iteration starts after k dispatch costs, the log's at its span).
         if (o_.deps_file.empty() && !o_.infer_gap_us && !list[i].staged && list[i].submit >= 0 &&
             list[i].submit <= list[i - 1].complete)
-          busy_gaps.push_back(gap);
+          busy_gaps.push_back(gap - dispatching(list[i - 1].complete, list[i].start));
       }
     }
     const double dispatch_ns = median(dispatch_durs);
@@ -1357,8 +1374,8 @@ void Builder::write_scenario(const fs::path& file) {
                        ? "no completion was followed on its worker by a task already submitted: iteration_cost_s "
                          "left at 0"
                        : "median gap from a completion to the next dispatch on the same worker, over the gaps where "
-                         "that next task was submitted before the completion (work was waiting), less the dispatch "
-                         "cost"},
+                         "that next task was submitted before the completion (work was waiting), each less the dur of "
+                         "the other dispatch spans that started within it, less the dispatch cost"},
                   {"busy_gaps", busy_gaps.size()},
                   {"completion_to_next_dispatch_s",
                    {{"median", median(gaps) / 1e9}, {"count", gaps.size()},

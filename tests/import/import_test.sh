@@ -281,6 +281,18 @@ ok = ok and r["overheads"]["completion_to_next_dispatch_s"]["count"] == 3 and r[
 if not ok: print("FAIL calibration", s["scheduler"], r.get("overheads"))
 sys.exit(0 if ok else 1)
 PY
+# A member that is not the first its iteration dispatches: iteration.log (hand-made): t0 on 0 and t1 on 1
+# both end at 1001100000; the scheduler dispatches t2 on 1 at 1001150000 (dur 20000), then t3 on 0 at
+# 1001200000 (dur 5000). Busy gaps: on 1, 50000 ns; on 0, 100000 ns of which 20000 went to dispatching t2,
+# so 80000. Dispatch spans 5000, 5000, 20000, 5000: median 5000 ns. iteration_cost_s = median(50000,
+# 80000) - 5000 = 60000 ns (70000 if t2's dispatch were counted as overhead).
+"$dirsched" import strace "$here/iteration.log" --out "$tmp/cal-it" --calibrate-overheads >/dev/null 2>"$tmp/err" || { echo "FAIL calibrated import of iteration.log"; cat "$tmp/err"; fail=1; }
+python3 - "$tmp/cal-it/scenario.json" <<'PY' || { echo "FAIL calibration: the other dispatches in a gap"; fail=1; }
+import json, sys
+s = json.load(open(sys.argv[1]))["scheduler"]
+if not (s["dispatch_cost_s"] == 5e-06 and abs(s["iteration_cost_s"] - 6e-05) < 1e-15):
+    print(s); sys.exit(1)
+PY
 # With dependencies a task submitted before a completion may still have waited for its producer: the
 # completion cost is not calibrated then.
 "$dirsched" import strace "$here/deps.log" --out "$tmp/cal-deps" --infer-deps 100 --calibrate-overheads >/dev/null 2>"$tmp/err" || { echo "FAIL calibrated import with deps"; cat "$tmp/err"; fail=1; }
