@@ -126,7 +126,7 @@ void WaitAttribution::set_piece(std::uint32_t wi, double t) {
 // --- the group FIFO head ---
 
 void WaitAttribution::head_flush(Live& g, double t) {
-  g.snap[g.idle_targets > 0 ? 1 : 0].add_diff(t, g.piece_since);
+  g.snap.at(g.idle_targets > 0 ? 1 : 0).add_diff(t, g.piece_since);
   g.piece_since = t;
 }
 
@@ -357,7 +357,7 @@ void WaitAttribution::on_event(const Event& e) {
       if (l.kind == TaskKind::kSingle) {
         Worker& w = workers_[l.worker];
         flush(w, t);
-        l.snap = w.cum;
+        l.snap.assign(w.cum);
         l.runs_at_ready = w.runs - (w.running.valid() ? 1 : 0);  // the run under way counts as ahead
       } else if (l.kind == TaskKind::kGroup) {
         group_fifo_.push_back(e.task);
@@ -471,7 +471,7 @@ void WaitAttribution::on_event(const Event& e) {
         }
         started(e.task, l, t, reason, pred);
         finish_waits(e.task, l, t, c);
-        l.snap = {};  // not needed any more
+        l.snap.clear();  // not needed any more
       }
       target_changed(*wi, t, true);
       w.running = e.task;

@@ -26,6 +26,7 @@
 #pragma once
 
 #include <array>
+#include <memory>
 #include <cstdint>
 #include <deque>
 #include <optional>
@@ -174,12 +175,37 @@ class WaitAttribution : public Observer {
     std::string name;  // taken while the task is live: the core may reclaim it before the chain is made
     OwnWait wait;      // the task's own wait (BlockedBy)
   };
+  // Four exact sums, allocated once one is not empty: a task READY before its worker ran anything (every
+  // task of a trace submitted at t = 0) snapshots nothing, and a million live tasks each held 96 bytes
+  // of empty vectors. Reads of an unallocated one see zero.
+  class Snap {
+   public:
+    const ExactSum& operator[](std::size_t k) const { return p_ ? (*p_)[k] : zero(); }
+    ExactSum& at(std::size_t k) {
+      if (!p_) p_ = std::make_unique<std::array<ExactSum, 4>>();
+      return (*p_)[k];
+    }
+    void assign(const std::array<ExactSum, 4>& from) {
+      bool any = false;
+      for (const ExactSum& x : from) any |= x.size() > 0;
+      if (any) p_ = std::make_unique<std::array<ExactSum, 4>>(from);
+      else p_.reset();
+    }
+    void clear() { p_.reset(); }
+
+   private:
+    static const ExactSum& zero() {
+      static const ExactSum z;
+      return z;
+    }
+    std::unique_ptr<std::array<ExactSum, 4>> p_;
+  };
   struct Live {
     TaskKind kind = TaskKind::kSingle;
     double submit = -1, ready = -1, head = -1;
     std::uint32_t worker = 0;             // singles: registration index
     std::vector<std::uint32_t> targets;   // groups: registration indices
-    std::array<ExactSum, 4> snap;         // singles: the worker's totals at READY; groups: busy, idle
+    Snap snap;                            // singles: the worker's totals at READY; groups: busy, idle
     std::uint64_t runs_at_ready = 0;
     std::uint32_t idle_targets = 0;       // groups at the head
     double piece_since = 0;               // groups at the head
