@@ -248,7 +248,7 @@ void WaitAttribution::prune_ended_now() {
                                          previous_head_node_};
   nameable.reserve(nameable.size() + 2 * workers_.size() + live_.size());
   for (const Worker& w : workers_) nameable.push_back(w.last_end_node), nameable.push_back(w.node);
-  for (const auto& [i, l] : live_) nameable.push_back(l.ready_node);
+  live_.for_each([&](const Live& l) { nameable.push_back(l.ready_node); });
   std::sort(nameable.begin(), nameable.end());
   std::size_t kept = 0;
   for (const std::uint32_t n : ended_now_) {
@@ -339,14 +339,14 @@ void WaitAttribution::on_event(const Event& e) {
       } else if (e.task_kind == TaskKind::kGroup && e.workers) {
         for (WorkerId w : *e.workers) l.targets.push_back(index_of(w).value_or(0));
       }
-      live_[e.task.index()] = std::move(l);
+      live_.insert(e.task.index(), std::move(l));
       last_submit_ = e.task;
       break;
     }
     case EventKind::kReady: {
-      auto it = live_.find(e.task.index());
-      if (it == live_.end()) break;
-      Live& l = it->second;
+      Live* it = live_.find(e.task.index());
+      if (!it) break;
+      Live& l = *it;
       l.ready = t;
       if (last_submit_ == e.task && l.submit == t) {
         l.ready_reason = StartReason::kSubmitted;
@@ -368,18 +368,18 @@ void WaitAttribution::on_event(const Event& e) {
     case EventKind::kGroupBlocked: {
       if (blocked_head_ == e.task) break;
       blocked_head_ = e.task;
-      auto it = live_.find(e.task.index());
-      if (it == live_.end()) break;
-      for (std::uint32_t wi : it->second.targets) {
+      Live* it = live_.find(e.task.index());
+      if (!it) break;
+      for (std::uint32_t wi : it->targets) {
         workers_[wi].reserved = true;
         set_piece(wi, t);
       }
       break;
     }
     case EventKind::kGroupLaunched: {
-      auto it = live_.find(e.task.index());
-      if (it == live_.end()) break;
-      Live& g = it->second;
+      Live* it = live_.find(e.task.index());
+      if (!it) break;
+      Live& g = *it;
       if (head_ == e.task) head_flush(g, t);
       std::array<ExactSum, kWaitCauses> c;
       c[idx(WaitCause::kProducers)].add_diff(g.ready, g.submit);
@@ -425,9 +425,9 @@ void WaitAttribution::on_event(const Event& e) {
       // staging (#1583): a staging starts nothing; the member starts at its activation, and its wait
       // runs to then (attributed as for any single of its worker's FIFO).
       if (e.prepare_only) break;
-      auto it = live_.find(e.task.index());
-      if (it == live_.end()) break;
-      Live& l = it->second;
+      Live* it = live_.find(e.task.index());
+      if (!it) break;
+      Live& l = *it;
       if (e.target.sub) {
         if (e.member == 0) {
           std::array<ExactSum, kWaitCauses> c;
@@ -487,9 +487,9 @@ void WaitAttribution::on_event(const Event& e) {
     }
     case EventKind::kMemberEnd: {
       if (e.target.sub) {
-        auto it = live_.find(e.task.index());
+        const Live* it = live_.find(e.task.index());
         last_sub_end_ = t;
-        last_sub_end_node_ = it == live_.end() ? 0 : it->second.node;
+        last_sub_end_node_ = it ? it->node : 0;
         break;
       }
       const std::optional<std::uint32_t> wi = index_of(e.target.worker);
@@ -504,20 +504,20 @@ void WaitAttribution::on_event(const Event& e) {
       break;
     }
     case EventKind::kCancel: {  // never started (run_cancellation): a READY group leaves the group FIFO
-      auto it = live_.find(e.task.index());
-      if (it == live_.end()) break;
+      Live* it = live_.find(e.task.index());
+      if (!it) break;
       auto f = std::find(group_fifo_.begin(), group_fifo_.end(), e.task);
       // What held a READY group until its cancellation: as for a launch when it was the head; behind the
       // head, the head (issue 24: a group that never launched had an empty chain).
       if (f != group_fifo_.end()) {
         if (head_ == e.task)
           chain_for(e.task, t);
-        else if (head_.valid() && t > it->second.ready)
-          chains_[e.task.index()] = {{it->second.ready, t, std::nullopt, std::string(core_.name(head_)), 0, std::nullopt}};
+        else if (head_.valid() && t > it->ready)
+          chains_[e.task.index()] = {{it->ready, t, std::nullopt, std::string(core_.name(head_)), 0, std::nullopt}};
       }
-      const std::vector<std::uint32_t> targets = it->second.targets;
-      const OwnWait own = it->second.wait;
-      live_.erase(it);
+      const std::vector<std::uint32_t> targets = it->targets;
+      const OwnWait own = it->wait;
+      live_.erase(e.task.index());
       if (f == group_fifo_.end()) break;
       group_fifo_.erase(f);
       if (blocked_head_ == e.task) {
@@ -541,10 +541,10 @@ void WaitAttribution::on_event(const Event& e) {
     case EventKind::kComplete:
     case EventKind::kFail:
     case EventKind::kPoison: {
-      auto it = live_.find(e.task.index());
-      if (it == live_.end()) break;
-      const std::uint32_t n = it->second.node;
-      live_.erase(it);
+      Live* it = live_.find(e.task.index());
+      if (!it) break;
+      const std::uint32_t n = it->node;
+      live_.erase(e.task.index());
       if (n) {
         nodes_[n].end = t;
         ended_now_.push_back(n);  // the ended_now_ hold takes over the live task's reference

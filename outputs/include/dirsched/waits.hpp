@@ -34,6 +34,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "dirsched/error.hpp"
 #include "dirsched/observer.hpp"
 
 namespace dirsched {
@@ -223,6 +224,50 @@ class WaitAttribution : public Observer {
     double start = 0, end = -1;
   };
 
+  // The live tasks by task index: task ids are dense and given in submit order, so a window from the
+  // oldest live task to the newest (a deque, no allocation per task; a map held a node each, a million
+  // of them when every task is submitted at t = 0). An ended task's place is cleared, and the window's
+  // front moves past ended places.
+  class LiveTable {
+   public:
+    Live* find(std::uint32_t i) {
+      if (i < base_ || i - base_ >= slots_.size() || !present_[i - base_]) return nullptr;
+      return &slots_[i - base_];
+    }
+    Live& at(std::uint32_t i) {
+      Live* l = find(i);
+      if (!l) throw InternalError("wait attribution: no live task " + std::to_string(i));
+      return *l;
+    }
+    void insert(std::uint32_t i, Live&& l) {
+      if (slots_.empty()) base_ = i;
+      if (i < base_) throw InternalError("wait attribution: task " + std::to_string(i) + " submitted before a later one");
+      while (i - base_ >= slots_.size()) slots_.emplace_back(), present_.push_back(0);
+      slots_[i - base_] = std::move(l);
+      count_ += !present_[i - base_];
+      present_[i - base_] = 1;
+    }
+    void erase(std::uint32_t i) {
+      if (!find(i)) return;
+      slots_[i - base_] = Live{};
+      present_[i - base_] = 0;
+      --count_;
+      while (!present_.empty() && !present_.front()) slots_.pop_front(), present_.pop_front(), ++base_;
+    }
+    std::size_t size() const { return count_; }
+    template <class F>
+    void for_each(F f) const {
+      for (std::size_t k = 0; k < slots_.size(); ++k)
+        if (present_[k]) f(slots_[k]);
+    }
+
+   private:
+    std::deque<Live> slots_;
+    std::deque<std::uint8_t> present_;
+    std::uint32_t base_ = 0;
+    std::size_t count_ = 0;
+  };
+
   void flush(Worker& w, double t);
   void set_piece(std::uint32_t wi, double t);
   void head_flush(Live& g, double t);
@@ -241,7 +286,7 @@ class WaitAttribution : public Observer {
   const Scheduler& core_;
   bool keep_ = true;
   std::vector<Worker> workers_;
-  std::unordered_map<std::uint32_t, Live> live_;
+  LiveTable live_;
   std::unordered_map<std::uint32_t, TaskWaits> done_;
   std::deque<TaskId> group_fifo_;
   TaskId blocked_head_;  // the last group_blocked head, until it launches
