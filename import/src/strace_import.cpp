@@ -66,6 +66,7 @@ struct Attempt {
   std::uint32_t task = 0;  // index into Builder::tasks_
   int member = 0;
   bool staged = false, activated = false, completed = false;
+  bool bad_index = false;  // its group_index did not fit a member index (refused; kept out of the pairing)
   std::int8_t endpoint = -1;
   std::uint32_t hid = 0;
   long long worker = 0, dispatch_id = 0;
@@ -105,8 +106,10 @@ struct Process {
     a.staged = s.given(kPrepareOnly) && s.attr[kPrepareOnly] != 0;
     a.endpoint = s.endpoint;
     a.hid = s.hid;
-    if (s.attr[kGroupIndex] < -1 || s.attr[kGroupIndex] > (1LL << 30))
+    if (s.attr[kGroupIndex] < -1 || s.attr[kGroupIndex] > (1LL << 30)) {
       bad_group_index.emplace_back(attempts.size(), s.attr[kGroupIndex]);
+      a.bad_index = true;
+    }
     attempts.push_back(a);
     attempt_keys.emplace_back(s.attr[kRunId], s.attr[kTaskSlot]);
   }
@@ -466,11 +469,22 @@ class Members {
   Iterator end() const { return {last_, last_}; }
   bool empty() const { return first_ == last_; }
   // The first dispatch of member m, or nullptr.
+  // The first dispatch of member m, or nullptr (the attempts are sorted by member: a binary search, so a
+  // group of 65,536 members costs no more than its size times a logarithm).
   Attempt* find(int m) const {
-    for (Attempt* a = first_; a != last_; ++a)
-      if (a->member == m) return a;
-    return nullptr;
+    Attempt* a = std::lower_bound(first_, last_, m, [](const Attempt& x, int v) { return x.member < v; });
+    return a != last_ && a->member == m ? a : nullptr;
   }
+  // Every dispatch of member m: [first, last).
+  std::pair<Attempt*, Attempt*> all_of(int m) const {
+    return std::equal_range(first_, last_, m, [](const auto& x, const auto& y) { return member_of(x) < member_of(y); });
+  }
+
+ private:
+  static int member_of(const Attempt& a) { return a.member; }
+  static int member_of(int m) { return m; }
+
+ public:
 
  private:
   Attempt* first_;
@@ -731,7 +745,7 @@ class Builder {
       for (const Member& m : members(t))
         for (const Attempt* a = m.first; a != m.last; ++a)
           for (const Attempt* b = a + 1; b != m.last; ++b) {
-            if (a->worker != b->worker || a->dispatch_id != b->dispatch_id) continue;
+            if (a->worker != b->worker || a->dispatch_id != b->dispatch_id || a->bad_index || b->bad_index) continue;
             const Attempt& one = a->seq < b->seq ? *a : *b;
             const Attempt& two = a->seq < b->seq ? *b : *a;
             refuse_first(two.seq, 0, two.line,
@@ -745,10 +759,12 @@ class Builder {
       if (!wanted(s->attr[kRunId])) continue;
       const TaskObs& t = tasks_[task(s->attr[kRunId], s->attr[kTaskSlot])];
       Attempt* found = nullptr;
-      for (Attempt* a = members(t).begin().at; a != members(t).end().at; ++a)
-        if (a->member == s->attr[kGroupIndex] && a->worker == s->attr[kWorkerId] &&
-            a->dispatch_id == s->attr[kDispatchId])
-          found = a;
+      const long long gi = s->attr[kGroupIndex];
+      if (gi >= -1 && gi <= (1LL << 30)) {  // a member index an attempt can hold
+        const auto [first, last] = members(t).all_of(static_cast<int>(gi));
+        for (Attempt* a = first; a != last; ++a)
+          if (!a->bad_index && a->worker == s->attr[kWorkerId] && a->dispatch_id == s->attr[kDispatchId]) found = a;
+      }
       const std::string who = member_text(t, s->attr[kGroupIndex]) + " on worker " +
                               std::to_string(s->attr[kWorkerId]) + " (dispatch_id " +
                               std::to_string(s->attr[kDispatchId]) + ")";
@@ -1188,7 +1204,8 @@ std::string Builder::write(const fs::path& dir) {
     // The file's buffers next to the log's workers: a buffer owned by a worker the log never saw, for
     // one, makes a scenario nothing could run. Refused here, not written.
     try {
-      (void)parse_scenario(read_json_file((dir / "scenario.json").string()), "scenario.json", ".");
+      std::ifstream in(dir / "scenario.json", std::ios::binary);  // no size limit: the import wrote it
+      (void)parse_scenario(nlohmann::json::parse(in), "scenario.json", ".");
     } catch (const ScenarioError& e) {
       throw ImportError("--deps " + o_.deps_file + ": the joined scenario would not load (" + e.what() +
                         "): the file does not fit the log's workers");
@@ -1318,14 +1335,15 @@ void Builder::write_scenario(const fs::path& file) {
       for (const Member& m : members(t)) {
         const Attempt& a = m.front();
         dispatch_durs.push_back(static_cast<double>(a.dispatch_dur));
-        dispatches.emplace_back(a.dispatch_ts, a.dispatch_dur);
         if (a.completed)
           per_worker[{t.submit == kNoSubmit, a.worker}].push_back(
               {a.start(), a.complete_ts, t.submit != kNoSubmit ? submit_of(t)->ts : -1, a.staged});
       }
     }
     // The scheduler's time on other dispatches in [from, to): what a gap holds beyond its own overhead
-    // when the member was not the first its iteration dispatched.
+    // when the member was not the first its iteration dispatched. Every dispatch span of the runs
+    // imported counts (a left-out task's and a retry's too: the scheduler spent that time).
+    for (const Attempt& a : attempts_) dispatches.emplace_back(a.dispatch_ts, a.dispatch_dur);
     std::sort(dispatches.begin(), dispatches.end());
     std::vector<long long> before(dispatches.size() + 1, 0);  // before[i]: the durs of dispatches[0, i)
     for (std::size_t i = 0; i < dispatches.size(); ++i) before[i + 1] = before[i] + dispatches[i].second;
@@ -1878,8 +1896,9 @@ std::string import_strace(const ImportOptions& options, const std::string& out_a
   Parsed parsed;
   LogReader(options, parsed, &process, pid, lines).read();
   if (parsed.lines != lines || parsed.candidates[pid].spans != spans)
-    throw BadInput(options.log + ": the log changed while it was read (" + std::to_string(lines) + " lines, then " +
-                   std::to_string(parsed.lines) + ")");
+    throw BadInput(options.log + ": the log changed while it was read (" + std::to_string(lines) + " lines and " +
+                   std::to_string(spans) + " scheduler spans of pid " + std::to_string(pid) + ", then " +
+                   std::to_string(parsed.lines) + " and " + std::to_string(parsed.candidates[pid].spans) + ")");
   Builder builder(options, parsed, std::move(process));
   builder.check_log();
   const fs::path out = check_output_folder(out_arg, FolderKind::kImport, "--out");

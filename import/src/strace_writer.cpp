@@ -109,6 +109,8 @@ std::string strace_log_from_events(const std::string& events_jsonl, const Scenar
       if (!parse_import_name(name, t.run, t.slot)) {
         t.run = run_ids.emplace(e.value("run", std::string()), static_cast<long long>(run_ids.size()) + 1).first->second;
         t.slot = next_slot[t.run]++;
+      } else if (e.contains("run")) {
+        run_ids.emplace(e["run"].get<std::string>(), t.run);  // its run's end is a retirement of that run_id
       }
       t.kind = e.value("kind", "single");
       t.hid = strace_encode(hid_of(e.value("callable", std::string())));

@@ -109,6 +109,9 @@ refuse run-id-0 "run_id=0 (run ids count from 1" 'at = find("node.submit ", "run
 refuse two-submits "two submits for one task" 'i = find("node.submit ", "task_slot=1 "); lines.insert(i + 1, lines[i]); at = i + 2'
 refuse single-elsewhere "a single dispatched to another worker than its submit named" 'i = find("node.submit ", "run_id=1 task_slot=0 "); lines[i] = lines[i].replace("worker_id=0", "worker_id=1"); at = find("node.dispatch ", "run_id=1 task_slot=0 ") + 1'
 refuse group-index "group_index 2 outside [0, group_size)" 'at = find("node.dispatch ", "task_slot=1 group_index=1"); lines[at] = lines[at].replace("group_index=1", "group_index=2"); c = find("node.complete ", "task_slot=1 group_index=1"); lines[c] = lines[c].replace("group_index=1", "group_index=2"); at += 1'
+# A group_index too large for a member index, on a copy of a dispatch that is otherwise the same: its own
+# refusal (not "dispatched twice" for the member it would wrap to).
+refuse group-index-huge "group_index 4294967296 outside [0, group_size)" 'i = find("node.dispatch ", "run_id=1 task_slot=0 "); lines.insert(i + 1, lines[i].replace("group_index=0", "group_index=4294967296")); at = i + 2'
 refuse twice "a member dispatched twice without an end between" 'i = find("node.dispatch ", "run_id=1 task_slot=0 "); lines.insert(i + 1, lines[i].replace("dispatch_id=0", "dispatch_id=7").replace("ts=1000200000", "ts=1000250000")); at = i + 2'
 # The same dispatch record twice (a capture that repeats a line): refused, not a crash (it was a null
 # dereference before the pairing was rewritten).
