@@ -404,13 +404,27 @@ std::FILE* open_temp_file(const std::string& path, int* err) {
   return f;
 }
 
+namespace {
+// Writes all of `text` to `fd`: 0, or the errno of the first failed write.
+int write_all(int fd, std::string_view text) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return n < 0 ? errno : EIO;
+    done += static_cast<std::size_t>(n);
+  }
+  return 0;
+}
+constexpr std::size_t kStreamBuffer = 1 << 20;
+}  // namespace
+
 StreamedFile::StreamedFile(fs::path path) : path_(std::move(path)) {
   {
     std::lock_guard<std::recursive_mutex> lock(registry().m);
     fd_ = open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   }
   if (fd_ < 0) throw_write_error(path_, errno);
-  buffer_.reserve(1 << 20);
 }
 
 StreamedFile::~StreamedFile() {
@@ -420,27 +434,23 @@ StreamedFile::~StreamedFile() {
 }
 
 void StreamedFile::write(std::string_view text) {
-  buffer_ += text;
-  if (buffer_.size() >= (1 << 20)) spill();
+  if (buffer_.size() + text.size() < kStreamBuffer) {
+    buffer_ += text;
+    return;
+  }
+  spill();
+  if (err_ == 0) err_ = write_all(fd_, text);  // a large piece goes out as it is, not through the buffer
 }
 
 void StreamedFile::spill() {
-  std::size_t done = 0;
-  while (err_ == 0 && done < buffer_.size()) {
-    const ssize_t n = ::write(fd_, buffer_.data() + done, buffer_.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      err_ = n < 0 ? errno : EIO;
-      break;
-    }
-    done += static_cast<std::size_t>(n);
-  }
+  if (err_ == 0) err_ = write_all(fd_, buffer_);
   buffer_.clear();
 }
 
 void StreamedFile::close() {
   spill();
   int err = err_;
+  // On the disk before it is renamed into place: a crash after success never leaves it empty.
   if (err == 0 && fsync(fd_) != 0 && errno != EINVAL) err = errno;
   if (::close(fd_) != 0 && err == 0) err = errno;
   fd_ = -1;
@@ -451,30 +461,9 @@ void StreamedFile::close() {
 }
 
 void write_file(const fs::path& path, std::string_view text) {
-  int fd = -1;
-  {
-    std::lock_guard<std::recursive_mutex> lock(registry().m);
-    fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  }
-  if (fd < 0) throw_write_error(path, errno);
-  std::size_t done = 0;
-  int err = 0;
-  while (done < text.size()) {
-    const ssize_t n = write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      err = n < 0 ? errno : EIO;
-      break;
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  // On the disk before it is renamed into place: a crash after success never leaves it empty.
-  if (err == 0 && fsync(fd) != 0 && errno != EINVAL) err = errno;
-  if (close(fd) != 0 && err == 0) err = errno;
-  if (err != 0) {
-    unlink(path.c_str());
-    throw_write_error(path, err);
-  }
+  StreamedFile file(path);
+  file.write(text);
+  file.close();
 }
 
 int sync_path(const fs::path& p) {

@@ -472,8 +472,8 @@ class Members {
   // The first dispatch of member m, or nullptr (the attempts are sorted by member: a binary search, so a
   // group of 65,536 members costs no more than its size times a logarithm).
   Attempt* find(int m) const {
-    Attempt* a = std::lower_bound(first_, last_, m, [](const Attempt& x, int v) { return x.member < v; });
-    return a != last_ && a->member == m ? a : nullptr;
+    const auto [first, last] = all_of(m);
+    return first != last ? first : nullptr;
   }
   // Every dispatch of member m: [first, last).
   std::pair<Attempt*, Attempt*> all_of(int m) const {
