@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "dirsched/scheduler.hpp"
 
@@ -102,12 +103,84 @@ WaitAttribution::WaitAttribution(const Scheduler& core) : core_(core) {
   const std::size_t n = core.registry().next_level_count();
   workers_.resize(n);
   is_head_target_.assign(n, 0);
-  nodes_.push_back(Node{});  // node 0: none
 }
 
 WaitAttribution::~WaitAttribution() = default;
 
 std::optional<std::uint32_t> WaitAttribution::index_of(WorkerId w) const { return core_.registry().index_of(w); }
+
+const ExactSum& WaitAttribution::zero_sum() {
+  static const ExactSum z;
+  return z;
+}
+
+const std::vector<std::uint32_t>& WaitAttribution::no_targets() {
+  static const std::vector<std::uint32_t> none;
+  return none;
+}
+
+// --- the critical-path node table ---
+
+WaitAttribution::NodeTable::NodeTable() { push(); }  // node 0: none
+
+std::uint32_t WaitAttribution::NodeTable::push() {
+  if ((size_ >> kShift) == chunks_.size()) chunks_.push_back(std::make_unique<Node[]>(std::size_t{1} << kShift));
+  if (size_ >= std::numeric_limits<std::uint32_t>::max())
+    throw InternalError("wait attribution: more than 2^32 critical-path nodes held");
+  return static_cast<std::uint32_t>(size_++);
+}
+
+std::uint64_t WaitAttribution::NodeTable::place(std::string_view name) {
+  if (name.size() > text_room_) {
+    last_size_ = std::max(kText, name.size());
+    text_.push_back(std::make_unique<char[]>(last_size_));
+    text_room_ = last_size_;
+  }
+  const std::size_t off = last_size_ - text_room_;
+  std::copy(name.begin(), name.end(), text_.back().get() + off);
+  text_room_ -= name.size();
+  return (static_cast<std::uint64_t>(text_.size() - 1) << 32) | off;
+}
+
+void WaitAttribution::NodeTable::set_name(std::uint32_t n, std::string_view name) {
+  if (name.size() > std::numeric_limits<std::uint32_t>::max())
+    throw InternalError("wait attribution: a task name of 4 GiB or more");
+  Node& x = (*this)[n];
+  x.name = place(name);
+  x.name_size = static_cast<std::uint32_t>(name.size());
+  live_bytes_ += name.size();
+}
+
+std::string_view WaitAttribution::NodeTable::name(std::uint32_t n) const {
+  const Node& x = (*this)[n];
+  if (x.name_size == 0) return {};
+  return {text_[x.name >> 32].get() + (x.name & 0xffffffffu), x.name_size};
+}
+
+void WaitAttribution::NodeTable::freed(std::uint32_t n) {
+  Node& x = (*this)[n];
+  live_bytes_ -= x.name_size;
+  garbage_ += x.name_size;
+  x.name_size = 0;
+  ++frees_;
+  if (garbage_ > live_bytes_ && garbage_ >= kText && 2 * frees_ >= size_) compact();
+}
+
+// The live names into new chunks, in node order; the old text goes.
+void WaitAttribution::NodeTable::compact() {
+  std::vector<std::unique_ptr<char[]>> old;
+  old.swap(text_);
+  text_room_ = 0;
+  last_size_ = 0;
+  for (std::size_t n = 1; n < size_; ++n) {
+    Node& x = (*this)[static_cast<std::uint32_t>(n)];
+    if (x.name_size == 0) continue;
+    const std::string_view was{old[x.name >> 32].get() + (x.name & 0xffffffffu), x.name_size};
+    x.name = place(was);
+  }
+  garbage_ = 0;
+  frees_ = 0;
+}
 
 // --- per-worker running totals for the singles waiting on it ---
 
@@ -126,13 +199,14 @@ void WaitAttribution::set_piece(std::uint32_t wi, double t) {
 // --- the group FIFO head ---
 
 void WaitAttribution::head_flush(Live& g, double t) {
-  g.snap.at(g.idle_targets > 0 ? 1 : 0).add_diff(t, g.piece_since);
-  g.piece_since = t;
+  Extra& gx = g.extra();
+  gx.snap[gx.idle_targets > 0 ? 1 : 0].add_diff(t, gx.piece_since);
+  gx.piece_since = t;
 }
 
 void WaitAttribution::become_head(TaskId id, double t) {
   head_ = id;
-  Live& g = live_.at(id.index());
+  Extra& g = live_.at(id.index()).extra();
   g.head = t;
   g.piece_since = t;
   g.idle_targets = 0;
@@ -148,11 +222,11 @@ void WaitAttribution::target_changed(std::uint32_t wi, double t, bool busy_now) 
   Live& g = live_.at(head_.index());
   head_flush(g, t);
   if (busy_now) {
-    --g.idle_targets;
+    --g.extra().idle_targets;
   } else {
-    ++g.idle_targets;
+    ++g.extra().idle_targets;
     const Worker& w = workers_[wi];
-    head_runs_.push_back({std::max(w.since, g.head), t, wi, w.running, std::string(core_.name(w.running)), w.running_wait});
+    head_runs_.push_back({std::max(w.since, head_of(g)), t, wi, w.running, std::string(core_.name(w.running)), w.running_wait});
     last_target_end_ = t;
     last_target_end_node_ = w.node;
   }
@@ -163,18 +237,19 @@ void WaitAttribution::target_changed(std::uint32_t wi, double t, bool busy_now) 
 // of its targets that reaches furthest. At a cancellation the targets still running count to `until`.
 void WaitAttribution::chain_for(TaskId id, double until) {
   const Live& g = live_.at(id.index());
+  const double head = head_of(g);
   std::vector<Run> runs = head_runs_;
-  for (std::uint32_t wi : g.targets) {
+  for (std::uint32_t wi : g.targets()) {
     const Worker& w = workers_[wi];
     if (w.running.valid())
-      runs.push_back({std::max(w.since, g.head), until, wi, w.running, std::string(core_.name(w.running)),
+      runs.push_back({std::max(w.since, head), until, wi, w.running, std::string(core_.name(w.running)),
                       w.running_wait});
   }
   std::vector<BlockedBy> chain;
-  if (g.head > g.ready)
-    chain.push_back({g.ready, g.head, std::nullopt, previous_head_, previous_head_wait_.s, previous_head_wait_.cause});
+  if (head > g.ready)
+    chain.push_back({g.ready, head, std::nullopt, previous_head_, previous_head_wait_.s, previous_head_wait_.cause});
   std::stable_sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.start < b.start; });
-  double cur = g.head;
+  double cur = head;
   std::size_t i = 0;
   const Run* best = nullptr;
   while (cur < until) {
@@ -208,11 +283,9 @@ std::uint32_t WaitAttribution::new_node(TaskId task) {
     free_.pop_back();
     nodes_[n] = Node{};
   } else {
-    n = static_cast<std::uint32_t>(nodes_.size());
-    nodes_.push_back(Node{});
+    n = nodes_.push();
   }
-  nodes_[n].task = task;
-  nodes_[n].name.assign(core_.name(task));
+  nodes_.set_name(n, core_.name(task));
   nodes_[n].refs = 1;  // the live task's
   return n;
 }
@@ -224,6 +297,7 @@ void WaitAttribution::hold(std::uint32_t n) {
 void WaitAttribution::release(std::uint32_t n) {
   while (n && --nodes_[n].refs == 0) {  // iteratively: a chain may be a million long
     const std::uint32_t pred = nodes_[n].pred;
+    nodes_.freed(n);
     free_.push_back(n);
     n = pred;
   }
@@ -263,8 +337,14 @@ void WaitAttribution::prune_ended_now() {
 
 // --- a task starts ---
 
+std::array<ExactSum, kWaitCauses>& WaitAttribution::fresh_causes() {
+  for (ExactSum& x : causes_) x.clear();
+  return causes_;
+}
+
 void WaitAttribution::finish_waits(TaskId id, Live& l, double t, std::array<ExactSum, kWaitCauses>& c) {
-  ExactSum check;
+  ExactSum& check = check_;
+  check.clear();
   for (const ExactSum& x : c) check.add(x);
   check.add_diff(l.submit, t);  // - (t - submit)
   TaskWaits w;
@@ -280,9 +360,10 @@ void WaitAttribution::finish_waits(TaskId id, Live& l, double t, std::array<Exac
     w.behind = static_cast<std::uint32_t>(wk.runs - l.runs_at_ready);
   }
   const double wait = t - l.submit;
-  l.wait = {wait, std::nullopt};
+  l.wait_s = wait;
+  l.wait_cause = std::nullopt;
   for (std::size_t k = 0; k < kWaitCauses; ++k)
-    if (w.s[k] > 0 && (!l.wait.cause || w.s[k] > w.s[idx(*l.wait.cause)])) l.wait.cause = static_cast<WaitCause>(k);
+    if (w.s[k] > 0 && (!l.wait_cause || w.s[k] > w.s[idx(*l.wait_cause)])) l.wait_cause = static_cast<WaitCause>(k);
   if (wait > 0 && (l.kind == TaskKind::kSingle || l.kind == TaskKind::kGroup)) {
     std::vector<LongWait>& top = l.kind == TaskKind::kSingle ? top_single_ : top_group_;
     if (top.size() < kLongest || wait > top.back().wait_s) {
@@ -298,7 +379,7 @@ void WaitAttribution::finish_waits(TaskId id, Live& l, double t, std::array<Exac
         const std::uint64_t from = std::max<std::uint64_t>(l.runs_at_ready, wk.runs >= kAhead ? wk.runs - kAhead : 0);
         for (std::uint64_t k = from; k < wk.runs; ++k) lw.ahead.push_back(wk.recent[k % kAhead]);
       } else {
-        for (std::uint32_t wi : l.targets) lw.workers.push_back(std::to_string(core_.registry().worker_at(wi).id.value()));
+        for (std::uint32_t wi : l.targets()) lw.workers.push_back(std::to_string(core_.registry().worker_at(wi).id.value()));
       }
       note_long(lw, top);
     }
@@ -336,8 +417,10 @@ void WaitAttribution::on_event(const Event& e) {
       l.submit = t;
       if (e.task_kind == TaskKind::kSingle && e.workers && !e.workers->empty()) {
         l.worker = index_of((*e.workers)[0]).value_or(0);
-      } else if (e.task_kind == TaskKind::kGroup && e.workers) {
-        for (WorkerId w : *e.workers) l.targets.push_back(index_of(w).value_or(0));
+      } else if (e.task_kind == TaskKind::kGroup) {
+        Extra& g = l.extra();
+        if (e.workers)
+          for (WorkerId w : *e.workers) g.targets.push_back(index_of(w).value_or(0));
       }
       live_.insert(e.task.index(), std::move(l));
       last_submit_ = e.task;
@@ -357,7 +440,7 @@ void WaitAttribution::on_event(const Event& e) {
       if (l.kind == TaskKind::kSingle) {
         Worker& w = workers_[l.worker];
         flush(w, t);
-        l.snap.assign(w.cum);
+        l.set_snap(w.cum);
         l.runs_at_ready = w.runs - (w.running.valid() ? 1 : 0);  // the run under way counts as ahead
       } else if (l.kind == TaskKind::kGroup) {
         group_fifo_.push_back(e.task);
@@ -370,7 +453,7 @@ void WaitAttribution::on_event(const Event& e) {
       blocked_head_ = e.task;
       Live* it = live_.find(e.task.index());
       if (!it) break;
-      for (std::uint32_t wi : it->targets) {
+      for (std::uint32_t wi : it->targets()) {
         workers_[wi].reserved = true;
         set_piece(wi, t);
       }
@@ -381,18 +464,18 @@ void WaitAttribution::on_event(const Event& e) {
       if (!it) break;
       Live& g = *it;
       if (head_ == e.task) head_flush(g, t);
-      std::array<ExactSum, kWaitCauses> c;
+      std::array<ExactSum, kWaitCauses>& c = fresh_causes();
       c[idx(WaitCause::kProducers)].add_diff(g.ready, g.submit);
-      c[idx(WaitCause::kGroupQueue)].add_diff(g.head, g.ready);
-      c[idx(WaitCause::kTargetsBusy)] = g.snap[0];
-      c[idx(WaitCause::kTargetIdle)] = g.snap[1];
+      c[idx(WaitCause::kGroupQueue)].add_diff(head_of(g), g.ready);
+      c[idx(WaitCause::kTargetsBusy)] = g.snap(0);
+      c[idx(WaitCause::kTargetIdle)] = g.snap(1);
       chain_for(e.task, t);
       StartReason reason = StartReason::kScheduler;
       std::uint32_t pred = 0;
       if (g.ready == t) {
         reason = g.ready_reason;
         pred = g.ready_node;
-      } else if (g.head == t && g.head > g.ready && previous_head_launch_ == t) {
+      } else if (head_of(g) == t && head_of(g) > g.ready && previous_head_launch_ == t) {
         reason = StartReason::kGroupHead;
         pred = previous_head_node_;
       } else if (last_target_end_ == t) {
@@ -401,9 +484,9 @@ void WaitAttribution::on_event(const Event& e) {
       }
       started(e.task, g, t, reason, pred);
       finish_waits(e.task, g, t, c);
-      for (std::uint32_t wi : g.targets) is_head_target_[wi] = 0;
+      for (std::uint32_t wi : g.targets()) is_head_target_[wi] = 0;
       if (blocked_head_ == e.task) {
-        for (std::uint32_t wi : g.targets) {
+        for (std::uint32_t wi : g.targets()) {
           workers_[wi].reserved = false;
           set_piece(wi, t);
         }
@@ -412,7 +495,7 @@ void WaitAttribution::on_event(const Event& e) {
       auto f = std::find(group_fifo_.begin(), group_fifo_.end(), e.task);
       if (f != group_fifo_.end()) group_fifo_.erase(f);
       previous_head_ = std::string(core_.name(e.task));
-      previous_head_wait_ = g.wait;
+      previous_head_wait_ = g.own();
       previous_head_node_ = g.node;
       previous_head_launch_ = t;
       head_ = TaskId();
@@ -430,7 +513,7 @@ void WaitAttribution::on_event(const Event& e) {
       Live& l = *it;
       if (e.target.sub) {
         if (e.member == 0) {
-          std::array<ExactSum, kWaitCauses> c;
+          std::array<ExactSum, kWaitCauses>& c = fresh_causes();
           c[idx(WaitCause::kProducers)].add_diff(l.ready, l.submit);
           c[idx(WaitCause::kSubPool)].add_diff(t, l.ready);
           StartReason reason = StartReason::kScheduler;
@@ -452,13 +535,13 @@ void WaitAttribution::on_event(const Event& e) {
       Worker& w = workers_[*wi];
       if (l.kind == TaskKind::kSingle) {
         flush(w, t);
-        std::array<ExactSum, kWaitCauses> c;
+        std::array<ExactSum, kWaitCauses>& c = fresh_causes();
         c[idx(WaitCause::kProducers)].add_diff(l.ready, l.submit);
         const WaitCause piece_cause[4] = {WaitCause::kFifo, WaitCause::kGroupRun, WaitCause::kReserved,
                                           WaitCause::kScheduler};
         for (std::size_t k = 0; k < 4; ++k) {
           c[idx(piece_cause[k])] = w.cum[k];
-          c[idx(piece_cause[k])].add(l.snap[k], true);
+          c[idx(piece_cause[k])].add(l.snap(k), true);
         }
         StartReason reason = StartReason::kScheduler;
         std::uint32_t pred = 0;
@@ -471,14 +554,14 @@ void WaitAttribution::on_event(const Event& e) {
         }
         started(e.task, l, t, reason, pred);
         finish_waits(e.task, l, t, c);
-        l.snap.clear();  // not needed any more
+        l.x.reset();  // the snapshot is not needed any more
       }
       target_changed(*wi, t, true);
       w.running = e.task;
       w.group = e.task_kind == TaskKind::kGroup;
       w.since = t;
       w.node = l.node;
-      w.running_wait = l.wait;
+      w.running_wait = l.own();
       const std::string_view name = core_.name(e.task);
       w.recent[w.runs % kAhead].assign(name.data(), name.size());
       ++w.runs;
@@ -515,8 +598,8 @@ void WaitAttribution::on_event(const Event& e) {
         else if (head_.valid() && t > it->ready)
           chains_[e.task.index()] = {{it->ready, t, std::nullopt, std::string(core_.name(head_)), 0, std::nullopt}};
       }
-      const std::vector<std::uint32_t> targets = it->targets;
-      const OwnWait own = it->wait;
+      const std::vector<std::uint32_t> targets = it->targets();
+      const OwnWait own = it->own();
       live_.erase(e.task.index());
       if (f == group_fifo_.end()) break;
       group_fifo_.erase(f);
@@ -591,11 +674,11 @@ std::vector<CriticalStep> WaitAttribution::critical_path() const {
   for (std::uint32_t n = last_; n; n = nodes_[n].pred) {
     const Node& x = nodes_[n];
     CriticalStep s;
-    s.task = x.name;
+    s.task = std::string(nodes_.name(n));
     s.start_s = x.start;
     s.end_s = x.end;
     s.reason = x.reason;
-    if (x.pred) s.after = nodes_[x.pred].name;
+    if (x.pred) s.after = std::string(nodes_.name(x.pred));
     out.push_back(std::move(s));
   }
   std::reverse(out.begin(), out.end());

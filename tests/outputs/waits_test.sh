@@ -102,6 +102,38 @@ if not 0 < m["peak_wait_nodes"] <= 8192 or s["wait_check"] != {"started": 20000,
     print("peak_wait_nodes", m["peak_wait_nodes"], "wait_check", s["wait_check"]); sys.exit(1)
 PY
 
+# 1e. The critical path's names outlive their tasks (the node table keeps them in an arena of text that
+# is compacted as nodes are freed): worker 0 runs a chain of 200 one-second singles, all submitted at
+# t = 0 with long names, the critical path; meanwhile 20,000 short tasks on workers 1-15, one every 5 ms,
+# end and free their nodes (4 MB of names), so the text is compacted many times while the chain's nodes
+# are held. Every step must name its own task, in order, with its start and end.
+python3 - "$tmp/names.json" <<'PY'
+import json, sys
+pad = "-a-name-long-enough-to-fill-the-critical-path-text-quickly-"
+trace = [{"op": "submit_next_level", "task": "chain%s%d" % (pad, i), "callable": "slow", "worker": 0}
+         for i in range(200)]
+trace += [{"op": "submit_next_level", "at_s": 0.005 * i, "task": "short%s%d" % (pad, i), "callable": "fast",
+           "worker": 1 + i % 15} for i in range(20000)]
+json.dump({"name": "names", "workers": {"next_level": [{"id": i, "kind": "local_chip"} for i in range(16)], "sub": 1},
+           "callables": {"slow": {"namespace": "LOCAL_CHIP", "duration_s": 1},
+                         "fast": {"namespace": "LOCAL_CHIP", "duration_s": 0.001}},
+           "trace": trace + [{"op": "drain"}]}, open(sys.argv[1], "w"))
+PY
+"$dirsched" run "$tmp/names.json" --out "$tmp/names" --engine event --outputs summary --quiet >/dev/null 2>&1
+python3 - "$tmp/names/summary.json" <<'PY' || { echo "FAIL names: the critical path after the text's compaction"; fail=1; }
+import json, sys
+pad = "-a-name-long-enough-to-fill-the-critical-path-text-quickly-"
+cp = json.load(open(sys.argv[1]))["critical_path"]
+bad = len(cp) != 200
+for i, step in enumerate(cp):
+    want = {"task": "chain%s%d" % (pad, i), "start_s": float(i), "end_s": float(i + 1)}
+    if i: want["after"] = "chain%s%d" % (pad, i - 1)
+    if any(step.get(k) != v for k, v in want.items()) or (i == 0 and step.get("after")):
+        bad = True
+if bad:
+    print("got", len(cp), "steps:", json.dumps(cp[:3]), "...", json.dumps(cp[-2:])); sys.exit(1)
+PY
+
 # 1c. Which tasks ran ahead of a long-waiting single: t10, the last of eleven 1 s singles on one worker,
 # waited behind the ten before it (t0 running when it turned READY counts); the summary names the last
 # eight of them, oldest first, and counts all ten.

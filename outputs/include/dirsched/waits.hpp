@@ -31,6 +31,7 @@
 #include <deque>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -50,6 +51,7 @@ class ExactSum {
   double value() const;  // correctly rounded
   bool is_zero() const;
   std::size_t size() const { return p_.size(); }
+  void clear() { p_.clear(); }  // keeps its room
 
  private:
   std::vector<double> p_;
@@ -176,52 +178,87 @@ class WaitAttribution : public Observer {
     std::string name;  // taken while the task is live: the core may reclaim it before the chain is made
     OwnWait wait;      // the task's own wait (BlockedBy)
   };
-  // Four exact sums, allocated once one is not empty: a task READY before its worker ran anything (every
-  // task of a trace submitted at t = 0) snapshots nothing, and a million live tasks each held 96 bytes
-  // of empty vectors. Reads of an unallocated one see zero.
-  class Snap {
-   public:
-    const ExactSum& operator[](std::size_t k) const { return p_ ? (*p_)[k] : zero(); }
-    ExactSum& at(std::size_t k) {
-      if (!p_) p_ = std::make_unique<std::array<ExactSum, 4>>();
-      return (*p_)[k];
-    }
-    void assign(const std::array<ExactSum, 4>& from) {
-      bool any = false;
-      for (const ExactSum& x : from) any |= x.size() > 0;
-      if (any) p_ = std::make_unique<std::array<ExactSum, 4>>(from);
-      else p_.reset();
-    }
-    void clear() { p_.reset(); }
-
-   private:
-    static const ExactSum& zero() {
-      static const ExactSum z;
-      return z;
-    }
-    std::unique_ptr<std::array<ExactSum, 4>> p_;
+  // What a live task holds besides its fixed fields, made only for the tasks that need it: a single's
+  // four exact sums when one is not empty (a task READY before its worker ran anything, as every task
+  // of a trace submitted at t = 0, snapshots nothing), and a group's targets and head state. Reads of an
+  // unmade one see zero sums and no targets.
+  struct Extra {
+    std::array<ExactSum, 4> snap;        // singles: the worker's totals at READY; groups: busy, idle
+    std::vector<std::uint32_t> targets;  // groups: registration indices
+    double head = -1;                    // groups: when it became the group FIFO head
+    double piece_since = 0;              // groups at the head
+    std::uint32_t idle_targets = 0;      // groups at the head
   };
+  // 56 bytes a live task (a million of them when every task is submitted at t = 0).
   struct Live {
-    TaskKind kind = TaskKind::kSingle;
-    double submit = -1, ready = -1, head = -1;
-    std::uint32_t worker = 0;             // singles: registration index
-    std::vector<std::uint32_t> targets;   // groups: registration indices
-    Snap snap;                            // singles: the worker's totals at READY; groups: busy, idle
+    double submit = -1, ready = -1;
+    double wait_s = 0;                    // once started: its own wait
     std::uint64_t runs_at_ready = 0;
-    std::uint32_t idle_targets = 0;       // groups at the head
-    double piece_since = 0;               // groups at the head
-    StartReason ready_reason = StartReason::kSubmitted;
+    std::unique_ptr<Extra> x;
+    std::uint32_t worker = 0;             // singles: registration index
     std::uint32_t ready_node = 0;         // the producer's node
     std::uint32_t node = 0;
-    OwnWait wait;                         // once started: its own wait
+    TaskKind kind = TaskKind::kSingle;
+    StartReason ready_reason = StartReason::kSubmitted;
+    std::optional<WaitCause> wait_cause;  // once started: the cause that took most of its wait
+
+    const ExactSum& snap(std::size_t k) const { return x ? x->snap[k] : zero_sum(); }
+    Extra& extra() {
+      if (!x) x = std::make_unique<Extra>();
+      return *x;
+    }
+    // A single's snapshot: made only when one of the sums is not empty.
+    void set_snap(const std::array<ExactSum, 4>& from) {
+      bool any = false;
+      for (const ExactSum& s : from) any |= s.size() > 0;
+      if (any)
+        extra().snap = from;
+      else
+        x.reset();
+    }
+    const std::vector<std::uint32_t>& targets() const { return x ? x->targets : no_targets(); }
+    OwnWait own() const { return {wait_s, wait_cause}; }
   };
+  static const ExactSum& zero_sum();
+  static const std::vector<std::uint32_t>& no_targets();
+  static double head_of(const Live& g) { return g.x ? g.x->head : -1; }
+  // A critical-path node, 40 bytes: its task's name is kept in the node table's arena (the core may
+  // reclaim the task before the path is read).
   struct Node {
-    TaskId task;
-    std::string name;  // taken at the node's making (the core may reclaim the task later)
-    std::uint32_t pred = 0;  // 0: none
-    std::uint32_t refs = 0;
-    StartReason reason = StartReason::kSubmitted;
     double start = 0, end = -1;
+    std::uint64_t name = 0;  // NodeTable's text position
+    std::uint32_t name_size = 0;
+    std::uint32_t pred = 0;  // 0: none
+    std::uint32_t refs = 0;  // 0: free (and node 0)
+    StartReason reason = StartReason::kSubmitted;
+  };
+  // The nodes in fixed chunks (growing moves none and never holds two copies; chunks below malloc's
+  // mmap threshold reuse what ended live tasks gave back), their names in chunks of text. A freed
+  // node's name is garbage until the text is compacted, which waits until the garbage outweighs the
+  // live names and the frees since the last compaction are half the table: each compaction's cost
+  // (the table and the live names) is paid for by the frees before it.
+  class NodeTable {
+   public:
+    NodeTable();
+    Node& operator[](std::uint32_t n) { return chunks_[n >> kShift][n & kMask]; }
+    const Node& operator[](std::uint32_t n) const { return chunks_[n >> kShift][n & kMask]; }
+    std::size_t size() const { return size_; }
+    std::uint32_t push();  // a new node at the end
+    void set_name(std::uint32_t n, std::string_view name);
+    std::string_view name(std::uint32_t n) const;
+    void freed(std::uint32_t n);  // node n was freed: its name is garbage
+
+   private:
+    static constexpr std::uint32_t kShift = 11, kMask = (1u << kShift) - 1;  // 2,048 nodes, 80 KiB
+    static constexpr std::size_t kText = 64 * 1024;
+    std::uint64_t place(std::string_view name);
+    void compact();
+    std::vector<std::unique_ptr<Node[]>> chunks_;
+    std::size_t size_ = 0;
+    std::vector<std::unique_ptr<char[]>> text_;  // a position is chunk << 32 | offset
+    std::size_t text_room_ = 0;                  // left in the last chunk
+    std::size_t last_size_ = 0;                  // the last chunk's size
+    std::size_t live_bytes_ = 0, garbage_ = 0, frees_ = 0;
   };
 
   // The live tasks by task index: task ids are dense and given in submit order, so a window from the
@@ -306,8 +343,12 @@ class WaitAttribution : public Observer {
   std::array<ExactSum, kWaitCauses> totals_;
   std::uint64_t inexact_ = 0, started_ = 0;
   std::vector<LongWait> top_single_, top_group_;
+  // Reused for each start (no allocation per task once they have room).
+  std::array<ExactSum, kWaitCauses>& fresh_causes();
+  std::array<ExactSum, kWaitCauses> causes_;
+  ExactSum check_;
   // Critical path: node 0 is "none".
-  std::vector<Node> nodes_;
+  NodeTable nodes_;
   std::vector<std::uint32_t> free_;
   std::vector<std::uint32_t> ended_now_;  // ended at the current instant: freed when time moves on
   std::size_t prune_at_ = 4096;           // ended_now_'s size that prunes it (prune_ended_now())
