@@ -343,7 +343,11 @@ Recorder::GroupTotals Recorder::group_totals(double makespan) const {
 
 void Recorder::ready_waits(double makespan, WaitSketch& singles, WaitSketch& groups) const {
   // A started task's wait is the one its queue recorded at its first dispatch ("worker:ID" holds the
-  // NEXT_LEVEL singles, "group" the groups); the rest waited until the end of the run.
+  // NEXT_LEVEL singles, "group" the groups); the rest waited until the end of the run. Room for the
+  // kept values first: a million of them grew by doubling, twice the memory at the end of a run.
+  std::size_t held = unstarted_single_.size() + cancelled_single_waits_.size();
+  for (const WaitSketch& values : nl_waits_) held += values.held();
+  singles.reserve(held);
   for (const WaitSketch& values : nl_waits_) singles.add(values);
   groups.add(group_waits_);
   for (double ready : unstarted_single_) singles.add(makespan - ready);
@@ -826,6 +830,10 @@ void WaitSketch::bucket(double v, std::uint64_t n) {
   buckets_[i] += n;
 }
 
+void WaitSketch::reserve(std::size_t n) {
+  if (!sketched_) values_.reserve(values_.size() + n);
+}
+
 void WaitSketch::sketch() {
   if (sketched_) return;
   sketched_ = true;
@@ -835,12 +843,18 @@ void WaitSketch::sketch() {
 }
 
 WaitStats WaitSketch::stats() const {
+  if (sketched_ || count_ == 0) return const_cast<WaitSketch*>(this)->take_stats();  // reads only
+  WaitSketch copy = *this;
+  return copy.take_stats();
+}
+
+WaitStats WaitSketch::take_stats() {
   WaitStats s;
   if (count_ == 0) return s;
   s.count = count_;
   if (!sketched_) {
     // Exact, as every wait list was summarised before the histogram (the same numbers, bit for bit).
-    std::vector<double> v = values_;
+    std::vector<double>& v = values_;
     std::sort(v.begin(), v.end());
     auto rank = [&](double q) {  // nearest-rank percentile
       std::size_t k = static_cast<std::size_t>(std::ceil(q * static_cast<double>(v.size())));

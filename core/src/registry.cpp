@@ -16,13 +16,24 @@ void Registry::add_next_level(WorkerId id, WorkerKind kind, std::uint32_t frames
   if (index_.count(id))
     throw RegistryError("worker id " + std::to_string(id.value()) + " is registered twice");
   if (!callables_.empty()) throw RegistryError("register every worker before the first callable");
-  index_.emplace(id, static_cast<std::uint32_t>(workers_.size()));
+  const auto index = static_cast<std::uint32_t>(workers_.size());
+  index_.emplace(id, index);
+  if (id.value() < kDense) {
+    const auto v = static_cast<std::size_t>(id.value());
+    if (dense_.size() <= v) dense_.resize(v + 1, kNoIndex);
+    dense_[v] = index;
+  }
   workers_.push_back({id, kind, frames});
   local_chips_ += kind == WorkerKind::kLocalChip;
   local_workers_ += kind == WorkerKind::kLocalWorker;
 }
 
 std::optional<std::uint32_t> Registry::index_of(WorkerId id) const {
+  if (id.value() >= 0 && id.value() < kDense) {  // every id below kDense that is registered is in dense_
+    const auto v = static_cast<std::size_t>(id.value());
+    if (v >= dense_.size() || dense_[v] == kNoIndex) return std::nullopt;
+    return dense_[v];
+  }
   auto it = index_.find(id);
   if (it == index_.end()) return std::nullopt;
   return it->second;

@@ -369,8 +369,8 @@ record::Summary summarise(const Run& run, const std::vector<std::string>& notes)
   // question. A single that never started waited until the end of the run, as a group does.
   WaitSketch single_waits, group_waits;
   rec.ready_waits(makespan, single_waits, group_waits);
-  s.ready_waits_single = wait_record(single_waits.stats());
-  s.ready_waits_group = wait_record(group_waits.stats());
+  s.ready_waits_single = wait_record(single_waits.take_stats());
+  s.ready_waits_group = wait_record(group_waits.take_stats());
 
   for (std::size_t i = 0; i < r.stuck.size() && i < kSummaryListCap; ++i)  // the first ones; the rest counted
     s.stuck.push_back({r.stuck[i].task, std::string(to_string(r.stuck[i].state)), r.stuck[i].reason});

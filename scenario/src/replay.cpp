@@ -127,23 +127,26 @@ bool Replay::next_enabled() const {
   return runs_.empty() ? core_->non_terminal_tasks() == 0 : every_begun_run_terminal();
 }
 
-SubmitRequest Replay::request(const OpSpec& op) const {
-  SubmitRequest r;
+// Filled in place: the request's vectors and strings keep their room from one submit to the next (a
+// fresh request was an allocation or two per task).
+const SubmitRequest& Replay::request(const OpSpec& op) {
+  SubmitRequest& r = request_;
   r.kind = op.kind == OpKind::kSubmitNextLevel ? TaskKind::kSingle
            : op.kind == OpKind::kSubmitGroup   ? TaskKind::kGroup
            : op.kind == OpKind::kSubmitSub     ? TaskKind::kSub
                                                : TaskKind::kSubGroup;
-  r.name = op.task;
+  r.name.assign(op.task);
   r.callable = CallableId(static_cast<std::uint32_t>(op.callable));
-  for (const auto& member : op.args) {
-    std::vector<Arg> args;
-    for (const ArgSpec& a : member)
+  r.args.resize(op.args.size());
+  for (std::size_t m = 0; m < op.args.size(); ++m) {
+    std::vector<Arg>& args = r.args[m];
+    args.clear();
+    for (const ArgSpec& a : op.args[m])
       if (a.buffer) args.push_back({buffers_[*a.buffer], a.tag, a.range});
-    r.args.push_back(std::move(args));
   }
   r.worker = op.worker;
   r.workers = op.workers;
-  r.origin = op.path;
+  r.origin.assign(op.path);
   return r;
 }
 

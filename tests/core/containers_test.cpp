@@ -1,7 +1,11 @@
 #include "dirsched/containers.hpp"
+#include "dirsched/registry.hpp"
 
 #include <gtest/gtest.h>
 
+#include <deque>
+#include <memory>
+#include <random>
 #include <set>
 #include <vector>
 
@@ -40,6 +44,66 @@ TEST(FifoQueue, EraseIfKeepsTheOthersInOrderAcrossTheWrap) {
   EXPECT_EQ(f.size(), 4u);
   f.erase_if([](int) { return true; });
   EXPECT_TRUE(f.empty());
+}
+
+// ChunkedQueue against std::deque: pushes and pops in runs that cross many chunk boundaries (and empty
+// it), indexing from the front in between.
+TEST(ChunkedQueueWindow, MatchesADequeAcrossChunks) {
+  ChunkedQueue<std::uint64_t> q;
+  std::deque<std::uint64_t> model;
+  std::mt19937_64 rng(7);
+  std::uint64_t next = 0;
+  const std::size_t per = ChunkedQueue<std::uint64_t>::kPerChunk;
+  for (int round = 0; round < 200; ++round) {
+    const std::size_t pushes = rng() % (3 * per), pops = rng() % (3 * per);
+    for (std::size_t i = 0; i < pushes; ++i) {
+      q.push_back(next);
+      model.push_back(next++);
+    }
+    for (std::size_t i = 0; i < pops && !model.empty(); ++i) {
+      ASSERT_EQ(q.front(), model.front());
+      q.pop_front();
+      model.pop_front();
+    }
+    ASSERT_EQ(q.size(), model.size());
+    ASSERT_EQ(q.empty(), model.empty());
+    if (!model.empty()) {
+      ASSERT_EQ(q.back(), model.back());
+      for (int k = 0; k < 20; ++k) {
+        const std::size_t i = rng() % model.size();
+        ASSERT_EQ(q[i], model[i]);
+      }
+    }
+  }
+}
+
+// A popped element is reset at once (what it held goes), and emplace_back gives a fresh element even in
+// a reused chunk.
+TEST(ChunkedQueueWindow, PopReleasesAndEmplaceGivesAFreshElement) {
+  ChunkedQueue<std::shared_ptr<int>> q;
+  const std::size_t per = ChunkedQueue<std::shared_ptr<int>>::kPerChunk;
+  auto held = std::make_shared<int>(1);
+  for (std::size_t i = 0; i < 2 * per + 3; ++i) q.push_back(held);
+  EXPECT_EQ(held.use_count(), static_cast<long>(2 * per + 4));
+  for (std::size_t i = 0; i < 2 * per; ++i) q.pop_front();  // two chunks emptied: one kept as spare
+  EXPECT_EQ(held.use_count(), 4);
+  for (std::size_t i = 0; i < 2 * per; ++i) EXPECT_EQ(q.emplace_back(), nullptr);
+  EXPECT_EQ(q.size(), 2 * per + 3);
+  EXPECT_EQ(q[0], held);
+}
+
+// Registry::index_of: ids below the dense bound looked up by table, the others by hash, both agreeing
+// with registration order; an id never registered is none either way.
+TEST(RegistryLookup, DenseAndSparseIdsByRegistrationIndex) {
+  Registry reg;
+  const std::int64_t ids[] = {5, 0, 65535, 65536, 1000000, 3, 1LL << 40};
+  for (std::int64_t id : ids) reg.add_next_level(WorkerId(id), WorkerKind::kLocalChip);
+  for (std::uint32_t i = 0; i < std::size(ids); ++i) {
+    ASSERT_EQ(reg.index_of(WorkerId(ids[i])), i) << ids[i];
+    EXPECT_EQ(reg.worker_at(i).id, WorkerId(ids[i]));
+  }
+  for (std::int64_t id : {1LL, 4LL, 6LL, 65534LL, 65537LL, 999999LL, -1LL})
+    EXPECT_EQ(reg.index_of(WorkerId(id)), std::nullopt) << id;
 }
 
 TEST(IndexSetOrder, NextFindsTheSmallestMemberAtOrAfter) {

@@ -1,7 +1,13 @@
-// Small containers for the hot path: a ring-buffer FIFO and a two-level bitset.
+// Small containers for the hot path: a ring-buffer FIFO, a chunked queue and a two-level bitset.
 //
 // Fifo<T> never scans: push at the tail, look at and pop the head, in O(1) amortised. It starts with
 // no allocation, so thousands of idle workers cost a few words each.
+//
+// ChunkedQueue<T> is a deque for a window of per-task records (push at the back, drop from the front,
+// index from the front) in chunks of about 64 KiB: std::deque's 512-byte blocks cost a malloc per ten
+// records, and a million records at once were 3% of a run in malloc alone. Chunks stay below malloc's
+// mmap threshold, so memory a run's records gave back is reused by the next; one emptied chunk is kept
+// for the next push.
 //
 // IndexSet keeps a set of small integers with O(1) insert and erase and an ordered "next member at or
 // after i" that skips 4096 empty indices per summary word, so the singles pass touches only workers
@@ -9,6 +15,8 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
+#include <memory>
 #include <vector>
 
 namespace dirsched {
@@ -51,6 +59,50 @@ class Fifo {
   }
   std::vector<T> buf_;  // capacity is a power of two
   std::size_t head_ = 0;
+  std::size_t size_ = 0;
+};
+
+template <typename T>
+class ChunkedQueue {
+ public:
+  static constexpr std::size_t kPerChunk = sizeof(T) >= 64 * 1024 ? 1 : 64 * 1024 / sizeof(T);
+
+  bool empty() const { return size_ == 0; }
+  std::size_t size() const { return size_; }
+  T& operator[](std::size_t i) {
+    const std::size_t j = head_ + i;
+    return chunks_[j / kPerChunk][j % kPerChunk];
+  }
+  const T& operator[](std::size_t i) const { return const_cast<ChunkedQueue*>(this)->operator[](i); }
+  T& front() { return (*this)[0]; }
+  const T& front() const { return (*this)[0]; }
+  T& back() { return (*this)[size_ - 1]; }
+  const T& back() const { return (*this)[size_ - 1]; }
+  // A default-constructed element at the back.
+  T& emplace_back() {
+    if (head_ + size_ == chunks_.size() * kPerChunk) {
+      chunks_.push_back(spare_ ? std::move(spare_) : std::make_unique<T[]>(kPerChunk));
+    }
+    ++size_;
+    T& x = back();
+    x = T{};
+    return x;
+  }
+  void push_back(T value) { emplace_back() = std::move(value); }
+  void pop_front() {
+    front() = T{};  // what it held goes now
+    --size_;
+    if (++head_ == kPerChunk) {
+      spare_ = std::move(chunks_.front());
+      chunks_.pop_front();
+      head_ = 0;
+    }
+  }
+
+ private:
+  std::deque<std::unique_ptr<T[]>> chunks_;
+  std::unique_ptr<T[]> spare_;
+  std::size_t head_ = 0;  // the front's place in chunks_.front()
   std::size_t size_ = 0;
 };
 

@@ -45,6 +45,7 @@
 #include <string>
 #include <vector>
 
+#include "dirsched/containers.hpp"
 #include "dirsched/observer.hpp"
 #include "dirsched/registry.hpp"
 
@@ -120,6 +121,8 @@ class WaitSketch {
   std::size_t count() const { return count_; }
   std::size_t held() const { return values_.size(); }  // values kept exactly
   WaitStats stats() const;
+  WaitStats take_stats();  // the same, sorting the kept values in place (no copy): read once, last
+  void reserve(std::size_t n);  // room for n more exact values
 
  private:
   void bucket(double v, std::uint64_t n);
@@ -282,10 +285,10 @@ class Recorder : public Observer {
   bool keep_ = true;
   std::function<void(const TaskRecord&)> on_retire_;
   TaskRecord scratch_;             // what on_retire_ is given
-  std::deque<Live> live_;          // records first_ on
+  ChunkedQueue<Live> live_;        // records first_ on
   std::size_t first_ = 0;          // record number of live_.front()
   std::size_t retired_ = 0;        // records before this one are retired
-  std::deque<std::uint32_t> by_task_;  // TaskId (from by_task_base_) -> record number
+  ChunkedQueue<std::uint32_t> by_task_;  // TaskId (from by_task_base_) -> record number
   std::uint32_t by_task_base_ = 0;     // TaskId of by_task_.front()
   std::map<std::size_t, Extra> extras_;  // record number -> its side record (rare records only)
   // Names of the records without a TaskId, each a 4-byte length then its bytes. Live::name is the

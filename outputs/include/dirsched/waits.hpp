@@ -35,6 +35,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "dirsched/containers.hpp"
 #include "dirsched/error.hpp"
 #include "dirsched/observer.hpp"
 
@@ -299,8 +300,8 @@ class WaitAttribution : public Observer {
     }
 
    private:
-    std::deque<Live> slots_;
-    std::deque<std::uint8_t> present_;
+    ChunkedQueue<Live> slots_;
+    ChunkedQueue<std::uint8_t> present_;
     std::uint32_t base_ = 0;
     std::size_t count_ = 0;
   };

@@ -93,9 +93,10 @@ class Replay {
   const std::string& trace_error() const { return trace_error_; }
   // Streamed ops whose members override duration or failure, held now (for tests and the bench).
   std::size_t held_overrides() const { return overrides_.size(); }
-  SubmitRequest request(const OpSpec& op) const;
 
  private:
+  const SubmitRequest& request(const OpSpec& op);
+  SubmitRequest request_;  // request()'s, reused
   bool submit(const OpSpec& op);
   // Runs: where the cursor is in the run op at op_.
   enum class Phase : std::uint8_t { kBegin, kInner, kEnd, kWait };
