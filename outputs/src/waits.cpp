@@ -103,6 +103,7 @@ WaitAttribution::WaitAttribution(const Scheduler& core) : core_(core) {
   const std::size_t n = core.registry().next_level_count();
   workers_.resize(n);
   is_head_target_.assign(n, 0);
+  prune_at_ = first_prune_at();
 }
 
 WaitAttribution::~WaitAttribution() = default;
@@ -308,21 +309,23 @@ void WaitAttribution::new_instant(double t) {
   instant_ = t;
   for (std::uint32_t n : ended_now_) release(n);
   ended_now_.clear();
-  prune_at_ = 4096;
+  prune_at_ = first_prune_at();
 }
 
 // The nodes ended at this instant are held because a task that starts later in the instant may name
 // one as its predecessor. Only a few can be named: the latest end on each worker (and its running
-// task's node), the latest SUB end, target end, completion and group launch, and a live task's
-// ready_node; every later value of these comes from a live task's node, which its task holds. When
-// every task ends in one instant (0 s durations) the list would hold them all, so past a bound the
-// ones nothing can name are released (amortised: the bound is twice what is kept, and 4,096).
+// task's node), the latest SUB end, target end, completion and group launch; every later value of these
+// comes from a live task's node, which its task holds, and a live task's ready_node holds its own
+// reference until the task starts. When every task ends in one instant (0 s durations) the list would
+// hold them all, so past a bound the ones nothing can name are released. A pruning costs O(workers),
+// so the bound is at least four times the workers (and 4,096), and twice what a pruning kept: the
+// cost per ended task stays O(1) amortised. (It scanned every live task once, which made a trace of
+// 10M tasks submitted at t = 0 on 4,096 workers quadratic: a pruning at every instant.)
 void WaitAttribution::prune_ended_now() {
   std::vector<std::uint32_t> nameable = {last_completed_node_, last_sub_end_node_, last_target_end_node_,
                                          previous_head_node_};
-  nameable.reserve(nameable.size() + 2 * workers_.size() + live_.size());
+  nameable.reserve(nameable.size() + 2 * workers_.size());
   for (const Worker& w : workers_) nameable.push_back(w.last_end_node), nameable.push_back(w.node);
-  live_.for_each([&](const Live& l) { nameable.push_back(l.ready_node); });
   std::sort(nameable.begin(), nameable.end());
   std::size_t kept = 0;
   for (const std::uint32_t n : ended_now_) {
@@ -332,7 +335,7 @@ void WaitAttribution::prune_ended_now() {
       release(n);
   }
   ended_now_.resize(kept);
-  prune_at_ = std::max<std::size_t>(4096, 2 * (kept + nameable.size()));
+  prune_at_ = std::max(first_prune_at(), 2 * (kept + nameable.size()));
 }
 
 // --- a task starts ---
@@ -402,6 +405,8 @@ void WaitAttribution::started(TaskId id, Live& l, double t, StartReason reason, 
   n.reason = reason;
   n.pred = pred;
   hold(pred);
+  release(l.ready_node);  // read by now (pred, when it started at its READY instant)
+  l.ready_node = 0;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -436,6 +441,7 @@ void WaitAttribution::on_event(const Event& e) {
       } else {
         l.ready_reason = StartReason::kProducer;
         l.ready_node = last_completed_t_ == t ? last_completed_node_ : 0;
+        hold(l.ready_node);  // until it starts or ends: it may start at this instant, naming it
       }
       if (l.kind == TaskKind::kSingle) {
         Worker& w = workers_[l.worker];
@@ -600,6 +606,7 @@ void WaitAttribution::on_event(const Event& e) {
       }
       const std::vector<std::uint32_t> targets = it->targets();
       const OwnWait own = it->own();
+      release(it->ready_node);
       live_.erase(e.task.index());
       if (f == group_fifo_.end()) break;
       group_fifo_.erase(f);
@@ -627,6 +634,7 @@ void WaitAttribution::on_event(const Event& e) {
       Live* it = live_.find(e.task.index());
       if (!it) break;
       const std::uint32_t n = it->node;
+      release(it->ready_node);  // it never started
       live_.erase(e.task.index());
       if (n) {
         nodes_[n].end = t;

@@ -102,6 +102,38 @@ if not 0 < m["peak_wait_nodes"] <= 8192 or s["wait_check"] != {"started": 20000,
     print("peak_wait_nodes", m["peak_wait_nodes"], "wait_check", s["wait_check"]); sys.exit(1)
 PY
 
+# 1d'. A READY task names its producer's node even when it starts thousands of ends later in the same
+# instant. p (worker 1), b (worker 0) and q (worker 2) run from 0 to 0.5. At 0.5 p's completion makes c
+# READY behind 6,000 0 s singles queued on worker 0 after b, which all end at 0.5 (enough ends to prune);
+# q's completion makes g READY on worker 1, where it runs at once for 0 s, naming q: worker 1's last end
+# is then g, so only c's ready_node still names p when c starts at 0.5. c runs 1 s and ends last: the
+# critical path is p, then c after p.
+python3 - "$tmp/ready-node.json" <<'PY'
+import json, sys
+trace = [{"op": "submit_next_level", "task": "b", "callable": "half", "worker": 0},
+         {"op": "submit_next_level", "task": "p", "callable": "half", "worker": 1,
+          "args": [{"buffer": "x", "tag": "OUTPUT"}]},
+         {"op": "submit_next_level", "task": "q", "callable": "half", "worker": 2,
+          "args": [{"buffer": "y", "tag": "OUTPUT"}]}]
+trace += [{"op": "submit_next_level", "task": "f%d" % i, "callable": "zero", "worker": 0} for i in range(6000)]
+trace += [{"op": "submit_next_level", "task": "g", "callable": "zero", "worker": 1,
+           "args": [{"buffer": "y", "tag": "INPUT"}]},
+          {"op": "submit_next_level", "task": "c", "callable": "one", "worker": 0,
+           "args": [{"buffer": "x", "tag": "INPUT"}]}, {"op": "drain"}]
+json.dump({"name": "ready-node", "workers": {"next_level": [{"id": i, "kind": "local_chip"} for i in range(16)], "sub": 1},
+           "callables": {"zero": {"namespace": "LOCAL_CHIP", "duration_s": 0},
+                         "half": {"namespace": "LOCAL_CHIP", "duration_s": 0.5},
+                         "one": {"namespace": "LOCAL_CHIP", "duration_s": 1}},
+           "buffers": {"x": {"bytes": 0}, "y": {"bytes": 0}}, "trace": trace}, open(sys.argv[1], "w"))
+PY
+"$dirsched" run "$tmp/ready-node.json" --out "$tmp/ready-node" --engine event --outputs summary --quiet >/dev/null 2>&1
+python3 - "$tmp/ready-node/summary.json" <<'PY' || { echo "FAIL ready node: the producer named after a pruning"; fail=1; }
+import json, sys
+cp = [(s["task"], s["start_s"], s["end_s"], s["why"], s.get("after")) for s in json.load(open(sys.argv[1]))["critical_path"]]
+if cp != [("p", 0.0, 0.5, "submitted", None), ("c", 0.5, 1.5, "producer", "p")]:
+    print("got", len(cp), "steps:", cp[:2], "...", cp[-2:]); sys.exit(1)
+PY
+
 # 1e. The critical path's names outlive their tasks (the node table keeps them in an arena of text that
 # is compacted as nodes are freed): worker 0 runs a chain of 200 one-second singles, all submitted at
 # t = 0 with long names, the critical path; meanwhile 20,000 short tasks on workers 1-15, one every 5 ms,

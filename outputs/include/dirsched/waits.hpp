@@ -25,6 +25,7 @@
 // the tasks some live or later task can still name as what it waited for (reference counts).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <memory>
 #include <cstdint>
@@ -353,6 +354,7 @@ class WaitAttribution : public Observer {
   std::vector<std::uint32_t> free_;
   std::vector<std::uint32_t> ended_now_;  // ended at the current instant: freed when time moves on
   std::size_t prune_at_ = 4096;           // ended_now_'s size that prunes it (prune_ended_now())
+  std::size_t first_prune_at() const { return std::max<std::size_t>(4096, 4 * workers_.size()); }
   void prune_ended_now();
   double instant_ = 0;
   std::uint32_t last_ = 0;  // the node that ended last (the makespan's)
