@@ -345,7 +345,7 @@ void Recorder::ready_waits(double makespan, WaitSketch& singles, WaitSketch& gro
   // A started task's wait is the one its queue recorded at its first dispatch ("worker:ID" holds the
   // NEXT_LEVEL singles, "group" the groups); the rest waited until the end of the run. Room for the
   // kept values first: a million of them grew by doubling, twice the memory at the end of a run.
-  std::size_t held = unstarted_single_.size() + cancelled_single_waits_.size();
+  std::size_t held = unstarted_single_.size() + cancelled_single_waits_.size() + (record_count() - retired_);
   for (const WaitSketch& values : nl_waits_) held += values.held();
   singles.reserve(held);
   for (const WaitSketch& values : nl_waits_) singles.add(values);

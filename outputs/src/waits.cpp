@@ -125,13 +125,14 @@ const std::vector<std::uint32_t>& WaitAttribution::no_targets() {
 WaitAttribution::NodeTable::NodeTable() { push(); }  // node 0: none
 
 std::uint32_t WaitAttribution::NodeTable::push() {
-  if ((size_ >> kShift) == chunks_.size()) chunks_.push_back(std::make_unique<Node[]>(std::size_t{1} << kShift));
   if (size_ >= std::numeric_limits<std::uint32_t>::max())
     throw InternalError("wait attribution: more than 2^32 critical-path nodes held");
+  if ((size_ >> kShift) == chunks_.size()) chunks_.push_back(std::make_unique<Node[]>(std::size_t{1} << kShift));
   return static_cast<std::uint32_t>(size_++);
 }
 
 std::uint64_t WaitAttribution::NodeTable::place(std::string_view name) {
+  if (name.empty()) return 0;  // read back by its size alone (there may be no chunk yet)
   if (name.size() > text_room_) {
     last_size_ = std::max(kText, name.size());
     text_.push_back(std::make_unique<char[]>(last_size_));

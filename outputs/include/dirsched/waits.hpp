@@ -281,6 +281,7 @@ class WaitAttribution : public Observer {
     void insert(std::uint32_t i, Live&& l) {
       if (slots_.empty()) base_ = i;
       if (i < base_) throw InternalError("wait attribution: task " + std::to_string(i) + " submitted before a later one");
+      if (find(i)) throw InternalError("wait attribution: task " + std::to_string(i) + " submitted twice");
       while (i - base_ >= slots_.size()) slots_.emplace_back(), present_.push_back(0);
       slots_[i - base_] = std::move(l);
       count_ += !present_[i - base_];
@@ -294,11 +295,6 @@ class WaitAttribution : public Observer {
       while (!present_.empty() && !present_.front()) slots_.pop_front(), present_.pop_front(), ++base_;
     }
     std::size_t size() const { return count_; }
-    template <class F>
-    void for_each(F f) const {
-      for (std::size_t k = 0; k < slots_.size(); ++k)
-        if (present_[k]) f(slots_[k]);
-    }
 
    private:
     ChunkedQueue<Live> slots_;
