@@ -854,7 +854,7 @@ WaitStats WaitSketch::take_stats() {
   s.count = count_;
   if (!sketched_) {
     // Exact, as every wait list was summarised before the histogram (the same numbers, bit for bit).
-    std::vector<double>& v = values_;
+    auto& v = values_;
     std::sort(v.begin(), v.end());
     auto rank = [&](double q) {  // nearest-rank percentile
       std::size_t k = static_cast<std::size_t>(std::ceil(q * static_cast<double>(v.size())));

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "dirsched/error.hpp"
+#include "dirsched/huge_pages.hpp"
 #include "dirsched/json_reader.hpp"
 #include "op_reader.hpp"
 
@@ -863,7 +864,8 @@ std::shared_ptr<TraceFile> check_trace_file(const Scenario& header, const TraceS
   const std::optional<FileIdentity> id = identity_of(f.get());
   if (!id || *id != scan.identity) return nullptr;
   auto reader = std::make_shared<const OpReader>(header);
-  std::vector<std::uint64_t> hashes, chunk_hashes;
+  std::vector<std::uint64_t, HugePageAllocator<std::uint64_t>> hashes;  // one per submit: huge pages
+  std::vector<std::uint64_t> chunk_hashes;
   ChunkLog chunks;
   chunks.record = &chunk_hashes;
   std::size_t ops = 0, submits = 0, counted = 0, strict = 0;

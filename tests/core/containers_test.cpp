@@ -1,12 +1,19 @@
 #include "dirsched/containers.hpp"
+#include "dirsched/huge_pages.hpp"
 #include "dirsched/registry.hpp"
 
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
 #include <deque>
+#include <fstream>
 #include <memory>
 #include <random>
 #include <set>
+#include <string>
 #include <vector>
 
 namespace dirsched {
@@ -47,31 +54,36 @@ TEST(FifoQueue, EraseIfKeepsTheOthersInOrderAcrossTheWrap) {
 }
 
 // ChunkedQueue against std::deque: pushes and pops in runs that cross many chunk boundaries (and empty
-// it), indexing from the front in between.
+// it), indexing from the front in between. 512-byte elements keep a 2 MiB chunk to 4,096 of them.
 TEST(ChunkedQueueWindow, MatchesADequeAcrossChunks) {
-  ChunkedQueue<std::uint64_t> q;
+  using Wide = std::array<std::uint64_t, 64>;
+  ChunkedQueue<Wide> q;
   std::deque<std::uint64_t> model;
   std::mt19937_64 rng(7);
   std::uint64_t next = 0;
-  const std::size_t per = ChunkedQueue<std::uint64_t>::kPerChunk;
+  const std::size_t per = ChunkedQueue<Wide>::kPerChunk;
+  ASSERT_EQ(per, 4096u);
   for (int round = 0; round < 200; ++round) {
     const std::size_t pushes = rng() % (3 * per), pops = rng() % (3 * per);
     for (std::size_t i = 0; i < pushes; ++i) {
-      q.push_back(next);
+      Wide w{};
+      w[0] = w[63] = next;
+      q.push_back(w);
       model.push_back(next++);
     }
     for (std::size_t i = 0; i < pops && !model.empty(); ++i) {
-      ASSERT_EQ(q.front(), model.front());
+      ASSERT_EQ(q.front()[0], model.front());
       q.pop_front();
       model.pop_front();
     }
     ASSERT_EQ(q.size(), model.size());
     ASSERT_EQ(q.empty(), model.empty());
     if (!model.empty()) {
-      ASSERT_EQ(q.back(), model.back());
+      ASSERT_EQ(q.back()[63], model.back());
       for (int k = 0; k < 20; ++k) {
         const std::size_t i = rng() % model.size();
-        ASSERT_EQ(q[i], model[i]);
+        ASSERT_EQ(q[i][0], model[i]);
+        ASSERT_EQ(q[i][63], model[i]);
       }
     }
   }
@@ -90,6 +102,62 @@ TEST(ChunkedQueueWindow, PopReleasesAndEmplaceGivesAFreshElement) {
   for (std::size_t i = 0; i < 2 * per; ++i) EXPECT_EQ(q.emplace_back(), nullptr);
   EXPECT_EQ(q.size(), 2 * per + 3);
   EXPECT_EQ(q[0], held);
+}
+
+// Elements live from emplace_back to pop_front: what the queue still holds goes when it is destroyed,
+// and a move hands the elements over (the moved-from queue is empty and holds nothing).
+TEST(ChunkedQueueWindow, DestructionAndMoveReleaseWhatIsHeld) {
+  auto held = std::make_shared<int>(1);
+  const std::size_t per = ChunkedQueue<std::shared_ptr<int>>::kPerChunk;
+  {
+    ChunkedQueue<std::shared_ptr<int>> q;
+    for (std::size_t i = 0; i < per + 5; ++i) q.push_back(held);
+    for (std::size_t i = 0; i < 3; ++i) q.pop_front();
+    ChunkedQueue<std::shared_ptr<int>> moved(std::move(q));
+    EXPECT_TRUE(q.empty());  // NOLINT(bugprone-use-after-move): a moved-from queue is empty
+    EXPECT_EQ(moved.size(), per + 2);
+    EXPECT_EQ(held.use_count(), static_cast<long>(per + 3));
+    ChunkedQueue<std::shared_ptr<int>> other;
+    other.push_back(held);
+    other = std::move(moved);  // what `other` held goes
+    EXPECT_EQ(held.use_count(), static_cast<long>(per + 3));
+    EXPECT_EQ(other[per + 1], held);
+  }
+  EXPECT_EQ(held.use_count(), 1);
+}
+
+// huge_alloc: from 2 MiB on, whole 2 MiB pages at a 2 MiB boundary, advised as huge (the kernel marks
+// the mapping "hg" in /proc/self/smaps whether or not it has a huge page to give) or not, as asked;
+// below 2 MiB, ordinary memory.
+std::string vm_flags_of(const void* p) {
+  std::ifstream smaps("/proc/self/smaps");
+  const auto at = reinterpret_cast<std::uintptr_t>(p);
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    std::uintptr_t lo = 0, hi = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) == 2 && line.find('-') < 16) inside = lo <= at && at < hi;
+    if (inside && line.rfind("VmFlags:", 0) == 0) return line;
+  }
+  return "";
+}
+
+TEST(HugePages, BigAllocationsAreAlignedWholePagesAdvisedAsAsked) {
+  for (const bool advise : {true, false}) {
+    const std::size_t bytes = 3 * kHugePage + 1;
+    auto* p = static_cast<unsigned char*>(huge_alloc(bytes, advise));
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % kHugePage, 0u);
+    std::memset(p, 0xab, 4 * kHugePage);  // rounded up to whole pages: all four are ours
+    const std::string flags = vm_flags_of(p + 4 * kHugePage - 1);
+    ASSERT_FALSE(flags.empty());
+    EXPECT_EQ(flags.find(" hg") != std::string::npos, advise) << flags;
+    huge_free(p, bytes);
+  }
+  void* small = huge_alloc(100);
+  std::memset(small, 1, 100);
+  huge_free(small, 100);
+  std::vector<int, HugePageAllocator<int>> v(kHugePage, 7);  // 8 MiB through the allocator
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(v.data()) % kHugePage, 0u);
+  EXPECT_EQ(v[kHugePage - 1], 7);
 }
 
 // Registry::index_of: ids below the dense bound looked up by table, the others by hash, both agreeing

@@ -4,10 +4,10 @@
 // no allocation, so thousands of idle workers cost a few words each.
 //
 // ChunkedQueue<T> is a deque for a window of per-task records (push at the back, drop from the front,
-// index from the front) in chunks of about 64 KiB: std::deque's 512-byte blocks cost a malloc per ten
-// records, and a million records at once were 3% of a run in malloc alone. Chunks stay below malloc's
-// mmap threshold, so memory a run's records gave back is reused by the next; one emptied chunk is kept
-// for the next push.
+// index from the front) in chunks of 2 MiB: std::deque's 512-byte blocks cost a malloc per ten records,
+// and a million records at once were 3% of a run in malloc alone. A queue that outgrows its first chunk
+// asks for huge pages (huge_pages.hpp), and one emptied chunk is kept for the next push. Elements are
+// built at the push and destroyed at the pop, so a small queue has only the pages it touched resident.
 //
 // IndexSet keeps a set of small integers with O(1) insert and erase and an ordered "next member at or
 // after i" that skips 4096 empty indices per summary word, so the singles pass touches only workers
@@ -17,7 +17,11 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <new>
+#include <utility>
 #include <vector>
+
+#include "dirsched/huge_pages.hpp"
 
 namespace dirsched {
 
@@ -65,32 +69,55 @@ class Fifo {
 template <typename T>
 class ChunkedQueue {
  public:
-  static constexpr std::size_t kPerChunk = sizeof(T) >= 64 * 1024 ? 1 : 64 * 1024 / sizeof(T);
+  static constexpr std::size_t kPerChunk = sizeof(T) >= kHugePage ? 1 : kHugePage / sizeof(T);
+  // Whole huge pages (kPerChunk * sizeof(T) may fall a few bytes short of one).
+  static constexpr std::size_t kChunkBytes = (kPerChunk * sizeof(T) + kHugePage - 1) / kHugePage * kHugePage;
+
+  ChunkedQueue() = default;
+  ChunkedQueue(const ChunkedQueue&) = delete;
+  ChunkedQueue& operator=(const ChunkedQueue&) = delete;
+  ChunkedQueue(ChunkedQueue&& o) noexcept
+      : chunks_(std::move(o.chunks_)),
+        spare_(std::move(o.spare_)),
+        head_(std::exchange(o.head_, 0)),
+        size_(std::exchange(o.size_, 0)) {}
+  ChunkedQueue& operator=(ChunkedQueue&& o) noexcept {
+    if (this != &o) {
+      clear();
+      chunks_ = std::move(o.chunks_);
+      spare_ = std::move(o.spare_);
+      head_ = std::exchange(o.head_, 0);
+      size_ = std::exchange(o.size_, 0);
+    }
+    return *this;
+  }
+  ~ChunkedQueue() { clear(); }
 
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
   T& operator[](std::size_t i) {
     const std::size_t j = head_ + i;
-    return chunks_[j / kPerChunk][j % kPerChunk];
+    return chunks_[j / kPerChunk].get()[j % kPerChunk];
   }
   const T& operator[](std::size_t i) const { return const_cast<ChunkedQueue*>(this)->operator[](i); }
   T& front() { return (*this)[0]; }
   const T& front() const { return (*this)[0]; }
   T& back() { return (*this)[size_ - 1]; }
   const T& back() const { return (*this)[size_ - 1]; }
-  // A default-constructed element at the back.
+  // A value-initialised element at the back.
   T& emplace_back() {
     if (head_ + size_ == chunks_.size() * kPerChunk) {
-      chunks_.push_back(spare_ ? std::move(spare_) : std::make_unique<T[]>(kPerChunk));
+      // A queue that needs a second chunk is a big one: from then on its chunks ask for huge pages.
+      chunks_.push_back(spare_ ? std::move(spare_) : new_chunk(!chunks_.empty()));
     }
+    const std::size_t j = head_ + size_;
+    T* x = ::new (chunks_[j / kPerChunk].get() + j % kPerChunk) T{};
     ++size_;
-    T& x = back();
-    x = T{};
-    return x;
+    return *x;
   }
   void push_back(T value) { emplace_back() = std::move(value); }
   void pop_front() {
-    front() = T{};  // what it held goes now
+    front().~T();  // what it held goes now
     --size_;
     if (++head_ == kPerChunk) {
       spare_ = std::move(chunks_.front());
@@ -98,10 +125,21 @@ class ChunkedQueue {
       head_ = 0;
     }
   }
+  void clear() {
+    while (size_ != 0) pop_front();
+  }
 
  private:
-  std::deque<std::unique_ptr<T[]>> chunks_;
-  std::unique_ptr<T[]> spare_;
+  // Elements are constructed in place at emplace_back and destroyed at pop_front: a chunk is raw memory,
+  // so a small queue makes resident only the pages it has touched.
+  struct FreeChunk {
+    void operator()(T* p) const noexcept { huge_free(p, kChunkBytes); }
+  };
+  using Chunk = std::unique_ptr<T, FreeChunk>;
+  static Chunk new_chunk(bool advise) { return Chunk(static_cast<T*>(huge_alloc(kChunkBytes, advise))); }
+
+  std::deque<Chunk> chunks_;
+  Chunk spare_;
   std::size_t head_ = 0;  // the front's place in chunks_.front()
   std::size_t size_ = 0;
 };

@@ -126,7 +126,7 @@ class WaitSketch {
 
  private:
   void bucket(double v, std::uint64_t n);
-  std::vector<double> values_;
+  std::vector<double, HugePageAllocator<double>> values_;  // up to kExactWaits: huge pages
   std::map<std::int32_t, std::uint64_t> buckets_;
   std::uint64_t zeros_ = 0;
   bool sketched_ = false;

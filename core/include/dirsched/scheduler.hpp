@@ -139,6 +139,7 @@
 #include "dirsched/containers.hpp"
 #include "dirsched/core_error.hpp"
 #include "dirsched/errors.hpp"
+#include "dirsched/huge_pages.hpp"
 #include "dirsched/ids.hpp"
 #include "dirsched/observer.hpp"
 #include "dirsched/registry.hpp"
@@ -522,11 +523,11 @@ class Scheduler {
       v_.erase(v_.begin(), v_.begin() + static_cast<std::ptrdiff_t>(i - base_));
       base_ = i;
     }
-    typename std::vector<T>::const_iterator begin() const { return v_.begin() + static_cast<std::ptrdiff_t>(floor_ - base_); }
-    typename std::vector<T>::const_iterator end() const { return v_.end(); }
+    auto begin() const { return v_.begin() + static_cast<std::ptrdiff_t>(floor_ - base_); }
+    auto end() const { return v_.end(); }
 
    private:
-    std::vector<T> v_;
+    std::vector<T, HugePageAllocator<T>> v_;  // a million entries at once ask for huge pages
     std::size_t base_ = 0, floor_ = 0;
   };
   TaskState producer_state(TaskId p) const;
@@ -602,7 +603,7 @@ class Scheduler {
   double now_ = 0;
 
   Window<Task> tasks_;
-  std::string names_;            // every held task's name, back to back
+  std::basic_string<char, std::char_traits<char>, HugePageAllocator<char>> names_;  // every held task's name, back to back
   std::size_t names_base_ = 0;   // offset of names_[0] from the run's start
   Window<Edge> edges_;           // consumer lists (appended in consumer order)
   Window<Slot> slots_;

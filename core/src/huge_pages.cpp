@@ -1,0 +1,47 @@
+#include "dirsched/huge_pages.hpp"
+
+#include <sys/mman.h>
+
+#include <cstdint>
+#include <new>
+
+namespace dirsched {
+
+namespace {
+bool is_huge(std::size_t bytes) { return bytes >= kHugePage; }
+std::size_t whole_pages(std::size_t bytes) { return (bytes + kHugePage - 1) / kHugePage * kHugePage; }
+}  // namespace
+
+void* huge_alloc(std::size_t bytes, bool advise) {
+  if (!is_huge(bytes)) return ::operator new(bytes == 0 ? 1 : bytes);
+  if (bytes > static_cast<std::size_t>(-1) / 2 - kHugePage) throw std::bad_alloc();
+  // Straight from the kernel, and straight back at huge_free: malloc would take the 2 MiB alignment
+  // from a block twice the size, and a freed block could never serve the next aligned request.
+  const std::size_t size = whole_pages(bytes);
+  void* at = mmap(nullptr, size + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (at == MAP_FAILED) throw std::bad_alloc();
+  // Keep the aligned `size` bytes inside the mapping; give back what lies before and after them.
+  const auto base = reinterpret_cast<std::uintptr_t>(at);
+  const std::uintptr_t aligned = (base + kHugePage - 1) / kHugePage * kHugePage;
+  if (aligned != base) munmap(at, aligned - base);
+  const std::size_t tail = base + size + kHugePage - (aligned + size);
+  if (tail != 0) munmap(reinterpret_cast<void*>(aligned + size), tail);
+  void* p = reinterpret_cast<void*>(aligned);
+#ifdef MADV_HUGEPAGE
+  if (advise) (void)madvise(p, size, MADV_HUGEPAGE);  // advice: a refusal leaves ordinary pages
+#else
+  (void)advise;
+#endif
+  return p;
+}
+
+void huge_free(void* p, std::size_t bytes) noexcept {
+  if (!p) return;
+  if (is_huge(bytes)) {
+    munmap(p, whole_pages(bytes));
+  } else {
+    ::operator delete(p);
+  }
+}
+
+}  // namespace dirsched
