@@ -1,19 +1,26 @@
 #include "dirsched/huge_pages.hpp"
 
-#include <sys/mman.h>
-
 #include <cstdint>
 #include <new>
+
+#if DIRSCHED_HUGE_PAGES_MAPPED
+#include <sys/mman.h>
+#endif
 
 namespace dirsched {
 
 namespace {
 bool is_huge(std::size_t bytes) { return bytes >= kHugePage; }
+}  // namespace
+
+#if DIRSCHED_HUGE_PAGES_MAPPED
+
+namespace {
 std::size_t whole_pages(std::size_t bytes) { return (bytes + kHugePage - 1) / kHugePage * kHugePage; }
 }  // namespace
 
 void* huge_alloc(std::size_t bytes, bool advise) {
-  if (!is_huge(bytes)) return ::operator new(bytes == 0 ? 1 : bytes);
+  if (!is_huge(bytes)) return ::operator new(bytes);
   if (bytes > static_cast<std::size_t>(-1) / 2 - kHugePage) throw std::bad_alloc();
   // Straight from the kernel, and straight back at huge_free: malloc would take the 2 MiB alignment
   // from a block twice the size, and a freed block could never serve the next aligned request.
@@ -43,5 +50,19 @@ void huge_free(void* p, std::size_t bytes) noexcept {
     ::operator delete(p);
   }
 }
+
+#else  // no mmap, or AddressSanitizer (which sees into malloc's memory only): ordinary memory
+
+void* huge_alloc(std::size_t bytes, bool advise) {
+  (void)advise;
+  return ::operator new(bytes);
+}
+
+void huge_free(void* p, std::size_t bytes) noexcept {
+  (void)bytes;
+  ::operator delete(p);
+}
+
+#endif
 
 }  // namespace dirsched

@@ -5,8 +5,8 @@
 //
 // ChunkedQueue<T> is a deque for a window of per-task records (push at the back, drop from the front,
 // index from the front) in chunks of 2 MiB: std::deque's 512-byte blocks cost a malloc per ten records,
-// and a million records at once were 3% of a run in malloc alone. A queue that outgrows its first chunk
-// asks for huge pages (huge_pages.hpp), and one emptied chunk is kept for the next push. Elements are
+// and a million records at once were 3% of a run in malloc alone. A queue holding more than a chunk's worth
+// asks for huge pages for its new chunks (huge_pages.hpp), and one emptied chunk is kept for the next push. Elements are
 // built at the push and destroyed at the pop, so a small queue has only the pages it touched resident.
 //
 // IndexSet keeps a set of small integers with O(1) insert and erase and an ordered "next member at or
@@ -18,6 +18,7 @@
 #include <deque>
 #include <memory>
 #include <new>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -107,8 +108,9 @@ class ChunkedQueue {
   // A value-initialised element at the back.
   T& emplace_back() {
     if (head_ + size_ == chunks_.size() * kPerChunk) {
-      // A queue that needs a second chunk is a big one: from then on its chunks ask for huge pages.
-      chunks_.push_back(spare_ ? std::move(spare_) : new_chunk(!chunks_.empty()));
+      // A queue holding more than a chunk's worth is a big one: its new chunks ask for huge pages (a
+      // sliding window that only crosses into a new chunk does not).
+      chunks_.push_back(spare_ ? std::move(spare_) : new_chunk(size_ >= kPerChunk));
     }
     const std::size_t j = head_ + size_;
     T* x = ::new (chunks_[j / kPerChunk].get() + j % kPerChunk) T{};
@@ -126,7 +128,13 @@ class ChunkedQueue {
     }
   }
   void clear() {
-    while (size_ != 0) pop_front();
+    if constexpr (std::is_trivially_destructible_v<T>) {
+      if (!chunks_.empty() && !spare_) spare_ = std::move(chunks_.back());
+      chunks_.clear();
+      head_ = size_ = 0;
+    } else {
+      while (size_ != 0) pop_front();
+    }
   }
 
  private:

@@ -7,13 +7,36 @@
 // huge_alloc() aligns an allocation of at least 2 MiB to 2 MiB and advises MADV_HUGEPAGE on it. It is
 // advice: where the kernel says no (THP "never", no huge page free) the memory is ordinary memory, and
 // no result depends on it.
+//
+// Under AddressSanitizer, and where there is no mmap, huge_alloc is ordinary operator new: the
+// sanitizer checks bounds and leaks only in memory that malloc gave.
 #pragma once
 
 #include <cstddef>
 
+#if defined(__SANITIZE_ADDRESS__)
+#define DIRSCHED_HUGE_PAGES_MAPPED 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define DIRSCHED_HUGE_PAGES_MAPPED 0
+#endif
+#endif
+#if !defined(DIRSCHED_HUGE_PAGES_MAPPED)
+#if defined(__has_include)
+#if __has_include(<sys/mman.h>)
+#define DIRSCHED_HUGE_PAGES_MAPPED 1
+#endif
+#endif
+#endif
+#if !defined(DIRSCHED_HUGE_PAGES_MAPPED)
+#define DIRSCHED_HUGE_PAGES_MAPPED 0
+#endif
+
 namespace dirsched {
 
 inline constexpr std::size_t kHugePage = std::size_t{2} << 20;
+// Whether huge_alloc maps big allocations itself (and advises them), or hands every one to operator new.
+inline constexpr bool kHugePagesMapped = DIRSCHED_HUGE_PAGES_MAPPED != 0;
 
 // At least `bytes` of uninitialised memory, aligned to 16 bytes; from 2 MiB on, aligned to 2 MiB,
 // rounded up to whole 2 MiB pages and advised as huge when `advise`. Throws std::bad_alloc.
@@ -24,6 +47,7 @@ void huge_free(void* p, std::size_t bytes) noexcept;
 // A std::allocator for vectors that can grow to millions of entries (the core's task table).
 template <typename T>
 struct HugePageAllocator {
+  static_assert(alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__, "operator new's alignment serves below 2 MiB");
   using value_type = T;
   HugePageAllocator() = default;
   template <typename U>
@@ -33,6 +57,10 @@ struct HugePageAllocator {
   template <typename U>
   bool operator==(const HugePageAllocator<U>&) const noexcept {
     return true;
+  }
+  template <typename U>
+  bool operator!=(const HugePageAllocator<U>&) const noexcept {
+    return false;
   }
 };
 
