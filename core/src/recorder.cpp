@@ -843,31 +843,38 @@ void WaitSketch::sketch() {
 }
 
 WaitStats WaitSketch::stats() const {
-  if (sketched_ || count_ == 0) return const_cast<WaitSketch*>(this)->take_stats();  // reads only
-  WaitSketch copy = *this;
-  return copy.take_stats();
+  if (count_ == 0 || sketched_) return histogram_stats();
+  auto copy = values_;
+  return exact_stats(copy);
 }
 
 WaitStats WaitSketch::take_stats() {
+  if (count_ == 0 || sketched_) return histogram_stats();
+  return exact_stats(values_);
+}
+
+WaitStats WaitSketch::exact_stats(Values& v) {
+  // Exact, as every wait list was summarised before the histogram (the same numbers, bit for bit).
+  WaitStats s;
+  s.count = v.size();
+  std::sort(v.begin(), v.end());
+  auto rank = [&](double q) {  // nearest-rank percentile
+    std::size_t k = static_cast<std::size_t>(std::ceil(q * static_cast<double>(v.size())));
+    return v[k == 0 ? 0 : k - 1];
+  };
+  s.p50 = rank(0.50);
+  s.p95 = rank(0.95);
+  s.max = v.back();
+  double sum = 0;
+  for (double x : v) sum += x;
+  s.mean = sum / static_cast<double>(v.size());
+  return s;
+}
+
+WaitStats WaitSketch::histogram_stats() const {
   WaitStats s;
   if (count_ == 0) return s;
   s.count = count_;
-  if (!sketched_) {
-    // Exact, as every wait list was summarised before the histogram (the same numbers, bit for bit).
-    auto& v = values_;
-    std::sort(v.begin(), v.end());
-    auto rank = [&](double q) {  // nearest-rank percentile
-      std::size_t k = static_cast<std::size_t>(std::ceil(q * static_cast<double>(v.size())));
-      return v[k == 0 ? 0 : k - 1];
-    };
-    s.p50 = rank(0.50);
-    s.p95 = rank(0.95);
-    s.max = v.back();
-    double sum = 0;
-    for (double x : v) sum += x;
-    s.mean = sum / static_cast<double>(v.size());
-    return s;
-  }
   s.exact = false;
   s.max = max_;
   s.mean = sum_ / static_cast<double>(count_);

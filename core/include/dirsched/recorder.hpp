@@ -125,8 +125,11 @@ class WaitSketch {
   void reserve(std::size_t n);  // room for n more exact values
 
  private:
+  using Values = std::vector<double, HugePageAllocator<double>>;
+  static WaitStats exact_stats(Values& values);  // sorts `values` (not empty) in place
+  WaitStats histogram_stats() const;             // sketched, or empty
   void bucket(double v, std::uint64_t n);
-  std::vector<double, HugePageAllocator<double>> values_;  // up to kExactWaits: huge pages
+  Values values_;  // up to kExactWaits: huge pages
   std::map<std::int32_t, std::uint64_t> buckets_;
   std::uint64_t zeros_ = 0;
   bool sketched_ = false;

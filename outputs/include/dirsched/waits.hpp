@@ -264,14 +264,16 @@ class WaitAttribution : public Observer {
   };
 
   // The live tasks by task index: task ids are dense and given in submit order, so a window from the
-  // oldest live task to the newest (a deque, no allocation per task; a map held a node each, a million
-  // of them when every task is submitted at t = 0). An ended task's place is cleared, and the window's
-  // front moves past ended places.
+  // oldest live task to the newest (chunks, no allocation per task; a map held a node each, a million
+  // of them when every task is submitted at t = 0). An ended task's place is cleared (a cleared Live's
+  // submit is -1: a live task's is its submit time, >= 0), and the window's front moves past cleared
+  // places.
   class LiveTable {
    public:
     Live* find(std::uint32_t i) {
-      if (i < base_ || i - base_ >= slots_.size() || !present_[i - base_]) return nullptr;
-      return &slots_[i - base_];
+      if (i < base_ || i - base_ >= slots_.size()) return nullptr;
+      Live& l = slots_[i - base_];
+      return l.submit >= 0 ? &l : nullptr;
     }
     Live& at(std::uint32_t i) {
       Live* l = find(i);
@@ -282,23 +284,21 @@ class WaitAttribution : public Observer {
       if (slots_.empty()) base_ = i;
       if (i < base_) throw InternalError("wait attribution: task " + std::to_string(i) + " submitted before a later one");
       if (find(i)) throw InternalError("wait attribution: task " + std::to_string(i) + " submitted twice");
-      while (i - base_ >= slots_.size()) slots_.emplace_back(), present_.push_back(0);
+      if (!(l.submit >= 0)) throw InternalError("wait attribution: task " + std::to_string(i) + " without a submit time");
+      while (i - base_ >= slots_.size()) slots_.emplace_back();
       slots_[i - base_] = std::move(l);
-      count_ += !present_[i - base_];
-      present_[i - base_] = 1;
+      ++count_;
     }
     void erase(std::uint32_t i) {
       if (!find(i)) return;
       slots_[i - base_] = Live{};
-      present_[i - base_] = 0;
       --count_;
-      while (!present_.empty() && !present_.front()) slots_.pop_front(), present_.pop_front(), ++base_;
+      while (!slots_.empty() && slots_.front().submit < 0) slots_.pop_front(), ++base_;
     }
     std::size_t size() const { return count_; }
 
    private:
     ChunkedQueue<Live> slots_;
-    ChunkedQueue<std::uint8_t> present_;
     std::uint32_t base_ = 0;
     std::size_t count_ = 0;
   };
