@@ -9,14 +9,10 @@
 
 namespace dirsched {
 
-namespace {
-bool is_huge(std::size_t bytes) { return bytes >= kHugePage; }
-}  // namespace
-
 #if DIRSCHED_HUGE_PAGES_MAPPED
 
 namespace {
-std::size_t whole_pages(std::size_t bytes) { return (bytes + kHugePage - 1) / kHugePage * kHugePage; }
+bool is_huge(std::size_t bytes) { return bytes >= kHugePage; }
 }  // namespace
 
 void* huge_alloc(std::size_t bytes, bool advise) {
@@ -24,12 +20,12 @@ void* huge_alloc(std::size_t bytes, bool advise) {
   if (bytes > static_cast<std::size_t>(-1) / 2 - kHugePage) throw std::bad_alloc();
   // Straight from the kernel, and straight back at huge_free: malloc would take the 2 MiB alignment
   // from a block twice the size, and a freed block could never serve the next aligned request.
-  const std::size_t size = whole_pages(bytes);
+  const std::size_t size = whole_huge_pages(bytes);
   void* at = mmap(nullptr, size + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (at == MAP_FAILED) throw std::bad_alloc();
   // Keep the aligned `size` bytes inside the mapping; give back what lies before and after them.
   const auto base = reinterpret_cast<std::uintptr_t>(at);
-  const std::uintptr_t aligned = (base + kHugePage - 1) / kHugePage * kHugePage;
+  const std::uintptr_t aligned = whole_huge_pages(base);
   if (aligned != base) munmap(at, aligned - base);
   const std::size_t tail = base + size + kHugePage - (aligned + size);
   if (tail != 0) munmap(reinterpret_cast<void*>(aligned + size), tail);
@@ -45,7 +41,7 @@ void* huge_alloc(std::size_t bytes, bool advise) {
 void huge_free(void* p, std::size_t bytes) noexcept {
   if (!p) return;
   if (is_huge(bytes)) {
-    munmap(p, whole_pages(bytes));
+    munmap(p, whole_huge_pages(bytes));
   } else {
     ::operator delete(p);
   }

@@ -5,9 +5,10 @@
 //
 // ChunkedQueue<T> is a deque for a window of per-task records (push at the back, drop from the front,
 // index from the front) in chunks of 2 MiB: std::deque's 512-byte blocks cost a malloc per ten records,
-// and a million records at once were 3% of a run in malloc alone. A queue holding more than a chunk's worth
-// asks for huge pages for its new chunks (huge_pages.hpp), and one emptied chunk is kept for the next push. Elements are
-// built at the push and destroyed at the pop, so a small queue has only the pages it touched resident.
+// and a million records at once were 3% of a run in malloc alone. A queue holding more than a chunk's
+// worth asks for huge pages for its new chunks (huge_pages.hpp), and one emptied chunk is kept for the
+// next push. Elements are built at the push and destroyed at the pop, so a small queue has only the
+// pages it touched resident.
 //
 // IndexSet keeps a set of small integers with O(1) insert and erase and an ordered "next member at or
 // after i" that skips 4096 empty indices per summary word, so the singles pass touches only workers
@@ -72,7 +73,7 @@ class ChunkedQueue {
  public:
   static constexpr std::size_t kPerChunk = sizeof(T) >= kHugePage ? 1 : kHugePage / sizeof(T);
   // Whole huge pages (kPerChunk * sizeof(T) may fall a few bytes short of one).
-  static constexpr std::size_t kChunkBytes = (kPerChunk * sizeof(T) + kHugePage - 1) / kHugePage * kHugePage;
+  static constexpr std::size_t kChunkBytes = whole_huge_pages(kPerChunk * sizeof(T));
 
   ChunkedQueue() = default;
   ChunkedQueue(const ChunkedQueue&) = delete;
@@ -138,8 +139,6 @@ class ChunkedQueue {
   }
 
  private:
-  // Elements are constructed in place at emplace_back and destroyed at pop_front: a chunk is raw memory,
-  // so a small queue makes resident only the pages it has touched.
   struct FreeChunk {
     void operator()(T* p) const noexcept { huge_free(p, kChunkBytes); }
   };

@@ -35,6 +35,10 @@
 namespace dirsched {
 
 inline constexpr std::size_t kHugePage = std::size_t{2} << 20;
+// `bytes` rounded up to whole huge pages (an address: up to the next 2 MiB boundary).
+constexpr std::size_t whole_huge_pages(std::size_t bytes) {
+  return (bytes + kHugePage - 1) / kHugePage * kHugePage;
+}
 // Whether huge_alloc maps big allocations itself (and advises them), or hands every one to operator new.
 inline constexpr bool kHugePagesMapped = DIRSCHED_HUGE_PAGES_MAPPED != 0;
 
@@ -47,7 +51,7 @@ void huge_free(void* p, std::size_t bytes) noexcept;
 // A std::allocator for vectors that can grow to millions of entries (the core's task table).
 template <typename T>
 struct HugePageAllocator {
-  static_assert(alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__, "operator new's alignment serves below 2 MiB");
+  static_assert(alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__, "operator new serves below 2 MiB");
   using value_type = T;
   HugePageAllocator() = default;
   template <typename U>

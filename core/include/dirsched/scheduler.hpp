@@ -603,7 +603,8 @@ class Scheduler {
   double now_ = 0;
 
   Window<Task> tasks_;
-  std::basic_string<char, std::char_traits<char>, HugePageAllocator<char>> names_;  // every held task's name, back to back
+  // Every held task's name, back to back.
+  std::basic_string<char, std::char_traits<char>, HugePageAllocator<char>> names_;
   std::size_t names_base_ = 0;   // offset of names_[0] from the run's start
   Window<Edge> edges_;           // consumer lists (appended in consumer order)
   Window<Slot> slots_;
