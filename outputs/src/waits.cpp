@@ -125,10 +125,10 @@ const std::vector<std::uint32_t>& WaitAttribution::no_targets() {
 WaitAttribution::NodeTable::NodeTable() { push(); }  // node 0: none
 
 std::uint32_t WaitAttribution::NodeTable::push() {
-  if (size_ >= std::numeric_limits<std::uint32_t>::max())
+  if (nodes_.size() >= std::numeric_limits<std::uint32_t>::max())
     throw InternalError("wait attribution: more than 2^32 critical-path nodes held");
-  if ((size_ >> kShift) == chunks_.size()) chunks_.push_back(std::make_unique<Node[]>(std::size_t{1} << kShift));
-  return static_cast<std::uint32_t>(size_++);
+  nodes_.emplace_back();
+  return static_cast<std::uint32_t>(nodes_.size() - 1);
 }
 
 std::uint64_t WaitAttribution::NodeTable::place(std::string_view name) {
@@ -165,7 +165,7 @@ void WaitAttribution::NodeTable::freed(std::uint32_t n) {
   garbage_ += x.name_size;
   x.name_size = 0;
   ++frees_;
-  if (garbage_ > live_bytes_ && garbage_ >= kText && 2 * frees_ >= size_) compact();
+  if (garbage_ > live_bytes_ && garbage_ >= kText && 2 * frees_ >= nodes_.size()) compact();
 }
 
 // The live names into new chunks, in node order; the old text goes.
@@ -174,7 +174,7 @@ void WaitAttribution::NodeTable::compact() {
   old.swap(text_);
   text_room_ = 0;
   last_size_ = 0;
-  for (std::size_t n = 1; n < size_; ++n) {
+  for (std::size_t n = 1; n < nodes_.size(); ++n) {
     Node& x = (*this)[static_cast<std::uint32_t>(n)];
     if (x.name_size == 0) continue;
     const std::string_view was{old[x.name >> 32].get() + (x.name & 0xffffffffu), x.name_size};

@@ -17,6 +17,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "dirsched/containers.hpp"
 #include "dirsched/jitter.hpp"
 #include "dirsched/mpi_lanes.hpp"
 #include "dirsched/platform.hpp"
@@ -247,38 +248,36 @@ class Driver {
       f.staged = true;
       if (s_.next_level[f.host].prepare_overlap)  // prepares from now, after the running one's preparation
         f.prepared_at = std::max(timer_base(), prep_end_[f.host]) + f.prepare;
-      flights_.emplace(d.seq, std::move(f));
+      flights_.insert(d.seq, std::move(f));
       return;
     }
     f.prepare_until = timer_base() + f.prepare;
     if (!d.target.sub) prep_end_[f.host] = f.prepare_until;
-    auto [it, inserted] = flights_.emplace(d.seq, std::move(f));
-    (void)inserted;
+    Flight& flight = flights_.insert(d.seq, std::move(f));
     // Into its MPI group's lane first (mpi_group_lane), so that a member lost at once leaves it as any
     // lost member does: the others of a whole-group request still end together.
     const bool starts = !lanes_->enabled() || lanes_->dispatched(*run_.core, d);
-    if (off_hosts_.count(host_of(it->second))) {  // a dispatch to an off host fails at once
-      lose_member(d.seq, it->second);  // its collective, if any, fails with it
+    if (off_hosts_.count(host_of(flight))) {  // a dispatch to an off host fails at once
+      lose_member(d.seq, flight);  // its collective, if any, fails with it
       lose(d.seq);
       return;
     }
     if (!starts) return;  // waits in its lane
-    advance(it->first, it->second);
+    advance(d.seq, flight);
   }
 
   // mpi_group_lane: members their lane lets start now (held since their dispatch); one whose host went
   // off meanwhile fails at once.
   void release(const std::vector<std::uint64_t>& seqs) {
     for (std::uint64_t seq : seqs) {
-      auto it = flights_.find(seq);
-      if (it == flights_.end()) continue;
-      Flight& f = it->second;
-      if (off_hosts_.count(host_of(f))) {
+      Flight* f = flights_.find(seq);
+      if (!f) continue;
+      if (off_hosts_.count(host_of(*f))) {
         lose(seq);
         continue;
       }
-      f.prepare_until = timer_base() + f.prepare;
-      advance(seq, f);
+      f->prepare_until = timer_base() + f->prepare;
+      advance(seq, *f);
     }
   }
 
@@ -528,9 +527,9 @@ class Driver {
   // A member ended: reported at its instant, unless its MPI group's lane holds the ends of a whole-group
   // request until its slowest member (mpi_group_lane); the lane's next request starts.
   void end(std::uint64_t seq, Outcome outcome) {
-    auto it = flights_.find(seq);
-    const MemberEnd e{seq, it->second.task, it->second.member, outcome};
-    flights_.erase(it);
+    const Flight& f = flights_.at(seq);
+    const MemberEnd e{seq, f.task, f.member, outcome};
+    flights_.erase(seq);
     if (!lanes_->enabled()) {
       due_.push_back(e);
       return;
@@ -542,9 +541,9 @@ class Driver {
 
   // A member lost to a host fault, held in its lane or running: it fails now, whatever its lane holds.
   void lose(std::uint64_t seq) {
-    auto it = flights_.find(seq);
-    due_.push_back({seq, it->second.task, it->second.member, Outcome::kFailure});
-    flights_.erase(it);
+    const Flight& f = flights_.at(seq);
+    due_.push_back({seq, f.task, f.member, Outcome::kFailure});
+    flights_.erase(seq);
     if (!lanes_->enabled()) return;
     std::vector<std::uint64_t> start;
     lanes_->lost(seq, due_, start);
@@ -597,9 +596,9 @@ class Driver {
     while (!timers_.empty() && timers_.top().end <= instant + kSameInstant) {
       const Timer t = timers_.top();
       timers_.pop();
-      auto it = flights_.find(t.seq);
-      if (it == flights_.end()) continue;  // its host went off
-      advance(t.seq, it->second);
+      Flight* f = flights_.find(t.seq);
+      if (!f) continue;  // its host went off
+      advance(t.seq, *f);
     }
   }
 
@@ -615,22 +614,25 @@ class Driver {
         link->turn_off();
         off_links_.insert(link);
         // Members moving bytes over it now fail; computing members are not affected.
-        for (auto& [seq, fl] : flights_)
-          if (fl.activity && (fl.stage == 1 || fl.stage == 4) && route_is_off(host_of(fl)))
-            lost.push_back(seq);
+        for (std::uint64_t seq : flights_.keys()) {
+          const Flight& fl = flights_.at(seq);
+          if (fl.activity && (fl.stage == 1 || fl.stage == 4) && route_is_off(host_of(fl))) lost.push_back(seq);
+        }
         fail_collectives_over_off_links();
       } else {
         sg4::Host* h = sg4::Host::by_name(f.host);
         off_hosts_.insert(h);
-        for (auto& [seq, fl] : flights_)
+        for (std::uint64_t seq : flights_.keys()) {
+          const Flight& fl = flights_.at(seq);
           if (host_of(fl) == h && !fl.staged) lost.push_back(seq);  // a staged one fails at its activation
+        }
       }
       for (std::uint64_t seq : lost) {
-        auto lost_it = flights_.find(seq);
-        if (lost_it == flights_.end()) continue;  // failed with its collective already
-        Flight& fl = lost_it->second;
+        Flight* lost_flight = flights_.find(seq);
+        if (!lost_flight) continue;  // failed with its collective already
+        Flight& fl = *lost_flight;
         lose_member(seq, fl);
-        if (flights_.find(seq) == flights_.end()) continue;
+        if (!flights_.contains(seq)) continue;
         if (fl.activity) {
           auto pos = act_pos_.find(fl.activity.get());
           if (pos != act_pos_.end()) {
@@ -691,7 +693,7 @@ class Driver {
   std::unique_ptr<Replay> replay_;
   std::unique_ptr<MpiLanes> lanes_;  // mpi_group_lane (#1624): when a rank's member starts and ends
 
-  std::map<std::uint64_t, Flight> flights_;  // by dispatch seq
+  KeyedPool<Flight> flights_;  // by dispatch seq
   std::vector<double> prep_end_;             // per NEXT_LEVEL worker: when its last started member's preparation ends
   std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> timers_;
   std::vector<sg4::ActivityPtr> acts_;

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <deque>
+#include <map>
 #include <fstream>
 #include <memory>
 #include <random>
@@ -125,6 +126,74 @@ TEST(ChunkedQueueWindow, DestructionAndMoveReleaseWhatIsHeld) {
     EXPECT_EQ(other[per + 1], held);
   }
   EXPECT_EQ(held.use_count(), 1);
+}
+
+// KeyedPool against std::map under random inserts, lookups and erases: keys clustered (as dispatch
+// numbers are, most held for a short while) and far apart, so that probe runs wrap around the index and
+// erases shift entries back across its end.
+TEST(KeyedPoolMap, MatchesAStdMapUnderRandomUse) {
+  std::mt19937_64 rng(7);
+  KeyedPool<std::uint64_t> pool;
+  std::map<std::uint64_t, std::uint64_t> model;
+  std::uint64_t next = 0;
+  for (int step = 0; step < 200000; ++step) {
+    const unsigned op = rng() % 8;
+    if (op < 3 || model.empty()) {  // a new key: the next dispatch number, or now and then a far one
+      const std::uint64_t key = rng() % 16 == 0 ? rng() : next++;
+      if (model.count(key)) continue;
+      const std::uint64_t value = rng();
+      EXPECT_EQ(pool.insert(key, value), value);
+      model[key] = value;
+    } else if (op < 6) {  // erase a held key, usually an old one
+      auto it = model.begin();
+      std::advance(it, static_cast<long>(rng() % std::min<std::size_t>(model.size(), 40)));
+      pool.erase(it->first);
+      model.erase(it);
+    } else {  // look up a key held or not
+      const std::uint64_t key = rng() % 2 ? next - 1 - rng() % 64 : rng();
+      const auto it = model.find(key);
+      std::uint64_t* got = pool.find(key);
+      ASSERT_EQ(got != nullptr, it != model.end()) << "key " << key << " at step " << step;
+      if (got) {
+        EXPECT_EQ(*got, it->second);
+      }
+      EXPECT_EQ(pool.contains(key), it != model.end());
+    }
+    ASSERT_EQ(pool.size(), model.size());
+  }
+  std::vector<std::uint64_t> keys;
+  for (const auto& [k, v] : model) {
+    keys.push_back(k);
+    EXPECT_EQ(pool.at(k), v);
+  }
+  EXPECT_EQ(pool.keys(), keys);  // ascending
+  for (std::uint64_t k : keys) pool.erase(k);
+  EXPECT_TRUE(pool.empty());
+  EXPECT_TRUE(pool.keys().empty());
+}
+
+TEST(KeyedPoolMap, ElementsStayPutAndEraseReleasesWhatTheyHold) {
+  auto held = std::make_shared<int>(1);
+  KeyedPool<std::shared_ptr<int>> pool;
+  std::shared_ptr<int>& first = pool.insert(10, held);
+  for (std::uint64_t k = 11; k < 5000; ++k) pool.insert(k, held);  // the pool and its index grow
+  EXPECT_EQ(&first, pool.find(10));                                 // the first element did not move
+  EXPECT_EQ(held.use_count(), 5000 - 10 + 1);
+  const std::shared_ptr<int>* last_erased = pool.find(4998);
+  for (std::uint64_t k = 10; k < 5000; k += 2) pool.erase(k);
+  EXPECT_EQ(held.use_count(), 2495 + 1);  // 4,990 held, every other one erased
+  EXPECT_EQ(pool.find(10), nullptr);
+  EXPECT_EQ(&pool.insert(10, nullptr), last_erased);  // a freed slot is used again: the pool does not grow
+  EXPECT_EQ(pool.size(), 2496u);
+}
+
+TEST(KeyedPoolMap, MisuseIsAnInternalError) {
+  KeyedPool<int> pool;
+  EXPECT_THROW(pool.at(3), InternalError);
+  EXPECT_THROW(pool.erase(3), InternalError);
+  pool.insert(3, 1);
+  EXPECT_THROW(pool.insert(3, 2), InternalError);
+  EXPECT_EQ(pool.at(3), 1);
 }
 
 // huge_alloc: from 2 MiB on, whole 2 MiB pages at a 2 MiB boundary, advised as huge or not, as asked

@@ -10,11 +10,20 @@
 // next push. Elements are built at the push and destroyed at the pop, so a small queue has only the
 // pages it touched resident.
 //
+// KeyedPool<T> maps 64-bit keys to elements kept in a pool. Once the pool has grown to the most
+// elements ever held at once, an insert allocates nothing; an element never moves while it is held (a
+// reference stays valid until its erase); a lookup is one probe of an open-addressing index (linear
+// probing, erase by backward shift, at most half full). It holds the SimGrid driver's members in
+// flight, one per dispatch: a std::map node per dispatch was freed and allocated again every instant,
+// and with a thousand workers that made malloc return its heap's top to the kernel and fault it back
+// in at each instant (half the page faults of a million-task run).
+//
 // IndexSet keeps a set of small integers with O(1) insert and erase and an ordered "next member at or
 // after i" that skips 4096 empty indices per summary word, so the singles pass touches only workers
 // that are idle and have queued work, whatever the number of workers.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -23,6 +32,7 @@
 #include <utility>
 #include <vector>
 
+#include "dirsched/error.hpp"
 #include "dirsched/huge_pages.hpp"
 
 namespace dirsched {
@@ -148,6 +158,109 @@ class ChunkedQueue {
   std::deque<Chunk> chunks_;
   Chunk spare_;
   std::size_t head_ = 0;  // the front's place in chunks_.front()
+  std::size_t size_ = 0;
+};
+
+template <typename T>
+class KeyedPool {
+ public:
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  // Holds `value` under `key`, which must not be held; returns it in the pool.
+  T& insert(std::uint64_t key, T value) {
+    if (2 * (size_ + 1) > index_.size()) rehash(index_.empty() ? 16 : 2 * index_.size());
+    std::uint32_t slot;
+    if (free_.empty()) {
+      slot = static_cast<std::uint32_t>(pool_.size());
+      pool_.push_back(std::move(value));
+    } else {
+      slot = free_.back();
+      free_.pop_back();
+      pool_[slot] = std::move(value);
+    }
+    std::size_t i = home(key);
+    while (index_[i].slot != kFree) {
+      if (index_[i].key == key) throw InternalError("KeyedPool: key " + std::to_string(key) + " inserted twice");
+      i = (i + 1) & mask();
+    }
+    index_[i] = {key, slot};
+    ++size_;
+    return pool_[slot];
+  }
+  // The element held under `key`, or nullptr.
+  T* find(std::uint64_t key) {
+    const std::size_t i = place(key);
+    return i == kNowhere ? nullptr : &pool_[index_[i].slot];
+  }
+  bool contains(std::uint64_t key) const { return place(key) != kNowhere; }
+  // The element held under `key`, which must be held.
+  T& at(std::uint64_t key) {
+    T* x = find(key);
+    if (!x) throw InternalError("KeyedPool: key " + std::to_string(key) + " is not held");
+    return *x;
+  }
+  // Lets the element held under `key` go (what it holds is released now: it is reset to T{}).
+  void erase(std::uint64_t key) {
+    std::size_t i = place(key);
+    if (i == kNowhere) throw InternalError("KeyedPool: erase of key " + std::to_string(key) + ", not held");
+    const std::uint32_t slot = index_[i].slot;
+    pool_[slot] = T{};
+    free_.push_back(slot);
+    --size_;
+    // Backward shift: an entry further along the probe run moves into the hole when the hole lies
+    // between its home and its place (cyclically), so no probe ever stops short of it.
+    for (std::size_t j = (i + 1) & mask(); index_[j].slot != kFree; j = (j + 1) & mask()) {
+      const std::size_t h = home(index_[j].key);
+      if (((j - h) & mask()) >= ((j - i) & mask())) {
+        index_[i] = index_[j];
+        i = j;
+      }
+    }
+    index_[i].slot = kFree;
+  }
+  // The keys held, ascending.
+  std::vector<std::uint64_t> keys() const {
+    std::vector<std::uint64_t> out;
+    out.reserve(size_);
+    for (const Entry& e : index_)
+      if (e.slot != kFree) out.push_back(e.key);
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+ private:
+  static constexpr std::uint32_t kFree = 0xffffffffu;
+  static constexpr std::size_t kNowhere = ~std::size_t{0};
+  struct Entry {
+    std::uint64_t key = 0;
+    std::uint32_t slot = kFree;
+  };
+  std::size_t mask() const { return index_.size() - 1; }
+  // Fibonacci hashing: consecutive keys (dispatch numbers) spread over the whole index.
+  std::size_t home(std::uint64_t key) const { return (key * 0x9E3779B97F4A7C15ull) >> shift_; }
+  std::size_t place(std::uint64_t key) const {
+    if (index_.empty()) return kNowhere;
+    for (std::size_t i = home(key);; i = (i + 1) & mask()) {
+      if (index_[i].slot == kFree) return kNowhere;
+      if (index_[i].key == key) return i;
+    }
+  }
+  void rehash(std::size_t capacity) {  // capacity: a power of two
+    std::vector<Entry> old(capacity);
+    old.swap(index_);
+    shift_ = 64 - static_cast<unsigned>(__builtin_ctzll(capacity));
+    for (const Entry& e : old) {
+      if (e.slot == kFree) continue;
+      std::size_t i = home(e.key);
+      while (index_[i].slot != kFree) i = (i + 1) & mask();
+      index_[i] = e;
+    }
+  }
+
+  std::deque<T> pool_;  // a deque: growing it moves no element
+  std::vector<std::uint32_t> free_;
+  std::vector<Entry> index_;  // a power of two in size, at most half full
+  unsigned shift_ = 64;
   std::size_t size_ = 0;
 };
 

@@ -234,29 +234,28 @@ class WaitAttribution : public Observer {
     std::uint32_t refs = 0;  // 0: free (and node 0)
     StartReason reason = StartReason::kSubmitted;
   };
-  // The nodes in fixed chunks (growing moves none and never holds two copies; chunks below malloc's
-  // mmap threshold reuse what ended live tasks gave back), their names in chunks of text. A freed
+  // The nodes in a ChunkedQueue (growing moves none and never holds two copies; a table of more than
+  // 2 MiB of nodes gets huge pages, as the task tables do: a million-task run made 10,000 page faults
+  // growing it 80 KiB at a time from malloc), their names in chunks of text. A freed
   // node's name is garbage until the text is compacted, which waits until the garbage outweighs the
   // live names and the frees since the last compaction are half the table: each compaction's cost
   // (the table and the live names) is paid for by the frees before it.
   class NodeTable {
    public:
     NodeTable();
-    Node& operator[](std::uint32_t n) { return chunks_[n >> kShift][n & kMask]; }
-    const Node& operator[](std::uint32_t n) const { return chunks_[n >> kShift][n & kMask]; }
-    std::size_t size() const { return size_; }
+    Node& operator[](std::uint32_t n) { return nodes_[n]; }
+    const Node& operator[](std::uint32_t n) const { return nodes_[n]; }
+    std::size_t size() const { return nodes_.size(); }
     std::uint32_t push();  // a new node at the end
     void set_name(std::uint32_t n, std::string_view name);
     std::string_view name(std::uint32_t n) const;
     void freed(std::uint32_t n);  // node n was freed: its name is garbage
 
    private:
-    static constexpr std::uint32_t kShift = 11, kMask = (1u << kShift) - 1;  // 2,048 nodes, 80 KiB
     static constexpr std::size_t kText = 64 * 1024;
     std::uint64_t place(std::string_view name);
     void compact();
-    std::vector<std::unique_ptr<Node[]>> chunks_;
-    std::size_t size_ = 0;
+    ChunkedQueue<Node> nodes_;  // only ever grows at the back (freed nodes are reused by number)
     std::vector<std::unique_ptr<char[]>> text_;  // a position is chunk << 32 | offset
     std::size_t text_room_ = 0;                  // left in the last chunk
     std::size_t last_size_ = 0;                  // the last chunk's size
