@@ -616,7 +616,8 @@ class Driver {
         // Members moving bytes over it now fail; computing members are not affected.
         for (std::uint64_t seq : flights_.keys()) {
           const Flight& fl = flights_.at(seq);
-          if (fl.activity && (fl.stage == 1 || fl.stage == 4) && route_is_off(host_of(fl))) lost.push_back(seq);
+          if (fl.activity && (fl.stage == 1 || fl.stage == 4) && route_is_off(host_of(fl)))
+            lost.push_back(seq);
         }
         fail_collectives_over_off_links();
       } else {

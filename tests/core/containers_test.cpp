@@ -10,8 +10,8 @@
 #include <cstdio>
 #include <cstring>
 #include <deque>
-#include <map>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <random>
 #include <set>
@@ -137,8 +137,12 @@ TEST(KeyedPoolMap, MatchesAStdMapUnderRandomUse) {
   std::map<std::uint64_t, std::uint64_t> model;
   std::uint64_t next = 0;
   for (int step = 0; step < 200000; ++step) {
+    // Phases of 20,000 steps, growing (about 10,000 keys more held at the end of one) and shrinking,
+    // so that the index is rehashed and its probe runs grow long as well as short.
+    const bool growing = (step / 20000) % 2 == 0;
     const unsigned op = rng() % 8;
-    if (op < 3 || model.empty()) {  // a new key: the next dispatch number, or now and then a far one
+    if (op < (growing ? 5u : 1u) || model.empty()) {
+      // A new key: the next dispatch number, or now and then a far one.
       const std::uint64_t key = rng() % 16 == 0 ? rng() : next++;
       if (model.count(key)) continue;
       const std::uint64_t value = rng();
@@ -187,13 +191,20 @@ TEST(KeyedPoolMap, ElementsStayPutAndEraseReleasesWhatTheyHold) {
   EXPECT_EQ(pool.size(), 2496u);
 }
 
-TEST(KeyedPoolMap, MisuseIsAnInternalError) {
-  KeyedPool<int> pool;
+// A refused insert changes nothing: no slot taken, the value not kept.
+TEST(KeyedPoolMap, MisuseIsAnInternalErrorAndChangesNothing) {
+  auto held = std::make_shared<int>(1);
+  KeyedPool<std::shared_ptr<int>> pool;
   EXPECT_THROW(pool.at(3), InternalError);
   EXPECT_THROW(pool.erase(3), InternalError);
-  pool.insert(3, 1);
-  EXPECT_THROW(pool.insert(3, 2), InternalError);
-  EXPECT_EQ(pool.at(3), 1);
+  pool.insert(3, held);
+  const std::shared_ptr<int>* freed = &pool.insert(4, nullptr);
+  pool.erase(4);
+  EXPECT_THROW(pool.insert(3, held), InternalError);
+  EXPECT_EQ(held.use_count(), 2);  // held here and under key 3 only
+  EXPECT_EQ(pool.size(), 1u);
+  EXPECT_EQ(pool.at(3), held);
+  EXPECT_EQ(&pool.insert(5, nullptr), freed);  // the slot key 4 freed was not taken by the refused insert
 }
 
 // huge_alloc: from 2 MiB on, whole 2 MiB pages at a 2 MiB boundary, advised as huge or not, as asked

@@ -12,11 +12,11 @@
 //
 // KeyedPool<T> maps 64-bit keys to elements kept in a pool. Once the pool has grown to the most
 // elements ever held at once, an insert allocates nothing; an element never moves while it is held (a
-// reference stays valid until its erase); a lookup is one probe of an open-addressing index (linear
-// probing, erase by backward shift, at most half full). It holds the SimGrid driver's members in
-// flight, one per dispatch: a std::map node per dispatch was freed and allocated again every instant,
-// and with a thousand workers that made malloc return its heap's top to the kernel and fault it back
-// in at each instant (half the page faults of a million-task run).
+// reference stays valid until its erase; after it, the reference sees T{} and, once the slot is used
+// again, a later key's element); a lookup walks one probe run of an open-addressing index (linear
+// probing, erase by backward shift, at most half full, so runs are short). It holds the SimGrid
+// driver's members in flight, one per dispatch, instead of a std::map node allocated and freed per
+// dispatch and a pointer chase per lookup (the 1M trace-file run: 0.91x the user time).
 //
 // IndexSet keeps a set of small integers with O(1) insert and erase and an ordered "next member at or
 // after i" that skips 4096 empty indices per summary word, so the singles pass touches only workers
@@ -169,19 +169,21 @@ class KeyedPool {
   // Holds `value` under `key`, which must not be held; returns it in the pool.
   T& insert(std::uint64_t key, T value) {
     if (2 * (size_ + 1) > index_.size()) rehash(index_.empty() ? 16 : 2 * index_.size());
+    std::size_t i = home(key);
+    while (index_[i].slot != kFree) {  // first, so that a refused insert takes no slot
+      if (index_[i].key == key)
+        throw InternalError("KeyedPool: key " + std::to_string(key) + " inserted twice");
+      i = (i + 1) & mask();
+    }
     std::uint32_t slot;
     if (free_.empty()) {
+      if (pool_.size() >= kFree) throw InternalError("KeyedPool: more than 2^32 - 1 elements held");
       slot = static_cast<std::uint32_t>(pool_.size());
       pool_.push_back(std::move(value));
     } else {
       slot = free_.back();
-      free_.pop_back();
       pool_[slot] = std::move(value);
-    }
-    std::size_t i = home(key);
-    while (index_[i].slot != kFree) {
-      if (index_[i].key == key) throw InternalError("KeyedPool: key " + std::to_string(key) + " inserted twice");
-      i = (i + 1) & mask();
+      free_.pop_back();
     }
     index_[i] = {key, slot};
     ++size_;
