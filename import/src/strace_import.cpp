@@ -1902,15 +1902,23 @@ std::string import_strace(const ImportOptions& options, const std::string& out_a
   Builder builder(options, parsed, std::move(process));
   builder.check_log();
   const fs::path out = check_output_folder(out_arg, FolderKind::kImport, "--out");
-  // An earlier import is replaced only when it holds nothing but what an import writes.
+  // An earlier import is replaced only when it holds nothing but what an import writes: its two files and
+  // marker (regular files), and an observed run folder holding only what a run folder's marker lists
+  // (render's pictures among them).
   struct stat st {};
   if (lstat(out.c_str(), &st) == 0) {
     std::vector<std::string> foreign;
     for (const auto& e : fs::directory_iterator(out)) {
       const std::string n = e.path().filename().string();
-      if (n != "scenario.json" && n != "import-report.json" && n != "observed" && n != ".dirsched-import" &&
-          temp_owner(n) == 0)
-        foreign.push_back(n);
+      if (temp_owner(n) != 0) continue;
+      struct stat es {};
+      const bool got = lstat(e.path().c_str(), &es) == 0;
+      const bool dir = got && S_ISDIR(es.st_mode), file = got && S_ISREG(es.st_mode);
+      if (n == "observed" && dir) {
+        for (const std::string& f : foreign_entries(e.path())) foreign.push_back("observed/" + f);
+      } else if (!(file && (n == "scenario.json" || n == "import-report.json" || n == ".dirsched-import"))) {
+        foreign.push_back(dir ? n + "/" : n);
+      }
     }
     if (!foreign.empty())
       throw OutputRefused("--out " + out_arg + ": holds " + foreign.front() +

@@ -65,6 +65,20 @@ PY
 touch "$tmp/basic/notes.txt"
 "$dirsched" import strace "$here/basic.log" --out "$tmp/basic" >/dev/null 2>&1 && { echo "FAIL an import replaced a folder holding a foreign file"; fail=1; }
 [[ -e "$tmp/basic/notes.txt" ]] || { echo "FAIL notes.txt deleted"; fail=1; }
+rm "$tmp/basic/notes.txt"
+# Inside the observed run folder too (render's pictures, listed in its marker, are the import's), and a
+# folder in place of a file the import writes.
+touch "$tmp/basic/observed/notes.txt"
+"$dirsched" import strace "$here/basic.log" --out "$tmp/basic" >/dev/null 2>"$tmp/err"; rc=$?
+[[ $rc -eq 2 ]] && grep -q "holds observed/notes.txt, which dirsched import did not write" "$tmp/err" \
+  || { echo "FAIL an import replaced an observed folder holding a foreign file (exit $rc)"; cat "$tmp/err"; fail=1; }
+[[ -e "$tmp/basic/observed/notes.txt" ]] || { echo "FAIL observed/notes.txt deleted"; fail=1; }
+rm "$tmp/basic/observed/notes.txt"
+rm "$tmp/basic/import-report.json" && mkdir "$tmp/basic/import-report.json" && touch "$tmp/basic/import-report.json/mine"
+"$dirsched" import strace "$here/basic.log" --out "$tmp/basic" >/dev/null 2>"$tmp/err"; rc=$?
+[[ $rc -eq 2 ]] && grep -q "holds import-report.json/, which" "$tmp/err" \
+  || { echo "FAIL an import replaced a folder named as its report (exit $rc)"; cat "$tmp/err"; fail=1; }
+[[ -e "$tmp/basic/import-report.json/mine" ]] || { echo "FAIL import-report.json/mine deleted"; fail=1; }
 
 # Several processes: refused without a choice (listing the candidates), chosen by --pid or --level.
 "$dirsched" import strace "$here/two-processes.log" --out "$tmp/two" >/dev/null 2>"$tmp/err"; rc=$?
