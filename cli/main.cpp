@@ -7,6 +7,7 @@
 // not be written (nothing claimed, nothing left); 128 + N stopped by signal N (130 SIGINT, 143
 // SIGTERM, 129 SIGHUP), temporaries removed; 134 an internal error (a bug): a message, then abort
 // (error_kind.hpp has the mapping from exceptions).
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1213,6 +1214,30 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
 }
 
 // Redraws the pictures of a run folder from its events.jsonl (and summary.json, for lane order).
+// A file the user names for an output (fidelity --json, --svg): refused, before anything is read or
+// written, when the path is empty, when something other than a regular file is there (writing replaces
+// what is at the path with a file: a folder, a link, a FIFO or a device would be lost), or when it is one
+// of the files the command reads (`reads`). An existing regular file is what the user asked to replace.
+void check_output_file(const std::string& path, const std::string& what,
+                       const std::vector<std::string>& reads) {
+  namespace fs = std::filesystem;
+  if (path.empty()) throw OutputRefused(what + ": an empty path; name a file");
+  struct stat st {};
+  if (lstat(path.c_str(), &st) != 0) return;  // a new file (a missing folder is a write error)
+  if (!S_ISREG(st.st_mode)) {
+    const char* is = S_ISDIR(st.st_mode)   ? "a folder"
+                     : S_ISLNK(st.st_mode) ? "a link"
+                                           : "not a regular file (a FIFO, a device or a socket)";
+    throw OutputRefused(what + " " + path + ": " + is +
+                        "; dirsched would replace it with a file: name another path");
+  }
+  for (const std::string& r : reads) {
+    std::error_code ec;
+    if (fs::equivalent(path, r, ec))
+      throw OutputRefused(what + " " + path + ": is " + r + ", which this command reads; name another file");
+  }
+}
+
 // fidelity --svg: the two folders' timelines one above the other (measure_fidelity read both already:
 // a folder without events.jsonl was refused there).
 std::string stacked_timelines(const std::string& observed, const std::string& simulated) {
@@ -1909,9 +1934,20 @@ int run_command(int argc, char** argv) {
       return 0;
     }
     if (*fid) {
+      std::vector<std::string> reads;
+      for (const std::string& dir : {fid_observed, fid_simulated})
+        for (const char* name : {"summary.json", "events.jsonl"})
+          reads.push_back((std::filesystem::path(dir) / name).string());
+      if (fid->count("--json")) check_output_file(fid_json, "--json", reads);
+      if (fid->count("--svg")) check_output_file(fid_svg, "--svg", reads);
+      if (fid->count("--json") && fid->count("--svg") && fid_json == fid_svg)
+        throw OutputRefused("--json and --svg: both name " + fid_json + "; name two files");
       const Fidelity f = measure_fidelity(fid_observed, fid_simulated, fid_bound);
+      // Both made before either is written: a refusal drawing the timelines leaves no half of the pair.
+      const std::string svg =
+          fid_svg.empty() ? std::string() : stacked_timelines(fid_observed, fid_simulated);
       if (!fid_json.empty()) write_file_atomic(fid_json, f.json.dump(2) + "\n");
-      if (!fid_svg.empty()) write_file_atomic(fid_svg, stacked_timelines(fid_observed, fid_simulated));
+      if (!fid_svg.empty()) write_file_atomic(fid_svg, svg);
       std::cout << f.text;
       return f.within ? 0 : 1;
     }

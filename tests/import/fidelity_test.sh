@@ -117,4 +117,32 @@ before=$(cd "$tmp/sim" && cat report.html fidelity.json | cksum)
 "$dirsched" render "$tmp/sim" --observed "$tmp/none" >/dev/null 2>"$tmp/err"; rc=$?
 [[ $rc -eq 2 ]] && grep -q "$tmp/none" "$tmp/err" || { echo "FAIL render --observed of a missing folder: exit $rc"; cat "$tmp/err"; fail=1; }
 [[ "$(cd "$tmp/sim" && cat report.html fidelity.json | cksum)" == "$before" ]] || { echo "FAIL a refused render changed the folder"; fail=1; }
+# --json and --svg name files the user asked for: a regular file there is replaced, anything else is
+# refused with exit 2 before anything is written (a folder, a FIFO, a link; the files fidelity reads; an
+# empty path; one path for both).
+refused_out() {  # what the error must say, then the options
+  local want=$1
+  shift
+  local sums
+  sums=$(cd "$tmp" && cat obs/summary.json obs/events.jsonl sim/summary.json sim/events.jsonl | cksum)
+  "$dirsched" fidelity "$tmp/obs" "$tmp/sim" "$@" >/dev/null 2>"$tmp/err"; rc=$?
+  [[ $rc -eq 2 ]] && grep -qF -- "$want" "$tmp/err" || { echo "FAIL fidelity $* not refused with '$want' (exit $rc)"; cat "$tmp/err"; fail=1; }
+  [[ "$(cd "$tmp" && cat obs/summary.json obs/events.jsonl sim/summary.json sim/events.jsonl | cksum)" == "$sums" ]] \
+    || { echo "FAIL fidelity $* changed its inputs"; fail=1; }
+}
+mkdir "$tmp/dir-out"
+mkfifo "$tmp/fifo-out"
+ln -s "$tmp/f.json" "$tmp/link-out"
+refused_out "--json $tmp/obs/summary.json: is $tmp/obs/summary.json, which this command reads" --json "$tmp/obs/summary.json"
+refused_out "--svg $tmp/sim/events.jsonl: is $tmp/sim/events.jsonl, which this command reads" --json "$tmp/new.json" --svg "$tmp/sim/events.jsonl"
+[[ ! -e "$tmp/new.json" ]] || { echo "FAIL a refused --svg let --json be written"; fail=1; }
+refused_out "--json $tmp/dir-out: a folder" --json "$tmp/dir-out"
+refused_out "--svg $tmp/fifo-out: not a regular file" --svg "$tmp/fifo-out"
+refused_out "--json $tmp/link-out: a link" --json "$tmp/link-out"
+refused_out "--json: an empty path" --json ""
+refused_out "--json and --svg: both name $tmp/same" --json "$tmp/same" --svg "$tmp/same"
+[[ -d "$tmp/dir-out" && -p "$tmp/fifo-out" && -L "$tmp/link-out" ]] || { echo "FAIL a refused output path was replaced"; fail=1; }
+echo old >"$tmp/mine.json"
+"$dirsched" fidelity "$tmp/obs" "$tmp/sim" --json "$tmp/mine.json" >/dev/null 2>"$tmp/err" || { echo "FAIL --json over a regular file"; cat "$tmp/err"; fail=1; }
+grep -q makespan_error "$tmp/mine.json" || { echo "FAIL --json did not replace the regular file it names"; fail=1; }
 exit $fail
