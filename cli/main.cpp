@@ -1213,7 +1213,6 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
   return clean[res.best] ? 0 : 1;
 }
 
-// Redraws the pictures of a run folder from its events.jsonl (and summary.json, for lane order).
 // A file the user names for an output (fidelity --json, --svg): refused, before anything is read or
 // written, when the path is empty, when something other than a regular file is there (writing replaces
 // what is at the path with a file: a folder, a link, a FIFO or a device would be lost), or when it is one
@@ -1269,6 +1268,7 @@ std::string with_observed_section(const std::string& report, const Fidelity& f, 
   return report.substr(0, end) + section + report.substr(end);
 }
 
+// Redraws the pictures of a run folder from its events.jsonl (and summary.json, for lane order).
 int cmd_render(const std::string& dir_arg, double budget_s, const std::string& observed) {
   namespace fs = std::filesystem;
   std::string dir = dir_arg;
