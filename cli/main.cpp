@@ -1772,7 +1772,8 @@ int run_command(int argc, char** argv) {
   std::string import_out;
   imp_strace->add_option("log", import_options.log, "The host log")->required();
   imp_strace->add_option("--out", import_out, "Output folder: a new path, or an earlier import to replace")->required();
-  CLI::Option* imp_pid = imp_strace->add_option("--pid", import_options.pid, "The scheduler process to import");
+  CLI::Option* imp_pid = imp_strace->add_option("--pid", import_options.pid, "The scheduler process to import")
+                             ->check(cli::whole_number(0, INT64_MAX));
   imp_strace->add_option("--level", import_options.level,
                          "The level word of the scheduler process (node, network1, network2, network3)")
       ->excludes(imp_pid);
@@ -1923,10 +1924,6 @@ int run_command(int argc, char** argv) {
       return c.same ? 0 : 1;
     }
     if (*imp) {
-      if (import_options.pid && *import_options.pid < 0) {
-        std::cerr << "dirsched import strace: --pid: expected a process id (not negative)\n";
-        return 2;
-      }
       import_options.progress = isatty(STDERR_FILENO);
       check_output_folder(import_out, FolderKind::kImport, "--out");  // before the log is read
       std::cout << import_strace(import_options, import_out) << "outputs in " << import_out

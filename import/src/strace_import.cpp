@@ -26,6 +26,7 @@
 #include "dirsched/output_folder.hpp"
 #include "dirsched/outputs.hpp"
 #include "dirsched/record/task_row.hpp"
+#include "dirsched/scenario.hpp"
 
 namespace dirsched {
 namespace {
@@ -51,7 +52,7 @@ constexpr const char* kAttrNames[] = {"run_id",    "task_slot",   "group_index",
 struct Span {
   SpanKind kind;
   std::uint8_t word;      // index into kLevelWords
-  std::int8_t endpoint;   // 0 local_mailbox, 1 remote_l3, -1 absent or other
+  std::int8_t endpoint;   // 0 local_mailbox, 1 remote_l3, -1 absent (any other value is refused)
   std::uint8_t has = 0;   // bit i: attribute i given
   std::uint32_t hid = 0;  // index into Parsed::hids (submits)
   long long ts = 0, dur = 0;
@@ -289,6 +290,21 @@ class LogReader {
     if (!p_.problems.count(pid)) p_.problems[pid] = Problem{p_.lines, rule};
   }
 
+  // The rule an identity attribute's value breaks, or "": values the runtime never writes, refused at
+  // their line rather than imported into a scenario or an observed run the testbed's tools refuse.
+  static std::string out_of_range(const Span& sp) {
+    auto text = [&](Attr a) { return std::string(kAttrNames[a]) + "=" + std::to_string(sp.attr[a]); };
+    if (sp.given(kRunId) && sp.attr[kRunId] == 0) return "run_id=0 (run ids count from 1; 0 is invalid)";
+    if (sp.given(kRunId) && sp.attr[kRunId] < 0) return text(kRunId) + " is negative (run ids count from 1)";
+    for (Attr a : {kTaskSlot, kWorkerId, kDispatchId})
+      if (sp.given(a) && sp.attr[a] < 0) return text(a) + " is negative";
+    if (sp.kind == SpanKind::kComplete && sp.given(kOutcome) && (sp.attr[kOutcome] < 0 || sp.attr[kOutcome] > 3))
+      return text(kOutcome) + " is not an outcome (0 success, 1 task failure, 2 endpoint failure, 3 skipped)";
+    if (sp.given(kPrepareOnly) && sp.attr[kPrepareOnly] != 0 && sp.attr[kPrepareOnly] != 1)
+      return text(kPrepareOnly) + " is neither 0 nor 1";
+    return "";
+  }
+
   // `v=1 pid= tid= inv= hid= depth= name= ts= dur= [k=v ...]`
   void span(std::string_view s) {
     std::vector<std::string_view> tokens;
@@ -378,12 +394,22 @@ class LogReader {
       }
       sp.has |= static_cast<std::uint8_t>(1u << a);
     }
-    if (sp.given(kRunId) && sp.attr[kRunId] == 0) {
-      problem(pid, "run_id=0 (run ids count from 1; 0 is invalid)");
+    if (ts < 0 || dur < 0) {  // CLOCK_MONOTONIC nanoseconds and a span's length are never negative
+      problem(pid, std::string(ts < 0 ? "ts=" + std::to_string(ts) : "dur=" + std::to_string(dur)) +
+                       " is negative (nanoseconds of CLOCK_MONOTONIC)");
       return;
     }
-    if (auto e = attrs.find("endpoint_kind"); e != attrs.end())
+    if (std::string rule = out_of_range(sp); !rule.empty()) {
+      problem(pid, rule);
+      return;
+    }
+    if (auto e = attrs.find("endpoint_kind"); e != attrs.end()) {
       sp.endpoint = e->second == "local_mailbox" ? 0 : e->second == "remote_l3" ? 1 : -1;
+      if (sp.endpoint < 0) {  // a worker kind the import would otherwise have to guess
+        problem(pid, "endpoint_kind=" + std::string(e->second) + " is neither local_mailbox nor remote_l3");
+        return;
+      }
+    }
     if (sp.kind != SpanKind::kGraphBuild && sp.kind != SpanKind::kRetire) {
       const std::string h = strace_decode(std::string(*hidt));
       auto [it, inserted] = p_.hid_index.emplace(h, static_cast<std::uint32_t>(p_.hids.size()));
@@ -561,6 +587,14 @@ class Builder {
   void check_log() {
     choose();
     if (auto it = p_.problems.find(pid_); it != p_.problems.end()) refuse(it->second.line, it->second.rule);
+    const Candidate& chosen = p_.candidates.at(pid_);
+    for (long long run : o_.runs)
+      if (!chosen.runs.count(run)) {
+        std::string runs;
+        for (long long r : chosen.runs) runs += (runs.empty() ? "" : ", ") + std::to_string(r);
+        throw ImportError(o_.log + ": --run " + std::to_string(run) + ": no span of pid " + std::to_string(pid_) +
+                          " has run_id " + std::to_string(run) + " (its runs: " + runs + ")");
+      }
     if (p_.torn_unknown)
       refuse(p_.torn_unknown->line, p_.torn_unknown->rule + " (its pid cannot be read, so it may be this process's)");
     pair();
@@ -586,6 +620,11 @@ class Builder {
       return "pid " + std::to_string(pid) + " (level " + words + ", " + std::to_string(c.runs.size()) + " runs, " +
              std::to_string(c.task_count()) + " tasks)";
     };
+    if (pids.empty() && !p_.problems.empty()) {  // every span of the process refused: say why, not "none"
+      auto it = o_.pid ? p_.problems.find(*o_.pid) : p_.problems.begin();
+      if (it == p_.problems.end()) it = p_.problems.begin();
+      refuse(it->second.line, it->second.rule);
+    }
     if (pids.empty()) {
       std::string what = o_.pid ? " of pid " + std::to_string(*o_.pid) : o_.level ? " at level " + *o_.level : "";
       refuse(p_.lines, "no scheduler span" + what +
@@ -873,6 +912,32 @@ class Builder {
 
   void note(const std::string& text) { assumptions_.push_back(text); }
 
+  // Every time the import writes is t0 or later (a graph_build opens its run, so a span before the
+  // earliest one is a log from elsewhere or a clock that went back) and within the testbed's limit of
+  // 2^32 s from t0; worker ids fit a scenario's worker tables.
+  void check_times() const {
+    const auto limit_ns = static_cast<long long>(kMaxTimeS) * 1'000'000'000LL;
+    auto at = [&](long long ts, std::uint64_t line, const char* what) {
+      if (ts < t0_)
+        refuse(line, std::string(what) + " at ts " + std::to_string(ts) + ", before the time origin t0 (ts " +
+                         std::to_string(t0_) + ", the earliest graph_build)");
+      if (ts - t0_ > limit_ns)
+        refuse(line, std::string(what) + " at ts " + std::to_string(ts) + ", more than 2^32 s after the time origin t0 (ts " +
+                         std::to_string(t0_) + ")");
+    };
+    for (const TaskObs& t : tasks_) {
+      if (const Span* sub = submit_of(t)) at(sub->ts, sub->line, "a submit");
+      for (const Attempt* a = members(t).begin().at; a != members(t).end().at; ++a) {
+        at(a->dispatch_ts, a->line, "a dispatch");
+        if (a->activated) at(a->activate_ts, a->line, "the activate of the dispatch");
+        if (a->completed) at(a->complete_ts, a->complete_line, "a completion");
+        if (is_sub(t) && a->worker >= static_cast<long long>(kMaxWorkers))
+          refuse(a->line, "SUB worker_id=" + std::to_string(a->worker) + ": a SUB pool of more than " +
+                              std::to_string(kMaxWorkers) + " workers (the testbed's limit)");
+      }
+    }
+  }
+
   // Workers, kinds, callables, what is left out.
   void model() {
     if (graph_build_.empty()) {
@@ -883,6 +948,7 @@ class Builder {
       t0_ = graph_build_.begin()->second;
       for (const auto& [run, ts] : graph_build_) t0_ = std::min(t0_, ts);
     }
+    check_times();
     // Workers: NEXT_LEVEL ids on NEXT_LEVEL dispatches (and singles' submit targets), SUB pool size.
     for (const TaskObs& t : tasks_) {
       if (const Span* sub = submit_of(t)) {
@@ -890,6 +956,9 @@ class Builder {
         for (const Attempt* a = members(t).begin().at; a != members(t).end().at; ++a) {
           int& e = nl_.try_emplace(a->worker, -1).first->second;
           if (a->endpoint >= 0) e = a->endpoint;
+          if (nl_.size() > kMaxWorkers)
+            refuse(a->line, "worker_id=" + std::to_string(a->worker) + ": more than " + std::to_string(kMaxWorkers) +
+                                " NEXT_LEVEL workers (the testbed's limit)");
         }
       } else if (is_sub(t)) {
         for (const Attempt* a = members(t).begin().at; a != members(t).end().at; ++a)

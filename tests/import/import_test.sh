@@ -89,6 +89,14 @@ rm "$tmp/basic/import-report.json" && mkdir "$tmp/basic/import-report.json" && t
 python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); w=s["workers"]["next_level"]; sys.exit(0 if w==[{"id":7,"kind":"local_worker"},{"id":9,"kind":"remote"}] and s["callables"]["hf00d"]["namespace"]=="LOCAL_PYTHON" else 1)' "$tmp/two-l4/scenario.json" || { echo "FAIL network1 workers and kinds"; cat "$tmp/two-l4/scenario.json"; fail=1; }
 "$dirsched" import strace "$here/two-processes.log" --out "$tmp/two-pid" --pid 4242 >/dev/null 2>"$tmp/err" || { echo "FAIL --pid 4242"; cat "$tmp/err"; fail=1; }
 "$dirsched" import strace "$here/basic.log" --out "$tmp/run2" --run 2 >/dev/null 2>"$tmp/err" || { echo "FAIL --run 2"; fail=1; }
+# A run the log does not have, and a pid past the integers: refused (exit 0 with an empty scenario, and a
+# pid clamped to 2^63-1, before).
+"$dirsched" import strace "$here/basic.log" --out "$tmp/run5" --run 5 >/dev/null 2>"$tmp/err"; rc=$?
+[[ $rc -eq 2 ]] && grep -qF "basic.log: --run 5: no span of pid 4242 has run_id 5 (its runs: 1, 2)" "$tmp/err" && [[ ! -e "$tmp/run5" ]] \
+  || { echo "FAIL --run 5 not in the log (exit $rc)"; cat "$tmp/err"; fail=1; }
+"$dirsched" import strace "$here/basic.log" --out "$tmp/pidbig" --pid 99999999999999999999 >/dev/null 2>"$tmp/err"; rc=$?
+[[ $rc -eq 2 ]] && grep -qF -- "--pid: '99999999999999999999' is not a whole number" "$tmp/err" && [[ ! -e "$tmp/pidbig" ]] \
+  || { echo "FAIL --pid past the integers (exit $rc)"; cat "$tmp/err"; fail=1; }
 python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); sys.exit(0 if [o["task"] for o in s["trace"]]==["r2.t0","r2.t1"] else 1)' "$tmp/run2/scenario.json" || { echo "FAIL --run 2 keeps run 2 only"; fail=1; }
 
 # Refusals: each rule broken once in a copy of basic.log. Columns: name, rule text expected, then a
@@ -120,6 +128,21 @@ refuse torn "a torn [STRACE] record" 'at = find("node.dispatch ", "task_slot=1 g
 refuse capped "identity attribute task_slot=1~ is capped" 'at = find("node.submit ", "task_slot=1 "); lines[at] = lines[at].replace("task_slot=1 ", "task_slot=1~ "); at += 1'
 refuse non-integer "identity attribute worker_id=w1 is not an integer" 'at = find("node.dispatch ", "task_slot=1 group_index=0"); lines[at] = lines[at].replace("worker_id=1", "worker_id=w1"); at += 1'
 refuse run-id-0 "run_id=0 (run ids count from 1" 'at = find("node.submit ", "run_id=2 task_slot=1 "); lines[at] = lines[at].replace("run_id=2", "run_id=0"); at += 1'
+# Values the runtime never writes: refused at their line (each was imported with exit 0 into a scenario or
+# an observed run the testbed's own tools then refused, or taken as something else).
+refuse run-id-negative "run_id=-2 is negative (run ids count from 1)" 'at = find("node.submit ", "run_id=2 task_slot=1 "); lines[at] = lines[at].replace("run_id=2", "run_id=-2"); at += 1'
+refuse slot-negative "task_slot=-1 is negative" 'at = find("node.submit ", "run_id=2 task_slot=1 "); lines[at] = lines[at].replace("task_slot=1", "task_slot=-1"); at += 1'
+refuse worker-negative "worker_id=-1 is negative" 'at = find("node.submit ", "run_id=1 task_slot=0 "); lines[at] = lines[at].replace("worker_id=0", "worker_id=-1"); at += 1'
+refuse dispatch-id-negative "dispatch_id=-3 is negative" 'at = find("node.dispatch ", "run_id=2 task_slot=1 "); lines[at] = lines[at].replace("dispatch_id=2", "dispatch_id=-3"); at += 1'
+refuse outcome-unknown "outcome=7 is not an outcome (0 success" 'at = find("node.complete ", "run_id=2 task_slot=1 "); lines[at] = lines[at].replace("outcome=1", "outcome=7"); at += 1'
+refuse prepare-only-7 "prepare_only=7 is neither 0 nor 1" 'at = find("node.dispatch ", "run_id=2 task_slot=0 "); lines[at] = lines[at].replace("prepare_only=1", "prepare_only=7"); at += 1'
+refuse endpoint-unknown "endpoint_kind=weird is neither local_mailbox nor remote_l3" 'at = find("node.dispatch ", "run_id=2 task_slot=1 "); lines[at] = lines[at].replace("endpoint_kind=local_mailbox", "endpoint_kind=weird"); at += 1'
+refuse ts-negative "ts=-5 is negative" 'at = find("node.complete ", "run_id=2 task_slot=0 "); lines[at] = lines[at].replace("ts=1007200000", "ts=-5"); at += 1'
+refuse before-t0 "a submit at ts 10000, before the time origin t0 (ts 1000000000" 'at = find("node.submit ", "run_id=1 task_slot=0 "); lines[at] = lines[at].replace("ts=1000100000", "ts=10000"); at += 1'
+refuse past-limit "a completion at ts 9000000000000000000, more than 2^32 s after the time origin t0" 'at = find("node.complete ", "run_id=2 task_slot=0 "); lines[at] = lines[at].replace("ts=1007200000", "ts=9000000000000000000"); at += 1'
+refuse sub-pool "SUB worker_id=999999999: a SUB pool of more than 65536 workers" 'lines = [l.replace("worker_id=0", "worker_id=999999999") if "run_id=1 task_slot=2 " in l else l for l in lines]; at = find("node.dispatch ", "run_id=1 task_slot=2 ") + 1'
+# Every span refused (run_id 0 throughout): that rule, not "no scheduler span".
+refuse all-run-id-0 "run_id=0 (run ids count from 1" 'lines = [re.sub("run_id=[0-9]+", "run_id=0", l) for l in lines]; at = find("node.graph_build") + 1'
 refuse two-submits "two submits for one task" 'i = find("node.submit ", "task_slot=1 "); lines.insert(i + 1, lines[i]); at = i + 2'
 refuse single-elsewhere "a single dispatched to another worker than its submit named" 'i = find("node.submit ", "run_id=1 task_slot=0 "); lines[i] = lines[i].replace("worker_id=0", "worker_id=1"); at = find("node.dispatch ", "run_id=1 task_slot=0 ") + 1'
 refuse group-index "group_index 2 outside [0, group_size)" 'at = find("node.dispatch ", "task_slot=1 group_index=1"); lines[at] = lines[at].replace("group_index=1", "group_index=2"); c = find("node.complete ", "task_slot=1 group_index=1"); lines[c] = lines[c].replace("group_index=1", "group_index=2"); at += 1'
