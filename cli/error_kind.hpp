@@ -20,6 +20,7 @@
 
 #include <any>
 #include <cstdlib>
+#include <filesystem>
 #include <functional>
 #include <iostream>
 #include <memory>
@@ -83,6 +84,10 @@ inline ErrorReport classify_current_exception() {
     return internal(e.what(), "std::bad_function_call");
   } catch (const std::bad_weak_ptr& e) {
     return internal(e.what(), "std::bad_weak_ptr");
+  } catch (const std::filesystem::filesystem_error& e) {  // worded as the other refusals: "PATH: why"
+    std::string where = e.path1().string();
+    if (!e.path2().empty()) where += ", " + e.path2().string();
+    return {ErrorKind::kBadInput, (where.empty() ? "" : where + ": ") + e.code().message()};
   } catch (const std::exception& e) {
     return {ErrorKind::kBadInput, e.what()};
   } catch (...) {

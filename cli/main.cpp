@@ -1342,6 +1342,9 @@ int cmd_render(const std::string& dir_arg, double budget_s, const std::string& o
     if (std::binary_search(foreign.begin(), foreign.end(), entry.first))
       throw OutputRefused("render " + dir + ": " + entry.first +
                           " is a file dirsched did not write (not in its .dirsched-run); move it out first");
+    if (std::binary_search(foreign.begin(), foreign.end(), entry.first + "/"))  // a folder, link, FIFO, ...
+      throw OutputRefused("render " + dir + ": " + entry.first +
+                          " is not a regular file (a folder, link or device dirsched did not make); move it out first");
   }
   add_to_run_marker(dir, names);
   Progress::get().begin("write", static_cast<double>(files.size()), "files");

@@ -119,6 +119,14 @@ TEST(ErrorRoot, LibraryExceptionsKeepTheirRows) {
               throw std::filesystem::filesystem_error("x", std::make_error_code(std::errc::io_error));
             }).kind,
             bad);
+  // A filesystem error names its path first, as the project's own refusals do, without the library's
+  // "filesystem error: status:" prefix.
+  const auto loop = std::make_error_code(std::errc::too_many_symbolic_link_levels);
+  EXPECT_EQ(classify([&] { throw std::filesystem::filesystem_error("status", "run/summary.json", loop); }).message,
+            "run/summary.json: " + loop.message());
+  EXPECT_EQ(classify([&] { throw std::filesystem::filesystem_error("copy", "a", "b", loop); }).message,
+            "a, b: " + loop.message());
+  EXPECT_EQ(classify([&] { throw std::filesystem::filesystem_error("status", loop); }).message, loop.message());
   EXPECT_EQ(classify([] { throw std::logic_error("rule"); }).message, internal("rule", "logic error"));
   EXPECT_EQ(classify([] { throw std::out_of_range("map::at"); }).message, internal("map::at", "logic error"));
   EXPECT_EQ(classify([] { throw std::bad_alloc(); }).message, internal("out of memory", "std::bad_alloc"));

@@ -74,6 +74,14 @@ run_case 0 "" "a run without pictures" "$d" run "$s" --out "$w/new/run" --output
 echo "the user's report" >"$w/new/run/report.html"
 refused_untouched "$w" 2 "render $w/new/run: report\.html is a file dirsched did not write" "render over the user's report.html" "$d" render "$w/new/run"
 rm "$w/new/run/report.html"
+# A folder where a picture goes: refused before anything is drawn (it exited 3 with the others rewritten).
+mkdir "$w/new/run/report.html"
+refused_untouched "$w" 2 "render $w/new/run: report\.html is not a regular file" "render over a folder named report.html" "$d" render "$w/new/run"
+rmdir "$w/new/run/report.html"
+# A file that links to itself: worded as a refusal ("PATH: why"), not the library's "filesystem error:".
+mv "$w/new/run/summary.json" "$sandbox/summary.keep" && ln -s summary.json "$w/new/run/summary.json"
+refused_untouched "$w" 2 "^dirsched: $w/new/run/summary\.json: Too many levels of symbolic links\$" "render with summary.json a link to itself" "$d" render "$w/new/run"
+rm "$w/new/run/summary.json" && mv "$sandbox/summary.keep" "$w/new/run/summary.json"
 run_case 0 "" "render of a run without pictures" "$d" render "$w/new/run"
 grep -q '"report.html"' "$w/new/run/.dirsched-run" || { echo "FAIL render did not list its pictures:"; cat "$w/new/run/.dirsched-run"; fail=1; }
 run_case 0 "" "replacing a rendered run" "$d" run "$s" --out "$w/new/run"
