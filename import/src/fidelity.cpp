@@ -36,7 +36,8 @@ Timeline load(const std::string& dir) {
   Timeline t;
   t.dir = dir;
   if (!fs::is_directory(dir)) throw BadInput(dir + ": no such run folder");
-  t.makespan = read_summary((fs::path(dir) / "summary.json").string()).makespan_s;
+  const record::Summary summary = read_summary((fs::path(dir) / "summary.json").string());
+  t.makespan = summary.makespan_s;
   const std::string path = (fs::path(dir) / "events.jsonl").string();
   if (std::error_code ec; fs::exists(path, ec) && !fs::is_regular_file(path, ec))
     throw BadInput(path + ": not a regular file (a FIFO, a device, a socket or a folder)");
@@ -46,10 +47,17 @@ Timeline load(const std::string& dir) {
   std::map<std::string, std::string> kind;
   std::string line;
   std::size_t n = 0;
+  std::uint64_t events = 0;
   while (std::getline(in, line)) {
     ++n;
     if (line.empty()) continue;
     const record::Event e = parse_event_line(line, path, n);
+    // A run's events are numbered 0, 1, 2, ... in file order: a line repeated, moved or lost is not the
+    // run's record (a doubled or reversed file gave numbers from it).
+    if (e.seq != events)
+      throw BadInput(path + " line " + std::to_string(n) + ": seq " + std::to_string(e.seq) + " where " +
+                     std::to_string(events) + " was expected (a run numbers its events from 0 in order: a line is repeated, moved or missing)");
+    ++events;
     if (e.of_run()) continue;  // a run's event: no task
     const std::string& ev = e.event;
     const std::string& task = e.task;
@@ -71,6 +79,9 @@ Timeline load(const std::string& dir) {
     if (ev == "group_launched") t.launched[task] = ts;
     if (ev == "group_stall" || ev == "reservation_stall") t.stalls[ev].insert(task);
   }
+  if (summary.schema >= 1 && events != summary.events)
+    throw BadInput(path + ": holds " + std::to_string(events) + " events, but summary.json beside it counts " +
+                   std::to_string(summary.events) + " (the two files are not of one run)");
   return t;
 }
 
@@ -149,9 +160,14 @@ Fidelity measure_fidelity(const std::string& observed, const std::string& simula
   ojson& j = f.json;
   j["observed"] = observed;
   j["simulated"] = simulated;
-  f.makespan_error = a.makespan > 0 ? (b.makespan - a.makespan) / a.makespan : (b.makespan > 0 ? 1 : 0);
+  // Relative to the observed makespan: undefined (NaN, JSON null) when that is 0 and the simulated one is
+  // not; 0 when both are 0.
+  f.makespan_error = a.makespan > 0   ? (b.makespan - a.makespan) / a.makespan
+                     : b.makespan > 0 ? std::nan("")
+                                      : 0;
+  const bool undefined = std::isnan(f.makespan_error);
   j["makespan_s"] = {{"observed", a.makespan}, {"simulated", b.makespan}};
-  j["makespan_error"] = f.makespan_error;
+  j["makespan_error"] = undefined ? ojson(nullptr) : ojson(f.makespan_error);
   // Dispatch times, member by member (members only one side dispatched are counted apart).
   std::vector<double> errs;
   std::vector<std::pair<double, double>> ranks;
@@ -237,14 +253,15 @@ Fidelity measure_fidelity(const std::string& observed, const std::string& simula
   }
   stalls["agree"] = stalls_agree;
   j["stall_reports"] = stalls;
-  f.within = !bound || std::fabs(f.makespan_error) <= *bound;
+  f.within = !bound || (!undefined && std::fabs(f.makespan_error) <= *bound);  // an undefined error meets no bound
   j["bound"] = bound ? ojson(*bound) : ojson(nullptr);
   j["within_bound"] = f.within;
 
   std::ostringstream t;
   t << "observed:  " << observed << " (makespan " << human_number(a.makespan) << " s)\n";
   t << "simulated: " << simulated << " (makespan " << human_number(b.makespan) << " s)\n";
-  t << "makespan error: " << pct(f.makespan_error) << "\n";
+  const std::string error_text = undefined ? "undefined (the observed makespan is 0)" : pct(f.makespan_error);
+  t << "makespan error: " << error_text << "\n";
   t << "dispatch error: median " << human_number(med) << " s, p95 " << human_number(p95) << " s, max "
     << human_number(mx) << " s (" << human_percent(share(mx)) << "% of the observed makespan at most) over "
     << errs.size() << " members";
@@ -264,7 +281,7 @@ Fidelity measure_fidelity(const std::string& observed, const std::string& simula
   t << "groups: " << a.launched.size() << " launched; launch error median " << human_number(rank(gerr, 0.5))
     << " s, max " << human_number(gerr.empty() ? 0 : gerr.back()) << " s\n";
   t << "stall reports: " << (stalls_agree ? "agree" : "differ") << "\n";
-  t << "verdict: makespan " << pct(f.makespan_error);
+  t << "verdict: makespan " << error_text;
   if (bound)
     t << (f.within ? " within " : " BEYOND ") << "the bound of " << human_percent(*bound) << "%";
   else

@@ -36,7 +36,7 @@ void decode_event(const nlohmann::json& line, const std::string& where, Event& e
     const std::string& k = it.key();
     const J& v = it.value();
     if (k == "seq") e.seq = in.count(v, "seq");
-    else if (k == "t_s") e.t_s = in.number(v, "t_s"), has_t = true;
+    else if (k == "t_s") e.t_s = in.time(v, "t_s"), has_t = true;
     else if (k == "event") e.event = in.text(v, "event"), has_event = true;
     else if (k == "task") e.task = in.text(v, "task"), has_task = true;
     else if (k == "run") e.run = in.text(v, "run"), has_run = true;
@@ -71,12 +71,11 @@ void decode_event(const nlohmann::json& line, const std::string& where, Event& e
     else if (k == "cause") e.cause = in.text(v, "cause");
     else if (k == "busy") e.busy = in.counts(v, "busy");
     else if (k == "idle_queued") e.idle_queued = in.counts(v, "idle_queued");
-    else if (k == "waited_s") e.waited_s = in.number(v, "waited_s");
+    else if (k == "waited_s") e.waited_s = in.time(v, "waited_s");
     else if (k == "prepare_only") e.prepare_only = in.boolean(v, "prepare_only");
   }
   if (!has_event) in.fail("event", "the event's name");
   if (!has_t) in.fail("t_s", "a time");
-  if (!std::isfinite(e.t_s) || e.t_s < 0) in.fail("t_s", "a finite time >= 0");
   if (e.of_run()) {
     if (!has_run) in.fail("run", "the run's name");
   } else if (!has_task) {

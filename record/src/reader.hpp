@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "dirsched/record/summary.hpp"
+#include "dirsched/time_limit.hpp"
 
 namespace dirsched::record {
 
@@ -43,6 +44,12 @@ class Reader {
   double number(const J& v, const std::string& path) const {
     if (!v.is_number()) fail(path, "a number");
     return v.template get<double>();
+  }
+  // A time in seconds a run can hold: from 0 to the testbed's limit, 2^32 s (time_limit.hpp).
+  double time(const J& v, const std::string& path) const {
+    const double t = number(v, path);
+    if (!(t >= 0 && t <= kMaxTimeS)) fail(path, "a time from 0 to 2^32 s");
+    return t;
   }
   std::uint64_t count(const J& v, const std::string& path) const {
     if (v.is_number_unsigned()) return v.template get<std::uint64_t>();

@@ -413,8 +413,7 @@ Summary decode(const ojson& doc, const std::string& file) {
   if (const ojson* x = R::field(doc, "outcome")) s.outcome = in.outcome(*x, "outcome");
   if (const ojson* x = R::field(doc, "error")) s.error = in.text_or_null(*x, "error");
   if (const ojson* x = R::field(doc, "makespan_s")) {
-    s.makespan_s = in.number(*x, "makespan_s");
-    if (!(s.makespan_s >= 0)) in.fail("makespan_s", "a time >= 0");
+    s.makespan_s = in.time(*x, "makespan_s");
   }
   if (const ojson* x = R::field(doc, "tasks")) s.tasks = in.task_counts(*x, "tasks");
   if (const ojson* x = R::field(doc, "workers"))

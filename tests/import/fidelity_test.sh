@@ -3,6 +3,7 @@
 # errors, order agreement, Kendall's tau-b, fate mismatches, group launch error, the bound's exit 1.
 set -u
 dirsched=$1
+root=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -145,4 +146,29 @@ refused_out "--json and --svg: both name $tmp/same" --json "$tmp/same" --svg "$t
 echo old >"$tmp/mine.json"
 "$dirsched" fidelity "$tmp/obs" "$tmp/sim" --json "$tmp/mine.json" >/dev/null 2>"$tmp/err" || { echo "FAIL --json over a regular file"; cat "$tmp/err"; fail=1; }
 grep -q makespan_error "$tmp/mine.json" || { echo "FAIL --json did not replace the regular file it names"; fail=1; }
+# Event files that are not a run's record: refused (exit 2), not measured. A file doubled or reversed (its
+# events numbered 0, 1, 2, ... no longer), and an events.jsonl that holds other than the events its
+# summary.json counts (an empty one beside a run's summary was measured as a run with no dispatch).
+not_a_run() {  # name, what the error must say; the folder $tmp/$name is the observed side
+  "$dirsched" fidelity "$tmp/$1" "$tmp/sim" >"$tmp/out" 2>"$tmp/err"; rc=$?
+  [[ $rc -eq 2 ]] && grep -qF -- "$2" "$tmp/err" && [[ ! -s "$tmp/out" ]] \
+    || { echo "FAIL fidelity of $1 not refused with '$2' (exit $rc)"; cat "$tmp/err" "$tmp/out"; fail=1; }
+}
+mkdir "$tmp/doubled" "$tmp/reversed"
+cp "$tmp/obs/summary.json" "$tmp/doubled/" && cat "$tmp/obs/events.jsonl" "$tmp/obs/events.jsonl" >"$tmp/doubled/events.jsonl"
+cp "$tmp/obs/summary.json" "$tmp/reversed/" && tac "$tmp/obs/events.jsonl" >"$tmp/reversed/events.jsonl"
+not_a_run doubled "$tmp/doubled/events.jsonl line 15: seq 0 where 14 was expected"
+not_a_run reversed "$tmp/reversed/events.jsonl line 1: seq 13 where 0 was expected"
+"$dirsched" run "$root/scenarios/quick-tour.json" --out "$tmp/tour" --outputs events,summary >/dev/null 2>&1 || { echo "FAIL run quick-tour"; fail=1; }
+n=$(grep -c . "$tmp/tour/events.jsonl")
+: >"$tmp/tour/events.jsonl"
+"$dirsched" fidelity "$tmp/tour" "$tmp/tour" >/dev/null 2>"$tmp/err"; rc=$?
+[[ $rc -eq 2 ]] && grep -qF "$tmp/tour/events.jsonl: holds 0 events, but summary.json beside it counts $n (the two files are not of one run)" "$tmp/err" \
+  || { echo "FAIL an empty events.jsonl beside a run's summary (exit $rc)"; cat "$tmp/err"; fail=1; }
+# An observed makespan of 0: the relative error is undefined (it said +100%), JSON null, and no bound is met.
+mk "$tmp/zero" 0 <"$tmp/obs/events.jsonl"
+"$dirsched" fidelity "$tmp/zero" "$tmp/sim" --json "$tmp/zero.json" --max-makespan-error 0.5 >"$tmp/out" 2>"$tmp/err"; rc=$?
+[[ $rc -eq 1 ]] && grep -q "^makespan error: undefined (the observed makespan is 0)" "$tmp/out" \
+  && python3 -c 'import json,sys; f=json.load(open(sys.argv[1])); sys.exit(0 if f["makespan_error"] is None and f["within_bound"] is False else 1)' "$tmp/zero.json" \
+  || { echo "FAIL an observed makespan of 0 (exit $rc)"; cat "$tmp/out" "$tmp/err"; fail=1; }
 exit $fail

@@ -77,7 +77,12 @@ TEST(EventRecord, WrongTypesAndMissingFieldsNameTheLineAndField) {
   EXPECT_EQ(refusal(R"({"event":"ready","task":"a"})"), "out/events.jsonl line 7: t_s: expected a time");
   EXPECT_EQ(refusal(R"({"event":"ready","t_s":"0","task":"a"})"), "out/events.jsonl line 7: t_s: expected a number");
   EXPECT_EQ(refusal(R"({"event":"ready","t_s":0})"), "out/events.jsonl line 7: task: expected the task's name");
-  EXPECT_EQ(refusal(R"({"event":"ready","t_s":-5,"task":"a"})"), "out/events.jsonl line 7: t_s: expected a finite time >= 0");
+  EXPECT_EQ(refusal(R"({"event":"ready","t_s":-5,"task":"a"})"), "out/events.jsonl line 7: t_s: expected a time from 0 to 2^32 s");
+  // Finite but past the testbed's time limit (it printed "inf" in fidelity and the pictures).
+  EXPECT_EQ(refusal(R"({"event":"ready","t_s":1e308,"task":"a"})"), "out/events.jsonl line 7: t_s: expected a time from 0 to 2^32 s");
+  EXPECT_EQ(refusal(R"({"event":"ready","t_s":4294967296.5,"task":"a"})"), "out/events.jsonl line 7: t_s: expected a time from 0 to 2^32 s");
+  EXPECT_EQ(refusal(R"({"event":"ready","t_s":4294967296,"task":"a"})"), "(accepted)");
+  EXPECT_EQ(refusal(R"({"event":"ready","t_s":1,"waited_s":1e308,"task":"a"})"), "out/events.jsonl line 7: waited_s: expected a time from 0 to 2^32 s");
   EXPECT_EQ(refusal(R"({"event":"run_end","t_s":0})"), "out/events.jsonl line 7: run: expected the run's name");
   EXPECT_EQ(refusal(R"({"event":"dispatch","t_s":0,"task":"a","member":"0","worker":1})"),
             "out/events.jsonl line 7: member: expected an integer >= 0");

@@ -97,7 +97,8 @@ TEST(SummaryRecord, ASchemaOneSummaryHasItsFields) {
     EXPECT_EQ(refusal(doc.dump()),
               std::string("runs/a/summary.json: ") + key + ": expected the field (every summary of schema 1 has it)");
   }
-  EXPECT_EQ(refusal(R"({"makespan_s": -1})"), "runs/a/summary.json: makespan_s: expected a time >= 0");
+  EXPECT_EQ(refusal(R"({"makespan_s": -1})"), "runs/a/summary.json: makespan_s: expected a time from 0 to 2^32 s");
+  EXPECT_EQ(refusal(R"({"makespan_s": 1e308})"), "runs/a/summary.json: makespan_s: expected a time from 0 to 2^32 s");
   EXPECT_EQ(refusal(R"({"outcome": "COMPLETED"})"), "(accepted)");  // schema 0: what it has
 }
 

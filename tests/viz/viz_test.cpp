@@ -162,7 +162,7 @@ std::string one_run(const std::string& dispatch_t, const std::string& end_t) {
 }
 
 TEST(RunViewParse, MemberEndBeforeItsDispatchIsRefusedWithItsLine) {
-  for (const char* when : {"4294967296", "1e308", "18446744073709551616", "5"}) {
+  for (const char* when : {"4294967296", "5"}) {
     try {
       parse_run(one_run(when, "1"), nullptr);
       FAIL() << when;
@@ -173,8 +173,20 @@ TEST(RunViewParse, MemberEndBeforeItsDispatchIsRefusedWithItsLine) {
   }
 }
 
+// Times past the testbed's limit of 2^32 s never reach a picture: the record's reader refuses them.
+TEST(RunViewParse, TimesPastTheLimitAreRefusedWithTheirLine) {
+  for (const char* when : {"4294967296.5", "1e308", "18446744073709551616"}) {
+    try {
+      parse_run(one_run(when, when), nullptr);
+      FAIL() << when;
+    } catch (const VizError& e) {
+      EXPECT_NE(std::string(e.what()).find("line 3: t_s: expected a time from 0 to 2^32 s"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(TimelinePicture, HugeTimesDrawInBoundedTime) {
-  for (const char* when : {"4294967296", "1e308", "18446744073709551616"}) {
+  for (const char* when : {"4294967296", "4294967295.999999"}) {
     const RunView v = parse_run(one_run("1", when), nullptr);
     const std::string svg = timeline_svg(v);
     EXPECT_NE(svg.find("</svg>"), std::string::npos) << when;

@@ -13,7 +13,7 @@ namespace dirsched {
 struct Fidelity {
   nlohmann::ordered_json json;  // every measure, as --json writes it
   std::string text;             // the same for people, ending with the verdict line
-  double makespan_error = 0;    // (simulated - observed) / observed
+  double makespan_error = 0;    // (simulated - observed) / observed; NaN when only the observed is 0
   bool within = true;           // |makespan_error| <= the bound (true when no bound was given)
 };
 

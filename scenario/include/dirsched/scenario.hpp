@@ -24,15 +24,14 @@
 #include "dirsched/registry.hpp"
 #include "dirsched/scheduler.hpp"
 #include "dirsched/switches.hpp"
+#include "dirsched/time_limit.hpp"
 
 namespace dirsched {
 
 // Limits of a scenario (docs/limits.md, docs/scenario-format.md). Every simulated time a file gives,
-// and every sum of them a run can form, stays at most kMaxTimeS = 2^32 s (136 years): a double then
-// still resolves 1 us at the end of the run (its step at 2^32 is 2^-20 s), so no duration is lost to
-// rounding. The loader checks each value and a serial upper bound of the makespan (time_budget in
-// scenario.cpp); a file that breaks either is refused.
-inline constexpr double kMaxTimeS = 4294967296.0;        // 2^32 s
+// and every sum of them a run can form, stays at most kMaxTimeS = 2^32 s (time_limit.hpp). The loader
+// checks each value and a serial upper bound of the makespan (time_budget in scenario.cpp); a file that
+// breaks either is refused.
 inline constexpr double kMaxBytes = 9007199254740992.0;  // 2^53: every byte count a double holds exactly
 inline constexpr double kMaxFlops = 1e18;                // one callable's flops
 inline constexpr std::size_t kMaxWorkers = 65536;        // NEXT_LEVEL workers, and SUB workers
