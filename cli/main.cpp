@@ -1021,7 +1021,26 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
         const std::uint64_t s = loaded[i].seed + r;
         const fs::path folder = batch_dir / ("v" + std::to_string(points[i]) + "-s" + std::to_string(s));
         if (fs::exists(folder / marker_name(FolderKind::kRun)) && fs::exists(folder / "summary.json")) {
-          rows.push_back(row_from_summary(v, read_summary((folder / "summary.json").string())));
+          const std::string path = (folder / "summary.json").string();
+          const record::Summary summary = read_summary(path);
+          // The folder holds the run its name says: that seed, this variant's values (a run of another
+          // variant put there would be scored as this one).
+          bool same = summary.seed == s && summary.vars && summary.vars->size() == v.values.size();
+          for (std::size_t k = 0; same && k < summary.vars->size(); ++k) {
+            const auto& [name, value] = (*summary.vars)[k];
+            const auto it = v.values.find(name);
+            same = it != v.values.end() && nlohmann::json::parse(value.dump()) == it->second;
+          }
+          if (!same) {
+            const nlohmann::json want = v.values;
+            nlohmann::ordered_json got = nlohmann::ordered_json::object();
+            if (summary.vars)
+              for (const auto& [name, value] : *summary.vars) got[name] = value;
+            throw BadInput(path + ": the run of seed " + std::to_string(summary.seed) + " and vars " + got.dump() +
+                           ", in the folder of variant " + std::to_string(points[i]) + " seed " + std::to_string(s) +
+                           " (vars " + want.dump() + "); remove the folder and call again");
+          }
+          rows.push_back(row_from_summary(v, summary));
           continue;
         }
         rows.emplace_back();

@@ -219,21 +219,43 @@ record::RunMarker read_run_marker(const fs::path& dir) {
   }
 }
 
+// The marker of optimize folder `dir` is the one text optimize writes; OutputRefused otherwise (an empty
+// file, or another command's marker, named .dirsched-optimize).
+void check_optimize_marker(const fs::path& dir) {
+  const std::string path = (dir / marker_name(FolderKind::kOptimize)).string();
+  std::ifstream in(path, std::ios::binary);  // a regular file (has_marker), a few bytes long
+  std::string text(64, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text != "{\"dirsched\":\"optimize\"}\n")
+    throw OutputRefused(path + ": not a marker dirsched wrote (it writes {\"dirsched\":\"optimize\"}); remove the folder yourself");
+}
+
 }  // namespace
 
-std::vector<std::string> foreign_entries(const fs::path& dir) {
-  const record::RunMarker marker = read_run_marker(dir);
+const std::vector<std::string>& optimize_file_names() {
+  static const std::vector<std::string> names = {"optimize.json", "best.json", "optimize-convergence.svg"};
+  return names;
+}
+
+std::vector<std::string> foreign_entries(const fs::path& dir, FolderKind kind) {
   std::set<std::string> own;
-  if (marker.files)
-    own.insert(marker.files->begin(), marker.files->end());
-  else
-    own.insert(run_file_names().begin(), run_file_names().end());
-  own.insert("pictures-interrupted.txt");  // written by the signal thread when a stop cuts the pictures short
+  if (kind == FolderKind::kOptimize) {
+    check_optimize_marker(dir);
+    own.insert(optimize_file_names().begin(), optimize_file_names().end());
+  } else {
+    const record::RunMarker marker = read_run_marker(dir);
+    if (marker.files)
+      own.insert(marker.files->begin(), marker.files->end());
+    else
+      own.insert(run_file_names().begin(), run_file_names().end());
+    own.insert("pictures-interrupted.txt");  // written by the signal thread when a stop cuts the pictures short
+  }
   std::vector<std::string> foreign;
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    if (name == marker_name(FolderKind::kRun) || temp_owner(name) != 0) continue;
+    if (name == marker_name(kind) || temp_owner(name) != 0) continue;
     struct stat st {};
     const bool file = lstat(it->path().c_str(), &st) == 0 && S_ISREG(st.st_mode);
     if (!file || !own.count(name)) foreign.push_back(file ? name : name + "/");
@@ -243,8 +265,9 @@ std::vector<std::string> foreign_entries(const fs::path& dir) {
   return foreign;
 }
 
-void refuse_foreign_entries(const fs::path& dir, const std::string& label, const std::string& instead) {
-  const std::vector<std::string> foreign = foreign_entries(dir);
+void refuse_foreign_entries(const fs::path& dir, const std::string& label, const std::string& instead,
+                            FolderKind kind) {
+  const std::vector<std::string> foreign = foreign_entries(dir, kind);
   if (foreign.empty()) return;
   std::string names;
   for (std::size_t i = 0; i < foreign.size() && i < 3; ++i) names += (i ? ", " : "") + foreign[i];
@@ -295,7 +318,7 @@ fs::path check_output_folder(const std::string& out, FolderKind kind, const std:
     if (!has_marker(p, kind))
       throw OutputRefused(label + ": exists and is not a " + what_folder(kind) + " (no " + marker_name(kind) +
                           " in it); give a new path, or remove it yourself");
-    if (kind == FolderKind::kRun) refuse_foreign_entries(p, label, "give a new path");
+    if (kind == FolderKind::kRun || kind == FolderKind::kOptimize) refuse_foreign_entries(p, label, "give a new path", kind);
     return p;
   }
   // A new path: its first existing parent must be a folder.
@@ -534,9 +557,9 @@ void replace_folder_now(TempPath& tmp, const fs::path& dest, FolderKind kind) {
   if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode) || !has_marker(dest, kind))
     throw OutputRefused(dest.string() + ": is not a " + what_folder(kind) +
                         " (something else appeared there during the run); the new outputs were not moved in");
-  if (kind == FolderKind::kRun)
+  if (kind == FolderKind::kRun || kind == FolderKind::kOptimize)
     refuse_foreign_entries(dest, dest.string(),
-                           "give a new path (added during the run: the new outputs were not moved in)");
+                           "give a new path (added during the run: the new outputs were not moved in)", kind);
   auto exchange = [&] {
     return syscall(SYS_renameat2, AT_FDCWD, tmp.path().c_str(), AT_FDCWD, dest.c_str(), RENAME_EXCHANGE) == 0;
   };

@@ -620,10 +620,11 @@ class Builder {
       return "pid " + std::to_string(pid) + " (level " + words + ", " + std::to_string(c.runs.size()) + " runs, " +
              std::to_string(c.task_count()) + " tasks)";
     };
-    if (pids.empty() && !p_.problems.empty()) {  // every span of the process refused: say why, not "none"
-      auto it = o_.pid ? p_.problems.find(*o_.pid) : p_.problems.begin();
-      if (it == p_.problems.end()) it = p_.problems.begin();
-      refuse(it->second.line, it->second.rule);
+    if (pids.empty()) {  // every span of the process refused: say why (the first in the file), not "none"
+      const Problem* first = nullptr;
+      for (const auto& [pid, problem] : p_.problems)
+        if ((!o_.pid || pid == *o_.pid) && (!first || problem.line < first->line)) first = &problem;
+      if (first) refuse(first->line, first->rule);
     }
     if (pids.empty()) {
       std::string what = o_.pid ? " of pid " + std::to_string(*o_.pid) : o_.level ? " at level " + *o_.level : "";
@@ -926,6 +927,7 @@ class Builder {
                          std::to_string(t0_) + ")");
     };
     for (const TaskObs& t : tasks_) {
+      if (t.submit == kNoSubmit && !is_sub(t)) continue;  // orphans: reported, never written
       if (const Span* sub = submit_of(t)) at(sub->ts, sub->line, "a submit");
       for (const Attempt* a = members(t).begin().at; a != members(t).end().at; ++a) {
         at(a->dispatch_ts, a->line, "a dispatch");
@@ -952,7 +954,12 @@ class Builder {
     // Workers: NEXT_LEVEL ids on NEXT_LEVEL dispatches (and singles' submit targets), SUB pool size.
     for (const TaskObs& t : tasks_) {
       if (const Span* sub = submit_of(t)) {
-        if (sub->given(kWorkerId) && sub->attr[kGroupIndex] == 0) nl_.try_emplace(sub->attr[kWorkerId], -1);
+        if (sub->given(kWorkerId) && sub->attr[kGroupIndex] == 0) {
+          nl_.try_emplace(sub->attr[kWorkerId], -1);
+          if (nl_.size() > kMaxWorkers)
+            refuse(sub->line, "worker_id=" + std::to_string(sub->attr[kWorkerId]) + ": more than " +
+                                  std::to_string(kMaxWorkers) + " NEXT_LEVEL workers (the testbed's limit)");
+        }
         for (const Attempt* a = members(t).begin().at; a != members(t).end().at; ++a) {
           int& e = nl_.try_emplace(a->worker, -1).first->second;
           if (a->endpoint >= 0) e = a->endpoint;

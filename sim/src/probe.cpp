@@ -254,6 +254,7 @@ struct AllowedCfg {
   bool numeric;
   double min, max;
   const char* why;
+  const char* values = nullptr;  // the values allowed, space-separated (nullptr: SimGrid checks them)
 };
 constexpr AllowedCfg kAllowedCfg[] = {
     {"network/model", false, 0, 0, "the network model"},
@@ -273,9 +274,9 @@ constexpr AllowedCfg kAllowedCfg[] = {
     {"maxmin/precision", true, 1e-15, 1, "the solver's precision"},
     {"maxmin/concurrency-limit", true, -1, 1e6, "the solver's concurrency limit"},
     {"surf/precision", true, 1e-15, 1, "the simulated time's precision"},
-    {"precision/timing", true, 1e-15, 1, "the simulated time's precision"},
     {"precision/work-amount", true, 1e-15, 1, "the solver's precision"},
-    {"contexts/factory", false, 0, 0, "how actors run (thread, ucontext, raw, boost)"},
+    // SimGrid checks this one only when the first actor starts, and then aborts: its values are checked here.
+    {"contexts/factory", false, 0, 0, "how actors run (thread, ucontext, raw, boost)", "thread ucontext raw boost"},
     // SimGrid crashes (SIGSEGV) on a stack too small for an actor: at least 256 KiB, at most 1 GiB.
     {"contexts/stack-size", true, 256, 1048576, "an actor's stack (KiB)"},
     {"contexts/guard-size", true, 0, 256, "the guard pages below an actor's stack"},
@@ -305,6 +306,11 @@ void check_simgrid_cfg(const std::vector<std::string>& cfg) {
                      "' is not an option dirsched passes to SimGrid (options that write or read "
                      "files, or run actors in parallel, are refused; allowed: " +
                      allowed_simgrid_options() + "; docs/limits.md says why)");
+    if (allowed->values) {
+      const std::string list = std::string(" ") + allowed->values + " ";
+      if (value.empty() || value.find(' ') != std::string::npos || list.find(" " + value + " ") == std::string::npos)
+        throw BadInput(shown + ": " + allowed->why + ": '" + value + "' is not one of them");
+    }
     if (!allowed->numeric) continue;
     char* end = nullptr;
     errno = 0;

@@ -89,6 +89,23 @@ rm "$tmp/basic/import-report.json" && mkdir "$tmp/basic/import-report.json" && t
 python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); w=s["workers"]["next_level"]; sys.exit(0 if w==[{"id":7,"kind":"local_worker"},{"id":9,"kind":"remote"}] and s["callables"]["hf00d"]["namespace"]=="LOCAL_PYTHON" else 1)' "$tmp/two-l4/scenario.json" || { echo "FAIL network1 workers and kinds"; cat "$tmp/two-l4/scenario.json"; fail=1; }
 "$dirsched" import strace "$here/two-processes.log" --out "$tmp/two-pid" --pid 4242 >/dev/null 2>"$tmp/err" || { echo "FAIL --pid 4242"; cat "$tmp/err"; fail=1; }
 "$dirsched" import strace "$here/basic.log" --out "$tmp/run2" --run 2 >/dev/null 2>"$tmp/err" || { echo "FAIL --run 2"; fail=1; }
+# Tasks the import leaves out (dispatches with no submit in a run whose graph_build is lost: the log's start
+# cut off) are not held to t0: run 2 imports as before.
+grep -v 'name=node.graph_build ts=1000000000\|run_id=1 task_slot=0 group_index=0 group_size\|run_id=1 task_slot=1 group_index=-1' \
+  "$here/basic.log" >"$tmp/cut-start.log"
+"$dirsched" import strace "$tmp/cut-start.log" --out "$tmp/cut-start" >/dev/null 2>"$tmp/err" \
+  || { echo "FAIL a log whose first run lost its graph_build"; cat "$tmp/err"; fail=1; }
+# --pid of a process the log does not have: "no scheduler span of pid N", not another process's torn record.
+python3 - "$here/basic.log" "$tmp/torn-other.log" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().split("\n")
+i = next(k for k, l in enumerate(lines) if "node.submit " in l and "task_slot=1 " in l)
+lines[i] = lines[i][:lines[i].index("name=node.sub") + 10]
+open(sys.argv[2], "w").write("\n".join(lines))
+PY
+"$dirsched" import strace "$tmp/torn-other.log" --out "$tmp/torn-other" --pid 9999 >/dev/null 2>"$tmp/err"; rc=$?
+[[ $rc -eq 2 ]] && grep -q "torn-other.log:[0-9]*: no scheduler span of pid 9999" "$tmp/err" \
+  || { echo "FAIL --pid 9999 (exit $rc)"; cat "$tmp/err"; fail=1; }
 # A run the log does not have, and a pid past the integers: refused (exit 0 with an empty scenario, and a
 # pid clamped to 2^63-1, before).
 "$dirsched" import strace "$here/basic.log" --out "$tmp/run5" --run 5 >/dev/null 2>"$tmp/err"; rc=$?

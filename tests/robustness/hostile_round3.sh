@@ -37,6 +37,15 @@ done
 expect cfg-stack-size-check 2 "an actor's stack (KiB) must be in" "$dirsched" check "$ok" --cfg=contexts/stack-size:1
 expect cfg-precision-zero 2 "--cfg=maxmin/precision:0: the solver's precision must be in" \
   "$dirsched" run "$ok" --out out --cfg=maxmin/precision:0
+# A context factory SimGrid does not know: refused with exit 2 before anything is written (SimGrid checks
+# it only when the first actor starts, and aborted: 134; a sweep exited 1 and left its folder claimed).
+for cmd in run sweep; do
+  what=$ok; [[ $cmd == sweep ]] && what=$in/sweep.json
+  expect "cfg-factory-$cmd" 2 "--cfg=contexts/factory:nope: how actors run (thread, ucontext, raw, boost): 'nope' is not one of them" \
+    "$dirsched" $cmd "$what" --out "$tmp/factory-$cmd" --cfg=contexts/factory:nope
+  [[ ! -e "$tmp/factory-$cmd" ]] || { echo "FAIL cfg-factory-$cmd: wrote $tmp/factory-$cmd"; fail=1; }
+done
+expect cfg-factory-raw 0 "" "$dirsched" run "$ok" --out "$tmp/factory-raw" --cfg=contexts/factory:raw
 
 # 2. Names: a control character (NUL, ESC, a C1 CSI) in a name is refused at load with its JSON path.
 name_scenario() {  # file, task name (JSON text), callable name (JSON text)

@@ -95,6 +95,15 @@ expect optimize-foreign 2 "exists and is not a dirsched optimize folder" "$d" op
 [[ $(cat "$tmp/mine/best.json") == keep ]] || { echo "FAIL optimize-foreign: the user's best.json changed"; fail=1; }
 [[ -f "$tmp/opt/.dirsched-optimize" ]] || { echo "FAIL optimize: no .dirsched-optimize marker"; fail=1; }
 expect optimize-again 0 "exhaustive" "$d" optimize "$tmp/two.json" --out "$tmp/opt"
+# A user's file inside an optimize folder, or a marker optimize did not write: refused, nothing deleted
+# (both folders were replaced whole, the user's files with them).
+echo mine >"$tmp/opt/notes.txt"
+expect optimize-user-file 2 "holds 1 entry dirsched did not write (notes.txt)" "$d" optimize "$tmp/two.json" --out "$tmp/opt"
+[[ $(cat "$tmp/opt/notes.txt" 2>/dev/null) == mine ]] || { echo "FAIL optimize-user-file: the user's notes.txt is gone"; fail=1; }
+rm -f "$tmp/opt/notes.txt"
+mkdir -p "$tmp/fake" && echo thesis >"$tmp/fake/thesis.tex" && : >"$tmp/fake/.dirsched-optimize"
+expect optimize-empty-marker 2 ".dirsched-optimize: not a marker dirsched wrote" "$d" optimize "$tmp/two.json" --out "$tmp/fake"
+[[ $(cat "$tmp/fake/thesis.tex" 2>/dev/null) == thesis ]] || { echo "FAIL optimize-empty-marker: the user's thesis.tex is gone"; fail=1; }
 # best.json is written in DIR: a relative platform path still names the platform from there.
 python3 - "$root/scenarios/transfer-cost.json" "$root" "$tmp/sub" <<'PY'
 import json, os, sys
@@ -158,6 +167,13 @@ assert "--plan-batches" in b.pop("evaluation") and a.pop("evaluation")
 assert a == b, (a, b)
 PY
 cmp -s "$tmp/swap-local/best.json" "$tmp/swap-batched/best.json" || { echo "FAIL optimize-batches: best.json differs"; fail=1; }
+# Each run folder of --plan-batches holds the run its name says: two swapped are refused (each was scored
+# as the other's variant, and the search named the slower variant best).
+first=$(ls -d "$tmp/evals"/v*-s* | sed -n 1p) second=$(ls -d "$tmp/evals"/v*-s* | sed -n 2p)
+mv "$first" "$tmp/swap-held" && mv "$second" "$first" && mv "$tmp/swap-held" "$second"
+expect optimize-batches-swapped 2 "in the folder of variant" \
+  "$d" optimize "$tmp/space.json" --out "$tmp/swap-batched" --budget 40 --seed 1 --objective single_wait_mean --plan-batches "$tmp/evals"
+mv "$first" "$tmp/swap-held" && mv "$second" "$first" && mv "$tmp/swap-held" "$second"
 # The folder holds this search's evaluations only: another document, or a folder of the user's, is refused.
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["name"]="other"; json.dump(d, open(sys.argv[2], "w"))' \
   "$tmp/space.json" "$tmp/space2.json"

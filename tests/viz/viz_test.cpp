@@ -278,6 +278,24 @@ TEST(AggregatedPicture, BusyTimePerIntervalGroupWaitsAndAWindowedTrace) {
       << trace["otherData"].dump();
 }
 
+// The aggregated reader refuses a time past 2^32 s as the record's reader does (it drew "intervals of
+// 2.5e+305 s" where fidelity refused the same folder).
+TEST(AggregatedPicture, TimesPastTheLimitAreRefusedWithTheirLine) {
+  char path[] = "/tmp/dirsched-viz-aggregate-XXXXXX";
+  const int fd = ::mkstemp(path);
+  ASSERT_GE(fd, 0);
+  const std::string log = one_run("1", "1e308");
+  ASSERT_EQ(::write(fd, log.data(), log.size()), static_cast<ssize_t>(log.size()));
+  ::close(fd);
+  try {
+    (void)aggregate_run(path, nullptr, 4, 2);
+    ADD_FAILURE() << "accepted";
+  } catch (const VizError& e) {
+    EXPECT_NE(std::string(e.what()).find("line 4: t_s: expected a time from 0 to 2^32 s"), std::string::npos) << e.what();
+  }
+  ::unlink(path);
+}
+
 TEST(TimelinePicture, TenThousandRunsAggregateInsteadOfVanishing) {
   std::string log;
   int seq = 0;

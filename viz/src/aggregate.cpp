@@ -13,6 +13,7 @@
 #include "dirsched/viz.hpp"
 #include "dirsched/escape.hpp"
 #include "dirsched/format.hpp"
+#include "dirsched/time_limit.hpp"
 
 namespace dirsched::viz {
 namespace {
@@ -139,6 +140,8 @@ Aggregate aggregate_run(const std::string& events_path, const record::Summary* s
     if (!field(l, "event", ev) || !field(l, "t_s", ts) || !field(l, "task", task))
       throw VizError("events.jsonl line " + std::to_string(line_no) + ": an event without event, t_s or task");
     const double t = number(ts);
+    if (!(t >= 0 && t <= kMaxTimeS))  // as the record's reader: no time past the testbed's limit is drawn
+      throw VizError("events.jsonl line " + std::to_string(line_no) + ": t_s: expected a time from 0 to 2^32 s");
     ++a.events;
     if (ev == "submit") {
       ++a.tasks;

@@ -79,13 +79,15 @@ bool has_marker(const std::filesystem::path& dir, FolderKind kind);
 const std::vector<std::string>& run_file_names();
 // The text of a run folder's marker (record/marker.hpp), `files` without the marker's own name.
 std::string run_marker_json(record::RunMarker marker);
-// The entries of run folder `dir` that dirsched did not write (see the header), sorted; OutputRefused
-// when its marker is not dirsched's.
-std::vector<std::string> foreign_entries(const std::filesystem::path& dir);
+// The names of the files `dirsched optimize` writes into its folder (besides the marker).
+const std::vector<std::string>& optimize_file_names();
+// The entries of run folder (or, with kOptimize, optimize folder) `dir` that dirsched did not write (see
+// the header), sorted; OutputRefused when its marker is not dirsched's.
+std::vector<std::string> foreign_entries(const std::filesystem::path& dir, FolderKind kind = FolderKind::kRun);
 // Throws OutputRefused ("LABEL: holds N entries dirsched did not write (a, b, c); replacing the folder
 // would delete them: move them out, or INSTEAD") when `dir` has foreign entries.
 void refuse_foreign_entries(const std::filesystem::path& dir, const std::string& label,
-                            const std::string& instead);
+                            const std::string& instead, FolderKind kind = FolderKind::kRun);
 // Adds `files` to the list of run folder `dir`'s marker (rewritten atomically); a marker without a list
 // is left as it is.
 void add_to_run_marker(const std::filesystem::path& dir, const std::vector<std::string>& files);
