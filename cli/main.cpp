@@ -354,6 +354,8 @@ VarAssignment parse_vars(const std::vector<std::string>& vars) {
   for (const std::string& v : vars) {
     const auto eq = v.find('=');
     if (eq == std::string::npos || eq == 0) throw BadInput("--var " + v + ": expected NAME=VALUE");
+    if (out.count(v.substr(0, eq)))  // the last would win, the others never checked
+      throw BadInput("--var " + v.substr(0, eq) + ": given twice; give each variable once");
     try {  // the loader's strict reader: a 100,000-deep value must not reach a recursive dump
       out[v.substr(0, eq)] = parse_json_text(v.substr(eq + 1), "--var " + v.substr(0, eq));
     } catch (const ScenarioError& e) {
@@ -621,6 +623,13 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
               << " replicates) runs in one process: drop --plan, or give --replicates 1\n";
     return 2;
   }
+  // A plan is one command per line (Slurm arrays and GNU parallel read it so): a path with a line break
+  // would split its commands.
+  if (plan)
+    for (const std::string& path : {fs::absolute(file).string(), fs::absolute(out).string()})
+      if (path.find_first_of("\n\r") != std::string::npos)
+        throw BadInput("sweep --plan: the path " + nlohmann::json(path).dump() +
+                       " has a line break: a plan's commands are one line each; move or rename it");
   // The folder belongs to this scenario from now on: its marker lists the variants --collect expects.
   const std::string dir = check_output_folder(out, FolderKind::kSweep, "--out").string();
   SweepMarker marker{base.name, fs::weakly_canonical(fs::absolute(file)).string(), {}};
@@ -1006,6 +1015,10 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
   fs::path batch_dir;
   if (!batches.empty()) {
     batch_dir = fs::absolute(batches);
+    for (const std::string& path : {fs::absolute(file).string(), batch_dir.string()})  // as sweep --plan
+      if (path.find_first_of("\n\r") != std::string::npos)
+        throw BadInput("optimize --plan-batches: the path " + nlohmann::json(path).dump() +
+                       " has a line break: a plan's commands are one line each; move or rename it");
     std::string key = doc.dump() + "\n" + policy.args();
     for (const std::string& c : cfg) key += "\n" + c;
     std::uint64_t h = 1469598103934665603ull;  // FNV-1a: the marker keeps a digest, not the document

@@ -855,6 +855,14 @@ struct Loader {
       if (!it->is_array() || it->empty())
         throw ScenarioError(file, path,
                             "expected a non-empty list of candidate values, or {\"choose\": K, \"from\": [ids]}");
+      // Each candidate once: two equal candidates would be two variants of one run, the sweep's ranking
+      // and folders telling them apart by index only.
+      std::map<json, std::size_t> seen;
+      for (std::size_t i = 0; i < it->size(); ++i)
+        if (auto [at, fresh] = seen.emplace((*it)[i], i); !fresh)
+          throw ScenarioError(file, index_path(path, i),
+                              "the candidate " + (*it)[i].dump() + " is listed twice (also at " +
+                                  index_path(path, at->second) + ")");
       s.vars[it.key()] = it->get<std::vector<json>>();
     }
     for (const auto& [name, value] : assignment)

@@ -1,6 +1,7 @@
 #include "dirsched/sweep.hpp"
 
 #include <signal.h>
+#include <sys/stat.h>
 
 #include <cerrno>
 
@@ -480,6 +481,20 @@ void prepare_sweep_folder(const std::string& dir, const SweepMarker& m) {
     for (const fs::path& p : entries)
       if (variant_folder_index(p.filename().string()) && has_marker(p, FolderKind::kRun))
         refuse_foreign_entries(p, p.string(), "give another --out");
+    // Where this sweep's runs go: nothing but a variant folder a run wrote (a file, a link or a folder of
+    // the user's there was found only when that variant's run came to replace it).
+    for (std::size_t index : m.variants) {
+      const fs::path p = folder / variant_dir({index, {}});
+      struct stat st {};
+      if (lstat(p.c_str(), &st) != 0) continue;
+      if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode) || !has_marker(p, FolderKind::kRun))
+        throw OutputRefused(p.string() + ": " +
+                            (S_ISLNK(st.st_mode)  ? "a symbolic link"
+                             : S_ISDIR(st.st_mode) ? "a folder no run wrote (no .dirsched-run in it)"
+                                                   : "a file") +
+                            " where this sweep's variant " + std::to_string(index) +
+                            " goes; move it out, or give another --out");
+    }
     for (const fs::path& p : entries) {
       const std::string name = p.filename().string();
       std::error_code ec;

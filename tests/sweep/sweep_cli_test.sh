@@ -24,6 +24,10 @@ expect var-outside 2 "vars.group_workers: --var group_workers=[0,2] is not one o
   "$d" run "$sg" --var 'group_workers=[0,2]' --out "$tmp/never"
 [[ ! -e "$tmp/never" ]] || { echo "FAIL var-outside wrote outputs"; fail=1; }
 expect var-any 0 "" "$d" run "$sg" --var 'group_workers=[0,2]' --var-any --out "$tmp/any" --outputs summary
+# One variable given twice: refused (the last won, the first never checked against the candidates).
+expect var-twice 2 "--var group_workers: given twice" \
+  "$d" run "$sg" --var 'group_workers=[9,9]' --var 'group_workers=[0,1]' --out "$tmp/never"
+[[ ! -e "$tmp/never" ]] || { echo "FAIL var-twice wrote outputs"; fail=1; }
 
 python3 - "$root/scenarios/choose-worker-set.json" "$tmp" <<'PY'
 import json, sys
@@ -183,5 +187,24 @@ mkdir "$tmp/users" && echo keep >"$tmp/users/notes.txt"
 expect optimize-batches-foreign 2 "holds files dirsched did not write" \
   "$d" optimize "$tmp/space.json" --out "$tmp/x" --budget 40 --plan-batches "$tmp/users"
 [[ $(cat "$tmp/users/notes.txt") == keep ]] || { echo "FAIL optimize-batches-foreign: the user's file changed"; fail=1; }
+# A candidate listed twice is refused at load, naming it (the sweep ran both, then refused its own folder).
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["vars"]["gb"] = [[0, 1, 2, 3], [4, 5, 6, 7], [0, 1, 2, 3]]; json.dump(d, open(sys.argv[2], "w"))' \
+  "$tmp/two.json" "$tmp/dup.json"
+expect candidate-twice 2 "dup.json: vars.gb[2]: the candidate [0,1,2,3] is listed twice (also at vars.gb[0])" \
+  "$d" sweep "$tmp/dup.json" --out "$tmp/dup-sweep" --replicates 1
+[[ ! -e "$tmp/dup-sweep" ]] || { echo "FAIL candidate-twice wrote the sweep folder"; fail=1; }
+# Where a variant's run goes, a file (or a link, or a folder no run wrote) is refused before any run, and
+# the sweep folder is left as it was (variant 0 was re-run and the marker rewritten, then exit 1).
+expect resweep 0 "" "$d" sweep "$tmp/two.json" --out "$tmp/s-user" --replicates 1 --outputs summary
+rm -rf "$tmp/s-user/variant-0001" && echo mine >"$tmp/s-user/variant-0001"
+before=$(cd "$tmp/s-user" && find . -printf '%p %s %T@\n' | sort)
+expect variant-slot-taken 2 "variant-0001: a file where this sweep's variant 1 goes" \
+  "$d" sweep "$tmp/two.json" --out "$tmp/s-user" --replicates 1 --outputs summary
+[[ "$(cd "$tmp/s-user" && find . -printf '%p %s %T@\n' | sort)" == "$before" ]] || { echo "FAIL variant-slot-taken changed the folder"; fail=1; }
+# A plan is one command per line: a path with a line break is refused (it split the commands).
+mkdir -p "$tmp/nl"$'\n'"dir"
+expect plan-newline 2 "has a line break: a plan's commands are one line each" \
+  "$d" sweep "$tmp/two.json" --out "$tmp/nl"$'\n'"dir/plan" --plan --replicates 1
+[[ ! -e "$tmp/nl"$'\n'"dir/plan" ]] || { echo "FAIL plan-newline claimed the folder"; fail=1; }
 [[ $fail -eq 0 ]] && echo "sweep and optimize: all cases pass"
 exit $fail
