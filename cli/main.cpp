@@ -329,6 +329,13 @@ int run_to_folder(const Scenario& scenario, RunOptions options, const std::strin
   return 0;
 }
 
+// --outputs names at least one output: "" or "," would read as not given, that is every output.
+const CLI::Validator outputs_list(
+    [](std::string& text) -> std::string {
+      return split_list(text).empty() ? "'" + text + "' names no output (leave --outputs out for all of them)" : "";
+    },
+    "LIST", "list of outputs");
+
 // Splits --outputs into data files and pictures; false (after a message) for an unknown name.
 bool parse_outputs(const std::string& outputs, std::vector<std::string>& data_out,
                    std::vector<std::string>& pictures_out) {
@@ -1015,6 +1022,12 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
   fs::path batch_dir;
   if (!batches.empty()) {
     batch_dir = fs::absolute(batches);
+    // Two folders: the evaluations stay while optimize.json and best.json replace --out at the end.
+    if (fs::absolute(fs::path(out)).lexically_normal() == batch_dir.lexically_normal() ||
+        fs::absolute(fs::path(out) / "").lexically_normal() == (batch_dir / "").lexically_normal())
+      throw OutputRefused("--plan-batches " + batches + ": the same folder as --out; give two folders");
+    if (const auto st = fs::status(batch_dir); fs::exists(st) && !fs::is_directory(st))
+      throw OutputRefused("--plan-batches " + batches + ": is a file, not a folder");
     for (const std::string& path : {fs::absolute(file).string(), batch_dir.string()})  // as sweep --plan
       if (path.find_first_of("\n\r") != std::string::npos)
         throw BadInput("optimize --plan-batches: the path " + nlohmann::json(path).dump() +
@@ -1585,7 +1598,8 @@ int run_command(int argc, char** argv) {
       "--outputs", outputs,
       "Comma-separated subset of events,summary,tasks,metrics,dag,timeline,trace,report (default all), "
       "paje (trace.paje for ViTE, only when named) and strace (strace.log in the runtime's [STRACE] grammar; "
-      "only when named)");
+      "only when named)")
+      ->check(outputs_list);
   run->add_option("--cfg", cfg, "SimGrid configuration, passed through (e.g. --cfg=network/model:CM02)");
   bool check_invariants = false;
   run->add_flag("--check-invariants", check_invariants,
@@ -1665,7 +1679,8 @@ int run_command(int argc, char** argv) {
   std::string sweep_outputs;
   CLI::Option* sweep_outputs_option = sweep->add_option("--outputs", sweep_outputs,
                     "What each variant writes, as run --outputs (must include summary; default all; with --plan: "
-                    "summary, what --collect reads; variant.json always)");
+                    "summary, what --collect reads; variant.json always)")
+                                          ->check(outputs_list);
   CLI::Option* sweep_budget_option =
       sweep->add_option("--picture-budget", picture_budget, budget_help)->check(budget_range);
   sweep->add_flag("--quiet", quiet, quiet_help);
@@ -1889,6 +1904,8 @@ int run_command(int argc, char** argv) {
         std::cerr << "dirsched sweep: " << flag << ": " << e.what() << "\n";
         return 2;
       }
+      if (*optimize && optimize->count("--plan-batches") && optimize_batches.empty())
+        throw OutputRefused("--plan-batches: an empty path");  // it ran the search here, as if not given
       if (*optimize)
         return cmd_optimize(optimize_file, optimize_out, optimize_budget, optimize_seed, optimize_jobs, cfg, policy,
                             sweep_replicates, choice, optimize_batches);

@@ -206,5 +206,17 @@ mkdir -p "$tmp/nl"$'\n'"dir"
 expect plan-newline 2 "has a line break: a plan's commands are one line each" \
   "$d" sweep "$tmp/two.json" --out "$tmp/nl"$'\n'"dir/plan" --plan --replicates 1
 [[ ! -e "$tmp/nl"$'\n'"dir/plan" ]] || { echo "FAIL plan-newline claimed the folder"; fail=1; }
+# --plan-batches names a folder of its own: empty (it ran the search here), --out's own folder (replaced
+# at the end, evaluations with it), or a file (a misleading "holds files") are refused before any work.
+expect batches-empty 2 "--plan-batches: an empty path" "$d" optimize "$tmp/two.json" --out "$tmp/ob" --plan-batches ""
+expect batches-same 2 "the same folder as --out; give two folders" "$d" optimize "$tmp/two.json" --out "$tmp/ob" --plan-batches "$tmp/ob/"
+expect batches-file 2 "is a file, not a folder" "$d" optimize "$tmp/two.json" --out "$tmp/ob" --plan-batches "$tmp/two.json"
+[[ ! -e "$tmp/ob" ]] || { echo "FAIL a refused --plan-batches wrote --out"; fail=1; }
+# --outputs that names nothing is refused (it read as not given: every output).
+for o in "" ","; do
+  expect "outputs-none-'$o'" 2 "names no output" "$d" run "$tmp/two.json" --out "$tmp/on" --outputs "$o"
+  expect "sweep-outputs-none-'$o'" 2 "names no output" "$d" sweep "$tmp/two.json" --out "$tmp/on" --outputs "$o"
+done
+[[ ! -e "$tmp/on" ]] || { echo "FAIL --outputs '' wrote"; fail=1; }
 [[ $fail -eq 0 ]] && echo "sweep and optimize: all cases pass"
 exit $fail
