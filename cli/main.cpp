@@ -334,7 +334,7 @@ const CLI::Validator outputs_list(
     [](std::string& text) -> std::string {
       return split_list(text).empty() ? "'" + text + "' names no output (leave --outputs out for all of them)" : "";
     },
-    "LIST", "list of outputs");
+    "", "list of outputs");
 
 // Splits --outputs into data files and pictures; false (after a message) for an unknown name.
 bool parse_outputs(const std::string& outputs, std::vector<std::string>& data_out,
