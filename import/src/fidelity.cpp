@@ -35,7 +35,8 @@ struct Timeline {
 Timeline load(const std::string& dir) {
   Timeline t;
   t.dir = dir;
-  if (!fs::is_directory(dir)) throw BadInput(dir + ": no such run folder");
+  if (!fs::is_directory(dir))
+    throw BadInput(dir + (fs::exists(dir) ? ": not a folder (a run folder holds summary.json and events.jsonl)" : ": no such run folder"));
   const record::Summary summary = read_summary((fs::path(dir) / "summary.json").string());
   t.makespan = summary.makespan_s;
   const std::string path = (fs::path(dir) / "events.jsonl").string();

@@ -1178,6 +1178,7 @@ struct Loader {
     Obj top(doc, "", file);
     s.file = file;
     s.name = top.str("name");
+    if (s.name.empty()) top.fail("expected a non-empty name (it heads the run's summary and messages)", "name");
     s.description = top.str("description", std::string());
     if (const json* seed = top.get("seed")) {
       if (!seed->is_number_unsigned() && !(seed->is_number_integer() && seed->get<std::int64_t>() >= 0))

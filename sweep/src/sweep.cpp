@@ -688,7 +688,8 @@ RunFacts load_run(const std::string& dir) {
   RunFacts r;
   r.dir = dir;
   const fs::path folder(dir);
-  if (!fs::is_directory(folder)) throw BadInput(dir + ": no such run folder");
+  if (!fs::is_directory(folder))
+    throw BadInput(dir + (fs::exists(folder) ? ": not a folder (a run folder holds summary.json and events.jsonl)" : ": no such run folder"));
   r.summary = read_summary((folder / "summary.json").string());
   VarAssignment vars;
   if (r.summary.vars) {

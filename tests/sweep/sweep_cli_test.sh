@@ -218,5 +218,11 @@ for o in "" ","; do
   expect "sweep-outputs-none-'$o'" 2 "names no output" "$d" sweep "$tmp/two.json" --out "$tmp/on" --outputs "$o"
 done
 [[ ! -e "$tmp/on" ]] || { echo "FAIL --outputs '' wrote"; fail=1; }
+# A scenario named "" is refused at load (its run printed ": COMPLETED"); compare and fidelity given a file
+# say it is not a folder (they said "no such run folder" of a file that is there).
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["name"]=""; json.dump(d, open(sys.argv[2], "w"))' "$tmp/two.json" "$tmp/noname.json"
+expect name-empty 2 "noname.json: name: expected a non-empty name" "$d" run "$tmp/noname.json" --out "$tmp/nn"
+expect compare-file 2 "two.json: not a folder" "$d" compare "$tmp/two.json" "$tmp/two.json"
+expect fidelity-file 2 "two.json: not a folder" "$d" fidelity "$tmp/two.json" "$tmp/two.json"
 [[ $fail -eq 0 ]] && echo "sweep and optimize: all cases pass"
 exit $fail
