@@ -355,6 +355,15 @@ bool parse_outputs(const std::string& outputs, std::vector<std::string>& data_ou
   return true;
 }
 
+// A plan is one command per line (Slurm arrays and GNU parallel read it so): a path with a line break
+// would split its commands.
+void refuse_line_breaks(const std::string& command, std::initializer_list<std::string> paths) {
+  for (const std::string& path : paths)
+    if (path.find_first_of("\n\r") != std::string::npos)
+      throw BadInput(command + ": the path " + nlohmann::json(path).dump() +
+                     " has a line break: a plan's commands are one line each; move or rename it");
+}
+
 // NAME=JSON pairs from --var.
 VarAssignment parse_vars(const std::vector<std::string>& vars) {
   VarAssignment out;
@@ -630,13 +639,7 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
               << " replicates) runs in one process: drop --plan, or give --replicates 1\n";
     return 2;
   }
-  // A plan is one command per line (Slurm arrays and GNU parallel read it so): a path with a line break
-  // would split its commands.
-  if (plan)
-    for (const std::string& path : {fs::absolute(file).string(), fs::absolute(out).string()})
-      if (path.find_first_of("\n\r") != std::string::npos)
-        throw BadInput("sweep --plan: the path " + nlohmann::json(path).dump() +
-                       " has a line break: a plan's commands are one line each; move or rename it");
+  if (plan) refuse_line_breaks("sweep --plan", {fs::absolute(file).string(), fs::absolute(out).string()});
   // The folder belongs to this scenario from now on: its marker lists the variants --collect expects.
   const std::string dir = check_output_folder(out, FolderKind::kSweep, "--out").string();
   SweepMarker marker{base.name, fs::weakly_canonical(fs::absolute(file)).string(), {}};
@@ -1028,10 +1031,7 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
       throw OutputRefused("--plan-batches " + batches + ": the same folder as --out; give two folders");
     if (const auto st = fs::status(batch_dir); fs::exists(st) && !fs::is_directory(st))
       throw OutputRefused("--plan-batches " + batches + ": is a file, not a folder");
-    for (const std::string& path : {fs::absolute(file).string(), batch_dir.string()})  // as sweep --plan
-      if (path.find_first_of("\n\r") != std::string::npos)
-        throw BadInput("optimize --plan-batches: the path " + nlohmann::json(path).dump() +
-                       " has a line break: a plan's commands are one line each; move or rename it");
+    refuse_line_breaks("optimize --plan-batches", {fs::absolute(file).string(), batch_dir.string()});
     std::string key = doc.dump() + "\n" + policy.args();
     for (const std::string& c : cfg) key += "\n" + c;
     std::uint64_t h = 1469598103934665603ull;  // FNV-1a: the marker keeps a digest, not the document
@@ -1244,7 +1244,7 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
                       "\" fill=\"none\" stroke=\"#2e9e5b\" stroke-width=\"2\"/>\n</svg>\n";
     write_file(tmp.path() / "optimize-convergence.svg", svg);
   }
-  write_file(tmp.path() / marker_name(FolderKind::kOptimize), "{\"dirsched\":\"optimize\"}\n");
+  write_file(tmp.path() / marker_name(FolderKind::kOptimize), optimize_marker_text());
   replace_folder(tmp, dir, FolderKind::kOptimize);
   parents.keep();
   std::cout << (res.exhaustive ? "exhaustive: " : "search (seeded coordinate descent, seed " + std::to_string(seed) + "): ")

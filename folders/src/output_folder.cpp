@@ -227,11 +227,16 @@ void check_optimize_marker(const fs::path& dir) {
   std::string text(64, '\0');
   in.read(text.data(), static_cast<std::streamsize>(text.size()));
   text.resize(static_cast<std::size_t>(in.gcount()));
-  if (text != "{\"dirsched\":\"optimize\"}\n")
+  if (text != optimize_marker_text())
     throw OutputRefused(path + ": not a marker dirsched wrote (it writes {\"dirsched\":\"optimize\"}); remove the folder yourself");
 }
 
 }  // namespace
+
+const std::string& optimize_marker_text() {
+  static const std::string text = "{\"dirsched\":\"optimize\"}\n";
+  return text;
+}
 
 const std::vector<std::string>& optimize_file_names() {
   static const std::vector<std::string> names = {"optimize.json", "best.json", "optimize-convergence.svg"};

@@ -79,8 +79,10 @@ bool has_marker(const std::filesystem::path& dir, FolderKind kind);
 const std::vector<std::string>& run_file_names();
 // The text of a run folder's marker (record/marker.hpp), `files` without the marker's own name.
 std::string run_marker_json(record::RunMarker marker);
-// The names of the files `dirsched optimize` writes into its folder (besides the marker).
+// The names of the files `dirsched optimize` writes into its folder (besides the marker), and the
+// marker's text: the one a folder must hold to be replaced by another optimize.
 const std::vector<std::string>& optimize_file_names();
+const std::string& optimize_marker_text();
 // The entries of run folder (or, with kOptimize, optimize folder) `dir` that dirsched did not write (see
 // the header), sorted; OutputRefused when its marker is not dirsched's.
 std::vector<std::string> foreign_entries(const std::filesystem::path& dir, FolderKind kind = FolderKind::kRun);
