@@ -640,17 +640,17 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
     return 2;
   }
   if (plan) refuse_line_breaks("sweep --plan", {fs::absolute(file).string(), fs::absolute(out).string()});
-  // The folder belongs to this scenario from now on: its marker lists the variants --collect expects.
   const std::string dir = check_output_folder(out, FolderKind::kSweep, "--out").string();
   SweepMarker marker{base.name, fs::weakly_canonical(fs::absolute(file)).string(), {}};
   for (const Variant& v : variants) marker.variants.push_back(v.index);
-  prepare_sweep_folder(dir, marker);
-  {
-    // An earlier replicated sweep's: this one writes its own, or none (a plan's --collect must not mix
-    // the old replicates with the new variant folders).
+  // Claims the folder (its marker lists the variants --collect expects) and drops an earlier
+  // replicated sweep's replicates.jsonl: this sweep writes its own, or none (a plan's --collect must
+  // not mix the old replicates with the new variant folders).
+  const auto claim = [&] {
+    prepare_sweep_folder(dir, marker);
     std::error_code ec;
     fs::remove(fs::path(dir) / "replicates.jsonl", ec);
-  }
+  };
   if (plan) {
     const std::string self = fs::canonical("/proc/self/exe").string();
     SweepPlan lines;
@@ -665,8 +665,12 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
       lines.variants.push_back(v.index);
       lines.lines.push_back(cmd);
     }
-    write_sweep_plan(dir, lines);  // what `--collect DIR --missing` prints from
+    // The plan reaches stdout before the folder is claimed: a plan that could not be printed (a full
+    // disk, a closed pipe) leaves the folder as it was.
     for (const std::string& line : lines.lines) std::cout << line << "\n";
+    if (!stdout_written()) return kExitCannotWrite;  // main() says so (stdout stays in error)
+    claim();
+    write_sweep_plan(dir, lines);  // what `--collect DIR --missing` prints from
     const std::size_t tasks = (variants.size() + lines_per_task - 1) / lines_per_task;
     std::cerr << variants.size() << " commands; afterwards: " << self << " sweep --collect " << shell_quote(out)
               << collect_flags << "\n"
@@ -679,6 +683,7 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
                 << (variants.size() + kSlurmDefaultMaxArrayId - 1) / kSlurmDefaultMaxArrayId << " or more\n";
     return 0;
   }
+  claim();
   std::size_t running = 0, failed = 0, unwritable = 0, next = 0, finished = 0;
   Progress::get().begin("sweep", static_cast<double>(variants.size()), "variants");
   while (finished < variants.size()) {
@@ -1862,7 +1867,10 @@ int run_command(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    // Worded like every other refusal: which command, then what is wrong with its arguments.
+    std::string command = "dirsched";
+    for (const CLI::App* sub : app.get_subcommands()) command += " " + sub->get_name();
+    std::cerr << command << ": " << e.what() << "\n" << "(see '" << command << " --help')\n";
     return 2;
   }
   filter_terminal_text(!*gen && !*exp && !sweep_plan);

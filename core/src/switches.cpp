@@ -124,7 +124,9 @@ std::optional<Switches> preset(std::string_view name, std::string* error) {
 }
 
 std::string canonical_policy_name(std::string_view name) {
-  if (name.substr(0, 6) == "upto:#") return "upto:" + std::string(name.substr(6));
+  // upto:#1729 and upto:01729 are upto:1729 (one spelling in every record, so that runs compare).
+  if (name.substr(0, 5) == "upto:")
+    if (const std::optional<unsigned> pr = pr_number(name.substr(5))) return "upto:" + std::to_string(*pr);
   return std::string(name);
 }
 

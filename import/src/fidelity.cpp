@@ -35,9 +35,7 @@ struct Timeline {
 Timeline load(const std::string& dir) {
   Timeline t;
   t.dir = dir;
-  if (!fs::is_directory(dir))
-    throw BadInput(dir + (fs::exists(dir) ? ": not a folder (a run folder holds summary.json and events.jsonl)" : ": no such run folder"));
-  const record::Summary summary = read_summary((fs::path(dir) / "summary.json").string());
+  const record::Summary summary = read_run_folder_summary(dir);
   t.makespan = summary.makespan_s;
   const std::string path = (fs::path(dir) / "events.jsonl").string();
   if (std::error_code ec; fs::exists(path, ec) && !fs::is_regular_file(path, ec))

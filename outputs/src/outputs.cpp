@@ -116,6 +116,14 @@ record::Summary read_summary(const std::string& path) {
   return record::decode(nlohmann::ordered_json::parse(text), path);
 }
 
+record::Summary read_run_folder_summary(const std::string& dir) {
+  const std::filesystem::path folder(dir);
+  if (!std::filesystem::is_directory(folder))
+    throw BadInput(dir + (std::filesystem::exists(folder) ? ": not a folder (a run folder holds summary.json and events.jsonl)"
+                                                          : ": no such run folder"));
+  return read_summary((folder / "summary.json").string());
+}
+
 nlohmann::json parse_output_line(std::string_view line, const std::string& path, std::size_t line_no) {
   try {
     return parse_json_text(line, path + " line " + std::to_string(line_no));

@@ -688,9 +688,7 @@ RunFacts load_run(const std::string& dir) {
   RunFacts r;
   r.dir = dir;
   const fs::path folder(dir);
-  if (!fs::is_directory(folder))
-    throw BadInput(dir + (fs::exists(folder) ? ": not a folder (a run folder holds summary.json and events.jsonl)" : ": no such run folder"));
-  r.summary = read_summary((folder / "summary.json").string());
+  r.summary = read_run_folder_summary(dir);
   VarAssignment vars;
   if (r.summary.vars) {
     for (const auto& [k, v] : *r.summary.vars) vars[k] = v;

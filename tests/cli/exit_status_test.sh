@@ -51,5 +51,19 @@ child runtime_error 2 '^dirsched: .*test: a file that is not there' "${sweep[@]}
 checks=("$dirsched" check "$root/scenarios/quick-tour.json" "$root/scenarios/quick-tour.json")
 child logic_error 134 'crashed \(signal 6\)' "${checks[@]}"
 child runtime_error 2 '0 passed, 2 failed' "${checks[@]}"
+# A command line the parser refuses is bad input too, worded like every other refusal: the command,
+# then what is wrong (CLI11's own text came without the prefix), then where the options are.
+usage() {  # EXPECTED-FIRST-LINE ARGS...
+  local want=$1 rc
+  shift
+  (cd "$tmp" && "$dirsched" "$@" >"$tmp/stdout" 2>"$tmp/stderr")
+  rc=$?
+  [[ $rc -eq 2 ]] || { echo "FAIL usage $*: exit $rc, expected 2"; fail=1; }
+  [[ "$(head -1 "$tmp/stderr")" == "$want" ]] || { echo "FAIL usage $*: first line is not '$want':"; cat "$tmp/stderr"; fail=1; }
+  [[ ! -s "$tmp/stdout" && -z $(ls -A "$tmp" | grep -v '^std') ]] || { echo "FAIL usage $*: wrote something"; fail=1; }
+}
+usage "dirsched run: --seed: At Most 1 required but received 2" run "$root/scenarios/quick-tour.json" --seed 1 --seed 2
+usage "dirsched: A subcommand is required"
+usage "dirsched sweep: The following argument was not expected: --bogus" sweep "$root/scenarios/choose-worker-set.json" --out sw --bogus
 [[ $fail -eq 0 ]] && echo "exit status: internal errors 134, bad input 2, cannot write 3"
 exit $fail

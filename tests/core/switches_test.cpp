@@ -70,6 +70,9 @@ TEST(Switches, UnknownPresetsNameWhatIsKnown) {
   EXPECT_EQ(preset("Seed", &error), std::nullopt);
   EXPECT_NE(error.find("seed, head_reservation, current, or upto:N"), std::string::npos);
   EXPECT_EQ(canonical_policy_name("upto:#1729"), "upto:1729");
+  EXPECT_EQ(canonical_policy_name("upto:01565"), "upto:1565");  // it was recorded as typed
+  EXPECT_EQ(canonical_policy_name("upto:#01565"), "upto:1565");
+  EXPECT_EQ(canonical_policy_name("upto:15x65"), "upto:15x65");  // refused by preset(), named as given
   EXPECT_EQ(canonical_policy_name("current"), "current");
 }
 

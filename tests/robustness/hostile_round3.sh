@@ -180,6 +180,9 @@ full explore "$dirsched" explore "$root/scenarios/explore-twelve-tasks.json" --m
 full check "$dirsched" check "$ok"
 full check-two "$dirsched" check "$ok" "$ok"
 full sweep-plan "$dirsched" sweep "$in/sweep.json" --out "$tmp/plan" --plan
+# A plan that never reached stdout claims no folder (the marker and .dirsched-plan came before it).
+if [ -e "$tmp/plan" ]; then echo "FAIL sweep-plan-unclaimed: $tmp/plan was made by a plan that was not printed"; fail=1
+else echo "ok   sweep-plan-unclaimed"; fi
 full compare "$dirsched" compare "$tmp/cm02" "$tmp/cm02"
 
 finish

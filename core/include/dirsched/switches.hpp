@@ -79,7 +79,7 @@ class Switches {
 // table (every switch whose row is at or above the last row of PR N). Nullopt and `error` set (one
 // line, naming what is known) otherwise.
 std::optional<Switches> preset(std::string_view name, std::string* error = nullptr);
-// The spelling written back (summary.json, by_policy keys): "upto:#1565" -> "upto:1565"; presets as
+// The spelling written back (summary.json, by_policy keys): "upto:#1565" and "upto:01565" -> "upto:1565"; presets as
 // they are. Only for a name preset() accepts.
 std::string canonical_policy_name(std::string_view name);
 // The preset names and `upto:N` points in the ladder's merge order: seed, upto:1565 (=

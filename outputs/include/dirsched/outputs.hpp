@@ -264,6 +264,9 @@ nlohmann::json read_output_json(const std::string& path);
 // summary.json read as strictly (read_output_json's checks), then decoded into the typed record: throws
 // record::RecordError "PATH: JSON.PATH: expected ...", or for a newer schema.
 record::Summary read_summary(const std::string& path);
+// DIR/summary.json of a run folder that a reader (compare, fidelity) was given: BadInput "DIR: no such
+// run folder" or "DIR: not a folder (...)" before anything is read, then read_summary's errors.
+record::Summary read_run_folder_summary(const std::string& dir);
 // The whole of a file a run wrote (events.jsonl): a regular file only, never a FIFO, a device or a
 // folder, which are refused (BadInput "PATH: not a regular file ...") without blocking.
 std::string read_run_file(const std::string& path);
