@@ -316,7 +316,7 @@ void WaitAttribution::new_instant(double t) {
 // The nodes ended at this instant are held because a task that starts later in the instant may name
 // one as its predecessor. Only a few can be named: the latest end on each worker (and its running
 // task's node), the latest SUB end, target end, completion and group launch; every later value of these
-// comes from a live task's node, which its task holds, and a live task's ready_node holds its own
+// comes from a live task's node, which its task holds, and a live task's ready node (Live::node before it starts) holds its own
 // reference until the task starts. When every task ends in one instant (0 s durations) the list would
 // hold them all, so past a bound the ones nothing can name are released. A pruning costs O(workers),
 // so the bound is at least four times the workers (and 4,096), and twice what a pruning kept: the
@@ -346,7 +346,7 @@ std::array<ExactSum, kWaitCauses>& WaitAttribution::fresh_causes() {
   return causes_;
 }
 
-void WaitAttribution::finish_waits(TaskId id, Live& l, double t, std::array<ExactSum, kWaitCauses>& c) {
+WaitAttribution::OwnWait WaitAttribution::finish_waits(TaskId id, Live& l, double t, std::array<ExactSum, kWaitCauses>& c) {
   ExactSum& check = check_;
   check.clear();
   for (const ExactSum& x : c) check.add(x);
@@ -360,14 +360,13 @@ void WaitAttribution::finish_waits(TaskId id, Live& l, double t, std::array<Exac
   }
   ++started_;
   if (l.kind == TaskKind::kSingle) {
-    const Worker& wk = workers_[l.worker];
-    w.behind = static_cast<std::uint32_t>(wk.runs - l.runs_at_ready);
+    // Runs that went ahead of it: fewer than 2^32, so the difference modulo 2^32 is the count.
+    w.behind = static_cast<std::uint32_t>(workers_[l.worker].runs) - l.runs_at_ready;
   }
   const double wait = t - l.submit;
-  l.wait_s = wait;
-  l.wait_cause = std::nullopt;
+  OwnWait own{wait, std::nullopt};
   for (std::size_t k = 0; k < kWaitCauses; ++k)
-    if (w.s[k] > 0 && (!l.wait_cause || w.s[k] > w.s[idx(*l.wait_cause)])) l.wait_cause = static_cast<WaitCause>(k);
+    if (w.s[k] > 0 && (!own.cause || w.s[k] > w.s[idx(*own.cause)])) own.cause = static_cast<WaitCause>(k);
   if (wait > 0 && (l.kind == TaskKind::kSingle || l.kind == TaskKind::kGroup)) {
     std::vector<LongWait>& top = l.kind == TaskKind::kSingle ? top_single_ : top_group_;
     if (top.size() < kLongest || wait > top.back().wait_s) {
@@ -380,7 +379,8 @@ void WaitAttribution::finish_waits(TaskId id, Live& l, double t, std::array<Exac
         lw.workers.push_back(std::to_string(core_.registry().worker_at(l.worker).id.value()));
         // Runs l.runs_at_ready .. runs - 1 went ahead of it; the worker still names the last kAhead.
         const Worker& wk = workers_[l.worker];
-        const std::uint64_t from = std::max<std::uint64_t>(l.runs_at_ready, wk.runs >= kAhead ? wk.runs - kAhead : 0);
+        const std::uint64_t runs_at_ready = wk.runs - w.behind;
+        const std::uint64_t from = std::max<std::uint64_t>(runs_at_ready, wk.runs >= kAhead ? wk.runs - kAhead : 0);
         for (std::uint64_t k = from; k < wk.runs; ++k) lw.ahead.push_back(wk.recent[k % kAhead]);
       } else {
         for (std::uint32_t wi : l.targets()) lw.workers.push_back(std::to_string(core_.registry().worker_at(wi).id.value()));
@@ -389,6 +389,7 @@ void WaitAttribution::finish_waits(TaskId id, Live& l, double t, std::array<Exac
     }
   }
   if (keep_) done_[id.index()] = std::move(w);
+  return own;
 }
 
 void WaitAttribution::note_long(const LongWait& w, std::vector<LongWait>& top) {
@@ -400,14 +401,15 @@ void WaitAttribution::note_long(const LongWait& w, std::vector<LongWait>& top) {
 }
 
 void WaitAttribution::started(TaskId id, Live& l, double t, StartReason reason, std::uint32_t pred) {
+  const std::uint32_t ready_node = l.ready_node();
   l.node = new_node(id);
+  l.started = true;
   Node& n = nodes_[l.node];
   n.start = t;
   n.reason = reason;
   n.pred = pred;
   hold(pred);
-  release(l.ready_node);  // read by now (pred, when it started at its READY instant)
-  l.ready_node = 0;
+  release(ready_node);  // read by now (pred, when it started at its READY instant)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -441,14 +443,14 @@ void WaitAttribution::on_event(const Event& e) {
         l.ready_reason = StartReason::kSubmitted;
       } else {
         l.ready_reason = StartReason::kProducer;
-        l.ready_node = last_completed_t_ == t ? last_completed_node_ : 0;
-        hold(l.ready_node);  // until it starts or ends: it may start at this instant, naming it
+        l.node = last_completed_t_ == t ? last_completed_node_ : 0;  // its ready node
+        hold(l.node);  // until it starts or ends: it may start at this instant, naming it
       }
       if (l.kind == TaskKind::kSingle) {
         Worker& w = workers_[l.worker];
         flush(w, t);
         l.set_snap(w.cum);
-        l.runs_at_ready = w.runs - (w.running.valid() ? 1 : 0);  // the run under way counts as ahead
+        l.runs_at_ready = static_cast<std::uint32_t>(w.runs - (w.running.valid() ? 1 : 0));  // the run under way counts as ahead
       } else if (l.kind == TaskKind::kGroup) {
         group_fifo_.push_back(e.task);
         if (group_fifo_.size() == 1) become_head(e.task, t);
@@ -481,7 +483,7 @@ void WaitAttribution::on_event(const Event& e) {
       std::uint32_t pred = 0;
       if (g.ready == t) {
         reason = g.ready_reason;
-        pred = g.ready_node;
+        pred = g.ready_node();
       } else if (head_of(g) == t && head_of(g) > g.ready && previous_head_launch_ == t) {
         reason = StartReason::kGroupHead;
         pred = previous_head_node_;
@@ -490,7 +492,7 @@ void WaitAttribution::on_event(const Event& e) {
         pred = last_target_end_node_;
       }
       started(e.task, g, t, reason, pred);
-      finish_waits(e.task, g, t, c);
+      g.extra().own = finish_waits(e.task, g, t, c);
       for (std::uint32_t wi : g.targets()) is_head_target_[wi] = 0;
       if (blocked_head_ == e.task) {
         for (std::uint32_t wi : g.targets()) {
@@ -502,8 +504,8 @@ void WaitAttribution::on_event(const Event& e) {
       auto f = std::find(group_fifo_.begin(), group_fifo_.end(), e.task);
       if (f != group_fifo_.end()) group_fifo_.erase(f);
       previous_head_ = std::string(core_.name(e.task));
-      previous_head_wait_ = g.own();
-      previous_head_node_ = g.node;
+      previous_head_wait_ = g.group_own();
+      previous_head_node_ = g.own_node();
       previous_head_launch_ = t;
       head_ = TaskId();
       head_runs_.clear();
@@ -527,7 +529,7 @@ void WaitAttribution::on_event(const Event& e) {
           std::uint32_t pred = 0;
           if (l.ready == t) {
             reason = l.ready_reason;
-            pred = l.ready_node;
+            pred = l.ready_node();
           } else if (last_sub_end_ == t) {
             reason = StartReason::kSubPool;
             pred = last_sub_end_node_;
@@ -540,6 +542,7 @@ void WaitAttribution::on_event(const Event& e) {
       const std::optional<std::uint32_t> wi = index_of(e.target.worker);
       if (!wi) break;
       Worker& w = workers_[*wi];
+      OwnWait own;  // the running task's own wait, for BlockedBy of what waits behind it
       if (l.kind == TaskKind::kSingle) {
         flush(w, t);
         std::array<ExactSum, kWaitCauses>& c = fresh_causes();
@@ -554,21 +557,23 @@ void WaitAttribution::on_event(const Event& e) {
         std::uint32_t pred = 0;
         if (l.ready == t) {
           reason = l.ready_reason;
-          pred = l.ready_node;
+          pred = l.ready_node();
         } else if (w.last_end == t) {
           reason = StartReason::kWorker;
           pred = w.last_end_node;
         }
         started(e.task, l, t, reason, pred);
-        finish_waits(e.task, l, t, c);
+        own = finish_waits(e.task, l, t, c);
         l.x.reset();  // the snapshot is not needed any more
+      } else {
+        own = l.group_own();  // a group's member
       }
       target_changed(*wi, t, true);
       w.running = e.task;
       w.group = e.task_kind == TaskKind::kGroup;
       w.since = t;
-      w.node = l.node;
-      w.running_wait = l.own();
+      w.node = l.own_node();
+      w.running_wait = own;
       const std::string_view name = core_.name(e.task);
       w.recent[w.runs % kAhead].assign(name.data(), name.size());
       ++w.runs;
@@ -579,7 +584,7 @@ void WaitAttribution::on_event(const Event& e) {
       if (e.target.sub) {
         const Live* it = live_.find(e.task.index());
         last_sub_end_ = t;
-        last_sub_end_node_ = it ? it->node : 0;
+        last_sub_end_node_ = it ? it->own_node() : 0;
         break;
       }
       const std::optional<std::uint32_t> wi = index_of(e.target.worker);
@@ -606,8 +611,8 @@ void WaitAttribution::on_event(const Event& e) {
           chains_[e.task.index()] = {{it->ready, t, std::nullopt, std::string(core_.name(head_)), 0, std::nullopt}};
       }
       const std::vector<std::uint32_t> targets = it->targets();
-      const OwnWait own = it->own();
-      release(it->ready_node);
+      const OwnWait own = it->group_own();
+      release(it->ready_node());
       live_.erase(e.task.index());
       if (f == group_fifo_.end()) break;
       group_fifo_.erase(f);
@@ -634,8 +639,8 @@ void WaitAttribution::on_event(const Event& e) {
     case EventKind::kPoison: {
       Live* it = live_.find(e.task.index());
       if (!it) break;
-      const std::uint32_t n = it->node;
-      release(it->ready_node);  // it never started
+      const std::uint32_t n = it->own_node();
+      release(it->ready_node());  // it never started
       live_.erase(e.task.index());
       if (n) {
         nodes_[n].end = t;

@@ -190,20 +190,24 @@ class WaitAttribution : public Observer {
     double head = -1;                    // groups: when it became the group FIFO head
     double piece_since = 0;              // groups at the head
     std::uint32_t idle_targets = 0;      // groups at the head
+    OwnWait own;                         // groups, once launched: its own wait (its members' dispatches read it)
   };
-  // 56 bytes a live task (a million of them when every task is submitted at t = 0).
+  // 40 bytes a live task (a million of them when every task is submitted at t = 0). What a task needs
+  // only once it has started is not here: its own wait is handed on at its start (a group's kept in
+  // its Extra), and one field holds the producer's node until the start and its own node after.
   struct Live {
     double submit = -1, ready = -1;
-    double wait_s = 0;                    // once started: its own wait
-    std::uint64_t runs_at_ready = 0;
     std::unique_ptr<Extra> x;
+    std::uint32_t runs_at_ready = 0;      // singles: its worker's runs at READY, modulo 2^32 (see behind_of)
     std::uint32_t worker = 0;             // singles: registration index
-    std::uint32_t ready_node = 0;         // the producer's node
+    // Not started: the producer's node it holds (0: none); started: its own node (critical path).
     std::uint32_t node = 0;
     TaskKind kind = TaskKind::kSingle;
     StartReason ready_reason = StartReason::kSubmitted;
-    std::optional<WaitCause> wait_cause;  // once started: the cause that took most of its wait
+    bool started = false;
 
+    std::uint32_t ready_node() const { return started ? 0 : node; }
+    std::uint32_t own_node() const { return started ? node : 0; }
     const ExactSum& snap(std::size_t k) const { return x ? x->snap[k] : zero_sum(); }
     Extra& extra() {
       if (!x) x = std::make_unique<Extra>();
@@ -219,8 +223,10 @@ class WaitAttribution : public Observer {
         x.reset();
     }
     const std::vector<std::uint32_t>& targets() const { return x ? x->targets : no_targets(); }
-    OwnWait own() const { return {wait_s, wait_cause}; }
+    // A group's own wait once launched ({0, none} before).
+    OwnWait group_own() const { return x ? x->own : OwnWait{}; }
   };
+  static_assert(sizeof(Live) == 40, "the per-task wait record stays compact");
   static const ExactSum& zero_sum();
   static const std::vector<std::uint32_t>& no_targets();
   static double head_of(const Live& g) { return g.x ? g.x->head : -1; }
@@ -308,7 +314,8 @@ class WaitAttribution : public Observer {
   void become_head(TaskId g, double t);
   void target_changed(std::uint32_t wi, double t, bool busy_now);
   void started(TaskId id, Live& l, double t, StartReason reason, std::uint32_t pred);
-  void finish_waits(TaskId id, Live& l, double t, std::array<ExactSum, kWaitCauses>& c);
+  // Its wait, by cause (`c`), added up; returns its own wait (for BlockedBy of what waits behind it).
+  OwnWait finish_waits(TaskId id, Live& l, double t, std::array<ExactSum, kWaitCauses>& c);
   void note_long(const LongWait& w, std::vector<LongWait>& top);
   std::uint32_t new_node(TaskId task);
   void hold(std::uint32_t n);
