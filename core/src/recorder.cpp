@@ -97,10 +97,10 @@ void Recorder::build(std::size_t n, TaskRecord& out) const {
   out.name.assign(name_of(r));
   out.kind = r.kind;
   out.state = r.state;
-  out.submit = r.submit;
-  out.ready = r.ready;
-  out.start = r.start;
-  out.end = r.flags & kEnded ? r.end : -1;
+  out.submit = time(r.submit);
+  out.ready = time(r.ready);
+  out.start = time(r.start);
+  out.end = r.flags & kEnded ? time(r.end) : -1;
   out.code = r.state == TaskState::kRejected ? std::optional<ErrorCode>(r.code) : std::nullopt;
   if (r.flags & kHasMessage)
     out.message = messages_[r.where - message_base_];
@@ -119,15 +119,15 @@ void Recorder::build(std::size_t n, TaskRecord& out) const {
     const bool sub = is_sub(r.kind);
     if (!sub) out.workers.push_back(registry_.worker_at(r.where).id);
     MemberRun m;
-    if (r.start >= 0) {
+    if (r.start != InstantTable::kNone) {
       m.target.sub = sub;
       if (sub)
         m.target.sub_index = r.where;
       else
         m.target.worker = registry_.worker_at(r.where).id;
-      m.start = r.start;
+      m.start = time(r.start);
     }
-    if (r.flags & kMemberEnded) m.end = r.end;
+    if (r.flags & kMemberEnded) m.end = time(r.end);
     if (r.flags & kMemberFailed) m.outcome = Outcome::kFailure;
     out.members.push_back(m);
   }
@@ -219,6 +219,9 @@ void Recorder::drop_front() {
   if (r.flags & kHasExtra) extras_.erase(first_);
   live_.pop_front();
   ++first_;
+  // No record names an instant before the new front's submit (InstantTable); a not-submitted op has
+  // no time and bounds nothing.
+  if (!live_.empty()) instants_.forget_before(live_.front().submit);
 }
 
 void Recorder::retire_one() {
@@ -231,10 +234,11 @@ void Recorder::retire_one() {
   // A READY task that never started waited until the end of the run, unless it was cancelled: then until
   // its cancellation (run_cancellation), a wait known now.
   const bool cancelled = r.state == TaskState::kCancelled;
-  if (r.ready >= 0 && r.start < 0 && r.kind == TaskKind::kSingle)
-    (cancelled ? cancelled_single_waits_ : unstarted_single_).push_back(cancelled ? r.end - r.ready : r.ready);
-  if (r.ready >= 0 && r.start < 0 && r.kind == TaskKind::kGroup)
-    (cancelled ? cancelled_group_waits_ : unstarted_group_).push_back(cancelled ? r.end - r.ready : r.ready);
+  const bool unstarted = r.ready != InstantTable::kNone && r.start == InstantTable::kNone;
+  if (unstarted && r.kind == TaskKind::kSingle)
+    (cancelled ? cancelled_single_waits_ : unstarted_single_).push_back(cancelled ? time(r.end) - time(r.ready) : time(r.ready));
+  if (unstarted && r.kind == TaskKind::kGroup)
+    (cancelled ? cancelled_group_waits_ : unstarted_group_).push_back(cancelled ? time(r.end) - time(r.ready) : time(r.ready));
   if (on_retire_) {
     build(n, scratch_);
     on_retire_(scratch_);
@@ -242,13 +246,13 @@ void Recorder::retire_one() {
   ++retired_;
   if (r.kind == TaskKind::kGroup) {
     ++group_count_;
-    if (r.start >= 0) {
-      launched_wait_s_ += r.start - r.ready;
-    } else if (r.ready >= 0 && cancelled) {
-      launched_wait_s_ += r.end - r.ready;  // a known wait, like a launched group's
-    } else if (r.ready >= 0) {
+    if (r.start != InstantTable::kNone) {
+      launched_wait_s_ += time(r.start) - time(r.ready);
+    } else if (r.ready != InstantTable::kNone && cancelled) {
+      launched_wait_s_ += time(r.end) - time(r.ready);  // a known wait, like a launched group's
+    } else if (r.ready != InstantTable::kNone) {
       ++unlaunched_groups_;
-      unlaunched_ready_s_ += r.ready;
+      unlaunched_ready_s_ += time(r.ready);
     }
     if (const Extra* x = extra_if(n)) {
       idle_target_s_ += x->idle_target_s;
@@ -328,8 +332,11 @@ Recorder::GroupTotals Recorder::group_totals(double makespan) const {
     if (n < retired_ || live_[i].kind != TaskKind::kGroup) continue;
     const Live& r = live_[i];
     ++t.count;
-    if (r.ready >= 0)
-      t.ready_wait_s += (r.start >= 0 ? r.start : r.state == TaskState::kCancelled ? r.end : makespan) - r.ready;
+    if (r.ready != InstantTable::kNone)
+      t.ready_wait_s += (r.start != InstantTable::kNone       ? time(r.start)
+                         : r.state == TaskState::kCancelled ? time(r.end)
+                                                            : makespan) -
+                        time(r.ready);
     if (const Waiting* w = waiting_if(n)) {
       t.idle_target_s += idle_target_of(*w);
       t.overtakes_max = std::max(t.overtakes_max, overtakes_of(*w));
@@ -356,10 +363,10 @@ void Recorder::ready_waits(double makespan, WaitSketch& singles, WaitSketch& gro
   for (double wait : cancelled_group_waits_) groups.add(wait);
   for (std::size_t n = retired_; n < record_count(); ++n) {
     const Live& t = record(n);
-    if (t.ready < 0 || t.start >= 0) continue;
-    const double until = t.state == TaskState::kCancelled ? t.end : makespan;
-    if (t.kind == TaskKind::kSingle) singles.add(until - t.ready);
-    if (t.kind == TaskKind::kGroup) groups.add(until - t.ready);
+    if (t.ready == InstantTable::kNone || t.start != InstantTable::kNone) continue;
+    const double until = t.state == TaskState::kCancelled ? time(t.end) : makespan;
+    if (t.kind == TaskKind::kSingle) singles.add(until - time(t.ready));
+    if (t.kind == TaskKind::kGroup) groups.add(until - time(t.ready));
   }
 }
 
@@ -619,7 +626,7 @@ void Recorder::on_event(const Event& e) {
   Live& r = record(rec);
   switch (e.kind) {
     case EventKind::kSubmit: {
-      r.submit = e.t;
+      r.submit = instant(e.t);
       r.state = TaskState::kPending;
       const std::size_t targets = e.workers ? e.workers->size() : 0;
       const bool sub = is_sub(r.kind);
@@ -636,7 +643,7 @@ void Recorder::on_event(const Event& e) {
     }
     case EventKind::kReject:
       r.state = TaskState::kRejected;
-      r.submit = e.t;
+      r.submit = instant(e.t);
       r.code = e.rejection->code;
       r.where = intern_message(e.rejection->message);
       r.flags |= kHasMessage;
@@ -656,7 +663,7 @@ void Recorder::on_event(const Event& e) {
       break;
     case EventKind::kReady: {
       r.state = TaskState::kReady;
-      r.ready = e.t;
+      r.ready = instant(e.t);
       if (r.kind == TaskKind::kGroup) start_waiting(rec, extra(rec), e.t);
       break;
     }
@@ -671,16 +678,16 @@ void Recorder::on_event(const Event& e) {
       const std::uint32_t index = e.target.sub ? 0 : *registry_.index_of(e.target.worker);
       if (r.state != TaskState::kRunning) {
         r.state = TaskState::kRunning;
-        r.start = e.t;
+        r.start = instant(e.t);
         // The queue it waited in: "sub", "group" or its worker's FIFO ("worker:ID").
         add_wait(e.target.sub                 ? sub_waits_
                  : r.kind == TaskKind::kGroup ? group_waits_
                                               : nl_waits_[index],
-                 e.t - r.ready);
+                 e.t - time(r.ready));
       }
       // The inline form holds one member dispatched once, on the worker it was submitted to.
       if ((r.flags & kInline) && (e.member != 0 || e.target.sub != is_sub(r.kind) ||
-                                  (!e.target.sub && index != r.where) || r.start != e.t))
+                                  (!e.target.sub && index != r.where) || time(r.start) != e.t))
         spill(rec, r);
       if (r.flags & kInline) {
         if (e.target.sub) r.where = e.target.sub_index;
@@ -701,8 +708,8 @@ void Recorder::on_event(const Event& e) {
       if (r.flags & kInline) {
         r.flags |= kMemberEnded;
         if (e.outcome == Outcome::kFailure) r.flags |= kMemberFailed;
-        r.end = e.t;
-        start = r.start;
+        r.end = instant(e.t);
+        start = time(r.start);
       } else {
         MemberRun& m = extra(rec).members.at(e.member);
         m.end = e.t;
@@ -722,11 +729,11 @@ void Recorder::on_event(const Event& e) {
     case EventKind::kFail:
     case EventKind::kPoison:
       // A single's member end is kept in `end`: it moves out if the task ends at another instant.
-      if ((r.flags & kInline) && (r.flags & kMemberEnded) && r.end != e.t) spill(rec, r);
+      if ((r.flags & kInline) && (r.flags & kMemberEnded) && time(r.end) != e.t) spill(rec, r);
       r.state = e.kind == EventKind::kComplete ? TaskState::kCompleted
                 : e.kind == EventKind::kFail   ? TaskState::kFailed
                                                : TaskState::kPoisoned;
-      r.end = e.t;
+      r.end = instant(e.t);
       r.flags |= kEnded;
       if (e.kind == EventKind::kPoison && keep_) extra(rec).cause = e.cause;
       last_transition_ = std::max(last_transition_, e.t);
@@ -735,7 +742,7 @@ void Recorder::on_event(const Event& e) {
       // Never started (run_cancellation): a READY group stops waiting for its targets here.
       if (waiting_.count(rec)) stop_waiting(rec, true, e.t);  // its last idle stretch ends at the cancel
       r.state = TaskState::kCancelled;
-      r.end = e.t;
+      r.end = instant(e.t);
       r.flags |= kEnded;
       last_transition_ = std::max(last_transition_, e.t);
       break;

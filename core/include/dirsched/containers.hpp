@@ -28,6 +28,7 @@
 #include <deque>
 #include <memory>
 #include <new>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -159,6 +160,44 @@ class ChunkedQueue {
   Chunk spare_;
   std::size_t head_ = 0;  // the front's place in chunks_.front()
   std::size_t size_ = 0;
+};
+
+// The distinct instants a run's records name, in the order they were first named, each by a 4-byte
+// number: a record holds its four times in 16 bytes, not 32, and times that many records share (every
+// submit of a trace at t = 0) are kept once. A time equal to the last one named gets its number again.
+// The front is forgotten once no record names it (forget_before): a record's times are all named at or
+// after its first one, and later records' after that, so the oldest record's first number bounds
+// every number still named. Numbers run modulo 2^32 - 1, so kNone is never one; what is held must
+// stay under that many instants.
+class InstantTable {
+ public:
+  static constexpr std::uint32_t kNone = 0xffffffffu;  // no time: read back as -1
+
+  std::uint32_t name(double t) {
+    if (times_.empty() || !(times_.back() == t)) {
+      if (times_.size() + 1 >= kModulus) throw InternalError("InstantTable: 2^32 - 1 instants held");
+      times_.push_back(t);
+    }
+    return number(first_ + times_.size() - 1);
+  }
+  double time(std::uint32_t n) const { return n == kNone ? -1 : times_[offset(n)]; }
+  // Instants before number n are named by no record any more.
+  void forget_before(std::uint32_t n) {
+    if (n == kNone) return;
+    for (std::size_t k = offset(n); k > 0; --k) times_.pop_front(), ++first_;
+  }
+  std::size_t held() const { return times_.size(); }
+
+ private:
+  static constexpr std::uint64_t kModulus = 0xffffffffu;
+  static std::uint32_t number(std::uint64_t count) { return static_cast<std::uint32_t>(count % kModulus); }
+  std::size_t offset(std::uint32_t n) const {
+    const std::size_t k = static_cast<std::size_t>((n + kModulus - first_ % kModulus) % kModulus);
+    if (k >= times_.size()) throw InternalError("InstantTable: instant " + std::to_string(n) + " is not held");
+    return k;
+  }
+  ChunkedQueue<double> times_;
+  std::uint64_t first_ = 0;  // instants forgotten so far: the count of times_.front()
 };
 
 template <typename T>

@@ -18,8 +18,8 @@
 //   same double), but a group is touched only where its sum gains a term: at an instant where one of
 //   its targets changed and it has an idle target, or where a target stays idle (or busy) past it.
 //
-// What a record holds. Every record is one fixed-size Live entry (48 bytes, nothing on the heap): its
-// four times, kind, state, a few flags, its name as a reference (the TaskId, whose name the core
+// What a record holds. Every record is one fixed-size Live entry (32 bytes, nothing on the heap): its
+// four times (as numbers of instants, InstantTable: 4 bytes each), kind, state, a few flags, its name as a reference (the TaskId, whose name the core
 // keeps; a rejected or not-submitted op, which the core never held, has its name in a small side
 // arena) and, for a single, its one NEXT_LEVEL target and its one member's dispatch target inline
 // (the member's start and end are the task's: a single's member starts at its dispatch and ends at
@@ -201,10 +201,11 @@ class Recorder : public Observer {
   std::uint64_t event_count() const { return events_; }
 
  private:
-  // The record every task has while it is held (see the header comment): 48 bytes, no heap.
+  // The record every task has while it is held (see the header comment): 32 bytes, no heap. Its times
+  // are numbers of instants_ (InstantTable::kNone: not yet, read back as -1).
   struct Live {
-    double submit = -1, ready = -1, start = -1;
-    double end = -1;  // with kEnded; a single's member end before its task ends (kMemberEnded only)
+    std::uint32_t submit = InstantTable::kNone, ready = InstantTable::kNone, start = InstantTable::kNone;
+    std::uint32_t end = InstantTable::kNone;  // with kEnded; a single's member end before its task ends (kMemberEnded only)
     // kNamed: the TaskId; otherwise the offset of the name in the side arena (from the run's start).
     std::uint32_t name = 0;
     // kInline NEXT_LEVEL single: its worker's registration index; kInline SUB single: the SUB worker
@@ -216,7 +217,7 @@ class Recorder : public Observer {
     std::uint8_t flags = 0;
     std::uint32_t run = 0;  // RunId index (in the padding the entry had)
   };
-  static_assert(sizeof(Live) == 48, "the per-task record stays compact");
+  static_assert(sizeof(Live) == 32, "the per-task record stays compact");
   // Live::flags.
   static constexpr std::uint8_t kNamed = 1;         // a submitted task: name is its TaskId
   static constexpr std::uint8_t kInline = 2;        // one member, its worker and run in the Live entry
@@ -289,6 +290,9 @@ class Recorder : public Observer {
   std::function<void(const TaskRecord&)> on_retire_;
   TaskRecord scratch_;             // what on_retire_ is given
   ChunkedQueue<Live> live_;        // records first_ on
+  InstantTable instants_;          // the times live_ names (forgotten as records are dropped)
+  double time(std::uint32_t instant) const { return instants_.time(instant); }
+  std::uint32_t instant(double t) { return instants_.name(t); }
   std::size_t first_ = 0;          // record number of live_.front()
   std::size_t retired_ = 0;        // records before this one are retired
   ChunkedQueue<std::uint32_t> by_task_;  // TaskId (from by_task_base_) -> record number
