@@ -302,5 +302,39 @@ TEST(IndexSetOrder, EmptySetHasNoMembers) {
   EXPECT_EQ(s.size(), 0u);
 }
 
+// InstantTable: a time named again while it is the last gets its number; numbers read back their
+// times across chunks, through forgetting, and where the count wraps past 2^32 - 1 (kNone is never a
+// number); an instant forgotten or never named is an internal error, not a wrong time.
+TEST(InstantTable, NamesReadBackAcrossForgettingAndTheWrap) {
+  for (const std::uint64_t start : {std::uint64_t{0}, std::uint64_t{0xffffffffu} - 5, std::uint64_t{3} * 0xffffffffu - 1}) {
+    InstantTable table(start);
+    EXPECT_EQ(table.time(InstantTable::kNone), -1);
+    std::vector<std::pair<std::uint32_t, double>> named;
+    double t = 0;
+    for (int i = 0; i < 300000; ++i) {
+      if (i % 3) t += 0.25;  // every third time repeats the last
+      const std::uint32_t n = table.name(t);
+      ASSERT_NE(n, InstantTable::kNone);
+      if (!named.empty() && named.back().second == t) {
+        ASSERT_EQ(n, named.back().first);
+      }
+      named.emplace_back(n, t);
+    }
+    EXPECT_EQ(table.held(), 200001u);  // 0, then two new times in every three
+    for (const auto& [n, time] : named) ASSERT_EQ(table.time(n), time);
+    // Forget the first half: the rest still read back; the forgotten are refused.
+    const std::size_t half = named.size() / 2;
+    table.forget_before(named[half].first);
+    for (std::size_t i = half; i < named.size(); ++i) ASSERT_EQ(table.time(named[i].first), named[i].second);
+    if (named[0].first != named[half].first) {
+      EXPECT_THROW((void)table.time(named[0].first), InternalError);
+    }
+    table.forget_before(InstantTable::kNone);  // bounds nothing
+    EXPECT_EQ(table.time(named.back().first), named.back().second);
+    const std::uint32_t next = table.name(t + 1);
+    EXPECT_THROW((void)table.time(next == 0xfffffffeu ? 0 : next + 1), InternalError);  // not named yet
+  }
+}
+
 }  // namespace
 }  // namespace dirsched

@@ -173,6 +173,9 @@ class InstantTable {
  public:
   static constexpr std::uint32_t kNone = 0xffffffffu;  // no time: read back as -1
 
+  InstantTable() = default;
+  // Counts as if `forgotten` instants had been named and forgotten (tests: numbers that wrap).
+  explicit InstantTable(std::uint64_t forgotten) : first_(forgotten) {}
   std::uint32_t name(double t) {
     if (times_.empty() || !(times_.back() == t)) {
       if (times_.size() + 1 >= kModulus) throw InternalError("InstantTable: 2^32 - 1 instants held");
