@@ -221,7 +221,12 @@ void Recorder::drop_front() {
   ++first_;
   // No record names an instant before the new front's submit (InstantTable); a not-submitted op has
   // no time and bounds nothing.
-  if (!live_.empty()) instants_.forget_before(live_.front().submit);
+  // Not after every drop: a trace of one task at a time would empty the table for every record.
+  if (instants_.held() < InstantTable::kForgetAt) return;
+  if (live_.empty())
+    instants_.forget_all();
+  else
+    instants_.forget_before(live_.front().submit);
 }
 
 void Recorder::retire_one() {

@@ -248,8 +248,8 @@ void WaitAttribution::chain_for(TaskId id, double until) {
                       w.running_wait});
   }
   std::vector<BlockedBy> chain;
-  if (head > g.ready)
-    chain.push_back({g.ready, head, std::nullopt, previous_head_, previous_head_wait_.s, previous_head_wait_.cause});
+  if (head > ready_of(g))
+    chain.push_back({ready_of(g), head, std::nullopt, previous_head_, previous_head_wait_.s, previous_head_wait_.cause});
   std::stable_sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.start < b.start; });
   double cur = head;
   std::size_t i = 0;
@@ -350,7 +350,7 @@ WaitAttribution::OwnWait WaitAttribution::finish_waits(TaskId id, Live& l, doubl
   ExactSum& check = check_;
   check.clear();
   for (const ExactSum& x : c) check.add(x);
-  check.add_diff(l.submit, t);  // - (t - submit)
+  check.add_diff(submit_of(l), t);  // - (t - submit)
   TaskWaits w;
   w.exact = check.is_zero();
   if (!w.exact) ++inexact_;
@@ -363,7 +363,7 @@ WaitAttribution::OwnWait WaitAttribution::finish_waits(TaskId id, Live& l, doubl
     // Runs that went ahead of it: fewer than 2^32, so the difference modulo 2^32 is the count.
     w.behind = static_cast<std::uint32_t>(workers_[l.worker].runs) - l.runs_at_ready;
   }
-  const double wait = t - l.submit;
+  const double wait = t - submit_of(l);
   OwnWait own{wait, std::nullopt};
   for (std::size_t k = 0; k < kWaitCauses; ++k)
     if (w.s[k] > 0 && (!own.cause || w.s[k] > w.s[idx(*own.cause)])) own.cause = static_cast<WaitCause>(k);
@@ -422,7 +422,7 @@ void WaitAttribution::on_event(const Event& e) {
     case EventKind::kSubmit: {
       Live l;
       l.kind = e.task_kind;
-      l.submit = t;
+      l.submit_at = instants_.name(t);
       if (e.task_kind == TaskKind::kSingle && e.workers && !e.workers->empty()) {
         l.worker = index_of((*e.workers)[0]).value_or(0);
       } else if (e.task_kind == TaskKind::kGroup) {
@@ -438,8 +438,8 @@ void WaitAttribution::on_event(const Event& e) {
       Live* it = live_.find(e.task.index());
       if (!it) break;
       Live& l = *it;
-      l.ready = t;
-      if (last_submit_ == e.task && l.submit == t) {
+      l.ready_at = instants_.name(t);
+      if (last_submit_ == e.task && submit_of(l) == t) {
         l.ready_reason = StartReason::kSubmitted;
       } else {
         l.ready_reason = StartReason::kProducer;
@@ -474,17 +474,17 @@ void WaitAttribution::on_event(const Event& e) {
       Live& g = *it;
       if (head_ == e.task) head_flush(g, t);
       std::array<ExactSum, kWaitCauses>& c = fresh_causes();
-      c[idx(WaitCause::kProducers)].add_diff(g.ready, g.submit);
-      c[idx(WaitCause::kGroupQueue)].add_diff(head_of(g), g.ready);
+      c[idx(WaitCause::kProducers)].add_diff(ready_of(g), submit_of(g));
+      c[idx(WaitCause::kGroupQueue)].add_diff(head_of(g), ready_of(g));
       c[idx(WaitCause::kTargetsBusy)] = g.snap(0);
       c[idx(WaitCause::kTargetIdle)] = g.snap(1);
       chain_for(e.task, t);
       StartReason reason = StartReason::kScheduler;
       std::uint32_t pred = 0;
-      if (g.ready == t) {
+      if (ready_of(g) == t) {
         reason = g.ready_reason;
         pred = g.ready_node();
-      } else if (head_of(g) == t && head_of(g) > g.ready && previous_head_launch_ == t) {
+      } else if (head_of(g) == t && head_of(g) > ready_of(g) && previous_head_launch_ == t) {
         reason = StartReason::kGroupHead;
         pred = previous_head_node_;
       } else if (last_target_end_ == t) {
@@ -523,11 +523,11 @@ void WaitAttribution::on_event(const Event& e) {
       if (e.target.sub) {
         if (e.member == 0) {
           std::array<ExactSum, kWaitCauses>& c = fresh_causes();
-          c[idx(WaitCause::kProducers)].add_diff(l.ready, l.submit);
-          c[idx(WaitCause::kSubPool)].add_diff(t, l.ready);
+          c[idx(WaitCause::kProducers)].add_diff(ready_of(l), submit_of(l));
+          c[idx(WaitCause::kSubPool)].add_diff(t, ready_of(l));
           StartReason reason = StartReason::kScheduler;
           std::uint32_t pred = 0;
-          if (l.ready == t) {
+          if (ready_of(l) == t) {
             reason = l.ready_reason;
             pred = l.ready_node();
           } else if (last_sub_end_ == t) {
@@ -546,7 +546,7 @@ void WaitAttribution::on_event(const Event& e) {
       if (l.kind == TaskKind::kSingle) {
         flush(w, t);
         std::array<ExactSum, kWaitCauses>& c = fresh_causes();
-        c[idx(WaitCause::kProducers)].add_diff(l.ready, l.submit);
+        c[idx(WaitCause::kProducers)].add_diff(ready_of(l), submit_of(l));
         const WaitCause piece_cause[4] = {WaitCause::kFifo, WaitCause::kGroupRun, WaitCause::kReserved,
                                           WaitCause::kScheduler};
         for (std::size_t k = 0; k < 4; ++k) {
@@ -555,7 +555,7 @@ void WaitAttribution::on_event(const Event& e) {
         }
         StartReason reason = StartReason::kScheduler;
         std::uint32_t pred = 0;
-        if (l.ready == t) {
+        if (ready_of(l) == t) {
           reason = l.ready_reason;
           pred = l.ready_node();
         } else if (w.last_end == t) {
@@ -607,13 +607,13 @@ void WaitAttribution::on_event(const Event& e) {
       if (f != group_fifo_.end()) {
         if (head_ == e.task)
           chain_for(e.task, t);
-        else if (head_.valid() && t > it->ready)
-          chains_[e.task.index()] = {{it->ready, t, std::nullopt, std::string(core_.name(head_)), 0, std::nullopt}};
+        else if (head_.valid() && t > ready_of(*it))
+          chains_[e.task.index()] = {{ready_of(*it), t, std::nullopt, std::string(core_.name(head_)), 0, std::nullopt}};
       }
       const std::vector<std::uint32_t> targets = it->targets();
       const OwnWait own = it->group_own();
       release(it->ready_node());
-      live_.erase(e.task.index());
+      erase_live(e.task);
       if (f == group_fifo_.end()) break;
       group_fifo_.erase(f);
       if (blocked_head_ == e.task) {
@@ -641,7 +641,7 @@ void WaitAttribution::on_event(const Event& e) {
       if (!it) break;
       const std::uint32_t n = it->own_node();
       release(it->ready_node());  // it never started
-      live_.erase(e.task.index());
+      erase_live(e.task);
       if (n) {
         nodes_[n].end = t;
         ended_now_.push_back(n);  // the ended_now_ hold takes over the live task's reference
@@ -661,6 +661,17 @@ void WaitAttribution::on_event(const Event& e) {
     default:
       break;
   }
+}
+
+void WaitAttribution::erase_live(TaskId task) {
+  live_.erase(task.index());
+  // No live task names an instant before the oldest one's submit (InstantTable). Not after every end:
+  // a trace of one task at a time would empty the table for every task.
+  if (instants_.held() < InstantTable::kForgetAt) return;
+  if (live_.size() == 0)
+    instants_.forget_all();
+  else
+    instants_.forget_before(live_.front_submit());
 }
 
 std::optional<TaskWaits> WaitAttribution::take(TaskId task) {

@@ -172,35 +172,57 @@ class ChunkedQueue {
 class InstantTable {
  public:
   static constexpr std::uint32_t kNone = 0xffffffffu;  // no time: read back as -1
+  // How many instants a table holds before its owner forgets those no record names (a few KiB).
+  static constexpr std::size_t kForgetAt = 1024;
 
   InstantTable() = default;
   // Counts as if `forgotten` instants had been named and forgotten (tests: numbers that wrap).
-  explicit InstantTable(std::uint64_t forgotten) : first_(forgotten) {}
+  explicit InstantTable(std::uint64_t forgotten) : front_(static_cast<std::uint32_t>(forgotten % kModulus)) {}
   std::uint32_t name(double t) {
-    if (times_.empty() || !(times_.back() == t)) {
-      if (times_.size() + 1 >= kModulus) throw InternalError("InstantTable: 2^32 - 1 instants held");
-      times_.push_back(t);
-    }
-    return number(first_ + times_.size() - 1);
+    if (!times_.empty() && last_ == t) return last_number_;
+    if (times_.size() + 1 >= kModulus) too_many();
+    times_.push_back(t);
+    last_ = t;
+    last_number_ = advance(front_, times_.size() - 1);
+    return last_number_;
   }
-  double time(std::uint32_t n) const { return n == kNone ? -1 : times_[offset(n)]; }
+  double time(std::uint32_t n) const {
+    if (n == kNone) return -1;
+    if (n == last_number_ && !times_.empty()) return last_;
+    return times_[offset(n)];
+  }
   // Instants before number n are named by no record any more.
   void forget_before(std::uint32_t n) {
     if (n == kNone) return;
-    for (std::size_t k = offset(n); k > 0; --k) times_.pop_front(), ++first_;
+    const std::size_t k = offset(n);
+    for (std::size_t i = 0; i < k; ++i) times_.pop_front();
+    front_ = n;
+  }
+  // No record names any instant (the last record left).
+  void forget_all() {
+    front_ = advance(front_, times_.size());
+    times_.clear();
   }
   std::size_t held() const { return times_.size(); }
 
  private:
   static constexpr std::uint64_t kModulus = 0xffffffffu;
-  static std::uint32_t number(std::uint64_t count) { return static_cast<std::uint32_t>(count % kModulus); }
+  // Core bugs (a number no record could name, a window of 2^32 - 1 instants): out of line, so that
+  // name() and time() inline.
+  [[noreturn]] static void not_held(std::uint32_t n);
+  [[noreturn]] static void too_many();
+  static std::uint32_t advance(std::uint32_t n, std::size_t by) {
+    return static_cast<std::uint32_t>((n + static_cast<std::uint64_t>(by)) % kModulus);
+  }
   std::size_t offset(std::uint32_t n) const {
-    const std::size_t k = static_cast<std::size_t>((n + kModulus - first_ % kModulus) % kModulus);
-    if (k >= times_.size()) throw InternalError("InstantTable: instant " + std::to_string(n) + " is not held");
-    return k;
+    const std::uint64_t k = n >= front_ ? n - front_ : n + kModulus - front_;
+    if (k >= times_.size()) not_held(n);
+    return static_cast<std::size_t>(k);
   }
   ChunkedQueue<double> times_;
-  std::uint64_t first_ = 0;  // instants forgotten so far: the count of times_.front()
+  std::uint32_t front_ = 0;        // the number of times_.front() (or of the next instant, when empty)
+  std::uint32_t last_number_ = 0;  // and of times_.back(), which is last_
+  double last_ = 0;
 };
 
 template <typename T>

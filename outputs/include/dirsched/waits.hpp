@@ -192,12 +192,13 @@ class WaitAttribution : public Observer {
     std::uint32_t idle_targets = 0;      // groups at the head
     OwnWait own;                         // groups, once launched: its own wait (its members' dispatches read it)
   };
-  // 40 bytes a live task (a million of them when every task is submitted at t = 0). What a task needs
+  // 32 bytes a live task (a million of them when every task is submitted at t = 0). What a task needs
   // only once it has started is not here: its own wait is handed on at its start (a group's kept in
-  // its Extra), and one field holds the producer's node until the start and its own node after.
+  // its Extra), and one field holds the producer's node until the start and its own node after. Its
+  // two times are numbers of instants_ (InstantTable; kNone: not yet, read back as -1).
   struct Live {
-    double submit = -1, ready = -1;
     std::unique_ptr<Extra> x;
+    std::uint32_t submit_at = InstantTable::kNone, ready_at = InstantTable::kNone;
     std::uint32_t runs_at_ready = 0;      // singles: its worker's runs at READY, modulo 2^32 (see behind_of)
     std::uint32_t worker = 0;             // singles: registration index
     // Not started: the producer's node it holds (0: none); started: its own node (critical path).
@@ -226,7 +227,7 @@ class WaitAttribution : public Observer {
     // A group's own wait once launched ({0, none} before).
     OwnWait group_own() const { return x ? x->own : OwnWait{}; }
   };
-  static_assert(sizeof(Live) == 40, "the per-task wait record stays compact");
+  static_assert(sizeof(Live) == 32, "the per-task wait record stays compact");
   static const ExactSum& zero_sum();
   static const std::vector<std::uint32_t>& no_targets();
   static double head_of(const Live& g) { return g.x ? g.x->head : -1; }
@@ -271,14 +272,14 @@ class WaitAttribution : public Observer {
   // The live tasks by task index: task ids are dense and given in submit order, so a window from the
   // oldest live task to the newest (chunks, no allocation per task; a map held a node each, a million
   // of them when every task is submitted at t = 0). An ended task's place is cleared (a cleared Live's
-  // submit is -1: a live task's is its submit time, >= 0), and the window's front moves past cleared
-  // places.
+  // submit_at is kNone: a live task's names its submit time), and the window's front moves past
+  // cleared places.
   class LiveTable {
    public:
     Live* find(std::uint32_t i) {
       if (i < base_ || i - base_ >= slots_.size()) return nullptr;
       Live& l = slots_[i - base_];
-      return l.submit >= 0 ? &l : nullptr;
+      return l.submit_at != InstantTable::kNone ? &l : nullptr;
     }
     Live& at(std::uint32_t i) {
       Live* l = find(i);
@@ -289,7 +290,7 @@ class WaitAttribution : public Observer {
       if (slots_.empty()) base_ = i;
       if (i < base_) throw InternalError("wait attribution: task " + std::to_string(i) + " submitted before a later one");
       if (find(i)) throw InternalError("wait attribution: task " + std::to_string(i) + " submitted twice");
-      if (!(l.submit >= 0)) throw InternalError("wait attribution: task " + std::to_string(i) + " without a submit time");
+      if (l.submit_at == InstantTable::kNone) throw InternalError("wait attribution: task " + std::to_string(i) + " without a submit time");
       while (i - base_ >= slots_.size()) slots_.emplace_back();
       slots_[i - base_] = std::move(l);
       ++count_;
@@ -298,9 +299,11 @@ class WaitAttribution : public Observer {
       if (!find(i)) return;
       slots_[i - base_] = Live{};
       --count_;
-      while (!slots_.empty() && slots_.front().submit < 0) slots_.pop_front(), ++base_;
+      while (!slots_.empty() && slots_.front().submit_at == InstantTable::kNone) slots_.pop_front(), ++base_;
     }
     std::size_t size() const { return count_; }
+    // The oldest live task's submit (kNone when none is live): no live task names an earlier instant.
+    std::uint32_t front_submit() const { return slots_.empty() ? InstantTable::kNone : slots_.front().submit_at; }
 
    private:
     ChunkedQueue<Live> slots_;
@@ -328,6 +331,10 @@ class WaitAttribution : public Observer {
   bool keep_ = true;
   std::vector<Worker> workers_;
   LiveTable live_;
+  InstantTable instants_;  // the times live_ names
+  double submit_of(const Live& l) const { return instants_.time(l.submit_at); }
+  double ready_of(const Live& l) const { return instants_.time(l.ready_at); }
+  void erase_live(TaskId task);  // and forgets the instants no live task names
   std::unordered_map<std::uint32_t, TaskWaits> done_;
   std::deque<TaskId> group_fifo_;
   TaskId blocked_head_;  // the last group_blocked head, until it launches
