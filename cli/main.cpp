@@ -652,6 +652,7 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
     fs::remove(fs::path(dir) / "replicates.jsonl", ec);
   };
   if (plan) {
+    check_sweep_folder(dir, marker);  // a plan is printed only for a folder the claim will take
     const std::string self = fs::canonical("/proc/self/exe").string();
     SweepPlan lines;
     for (const Variant& v : variants) {
@@ -666,7 +667,8 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
       lines.lines.push_back(cmd);
     }
     // The plan reaches stdout before the folder is claimed: a plan that could not be printed (a full
-    // disk, a closed pipe) leaves the folder as it was.
+    // disk, a closed pipe) leaves the folder as it was. The claim's refusals were checked above; what is
+    // left to fail after the print is a write error (exit 3).
     for (const std::string& line : lines.lines) std::cout << line << "\n";
     if (!stdout_written()) return kExitCannotWrite;  // main() says so (stdout stays in error)
     claim();
@@ -1869,7 +1871,10 @@ int run_command(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // Worded like every other refusal: which command, then what is wrong with its arguments.
     std::string command = "dirsched";
-    for (const CLI::App* sub : app.get_subcommands()) command += " " + sub->get_name();
+    for (const CLI::App* at = &app; !at->get_subcommands().empty();) {  // `dirsched import strace` too
+      at = at->get_subcommands().front();
+      command += " " + at->get_name();
+    }
     std::cerr << command << ": " << e.what() << "\n" << "(see '" << command << " --help')\n";
     return 2;
   }

@@ -422,6 +422,7 @@ void WaitAttribution::on_event(const Event& e) {
     case EventKind::kSubmit: {
       Live l;
       l.kind = e.task_kind;
+      if (!(t >= 0)) throw InternalError("wait attribution: task " + std::to_string(e.task.index()) + " without a submit time");
       l.submit_at = instants_.name(t);
       if (e.task_kind == TaskKind::kSingle && e.workers && !e.workers->empty()) {
         l.worker = index_of((*e.workers)[0]).value_or(0);

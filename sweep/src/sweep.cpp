@@ -459,26 +459,26 @@ std::optional<std::size_t> variant_folder_index(const std::string& name) {
   return static_cast<std::size_t>(std::stoull(name.substr(8)));
 }
 
+// A folder's entries, sorted (the order of the checks and removals, and so of their messages).
+std::vector<fs::path> sorted_entries(const fs::path& folder) {
+  std::vector<fs::path> entries;
+  for (const auto& e : fs::directory_iterator(folder)) entries.push_back(e.path());
+  std::sort(entries.begin(), entries.end());
+  return entries;
+}
+
 }  // namespace
 
-void prepare_sweep_folder(const std::string& dir, const SweepMarker& m) {
+void check_sweep_folder(const std::string& dir, const SweepMarker& m) {
   const fs::path folder(dir);
   if (has_marker(folder, FolderKind::kSweep)) {
     const SweepMarker old = read_sweep_marker(dir);
     if (old.scenario != m.scenario || old.file != m.file)
       throw OutputRefused(dir + ": is the sweep folder of scenario '" + old.scenario + "' (" + old.file +
                           "), not of '" + m.scenario + "' (" + m.file + "); give another --out");
-    const std::set<std::size_t> keep(m.variants.begin(), m.variants.end());
-    auto stale = [&](const fs::path& p) {  // a variant of the earlier sweep that this one does not run
-      const auto index = variant_folder_index(p.filename().string());
-      return index && !keep.count(*index) && has_marker(p, FolderKind::kRun);
-    };
-    std::vector<fs::path> entries;
-    for (const auto& e : fs::directory_iterator(folder)) entries.push_back(e.path());
-    std::sort(entries.begin(), entries.end());
-    // Every variant folder, the stale ones removed here and the others replaced by their runs, is
-    // checked before anything is removed: a refusal changes nothing.
-    for (const fs::path& p : entries)
+    // Every variant folder, the stale ones prepare_sweep_folder removes and the others replaced by
+    // their runs, is checked before anything is removed: a refusal changes nothing.
+    for (const fs::path& p : sorted_entries(folder))
       if (variant_folder_index(p.filename().string()) && has_marker(p, FolderKind::kRun))
         refuse_foreign_entries(p, p.string(), "give another --out");
     // Where this sweep's runs go: nothing but a variant folder a run wrote (a file, a link or a folder of
@@ -495,6 +495,19 @@ void prepare_sweep_folder(const std::string& dir, const SweepMarker& m) {
                             " where this sweep's variant " + std::to_string(index) +
                             " goes; move it out, or give another --out");
     }
+  }
+}
+
+void prepare_sweep_folder(const std::string& dir, const SweepMarker& m) {
+  check_sweep_folder(dir, m);  // every refusal before anything is removed: a refusal changes nothing
+  const fs::path folder(dir);
+  if (has_marker(folder, FolderKind::kSweep)) {
+    const std::set<std::size_t> keep(m.variants.begin(), m.variants.end());
+    auto stale = [&](const fs::path& p) {  // a variant of the earlier sweep that this one does not run
+      const auto index = variant_folder_index(p.filename().string());
+      return index && !keep.count(*index) && has_marker(p, FolderKind::kRun);
+    };
+    const std::vector<fs::path> entries = sorted_entries(folder);
     for (const fs::path& p : entries) {
       const std::string name = p.filename().string();
       std::error_code ec;

@@ -183,6 +183,14 @@ full sweep-plan "$dirsched" sweep "$in/sweep.json" --out "$tmp/plan" --plan
 # A plan that never reached stdout claims no folder (the marker and .dirsched-plan came before it).
 if [ -e "$tmp/plan" ]; then echo "FAIL sweep-plan-unclaimed: $tmp/plan was made by a plan that was not printed"; fail=1
 else echo "ok   sweep-plan-unclaimed"; fi
+# A plan for a folder its claim refuses (another scenario's sweep folder) is not printed: its lines would
+# replace that sweep's variant folders.
+printf '{"name":"other","vars":{"W":[0,1]},"workers":{"next_level":[{"id":0,"kind":"local_chip"},{"id":1,"kind":"local_chip"}]},"callables":{"k":{"namespace":"LOCAL_CHIP","duration_s":0.1}},"trace":[{"op":"submit_next_level","task":"t","callable":"k","worker":"$W"},{"op":"drain"}]}' >"$in/other.json"
+"$dirsched" sweep "$in/sweep.json" --out "$tmp/owned" --plan >/dev/null 2>&1
+rc=0; "$dirsched" sweep "$in/other.json" --out "$tmp/owned" --plan >"$tmp/plan.out" 2>"$tmp/err" || rc=$?
+if [ "$rc" != 2 ] || [ -s "$tmp/plan.out" ] || ! grep -qF "is the sweep folder of scenario 'sw'" "$tmp/err"; then
+  echo "FAIL sweep-plan-refused-silent: exit $rc, $(wc -l <"$tmp/plan.out") plan lines printed"; fail=1
+else echo "ok   sweep-plan-refused-silent"; fi
 full compare "$dirsched" compare "$tmp/cm02" "$tmp/cm02"
 
 finish

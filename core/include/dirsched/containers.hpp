@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <memory>
 #include <new>
@@ -179,7 +180,8 @@ class InstantTable {
   // Counts as if `forgotten` instants had been named and forgotten (tests: numbers that wrap).
   explicit InstantTable(std::uint64_t forgotten) : front_(static_cast<std::uint32_t>(forgotten % kModulus)) {}
   std::uint32_t name(double t) {
-    if (!times_.empty() && last_ == t) return last_number_;
+    // The same bits, not ==: -0.0 reads back as -0.0, never as a 0.0 named before it.
+    if (!times_.empty() && std::memcmp(&last_, &t, sizeof t) == 0) return last_number_;
     if (times_.size() + 1 >= kModulus) too_many();
     times_.push_back(t);
     last_ = t;

@@ -19,8 +19,8 @@
 //   its targets changed and it has an idle target, or where a target stays idle (or busy) past it.
 //
 // What a record holds. Every record is one fixed-size Live entry (32 bytes, nothing on the heap): its
-// four times (as numbers of instants, InstantTable: 4 bytes each), kind, state, a few flags, its name as a reference (the TaskId, whose name the core
-// keeps; a rejected or not-submitted op, which the core never held, has its name in a small side
+// four times (as numbers of instants, InstantTable: 4 bytes each), kind, state, a few flags, its name
+// as a reference (the TaskId, whose name the core keeps; a rejected or not-submitted op, which the core never held, has its name in a small side
 // arena) and, for a single, its one NEXT_LEVEL target and its one member's dispatch target inline
 // (the member's start and end are the task's: a single's member starts at its dispatch and ends at
 // the instant the task completes or fails). Everything rare lives in side tables keyed by record

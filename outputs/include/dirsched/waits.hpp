@@ -199,7 +199,7 @@ class WaitAttribution : public Observer {
   struct Live {
     std::unique_ptr<Extra> x;
     std::uint32_t submit_at = InstantTable::kNone, ready_at = InstantTable::kNone;
-    std::uint32_t runs_at_ready = 0;      // singles: its worker's runs at READY, modulo 2^32 (see behind_of)
+    std::uint32_t runs_at_ready = 0;      // singles: its worker's runs at READY, modulo 2^32 (see finish_waits)
     std::uint32_t worker = 0;             // singles: registration index
     // Not started: the producer's node it holds (0: none); started: its own node (critical path).
     std::uint32_t node = 0;

@@ -71,8 +71,12 @@ using SweepMarker = record::SweepMarker;
 std::string sweep_marker_json(const SweepMarker& m);
 // Throws RecordError (bad input) naming the marker (and the line of malformed JSON).
 SweepMarker read_sweep_marker(const std::string& dir);
-// Makes `dir` (already through check_output_folder) the sweep folder of `m`: refuses, with
-// OutputRefused, a sweep folder of another scenario; removes the run folders of variants that are not
+// The refusals of prepare_sweep_folder, changing nothing: OutputRefused for a sweep folder of another
+// scenario, a variant folder holding files no run wrote, or a file, link or foreign folder where one of
+// `m`'s variant folders goes. (sweep --plan checks so before it prints a plan, and claims after.)
+void check_sweep_folder(const std::string& dir, const SweepMarker& m);
+// Makes `dir` (already through check_output_folder) the sweep folder of `m`: refuses as
+// check_sweep_folder does, with OutputRefused, a sweep folder of another scenario; removes the run folders of variants that are not
 // in `m` and the temporaries of processes that no longer run; writes the marker (atomically).
 void prepare_sweep_folder(const std::string& dir, const SweepMarker& m);
 // Where the marker's variants of sweep folder `dir` stand, without changing anything. A variant is
