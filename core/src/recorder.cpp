@@ -219,14 +219,8 @@ void Recorder::drop_front() {
   if (r.flags & kHasExtra) extras_.erase(first_);
   live_.pop_front();
   ++first_;
-  // No record names an instant before the new front's submit (InstantTable); a not-submitted op has
-  // no time and bounds nothing.
-  // Not after every drop: a trace of one task at a time would empty the table for every record.
-  if (instants_.held() < InstantTable::kForgetAt) return;
-  if (live_.empty())
-    instants_.forget_all();
-  else
-    instants_.forget_before(live_.front().submit);
+  // No record names an instant before the new front's submit (a not-submitted op has none).
+  instants_.record_left(live_.empty() ? std::nullopt : std::optional<std::uint32_t>(live_.front().submit));
 }
 
 void Recorder::retire_one() {

@@ -316,8 +316,8 @@ void WaitAttribution::new_instant(double t) {
 // The nodes ended at this instant are held because a task that starts later in the instant may name
 // one as its predecessor. Only a few can be named: the latest end on each worker (and its running
 // task's node), the latest SUB end, target end, completion and group launch; every later value of these
-// comes from a live task's node, which its task holds, and a live task's ready node (Live::node before it starts) holds its own
-// reference until the task starts. When every task ends in one instant (0 s durations) the list would
+// comes from a live task's node, which its task holds, and a live task's ready node (Live::node before
+// it starts) holds its own reference until the task starts. When every task ends in one instant (0 s durations) the list would
 // hold them all, so past a bound the ones nothing can name are released. A pruning costs O(workers),
 // so the bound is at least four times the workers (and 4,096), and twice what a pruning kept: the
 // cost per ended task stays O(1) amortised. (It scanned every live task once, which made a trace of
@@ -666,13 +666,7 @@ void WaitAttribution::on_event(const Event& e) {
 
 void WaitAttribution::erase_live(TaskId task) {
   live_.erase(task.index());
-  // No live task names an instant before the oldest one's submit (InstantTable). Not after every end:
-  // a trace of one task at a time would empty the table for every task.
-  if (instants_.held() < InstantTable::kForgetAt) return;
-  if (live_.size() == 0)
-    instants_.forget_all();
-  else
-    instants_.forget_before(live_.front_submit());
+  instants_.record_left(live_.front_submit());  // no live task names an instant before it
 }
 
 std::optional<TaskWaits> WaitAttribution::take(TaskId task) {

@@ -552,10 +552,7 @@ SweepProgress sweep_progress(const std::string& dir) {
     const bool complete = fs::is_directory(f) && fs::exists(f / "summary.json") && fs::exists(f / "variant.json");
     (complete ? p.complete : p.missing).push_back(index);
   }
-  std::vector<fs::path> entries;
-  for (const auto& e : fs::directory_iterator(folder)) entries.push_back(e.path());
-  std::sort(entries.begin(), entries.end());
-  for (const fs::path& f : entries)
+  for (const fs::path& f : sorted_entries(folder))
     if (const pid_t owner = temp_owner(f.filename().string()))
       (process_gone(owner) ? p.dead_temps : p.live_temps).emplace_back(f.string(), static_cast<long>(owner));
   return p;
@@ -615,10 +612,7 @@ std::vector<SweepRow> collect(const std::string& dir, std::vector<std::string>* 
                    "); wait for it to finish, or stop it");
   const std::set<std::size_t> listed(marker.variants.begin(), marker.variants.end());
   std::map<std::size_t, fs::path> found;
-  std::vector<fs::path> entries;
-  for (const auto& e : fs::directory_iterator(folder)) entries.push_back(e.path());
-  std::sort(entries.begin(), entries.end());
-  for (const fs::path& f : entries) {
+  for (const fs::path& f : sorted_entries(folder)) {
     const std::string name = f.filename().string();
     if (temp_owner(name) || name.rfind("variant-", 0) != 0) continue;  // temporaries: sweep_progress
     const auto index = variant_folder_index(name);

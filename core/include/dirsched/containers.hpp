@@ -29,6 +29,7 @@
 #include <deque>
 #include <memory>
 #include <new>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -173,7 +174,7 @@ class ChunkedQueue {
 class InstantTable {
  public:
   static constexpr std::uint32_t kNone = 0xffffffffu;  // no time: read back as -1
-  // How many instants a table holds before its owner forgets those no record names (a few KiB).
+  // How many instants a table holds before record_left() forgets those no record names (a few KiB).
   static constexpr std::size_t kForgetAt = 1024;
 
   InstantTable() = default;
@@ -204,6 +205,17 @@ class InstantTable {
   void forget_all() {
     front_ = advance(front_, times_.size());
     times_.clear();
+  }
+  // A record left: `oldest` is the first time of the oldest record still held (kNone: it has none and
+  // bounds nothing), std::nullopt when none is held. Forgets what no record names, but only once
+  // kForgetAt instants are held: after every record, a trace of one task at a time would empty the
+  // table for each.
+  void record_left(std::optional<std::uint32_t> oldest) {
+    if (times_.size() < kForgetAt) return;
+    if (oldest)
+      forget_before(*oldest);
+    else
+      forget_all();
   }
   std::size_t held() const { return times_.size(); }
 

@@ -302,8 +302,11 @@ class WaitAttribution : public Observer {
       while (!slots_.empty() && slots_.front().submit_at == InstantTable::kNone) slots_.pop_front(), ++base_;
     }
     std::size_t size() const { return count_; }
-    // The oldest live task's submit (kNone when none is live): no live task names an earlier instant.
-    std::uint32_t front_submit() const { return slots_.empty() ? InstantTable::kNone : slots_.front().submit_at; }
+    // The oldest live task's submit (none when no task is live): no live task names an earlier instant.
+    std::optional<std::uint32_t> front_submit() const {
+      if (slots_.empty()) return std::nullopt;
+      return slots_.front().submit_at;
+    }
 
    private:
     ChunkedQueue<Live> slots_;

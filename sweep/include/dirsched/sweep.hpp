@@ -76,8 +76,8 @@ SweepMarker read_sweep_marker(const std::string& dir);
 // `m`'s variant folders goes. (sweep --plan checks so before it prints a plan, and claims after.)
 void check_sweep_folder(const std::string& dir, const SweepMarker& m);
 // Makes `dir` (already through check_output_folder) the sweep folder of `m`: refuses as
-// check_sweep_folder does, with OutputRefused, a sweep folder of another scenario; removes the run folders of variants that are not
-// in `m` and the temporaries of processes that no longer run; writes the marker (atomically).
+// check_sweep_folder does (OutputRefused); removes the run folders of variants that are not in `m` and
+// the temporaries of processes that no longer run; writes the marker (atomically).
 void prepare_sweep_folder(const std::string& dir, const SweepMarker& m);
 // Where the marker's variants of sweep folder `dir` stand, without changing anything. A variant is
 // complete when its folder holds summary.json and variant.json (a run folder appears whole, by one
