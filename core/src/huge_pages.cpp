@@ -1,6 +1,7 @@
 #include "dirsched/huge_pages.hpp"
 
 #include <cstdint>
+#include <cstring>
 #include <new>
 
 #if DIRSCHED_HUGE_PAGES_MAPPED
@@ -8,6 +9,8 @@
 #endif
 
 namespace dirsched {
+
+void huge_too_big() { throw std::bad_alloc(); }
 
 #if DIRSCHED_HUGE_PAGES_MAPPED
 
@@ -38,6 +41,45 @@ void* huge_alloc(std::size_t bytes, bool advise) {
   return p;
 }
 
+void* huge_grow(void* p, std::size_t old_bytes, std::size_t new_bytes, bool advise) {
+  if (!is_huge(old_bytes)) {
+    void* grown = huge_alloc(new_bytes, advise);
+    std::memcpy(grown, p, old_bytes);
+    huge_free(p, old_bytes);
+    return grown;
+  }
+  if (new_bytes > static_cast<std::size_t>(-1) / 2 - kHugePage) throw std::bad_alloc();
+  const std::size_t old_size = whole_huge_pages(old_bytes), size = whole_huge_pages(new_bytes);
+  if (size == old_size) return p;
+  // In place when the addresses after it are free; else into an aligned place reserved first (a
+  // mapping that moves to an address off the 2 MiB grid would have its huge pages split).
+  if (mremap(p, old_size, size, 0) != MAP_FAILED) {
+#ifdef MADV_HUGEPAGE
+    if (advise) (void)madvise(static_cast<char*>(p) + old_size, size - old_size, MADV_HUGEPAGE);
+#endif
+    return p;
+  }
+  void* at = mmap(nullptr, size + kHugePage, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (at == MAP_FAILED) throw std::bad_alloc();
+  const auto base = reinterpret_cast<std::uintptr_t>(at);
+  const std::uintptr_t aligned = whole_huge_pages(base);
+  if (aligned != base) munmap(at, aligned - base);
+  const std::size_t tail = base + size + kHugePage - (aligned + size);
+  if (tail != 0) munmap(reinterpret_cast<void*>(aligned + size), tail);
+  void* moved = mremap(p, old_size, size, MREMAP_MAYMOVE | MREMAP_FIXED, reinterpret_cast<void*>(aligned));
+  if (moved == MAP_FAILED) {  // the kernel would not move it: a copy, as std::vector makes
+    munmap(reinterpret_cast<void*>(aligned), size);
+    void* grown = huge_alloc(new_bytes, advise);
+    std::memcpy(grown, p, old_bytes);
+    huge_free(p, old_bytes);
+    return grown;
+  }
+#ifdef MADV_HUGEPAGE
+  if (advise) (void)madvise(moved, size, MADV_HUGEPAGE);
+#endif
+  return moved;
+}
+
 void huge_free(void* p, std::size_t bytes) noexcept {
   if (!p) return;
   if (is_huge(bytes)) {
@@ -57,6 +99,14 @@ void* huge_alloc(std::size_t bytes, bool advise) {
 void huge_free(void* p, std::size_t bytes) noexcept {
   (void)bytes;
   ::operator delete(p);
+}
+
+void* huge_grow(void* p, std::size_t old_bytes, std::size_t new_bytes, bool advise) {
+  (void)advise;
+  void* grown = ::operator new(new_bytes);
+  std::memcpy(grown, p, old_bytes);
+  ::operator delete(p);
+  return grown;
 }
 
 #endif

@@ -299,7 +299,6 @@ SubmitResult Scheduler::submit(const SubmitRequest& r) {
   const TaskId id(static_cast<std::uint32_t>(tasks_.size()));
   Task task;
   task.name_begin = static_cast<std::uint32_t>(names_base_ + names_.size());
-  task.name_size = static_cast<std::uint32_t>(r.name.size());
   task.op = r.kind;
   task.members = static_cast<std::uint32_t>(r.args.size());
   // A group of one member is a single in every way: routed to FIFO[workers[0]] (or the SUB FIFO as
@@ -312,7 +311,7 @@ SubmitResult Scheduler::submit(const SubmitRequest& r) {
   task.run = run.index();
   task.slot_begin = static_cast<std::uint32_t>(slots_.size());
   for (std::uint32_t m = 0; m < task.members; ++m)
-    slots_.push_back({is_sub(r.kind) ? 0 : targets[m], false, false, false});
+    slots_.push_back({is_sub(r.kind) ? 0 : targets[m], false, false, false, false});
 
   // The dependency walk: every arg in order (member 0's args, then member 1's, ...) against the one
   // tensor map, which the walk updates as it goes. INPUT looks up, INOUT looks up then inserts,
@@ -376,7 +375,7 @@ SubmitResult Scheduler::submit(const SubmitRequest& r) {
   std::sort(producers.begin(), producers.end());
   producers.erase(std::unique(producers.begin(), producers.end()), producers.end());
 
-  names_ += r.name;
+  names_.append(r.name.data(), r.name.size());
   tasks_.push_back(task);
   ++live_;
   ++rs.info.live;
@@ -784,7 +783,8 @@ void Scheduler::finish(TaskId id) {
   } else {
     set_state(id, TaskState::kFailed);
     Event e = event_for(EventKind::kFail, id);
-    e.member = t.failed_member;
+    e.member = 0;
+    while (!slots_[t.slot_begin + e.member].failed_first) ++e.member;
     emit(e);
     poison_from(id);
   }
@@ -821,7 +821,7 @@ void Scheduler::apply(const Completion& c, bool batch_start) {
   if (c.outcome == Outcome::kFailure) {
     if (!t.member_failed) {
       t.member_failed = true;
-      t.failed_member = c.member;
+      slot.failed_first = true;
     }
     if (std::optional<RunError>& error = runs_[t.run].info.error; !error)
       error =
@@ -939,7 +939,7 @@ void Scheduler::reclaim() {
     tasks_.drop_before(front);
     slots_.drop_before(slot_floor);
     edges_.drop_before(edge_floor);
-    names_.erase(0, name_floor - names_base_);
+    names_.erase_front(name_floor - names_base_);
     names_base_ = name_floor;
   }
 }

@@ -3,6 +3,7 @@
 #include "dirsched/registry.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 
 #include <array>
 #include <cinttypes>
@@ -248,6 +249,65 @@ TEST(HugePages, BigAllocationsAreAlignedWholePagesAdvisedAsAsked) {
     EXPECT_EQ(reinterpret_cast<std::uintptr_t>(v.data()) % kHugePage, 0u);
   }
   EXPECT_EQ(v[kHugePage - 1], 7);
+}
+
+// HugeVector grows by huge_grow: its entries kept across every growth (ordinary memory below 2 MiB,
+// then whole huge pages), at a 2 MiB boundary once mapped, advised; erase_front keeps the rest in
+// order. huge_grow moves a mapping the kernel cannot grow in place (another mapping right after it) to
+// a 2 MiB boundary, contents kept and advised.
+TEST(HugePages, HugeVectorKeepsItsEntriesAcrossGrowth) {
+  const bool kernel_has_thp = std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled").good();
+  auto value = [](std::uint64_t i) { return i * 2654435761u; };
+  HugeVector<std::uint64_t> v;
+  const std::size_t n = 3 * kHugePage / sizeof(std::uint64_t) + 5;  // four growths past 2 MiB
+  for (std::size_t i = 0; i < n; ++i) {
+    v.push_back(value(i));
+    if (kHugePagesMapped && v.capacity() * sizeof(std::uint64_t) >= kHugePage) {
+      ASSERT_EQ(reinterpret_cast<std::uintptr_t>(v.data()) % kHugePage, 0u) << i;
+    }
+  }
+  ASSERT_EQ(v.size(), n);
+  for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(v[i], value(i)) << i;
+  if (kHugePagesMapped && kernel_has_thp) {
+    const std::string flags = vm_flags_of(v.data() + n - 1);
+    EXPECT_NE(flags.find(" hg"), std::string::npos) << flags;
+  }
+  v.erase_front(7);
+  ASSERT_EQ(v.size(), n - 7);
+  EXPECT_EQ(v[0], value(7));
+  EXPECT_EQ(*(v.end() - 1), value(n - 1));
+  HugeVector<char> text;
+  text.append("abc", 3);
+  text.append("", 0);
+  text.append("de", 2);
+  EXPECT_EQ(std::string(text.begin(), text.end()), "abcde");
+  HugeVector<std::uint64_t> copy(v);  // the explorers copy whole cores
+  v[0] = 1;
+  ASSERT_EQ(copy.size(), v.size());
+  EXPECT_EQ(copy[0], value(7));
+  EXPECT_EQ(copy[v.size() - 1], value(n - 1));
+  HugeVector<char> moved(std::move(text));
+  text = moved;
+  EXPECT_EQ(std::string(text.begin(), text.end()), "abcde");
+  EXPECT_EQ(std::string(moved.begin(), moved.end()), "abcde");
+
+  if (!kHugePagesMapped) return;  // below: the mapped path only (the other is new, memcpy, delete)
+  auto* p = static_cast<unsigned char*>(huge_alloc(kHugePage));
+  for (std::size_t i = 0; i < kHugePage; ++i) p[i] = static_cast<unsigned char>(i * 7);
+  // A page of another mapping right after p: the kernel cannot grow p where it is.
+  void* blocker = mmap(p + kHugePage, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+  ASSERT_EQ(blocker, static_cast<void*>(p + kHugePage));
+  auto* q = static_cast<unsigned char*>(huge_grow(p, kHugePage, 3 * kHugePage));
+  EXPECT_NE(q, p);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(q) % kHugePage, 0u);
+  for (std::size_t i = 0; i < kHugePage; ++i) ASSERT_EQ(q[i], static_cast<unsigned char>(i * 7)) << i;
+  std::memset(q + kHugePage, 0xcd, 2 * kHugePage);  // the grown part is ours
+  if (kernel_has_thp) {
+    const std::string flags = vm_flags_of(q + 3 * kHugePage - 1);
+    EXPECT_NE(flags.find(" hg"), std::string::npos) << flags;
+  }
+  huge_free(q, 3 * kHugePage);
+  munmap(blocker, 4096);
 }
 
 // Registry::index_of: ids below the dense bound looked up by table, the others by hash, both agreeing

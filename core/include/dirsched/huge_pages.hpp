@@ -12,7 +12,12 @@
 // sanitizer checks bounds and leaks only in memory that malloc gave.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <cstring>
+#include <new>
+#include <type_traits>
+#include <utility>
 
 #if defined(__SANITIZE_ADDRESS__)
 #define DIRSCHED_HUGE_PAGES_MAPPED 0
@@ -47,6 +52,14 @@ inline constexpr bool kHugePagesMapped = DIRSCHED_HUGE_PAGES_MAPPED != 0;
 void* huge_alloc(std::size_t bytes, bool advise = true);
 // Frees what huge_alloc(bytes, ...) returned; `bytes` must be the same.
 void huge_free(void* p, std::size_t bytes) noexcept;
+// Grows what huge_alloc(old_bytes, advise) returned to new_bytes (> old_bytes), keeping its first
+// old_bytes; the result is what huge_alloc(new_bytes, advise) would be, for huge_free(new_bytes).
+// When both sizes are mapped, the kernel moves the pages (mremap) to a 2 MiB boundary: nothing is
+// copied, and the old and the new table are never resident together. Otherwise it allocates anew,
+// copies and frees. Throws std::bad_alloc (and then `p` is as it was).
+void* huge_grow(void* p, std::size_t old_bytes, std::size_t new_bytes, bool advise = true);
+// Throws std::bad_alloc: a table asked for more bytes than a size_t holds.
+[[noreturn]] void huge_too_big();
 
 // A std::allocator for vectors that can grow to millions of entries (the core's task table).
 template <typename T>
@@ -66,6 +79,75 @@ struct HugePageAllocator {
   bool operator!=(const HugePageAllocator<U>&) const noexcept {
     return false;
   }
+};
+
+// A std::vector for the tables that grow to millions of entries (the core's tasks, slots, consumer
+// edges and name bytes): trivially copyable elements, grown by doubling through huge_grow. A
+// std::vector that doubles copies its whole table and holds the old and the new during the copy:
+// 10M pushes of a 44-byte entry peaked at 708 MiB and took 0.33 s that way, 422 MiB and 0.14 s here
+// (2026-12-06). Only push at the back, read by index and drop from the front are offered.
+template <typename T>
+class HugeVector {
+  static_assert(std::is_trivially_copyable_v<T>, "moved by the kernel or by memcpy");
+  static_assert(alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__, "operator new serves below 2 MiB");
+
+ public:
+  HugeVector() = default;
+  HugeVector(const HugeVector& other) { append(other.data_, other.size_); }  // the explorers copy cores
+  HugeVector(HugeVector&& other) noexcept { swap(other); }
+  HugeVector& operator=(HugeVector other) noexcept {
+    swap(other);
+    return *this;
+  }
+  ~HugeVector() { huge_free(data_, capacity_ * sizeof(T)); }
+  void swap(HugeVector& other) noexcept {
+    std::swap(data_, other.data_);
+    std::swap(size_, other.size_);
+    std::swap(capacity_, other.capacity_);
+  }
+
+  T& operator[](std::size_t i) { return data_[i]; }
+  const T& operator[](std::size_t i) const { return data_[i]; }
+  T* data() { return data_; }
+  const T* data() const { return data_; }
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  std::size_t capacity() const { return capacity_; }
+  T* begin() { return data_; }
+  T* end() { return data_ + size_; }
+  const T* begin() const { return data_; }
+  const T* end() const { return data_ + size_; }
+
+  void reserve(std::size_t n) {
+    if (n > capacity_) grow_to(n);
+  }
+  void push_back(const T& x) {
+    if (size_ == capacity_) grow_to(size_ + 1);
+    data_[size_++] = x;
+  }
+  void append(const T* first, std::size_t n) {
+    if (n > capacity_ - size_) grow_to(size_ + n);
+    if (n != 0) std::memcpy(static_cast<void*>(data_ + size_), first, n * sizeof(T));
+    size_ += n;
+  }
+  // Drops the first n (<= size()) entries; the rest move to the front.
+  void erase_front(std::size_t n) {
+    if (n == 0) return;
+    std::memmove(static_cast<void*>(data_), data_ + n, (size_ - n) * sizeof(T));
+    size_ -= n;
+  }
+
+ private:
+  void grow_to(std::size_t at_least) {
+    const std::size_t capacity = std::max(at_least, capacity_ == 0 ? std::size_t{16} : capacity_ * 2);
+    if (capacity > static_cast<std::size_t>(-1) / 2 / sizeof(T)) huge_too_big();
+    void* grown = data_ ? huge_grow(data_, capacity_ * sizeof(T), capacity * sizeof(T))
+                        : huge_alloc(capacity * sizeof(T));
+    data_ = static_cast<T*>(grown);
+    capacity_ = capacity;
+  }
+  T* data_ = nullptr;
+  std::size_t size_ = 0, capacity_ = 0;
 };
 
 }  // namespace dirsched

@@ -444,26 +444,28 @@ class Scheduler {
   void encode(std::vector<std::uint32_t>& out) const;
 
  private:
-  // A task's name lives in names_ (one arena for every task): a task holds 8 bytes, not a string.
+  // A task's name lives in names_ (one arena for every task, in submit order): a task holds where its
+  // name begins, and it ends where the next task's begins (name_of). Every task submitted at t = 0 is
+  // held at once, so each field here costs 40 MB at 10M tasks: what only a failed group needs (which
+  // member failed first) is in its slots.
   struct Task {
     std::uint32_t name_begin = 0;
-    std::uint32_t name_size = 0;
     TaskKind kind;  // how it is scheduled: a one-member group is kSingle / kSub
     TaskKind op;    // the submit that made it
     TaskState state;
+    bool member_failed = false;  // a member has failed (the first to fail: Slot::failed_first)
     CallableId callable;
     std::uint32_t run = 0;  // its run (RunId index)
     std::uint32_t members;
     std::uint32_t members_ended = 0;
     std::uint32_t live_producers = 0;
     std::uint32_t slot_begin = 0;  // into slots_: one per member
-    bool member_failed = false;
-    std::uint32_t failed_member = 0;
     // Consumers in submit order: a singly linked list through edges_ (no vector per task).
     std::uint32_t first_consumer = kNoEdge;
     std::uint32_t last_consumer = kNoEdge;
     std::uint32_t last_of = 0;  // buffers whose last producer (tensor map) it is
   };
+  static_assert(sizeof(Task) == 44, "a queued task's entry stays compact");
   static constexpr std::uint32_t kNoEdge = 0xffffffffu;
   struct Edge {
     TaskId consumer;
@@ -476,7 +478,9 @@ class Scheduler {
     bool running = false;
     bool ended = false;
     bool reported = false;  // running, its end in the inbox and not yet applied
+    bool failed_first = false;  // its failure was the task's first (the kFail event names it)
   };
+  static_assert(sizeof(Slot) == 8, "one slot per member");
   struct WorkerState {
     WorkerId id{0};
     WorkerKind kind;
@@ -494,8 +498,12 @@ class Scheduler {
 
   const Task& task_at(TaskId id) const;
   const WorkerState& worker_at(std::uint32_t index) const;
+  // `t` is an entry of tasks_ (its name ends where the next entry's begins).
   std::string_view name_of(const Task& t) const {
-    return {names_.data() + (t.name_begin - names_base_), t.name_size};
+    const Task* next = &t + 1;
+    const std::uint32_t end =
+        next == tasks_.end() ? static_cast<std::uint32_t>(names_base_ + names_.size()) : next->name_begin;
+    return {names_.data() + (t.name_begin - names_base_), std::size_t{end - t.name_begin}};
   }
   // A table indexed by a number ever issued (TaskId, slot, edge) whose front is dropped once reclaimed:
   // entry i is v_[i - base_]. Naming an entry below floor_ (reclaimed) is a core bug: it aborts.
@@ -520,14 +528,14 @@ class Scheduler {
     void set_floor(std::size_t i) { floor_ = i; }
     // Forgets the entries below `i` (<= floor()).
     void drop_before(std::size_t i) {
-      v_.erase(v_.begin(), v_.begin() + static_cast<std::ptrdiff_t>(i - base_));
+      v_.erase_front(i - base_);
       base_ = i;
     }
-    auto begin() const { return v_.begin() + static_cast<std::ptrdiff_t>(floor_ - base_); }
-    auto end() const { return v_.end(); }
+    const T* begin() const { return v_.begin() + (floor_ - base_); }
+    const T* end() const { return v_.end(); }
 
    private:
-    std::vector<T, HugePageAllocator<T>> v_;  // a million entries at once ask for huge pages
+    HugeVector<T> v_;  // a million entries at once: huge pages, grown without a copy
     std::size_t base_ = 0, floor_ = 0;
   };
   TaskState producer_state(TaskId p) const;
@@ -604,7 +612,7 @@ class Scheduler {
 
   Window<Task> tasks_;
   // Every held task's name, back to back.
-  std::basic_string<char, std::char_traits<char>, HugePageAllocator<char>> names_;
+  HugeVector<char> names_;
   std::size_t names_base_ = 0;   // offset of names_[0] from the run's start
   Window<Edge> edges_;           // consumer lists (appended in consumer order)
   Window<Slot> slots_;
