@@ -298,7 +298,7 @@ SubmitResult Scheduler::submit(const SubmitRequest& r) {
   // Accepted: from here on the submit writes state.
   const TaskId id(static_cast<std::uint32_t>(tasks_.size()));
   Task task;
-  task.name_begin = static_cast<std::uint32_t>(names_base_ + names_.size());
+  task.name_begin = names_base_ + static_cast<std::uint32_t>(names_.size());
   task.op = r.kind;
   task.members = static_cast<std::uint32_t>(r.args.size());
   // A group of one member is a single in every way: routed to FIFO[workers[0]] (or the SUB FIFO as
@@ -375,6 +375,7 @@ SubmitResult Scheduler::submit(const SubmitRequest& r) {
   std::sort(producers.begin(), producers.end());
   producers.erase(std::unique(producers.begin(), producers.end()), producers.end());
 
+  tasks_.reserve(tasks_.held() + 1);  // a name appended must have its task: name_of reads the next one's start
   names_.append(r.name.data(), r.name.size());
   tasks_.push_back(task);
   ++live_;
@@ -784,7 +785,10 @@ void Scheduler::finish(TaskId id) {
     set_state(id, TaskState::kFailed);
     Event e = event_for(EventKind::kFail, id);
     e.member = 0;
-    while (!slots_[t.slot_begin + e.member].failed_first) ++e.member;
+    while (!slots_[t.slot_begin + e.member].failed_first) {
+      ++e.member;
+      DIRSCHED_INVARIANT(e.member < t.members);
+    }
     emit(e);
     poison_from(id);
   }
@@ -925,7 +929,8 @@ void Scheduler::reclaim() {
   }
   if (front == reclaimed_) return;
   const std::size_t slot_floor = front < tasks_.size() ? tasks_[front].slot_begin : slots_.size();
-  const std::size_t name_floor = front < tasks_.size() ? tasks_[front].name_begin : names_base_ + names_.size();
+  const std::uint32_t name_floor =
+      front < tasks_.size() ? tasks_[front].name_begin : names_base_ + static_cast<std::uint32_t>(names_.size());
   // Edges are appended in consumer order: those whose consumer is reclaimed belong to reclaimed producers.
   std::size_t edge_floor = edges_.floor();
   while (edge_floor < edges_.size() && edges_[edge_floor].consumer.index() < front) ++edge_floor;
@@ -939,7 +944,7 @@ void Scheduler::reclaim() {
     tasks_.drop_before(front);
     slots_.drop_before(slot_floor);
     edges_.drop_before(edge_floor);
-    names_.erase_front(name_floor - names_base_);
+    names_.erase_front(static_cast<std::uint32_t>(name_floor - names_base_));
     names_base_ = name_floor;
   }
 }
@@ -1444,7 +1449,8 @@ std::string Scheduler::dump() const {
     out += "] members=[";
     for (std::uint32_t m = 0; m < t.members; ++m) {
       const Slot& s = slots_[t.slot_begin + m];
-      out += std::to_string(s.worker) + (s.running ? "R" : s.ended ? "E" : "") + ",";
+      const bool failed_first = t.state == TaskState::kRunning && s.failed_first;  // as encode()
+      out += std::to_string(s.worker) + (s.running ? "R" : s.ended ? "E" : "") + (failed_first ? "F" : "") + ",";
     }
     out += "]\n";
   }
@@ -1511,7 +1517,11 @@ void Scheduler::encode(std::vector<std::uint32_t>& out) const {
   // first, so the words parse back one way and equal words mean equal dumps.
   out.push_back(static_cast<std::uint32_t>(tasks_.size()));
   for (const Task& t : tasks_) {
-    out.push_back(static_cast<std::uint32_t>(t.kind) | static_cast<std::uint32_t>(t.state) << 8);
+    // Which member failed first decides a running group's future (its kFail names it); an ended
+    // task's is history, and two states that differ only there merge.
+    const bool running = t.state == TaskState::kRunning;
+    out.push_back(static_cast<std::uint32_t>(t.kind) | static_cast<std::uint32_t>(t.state) << 8 |
+                  (running && t.member_failed ? 1u : 0u) << 16);
     out.push_back(t.members_ended);
     out.push_back(t.live_producers);
     std::uint32_t n = 0;
@@ -1521,7 +1531,8 @@ void Scheduler::encode(std::vector<std::uint32_t>& out) const {
     out.push_back(t.members);
     for (std::uint32_t m = 0; m < t.members; ++m) {
       const Slot& sl = slots_[t.slot_begin + m];
-      out.push_back(sl.worker << 2 | (sl.running ? 1u : 0u) | (sl.ended ? 2u : 0u));
+      out.push_back(sl.worker << 3 | (sl.running ? 1u : 0u) | (sl.ended ? 2u : 0u) |
+                    (running && sl.failed_first ? 4u : 0u));
     }
   }
   out.push_back(static_cast<std::uint32_t>(workers_.size()));

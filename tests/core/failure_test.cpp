@@ -1,4 +1,7 @@
 // Completion, failure, poisoning and the fail-fast run.
+#include <memory>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "fake_driver.hpp"
@@ -284,6 +287,36 @@ TEST(Lifecycle, WorkerIsBusyUntilItsCompletionIsApplied) {
   const auto& next = core.iterate();
   ASSERT_EQ(next.size(), 1u);
   EXPECT_EQ(core.name(next[0].task), "b");
+}
+
+// Which member of a running group has failed is part of the core's state: two states that differ only
+// in it have different futures (the group ends FAILED or COMPLETED, and a FAILED one names its first
+// failing member), so the explorer's encode() and the checker's dump() tell them apart, also when an
+// earlier failure already set the run's error.
+TEST(GroupFailure, AFailedMemberOfARunningGroupIsPartOfTheEncodingAndTheDump) {
+  auto to_two = [](FakeDriver& d, const std::vector<std::uint32_t>& failing) {
+    d.fail("s", 0);
+    d.duration("s", 1);
+    for (std::uint32_t m : failing) d.fail("g", m);
+    d.durations("g", {2, 2, 5});
+    d.single("s", 3);
+    d.group("g", {0, 1, 2});
+    d.step();  // s failed at 1: the run's error is set
+    d.step();  // g's members 0 and 1 ended at 2; member 2 runs until 5
+    EXPECT_EQ(d.state("g"), TaskState::kRunning);
+  };
+  FakeDriver none = platform(), first = platform(), second = platform();
+  to_two(none, {});
+  to_two(first, {0});
+  to_two(second, {1});
+  std::vector<std::uint32_t> a, b, c;
+  none.core().encode(a);
+  first.core().encode(b);
+  second.core().encode(c);
+  EXPECT_NE(a, b);
+  EXPECT_NE(b, c);
+  EXPECT_NE(none.core().dump(), first.core().dump());
+  EXPECT_NE(first.core().dump(), second.core().dump());
 }
 
 }  // namespace

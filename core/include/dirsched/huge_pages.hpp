@@ -121,10 +121,11 @@ class HugeVector {
   void reserve(std::size_t n) {
     if (n > capacity_) grow_to(n);
   }
-  void push_back(const T& x) {
+  void push_back(T x) {  // by value: `x` may be an entry, which a growth moves
     if (size_ == capacity_) grow_to(size_ + 1);
     data_[size_++] = x;
   }
+  // [first, first + n) must not be this vector's own entries.
   void append(const T* first, std::size_t n) {
     if (n > capacity_ - size_) grow_to(size_ + n);
     if (n != 0) std::memcpy(static_cast<void*>(data_ + size_), first, n * sizeof(T));

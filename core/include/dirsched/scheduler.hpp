@@ -502,8 +502,8 @@ class Scheduler {
   std::string_view name_of(const Task& t) const {
     const Task* next = &t + 1;
     const std::uint32_t end =
-        next == tasks_.end() ? static_cast<std::uint32_t>(names_base_ + names_.size()) : next->name_begin;
-    return {names_.data() + (t.name_begin - names_base_), std::size_t{end - t.name_begin}};
+        next == tasks_.end() ? names_base_ + static_cast<std::uint32_t>(names_.size()) : next->name_begin;
+    return {names_.data() + static_cast<std::uint32_t>(t.name_begin - names_base_), std::size_t{end - t.name_begin}};
   }
   // A table indexed by a number ever issued (TaskId, slot, edge) whose front is dropped once reclaimed:
   // entry i is v_[i - base_]. Naming an entry below floor_ (reclaimed) is a core bug: it aborts.
@@ -613,7 +613,9 @@ class Scheduler {
   Window<Task> tasks_;
   // Every held task's name, back to back.
   HugeVector<char> names_;
-  std::size_t names_base_ = 0;   // offset of names_[0] from the run's start
+  // Offset of names_[0] from the run's start, modulo 2^32 as name_begin is (the names held stay
+  // under 4 GiB; those of the whole run need not).
+  std::uint32_t names_base_ = 0;
   Window<Edge> edges_;           // consumer lists (appended in consumer order)
   Window<Slot> slots_;
   bool reclaim_ = false;
