@@ -10,6 +10,14 @@
 namespace dirsched {
 namespace {
 
+// Whether dump() and encode() show a member's slot as the task's first failure: only in a running
+// task, whose future it decides (its kFail names that member, and a task with one ends FAILED); an
+// ended task's is history, and two states that differ only there merge. A running task has a failed
+// member exactly when one slot shows it, so the task's own flag is not shown.
+bool shows_failed_first(TaskState state, bool failed_first) {
+  return state == TaskState::kRunning && failed_first;
+}
+
 // A broken invariant is a bug in the core or its driver, never a caller mistake: stop at once.
 [[noreturn]] void invariant_failed(const char* what, const char* file, int line) {
   std::fprintf(stderr, "dirsched core invariant violated: %s (%s:%d)\n", what, file, line);
@@ -1449,8 +1457,8 @@ std::string Scheduler::dump() const {
     out += "] members=[";
     for (std::uint32_t m = 0; m < t.members; ++m) {
       const Slot& s = slots_[t.slot_begin + m];
-      const bool failed_first = t.state == TaskState::kRunning && s.failed_first;  // as encode()
-      out += std::to_string(s.worker) + (s.running ? "R" : s.ended ? "E" : "") + (failed_first ? "F" : "") + ",";
+      out += std::to_string(s.worker) + (s.running ? "R" : s.ended ? "E" : "") +
+             (shows_failed_first(t.state, s.failed_first) ? "F" : "") + ",";
     }
     out += "]\n";
   }
@@ -1517,11 +1525,7 @@ void Scheduler::encode(std::vector<std::uint32_t>& out) const {
   // first, so the words parse back one way and equal words mean equal dumps.
   out.push_back(static_cast<std::uint32_t>(tasks_.size()));
   for (const Task& t : tasks_) {
-    // Which member failed first decides a running group's future (its kFail names it); an ended
-    // task's is history, and two states that differ only there merge.
-    const bool running = t.state == TaskState::kRunning;
-    out.push_back(static_cast<std::uint32_t>(t.kind) | static_cast<std::uint32_t>(t.state) << 8 |
-                  (running && t.member_failed ? 1u : 0u) << 16);
+    out.push_back(static_cast<std::uint32_t>(t.kind) | static_cast<std::uint32_t>(t.state) << 8);
     out.push_back(t.members_ended);
     out.push_back(t.live_producers);
     std::uint32_t n = 0;
@@ -1532,7 +1536,7 @@ void Scheduler::encode(std::vector<std::uint32_t>& out) const {
     for (std::uint32_t m = 0; m < t.members; ++m) {
       const Slot& sl = slots_[t.slot_begin + m];
       out.push_back(sl.worker << 3 | (sl.running ? 1u : 0u) | (sl.ended ? 2u : 0u) |
-                    (running && sl.failed_first ? 4u : 0u));
+                    (shows_failed_first(t.state, sl.failed_first) ? 4u : 0u));
     }
   }
   out.push_back(static_cast<std::uint32_t>(workers_.size()));
