@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 #include <stdexcept>
+#include <utility>
 
 #include "dirsched/error.hpp"
 #include "dirsched/scheduler.hpp"
@@ -46,7 +47,59 @@ std::string_view Recorder::name_of(const Live& r) const {
 Recorder::Live& Recorder::record(std::size_t n) {
   // Retired records get no more events (they are terminal, and so is everything before them).
   if (n < first_) throw InternalError("recorder: an event for a retired task");
-  return live_[n - first_];
+  std::uint64_t& place = live_[n - first_];
+  if (place & kQueued) place = std::uint64_t{pool_.take(view(place, n))} + 1;
+  return pool_[static_cast<std::uint32_t>(place - 1)];
+}
+
+Recorder::Live Recorder::record(std::size_t n) const {
+  if (n < first_) throw InternalError("recorder: a retired record read");
+  return view(live_[n - first_], n);
+}
+
+Recorder::Live Recorder::view(std::uint64_t place, std::size_t n) const {
+  if (!(place & kQueued)) return pool_[static_cast<std::uint32_t>(place - 1)];
+  Live r;
+  r.submit = static_cast<std::uint32_t>(place);
+  r.run = static_cast<std::uint32_t>(place >> 32) & (kPlaceRuns - 1);
+  r.flags = kNamed | kInline;
+  r.name = task_of(n).index();
+  if (place & kSubBit) {
+    r.kind = TaskKind::kSub;
+  } else {
+    r.kind = TaskKind::kSingle;
+    r.where = static_cast<std::uint32_t>(place >> 41) & (kPlaceWorkers - 1);
+  }
+  if (place & kReadyBit) {
+    r.state = TaskState::kReady;
+    r.ready = r.submit;
+  }
+  return r;
+}
+
+TaskId Recorder::task_of(std::size_t n) const {
+  // The span that holds n: the last one starting at or before it (almost always the newest).
+  if (!spans_.empty() && n >= spans_.back().first) return TaskId(static_cast<std::uint32_t>(n - spans_.back().offset));
+  auto it = std::upper_bound(spans_.begin(), spans_.end(), n, [](std::size_t x, const Span& s) { return x < s.first; });
+  if (it == spans_.begin()) throw InternalError("recorder: a queued record before every span");
+  return TaskId(static_cast<std::uint32_t>(n - std::prev(it)->offset));
+}
+
+void Recorder::compact(std::size_t n) {
+  std::uint64_t& place = live_[n - first_];
+  if (place & kQueued) return;
+  const Live& r = pool_[static_cast<std::uint32_t>(place - 1)];
+  const bool ready = r.state == TaskState::kReady;
+  if (r.flags != (kNamed | kInline) || (r.state != TaskState::kPending && !ready) ||
+      r.ready != (ready ? r.submit : InstantTable::kNone) || r.start != InstantTable::kNone ||
+      r.end != InstantTable::kNone || r.code != Live{}.code || r.run >= kPlaceRuns ||
+      (r.kind != TaskKind::kSingle && r.kind != TaskKind::kSub) || (r.kind == TaskKind::kSub && r.where != 0) ||
+      r.where >= kPlaceWorkers || task_of(n).index() != r.name)
+    return;
+  const std::uint64_t queued = kQueued | (ready ? kReadyBit : 0) | (r.kind == TaskKind::kSub ? kSubBit : 0) |
+                               std::uint64_t{r.where} << 41 | std::uint64_t{r.run} << 32 | r.submit;
+  pool_.give(static_cast<std::uint32_t>(place - 1));
+  place = queued;
 }
 
 Recorder::Extra& Recorder::extra(std::size_t n) {
@@ -68,8 +121,9 @@ std::uint32_t Recorder::intern_message(const std::string& message) {
 
 Recorder::Live& Recorder::new_record(const Event& e) {
   const std::size_t n = record_count();
-  live_.emplace_back();
-  Live& r = live_.back();
+  const std::uint32_t k = pool_.take(Live{});
+  live_.emplace_back() = std::uint64_t{k} + 1;
+  Live& r = pool_[k];
   r.kind = e.task_kind;
   r.run = e.run.valid() ? e.run.index() : 0;
   if (e.task.valid()) {
@@ -80,6 +134,7 @@ Recorder::Live& Recorder::new_record(const Event& e) {
       throw InternalError("recorder: a second submit of one task");
     while (by_task_base_ + by_task_.size() < e.task.index()) by_task_.push_back(kNoRecord);
     by_task_.push_back(static_cast<std::uint32_t>(n));
+    if (spans_.empty() || n - spans_.back().offset != e.task.index()) spans_.push_back({n, n - e.task.index()});
   } else {
     const std::size_t at = side_base_ + side_names_.size();
     if (at > std::numeric_limits<std::uint32_t>::max() || e.name.size() > std::numeric_limits<std::uint32_t>::max())
@@ -182,11 +237,11 @@ std::optional<TaskRecord> Recorder::find(std::string_view name) const {
     by_name_.resize(live_.size());
     for (std::size_t i = 0; i < live_.size(); ++i) by_name_[i] = i;
     std::stable_sort(by_name_.begin(), by_name_.end(),
-                     [&](std::size_t a, std::size_t b) { return name_of(live_[a]) < name_of(live_[b]); });
+                     [&](std::size_t a, std::size_t b) { return name_of(record(first_ + a)) < name_of(record(first_ + b)); });
   }
   auto it = std::lower_bound(by_name_.begin(), by_name_.end(), name,
-                             [&](std::size_t i, std::string_view n) { return name_of(live_[i]) < n; });
-  if (it == by_name_.end() || name_of(live_[*it]) != name) return std::nullopt;
+                             [&](std::size_t i, std::string_view n) { return name_of(record(first_ + i)) < n; });
+  if (it == by_name_.end() || name_of(record(first_ + *it)) != name) return std::nullopt;
   TaskRecord out;
   build(first_ + *it, out);
   return out;
@@ -195,7 +250,7 @@ std::optional<TaskRecord> Recorder::find(std::string_view name) const {
 void Recorder::drop_front() {
   // The oldest record leaves: its TaskId mapping, its name (if in the side arena), its messages and
   // side record go with it.
-  const Live& r = live_.front();
+  const Live r = std::as_const(*this).record(first_);
   if (r.flags & kNamed) {
     while (!by_task_.empty() && by_task_base_ <= r.name) {
       by_task_.pop_front();
@@ -217,10 +272,12 @@ void Recorder::drop_front() {
       ++message_base_;
     }
   if (r.flags & kHasExtra) extras_.erase(first_);
+  if (!(live_.front() & kQueued)) pool_.give(static_cast<std::uint32_t>(live_.front() - 1));
   live_.pop_front();
   ++first_;
+  while (spans_.size() > 1 && spans_[1].first <= first_) spans_.pop_front();
   // No record names an instant before the new front's submit (a not-submitted op has none).
-  instants_.record_left(live_.empty() ? std::nullopt : std::optional<std::uint32_t>(live_.front().submit));
+  instants_.record_left(live_.empty() ? std::nullopt : std::optional<std::uint32_t>(std::as_const(*this).record(first_).submit));
 }
 
 void Recorder::retire_one() {
@@ -279,7 +336,7 @@ void Recorder::retire_one() {
 }
 
 void Recorder::retire_terminal() {
-  while (retired_ < record_count() && is_terminal(record(retired_).state)) retire_one();
+  while (retired_ < record_count() && is_terminal(std::as_const(*this).record(retired_).state)) retire_one();
 }
 
 void Recorder::finish() {
@@ -311,7 +368,7 @@ bool Recorder::group_less(const TaskRecord& a, const TaskRecord& b) const {
 std::vector<TaskRecord> Recorder::groups() const {
   std::vector<TaskRecord> out = retired_groups_;
   for (std::size_t i = 0; i < live_.size(); ++i)
-    if (live_[i].kind == TaskKind::kGroup) {
+    if (record(first_ + i).kind == TaskKind::kGroup) {
       out.emplace_back();
       build(first_ + i, out.back());
     }
@@ -328,8 +385,8 @@ Recorder::GroupTotals Recorder::group_totals(double makespan) const {
   t.overtakes_max = overtakes_max_;
   for (std::size_t i = 0; i < live_.size(); ++i) {
     const std::size_t n = first_ + i;
-    if (n < retired_ || live_[i].kind != TaskKind::kGroup) continue;
-    const Live& r = live_[i];
+    const Live r = record(n);
+    if (n < retired_ || r.kind != TaskKind::kGroup) continue;
     ++t.count;
     if (r.ready != InstantTable::kNone)
       t.ready_wait_s += (r.start != InstantTable::kNone       ? time(r.start)
@@ -622,6 +679,14 @@ void Recorder::on_event(const Event& e) {
       throw InternalError("recorder: an event for a task it never saw submitted");
     rec = by_task_[index - by_task_base_];
   }
+  if (e.kind == EventKind::kReady && rec >= first_) {
+    // A queued task READY at its submit stays only queued: its place says so.
+    std::uint64_t& place = live_[rec - first_];
+    if ((place & kQueued) && !(place & kReadyBit) && static_cast<std::uint32_t>(place) == instant(e.t)) {
+      place |= kReadyBit;
+      return;
+    }
+  }
   Live& r = record(rec);
   switch (e.kind) {
     case EventKind::kSubmit: {
@@ -764,6 +829,8 @@ void Recorder::on_event(const Event& e) {
     case EventKind::kRunEnd:
       break;
   }
+  // A task submitted, waiting or made READY with nothing else recorded is only queued: its place alone.
+  if (e.kind == EventKind::kSubmit || e.kind == EventKind::kPending || e.kind == EventKind::kReady) compact(rec);
   switch (e.kind) {
     case EventKind::kComplete:
     case EventKind::kFail:

@@ -344,11 +344,10 @@ record::Summary summarise(const Run& run, const std::vector<std::string>& notes)
     };
     w.longest_single = longest(wa.longest_singles());
     w.longest_group = longest(wa.longest_groups());
+    // At most kSummaryListCap steps (WaitAttribution::kPathKept): the last ones, which end at the makespan.
     const std::vector<CriticalStep> steps = wa.critical_path();
-    // At most kSummaryListCap steps: the last ones, which end at the makespan.
-    const std::size_t skip = steps.size() > kSummaryListCap ? steps.size() - kSummaryListCap : 0;
-    for (std::size_t i = skip; i < steps.size(); ++i) {
-      const CriticalStep& c = steps[i];
+    const std::uint64_t skip = wa.critical_path_steps() - steps.size();
+    for (const CriticalStep& c : steps) {
       w.critical_path.push_back({c.task, tidy(c.start_s), tidy(c.end_s), start_reason_name(c.reason),
                                  c.after.empty() ? std::nullopt : std::optional<std::string>(c.after)});
     }

@@ -110,6 +110,93 @@ WaitAttribution::~WaitAttribution() = default;
 
 std::optional<std::uint32_t> WaitAttribution::index_of(WorkerId w) const { return core_.registry().index_of(w); }
 
+// --- the live tasks ---
+
+WaitAttribution::Live WaitAttribution::LiveTable::queued_live(std::uint64_t p) {
+  Live l;
+  l.submit_at = static_cast<std::uint32_t>(p);
+  if (p & kReadyBit) l.ready_at = l.submit_at;  // ready_reason kSubmitted, runs_at_ready 0: the defaults
+  l.kind = p & kSubBit ? TaskKind::kSub : TaskKind::kSingle;
+  l.worker = static_cast<std::uint32_t>((p >> 32) & kWorkerMask);
+  return l;
+}
+
+WaitAttribution::Live* WaitAttribution::LiveTable::find(std::uint32_t i) {
+  std::uint64_t* p = place(i);
+  if (!p || *p == kNoPlace) return nullptr;
+  if (*p & kQueued) *p = pool_place(queued_live(*p));
+  return &pooled(*p);
+}
+
+const WaitAttribution::Live* WaitAttribution::LiveTable::ending(std::uint32_t i) {
+  std::uint64_t* p = place(i);
+  if (!p || *p == kNoPlace) return nullptr;
+  if (!(*p & kQueued)) return &pooled(*p);
+  scratch_ = queued_live(*p);
+  return &scratch_;
+}
+
+WaitAttribution::Live* WaitAttribution::LiveTable::peek(std::uint32_t i, Live& local) {
+  std::uint64_t* p = place(i);
+  if (!p || *p == kNoPlace) return nullptr;
+  if (!(*p & kQueued)) return &pooled(*p);
+  local = queued_live(*p);
+  return &local;
+}
+
+void WaitAttribution::LiveTable::settle(std::uint32_t i, Live* l, Live& local) {
+  if (l != &local) return compact(i);
+  std::uint64_t& p = *place(i);
+  p = queueable(local) ? queued_place(local) : pool_place(std::move(local));
+}
+
+void WaitAttribution::LiveTable::insert(std::uint32_t i, Live&& l) {
+  if (slots_.empty()) base_ = i;
+  if (i < base_) throw InternalError("wait attribution: task " + std::to_string(i) + " submitted before a later one");
+  if (place(i) && *place(i) != kNoPlace) throw InternalError("wait attribution: task " + std::to_string(i) + " submitted twice");
+  if (l.submit_at == InstantTable::kNone) throw InternalError("wait attribution: task " + std::to_string(i) + " without a submit time");
+  while (i - base_ >= slots_.size()) slots_.emplace_back() = kNoPlace;
+  slots_[i - base_] = queueable(l) ? queued_place(l) : pool_place(std::move(l));
+  ++count_;
+}
+
+bool WaitAttribution::LiveTable::queueable(const Live& l) {
+  const bool ready = l.ready_at != InstantTable::kNone;
+  return !l.x && l.node == 0 && !l.started && l.runs_at_ready == 0 && l.ready_reason == StartReason::kSubmitted &&
+         (!ready || l.ready_at == l.submit_at) && (l.kind == TaskKind::kSingle || l.kind == TaskKind::kSub) &&
+         l.worker <= kWorkerMask;
+}
+
+std::uint64_t WaitAttribution::LiveTable::queued_place(const Live& l) {
+  return kQueued | (l.ready_at != InstantTable::kNone ? kReadyBit : 0) | (l.kind == TaskKind::kSub ? kSubBit : 0) |
+         std::uint64_t{l.worker} << 32 | l.submit_at;
+}
+
+void WaitAttribution::LiveTable::compact(std::uint32_t i) {
+  std::uint64_t* p = place(i);
+  if (!p || *p == kNoPlace || (*p & kQueued)) return;
+  const Live& l = pooled(*p);
+  if (!queueable(l)) return;
+  const std::uint64_t q = queued_place(l);
+  free_pooled(*p);
+  *p = q;
+}
+
+void WaitAttribution::LiveTable::erase(std::uint32_t i) {
+  std::uint64_t* p = place(i);
+  if (!p || *p == kNoPlace) return;
+  if (!(*p & kQueued)) free_pooled(*p);
+  *p = kNoPlace;
+  --count_;
+  while (!slots_.empty() && slots_.front() == kNoPlace) slots_.pop_front(), ++base_;
+}
+
+std::optional<std::uint32_t> WaitAttribution::LiveTable::front_submit() const {
+  if (slots_.empty()) return std::nullopt;
+  const std::uint64_t p = slots_.front();
+  return p & kQueued ? static_cast<std::uint32_t>(p) : pooled(p).submit_at;
+}
+
 const ExactSum& WaitAttribution::zero_sum() {
   static const ExactSum z;
   return z;
@@ -138,6 +225,7 @@ std::uint64_t WaitAttribution::NodeTable::place(std::string_view name) {
     text_.push_back(std::make_unique<char[]>(last_size_));
     text_room_ = last_size_;
   }
+  if (text_.size() > Node::kPosition >> 32) throw InternalError("wait attribution: more than 2^24 chunks of names held");
   const std::size_t off = last_size_ - text_room_;
   std::copy(name.begin(), name.end(), text_.back().get() + off);
   text_room_ -= name.size();
@@ -148,7 +236,7 @@ void WaitAttribution::NodeTable::set_name(std::uint32_t n, std::string_view name
   if (name.size() > std::numeric_limits<std::uint32_t>::max())
     throw InternalError("wait attribution: a task name of 4 GiB or more");
   Node& x = (*this)[n];
-  x.name = place(name);
+  x.set_position(place(name));
   x.name_size = static_cast<std::uint32_t>(name.size());
   live_bytes_ += name.size();
 }
@@ -156,7 +244,7 @@ void WaitAttribution::NodeTable::set_name(std::uint32_t n, std::string_view name
 std::string_view WaitAttribution::NodeTable::name(std::uint32_t n) const {
   const Node& x = (*this)[n];
   if (x.name_size == 0) return {};
-  return {text_[x.name >> 32].get() + (x.name & 0xffffffffu), x.name_size};
+  return {text_[x.position() >> 32].get() + (x.position() & 0xffffffffu), x.name_size};
 }
 
 void WaitAttribution::NodeTable::freed(std::uint32_t n) {
@@ -177,8 +265,8 @@ void WaitAttribution::NodeTable::compact() {
   for (std::size_t n = 1; n < nodes_.size(); ++n) {
     Node& x = (*this)[static_cast<std::uint32_t>(n)];
     if (x.name_size == 0) continue;
-    const std::string_view was{old[x.name >> 32].get() + (x.name & 0xffffffffu), x.name_size};
-    x.name = place(was);
+    const std::string_view was{old[x.position() >> 32].get() + (x.position() & 0xffffffffu), x.name_size};
+    x.set_position(place(was));
   }
   garbage_ = 0;
   frees_ = 0;
@@ -279,6 +367,7 @@ const std::vector<BlockedBy>* WaitAttribution::blocked_by(TaskId group) const {
 // --- critical path nodes ---
 
 std::uint32_t WaitAttribution::new_node(TaskId task) {
+  if (nodes_held() >= trim_at_) trim_chains();
   std::uint32_t n;
   if (!free_.empty()) {
     n = free_.back();
@@ -406,10 +495,57 @@ void WaitAttribution::started(TaskId id, Live& l, double t, StartReason reason, 
   l.started = true;
   Node& n = nodes_[l.node];
   n.start = t;
-  n.reason = reason;
+  n.set_reason(reason);
   n.pred = pred;
+  n.steps = (pred ? nodes_[pred].steps : 0) + 1;  // a task starts once: a chain has fewer than 2^32
+  longest_ = std::max(longest_, n.steps);
   hold(pred);
   release(ready_node);  // read by now (pred, when it started at its READY instant)
+}
+
+// The critical path the outputs read is the last kPathKept steps of the chain ending with the task that
+// ended last, and the name of what the first of them waited for: kPathKept + 1 nodes of one chain.
+// Without trimming, every worker's running task would hold its whole history (each task's node holds
+// its predecessor's), so the table would grow with the trace: 10M nodes for 10M tasks.
+//
+// Which nodes can that chain still pass through? A node is named as a predecessor only while something
+// other than a node holds it (its live task, the nodes ended in this instant, a READY task's ready
+// node), and once nothing does it never is again (every naming needs its end in the current instant).
+// So the chain's newest node that exists now is one of those "roots", and what it can need of an
+// existing chain is that root's kPathKept + 1 nodes. Trimming keeps exactly those (marked from every
+// root, the longest reach winning) and cuts the link behind the last of each; what is cut off is then
+// held by nothing and freed. A root is a node held more often than it has successors (refs counts both).
+// The cost is O(nodes held); it runs when half as many more are held as the last one kept (at least
+// kTrimFloor more), so O(1) a node amortised.
+void WaitAttribution::trim_chains() {
+  if (longest_ <= kPathKept + 1) {  // no chain reaches past what is kept: nothing to cut
+    trim_at_ = trim_period_ ? nodes_held() + trim_period_ : nodes_held() + std::max(kTrimFloor, nodes_held() / 2);
+    return;
+  }
+  const std::size_t size = nodes_.size();
+  // One number a node: first its successors (to find the roots), then its reach.
+  std::vector<std::uint32_t> count(size, 0);
+  for (std::uint32_t n = 1; n < size; ++n)
+    if (nodes_[n].refs && nodes_[n].pred) ++count[nodes_[n].pred];
+  std::vector<std::uint32_t> roots;
+  for (std::uint32_t n = 1; n < size; ++n)
+    if (nodes_[n].refs > count[n]) roots.push_back(n);  // free nodes have no refs
+  std::fill(count.begin(), count.end(), 0);
+  std::vector<std::uint32_t>& reach = count;
+  constexpr auto kReach = static_cast<std::uint32_t>(kPathKept + 1);
+  for (const std::uint32_t r : roots) {
+    std::uint32_t budget = kReach;
+    for (std::uint32_t n = r; n && budget > reach[n]; n = nodes_[n].pred, --budget) reach[n] = budget;
+  }
+  for (std::uint32_t n = 1; n < size; ++n) {
+    if (reach[n] != 1 || !nodes_[n].pred) continue;
+    const std::uint32_t cut = nodes_[n].pred;
+    nodes_[n].pred = 0;
+    release(cut);
+  }
+  // The next trimming when half as many more are held (at least kTrimFloor).
+  const std::size_t kept = nodes_held();
+  trim_at_ = trim_period_ ? kept + trim_period_ : kept + std::max(kTrimFloor, kept / 2);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -436,7 +572,8 @@ void WaitAttribution::on_event(const Event& e) {
       break;
     }
     case EventKind::kReady: {
-      Live* it = live_.find(e.task.index());
+      Live local;
+      Live* it = live_.peek(e.task.index(), local);
       if (!it) break;
       Live& l = *it;
       l.ready_at = instants_.name(t);
@@ -456,6 +593,7 @@ void WaitAttribution::on_event(const Event& e) {
         group_fifo_.push_back(e.task);
         if (group_fifo_.size() == 1) become_head(e.task, t);
       }
+      live_.settle(e.task.index(), it, local);  // READY at its submit with nothing ahead: still only queued
       break;
     }
     case EventKind::kGroupBlocked: {
@@ -583,7 +721,7 @@ void WaitAttribution::on_event(const Event& e) {
     }
     case EventKind::kMemberEnd: {
       if (e.target.sub) {
-        const Live* it = live_.find(e.task.index());
+        const Live* it = live_.ending(e.task.index());
         last_sub_end_ = t;
         last_sub_end_node_ = it ? it->own_node() : 0;
         break;
@@ -600,7 +738,7 @@ void WaitAttribution::on_event(const Event& e) {
       break;
     }
     case EventKind::kCancel: {  // never started (run_cancellation): a READY group leaves the group FIFO
-      Live* it = live_.find(e.task.index());
+      const Live* it = live_.ending(e.task.index());
       if (!it) break;
       auto f = std::find(group_fifo_.begin(), group_fifo_.end(), e.task);
       // What held a READY group until its cancellation: as for a launch when it was the head; behind the
@@ -638,7 +776,7 @@ void WaitAttribution::on_event(const Event& e) {
     case EventKind::kComplete:
     case EventKind::kFail:
     case EventKind::kPoison: {
-      Live* it = live_.find(e.task.index());
+      const Live* it = live_.ending(e.task.index());
       if (!it) break;
       const std::uint32_t n = it->own_node();
       release(it->ready_node());  // it never started
@@ -689,15 +827,17 @@ std::array<double, kWaitCauses> WaitAttribution::totals() const {
   return out;
 }
 
+std::uint64_t WaitAttribution::critical_path_steps() const { return last_ ? std::uint64_t{nodes_[last_].steps} : 0; }
+
 std::vector<CriticalStep> WaitAttribution::critical_path() const {
   std::vector<CriticalStep> out;
-  for (std::uint32_t n = last_; n; n = nodes_[n].pred) {
+  for (std::uint32_t n = last_; n && out.size() < kPathKept; n = nodes_[n].pred) {
     const Node& x = nodes_[n];
     CriticalStep s;
     s.task = std::string(nodes_.name(n));
     s.start_s = x.start;
     s.end_s = x.end;
-    s.reason = x.reason;
+    s.reason = x.reason();
     if (x.pred) s.after = std::string(nodes_.name(x.pred));
     out.push_back(std::move(s));
   }

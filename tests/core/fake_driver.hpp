@@ -65,6 +65,8 @@ class FakeDriver {
   FakeDriver& operator=(const FakeDriver&) = delete;
 
   Scheduler& core() { return *core_; }
+  // Another observer of the core's events, after the driver's own (add it before the first op).
+  void observe(Observer* observer) { observers_.add(observer); }
   const Recorder& recorder() const { return *recorder_; }
   Recorder& recorder() { return *recorder_; }
   CallableId chip() const { return chip_; }

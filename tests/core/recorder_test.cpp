@@ -27,6 +27,67 @@ TEST(Starvation, SinglesThatKeepATargetBusyOvertakeAWaitingGroup) {
   EXPECT_DOUBLE_EQ(g->start, 2.0);
 }
 
+TEST(RecorderPlaces, AQueuedTaskHoldsAPlaceThatReadsBackAsItsRecord) {
+  // 400 singles and SUB tasks READY at t = 0 and 10 waiting for a producer, on 4 chips and 2 SUB
+  // workers, after a rejected op (a second span of record numbers): only the running ones hold a record.
+  FakeDriver d(Builder().chip(0).chip(1).chip(2).chip(3).sub(2));
+  d.recorder().set_keep_records(false);  // kept, a waiting task's record keeps its producers
+  std::vector<TaskRecord> retired;
+  d.recorder().set_on_retire([&](const TaskRecord& r) { retired.push_back(r); });
+  EXPECT_FALSE(d.single("bad", 99).accepted());
+  const BufferId x = d.buffer("x");
+  std::vector<SubmitRequest> ops;
+  for (int i = 0; i < 400; ++i) {
+    const std::string name = "t" + std::to_string(i);
+    if (i % 10 == 9) {
+      SubmitRequest r;
+      r.kind = TaskKind::kSub;
+      r.name = name;
+      r.callable = d.py();
+      r.args = {{}};
+      ops.push_back(r);
+    } else {
+      ops.push_back(d.single_request(name, i % 4, i == 0 ? std::vector<Arg>{FakeDriver::out(x)} : std::vector<Arg>{}));
+    }
+  }
+  for (int i = 0; i < 10; ++i) ops.push_back(d.single_request("c" + std::to_string(i), i % 4, {FakeDriver::in(x)}));
+  d.batch(ops);
+  EXPECT_EQ(d.recorder().held_records(), 410u);  // the rejection's has retired
+  // The running ones (4 chips, 2 SUB workers), and nothing queued.
+  EXPECT_EQ(d.recorder().pooled_records(), 6u);
+  const std::optional<TaskRecord> t5 = d.recorder().find("t5");
+  ASSERT_TRUE(t5.has_value());
+  EXPECT_EQ(t5->state, TaskState::kReady);
+  EXPECT_EQ(t5->submit, 0);
+  EXPECT_EQ(t5->ready, 0);
+  EXPECT_EQ(t5->start, -1);
+  EXPECT_EQ(t5->workers, std::vector<WorkerId>{WorkerId(1)});
+  EXPECT_EQ(t5->task, TaskId(5u));
+  ASSERT_EQ(t5->members.size(), 1u);
+  EXPECT_EQ(t5->members[0].start, -1);
+  const std::optional<TaskRecord> s = d.recorder().find("t39");
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->kind, TaskKind::kSub);
+  EXPECT_EQ(s->state, TaskState::kReady);
+  EXPECT_TRUE(s->workers.empty());
+  const std::optional<TaskRecord> c = d.recorder().find("c3");
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->state, TaskState::kPending);
+  EXPECT_EQ(c->ready, -1);
+  EXPECT_EQ(c->workers, std::vector<WorkerId>{WorkerId(3)});
+  d.run();
+  d.recorder().finish();
+  EXPECT_EQ(d.recorder().state_counts().at(TaskState::kCompleted), 410u);
+  ASSERT_EQ(retired.size(), 411u);
+  const TaskRecord& done = retired[6];  // t5: after the rejection
+  EXPECT_EQ(done.name, "t5");
+  EXPECT_EQ(done.state, TaskState::kCompleted);
+  EXPECT_EQ(done.start, 1);
+  EXPECT_EQ(done.end, 2);
+  EXPECT_EQ(done.workers, std::vector<WorkerId>{WorkerId(1)});
+  EXPECT_EQ(d.recorder().pooled_records(), 0u);
+}
+
 TEST(RecorderFind, FindsTasksRecordedAfterAnEarlierLookupAndNothingElse) {
   FakeDriver d(Builder().chip(0).chip(1));
   d.single("m", 0);

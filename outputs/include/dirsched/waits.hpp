@@ -20,9 +20,11 @@
 //
 // Cost: O(1) per event for singles (each worker keeps running per-cause totals; a single keeps a copy
 // of its worker's totals from when it turned READY and takes the difference when it starts), O(targets)
-// when a group reaches the group FIFO head. Memory follows the live tasks: a task's state is dropped when
-// it ends; the causes of a started task wait for its tasks.csv row (take()); the critical path keeps only
-// the tasks some live or later task can still name as what it waited for (reference counts).
+// when a group reaches the group FIFO head. Memory follows the tasks started: a task only queued holds
+// an 8-byte place (LiveTable), a task's state is dropped when it ends; the causes of a started task wait
+// for its tasks.csv row (take()); the critical path keeps only the tasks some live or later task can
+// still name as what it waited for (reference counts), and of those only what an output can read
+// (trim_chains(): the last kPathKept steps).
 #pragma once
 
 #include <algorithm>
@@ -39,6 +41,7 @@
 #include "dirsched/containers.hpp"
 #include "dirsched/error.hpp"
 #include "dirsched/observer.hpp"
+#include "dirsched/recorder.hpp"
 
 namespace dirsched {
 
@@ -143,12 +146,22 @@ class WaitAttribution : public Observer {
   const std::vector<LongWait>& longest_groups() const { return top_group_; }
   // For each group that launched or was cancelled while READY, what held it from READY until then.
   const std::vector<BlockedBy>* blocked_by(TaskId group) const;
-  // The chain ending with the task that ended last, first task first. Call after the run.
+  // The chain ending with the task that ended last, first task first: its last kPathKept steps at
+  // most. Call after the run.
   std::vector<CriticalStep> critical_path() const;
+  // How many steps that chain has in all (critical_path() gives the last kPathKept of them).
+  std::uint64_t critical_path_steps() const;
+  // The chains are trimmed (trim_chains()) once kTrimFloor nodes are held, then when half as many more
+  // are held as the last trimming kept (at least kTrimFloor more). Tests: every `nodes` new nodes instead (it frees only what no output can read).
+  void set_trim_period(std::size_t nodes) { trim_period_ = trim_at_ = std::max<std::size_t>(nodes, 1); }
+  static constexpr std::size_t kTrimFloor = std::size_t{1} << 16;
   // Critical-path nodes held now (for the memory test).
   std::size_t nodes_held() const { return nodes_.size() - free_.size(); }
   std::size_t live_tasks() const { return live_.size(); }
+  // Live tasks holding a Live (more than queued: see LiveTable); the rest hold an 8-byte place.
+  std::size_t pooled_lives() const { return live_.pooled(); }
   static constexpr std::size_t kLongest = 20;
+  static constexpr std::size_t kPathKept = kSummaryListCap;  // the critical path's steps an output lists
   static constexpr std::size_t kAhead = 8;  // names kept per worker for LongWait::ahead
 
  private:
@@ -234,13 +247,19 @@ class WaitAttribution : public Observer {
   // A critical-path node, 40 bytes: its task's name is kept in the node table's arena (the core may
   // reclaim the task before the path is read).
   struct Node {
+    static constexpr std::uint64_t kPosition = (std::uint64_t{1} << 56) - 1;
     double start = 0, end = -1;
-    std::uint64_t name = 0;  // NodeTable's text position
+    std::uint64_t text = 0;  // its reason << 56 | NodeTable's text position of its name (chunk << 32 | offset)
     std::uint32_t name_size = 0;
-    std::uint32_t pred = 0;  // 0: none
-    std::uint32_t refs = 0;  // 0: free (and node 0)
-    StartReason reason = StartReason::kSubmitted;
+    std::uint32_t pred = 0;   // 0: none (or trimmed off)
+    std::uint32_t refs = 0;   // 0: free (and node 0)
+    std::uint32_t steps = 0;  // the chain's steps up to and with this one (fewer than 2^32: one per task)
+    std::uint64_t position() const { return text & kPosition; }
+    StartReason reason() const { return static_cast<StartReason>(text >> 56); }
+    void set_reason(StartReason r) { text = position() | std::uint64_t{static_cast<std::uint8_t>(r)} << 56; }
+    void set_position(std::uint64_t p) { text = (text & ~kPosition) | p; }
   };
+  static_assert(sizeof(Node) == 40, "a critical-path node stays compact");
   // The nodes in a ChunkedQueue (growing moves none and never holds two copies; a table of more than
   // 2 MiB of nodes gets huge pages, as the task tables do: a million-task run made 10,000 page faults
   // growing it 80 KiB at a time from malloc), their names in chunks of text. A freed
@@ -271,49 +290,63 @@ class WaitAttribution : public Observer {
 
   // The live tasks by task index: task ids are dense and given in submit order, so a window from the
   // oldest live task to the newest (chunks, no allocation per task; a map held a node each, a million
-  // of them when every task is submitted at t = 0). An ended task's place is cleared (a cleared Live's
-  // submit_at is kNone: a live task's names its submit time), and the window's front moves past
-  // cleared places.
+  // of them when every task is submitted at t = 0). An ended task's place is cleared, and the window's
+  // front moves past cleared places.
+  //
+  // A place is 8 bytes. A task that is only queued holds no Live: a single or SUB task not yet READY,
+  // or READY at its submit with nothing ahead of it (no run of its worker, no snapshot, no node: every
+  // task of a trace submitted at t = 0 while it waits) is its place alone, tagged, with its submit
+  // instant, kind, worker and whether it is READY. Any other task's place names a Live in a pool, made
+  // when an event needs one (find()) and given back when the task is only queued again (compact()) or
+  // ends. So memory at t = 0 follows the tasks started, not the tasks queued.
   class LiveTable {
    public:
-    Live* find(std::uint32_t i) {
-      if (i < base_ || i - base_ >= slots_.size()) return nullptr;
-      Live& l = slots_[i - base_];
-      return l.submit_at != InstantTable::kNone ? &l : nullptr;
-    }
+    // The live task's Live, made from its place if it was only queued; nullptr when it is not live.
+    Live* find(std::uint32_t i);
     Live& at(std::uint32_t i) {
       Live* l = find(i);
       if (!l) throw InternalError("wait attribution: no live task " + std::to_string(i));
       return *l;
     }
-    void insert(std::uint32_t i, Live&& l) {
-      if (slots_.empty()) base_ = i;
-      if (i < base_) throw InternalError("wait attribution: task " + std::to_string(i) + " submitted before a later one");
-      if (find(i)) throw InternalError("wait attribution: task " + std::to_string(i) + " submitted twice");
-      if (l.submit_at == InstantTable::kNone) throw InternalError("wait attribution: task " + std::to_string(i) + " without a submit time");
-      while (i - base_ >= slots_.size()) slots_.emplace_back();
-      slots_[i - base_] = std::move(l);
-      ++count_;
-    }
-    void erase(std::uint32_t i) {
-      if (!find(i)) return;
-      slots_[i - base_] = Live{};
-      --count_;
-      while (!slots_.empty() && slots_.front().submit_at == InstantTable::kNone) slots_.pop_front(), ++base_;
-    }
+    // Its Live to read at its end, not kept (a task only queued has no node, targets or own wait);
+    // nullptr when it is not live. Valid until the next ending().
+    const Live* ending(std::uint32_t i);
+    // Its Live to change: the pooled one, or `local` made from its place; settle() puts it back.
+    Live* peek(std::uint32_t i, Live& local);
+    void settle(std::uint32_t i, Live* l, Live& local);
+    void insert(std::uint32_t i, Live&& l);
+    // Back to a queued place when its Live holds nothing a place does not say.
+    void compact(std::uint32_t i);
+    void erase(std::uint32_t i);
     std::size_t size() const { return count_; }
+    // Lives held in the pool now (the tasks that are more than queued), and at most.
+    std::size_t pooled() const { return pool_.held(); }
     // The oldest live task's submit (none when no task is live): no live task names an earlier instant.
-    std::optional<std::uint32_t> front_submit() const {
-      if (slots_.empty()) return std::nullopt;
-      return slots_.front().submit_at;
-    }
+    std::optional<std::uint32_t> front_submit() const;
 
    private:
-    ChunkedQueue<Live> slots_;
+    // A queued place: kQueued | kReadyBit if READY | kSubBit if a SUB task | worker << 32 | submit_at.
+    static constexpr std::uint64_t kQueued = std::uint64_t{1} << 63;
+    static constexpr std::uint64_t kReadyBit = std::uint64_t{1} << 62;
+    static constexpr std::uint64_t kSubBit = std::uint64_t{1} << 61;
+    static constexpr std::uint32_t kWorkerMask = (std::uint32_t{1} << 29) - 1;  // registration index
+    static constexpr std::uint64_t kNoPlace = 0;                                 // cleared: not live
+    std::uint64_t* place(std::uint32_t i) {
+      return i < base_ || i - base_ >= slots_.size() ? nullptr : &slots_[i - base_];
+    }
+    static Live queued_live(std::uint64_t p);
+    static bool queueable(const Live& l);
+    static std::uint64_t queued_place(const Live& l);
+    std::uint64_t pool_place(Live&& l) { return std::uint64_t{pool_.take(std::move(l))} + 1; }
+    void free_pooled(std::uint64_t p) { pool_.give(static_cast<std::uint32_t>(p - 1)); }
+    Live& pooled(std::uint64_t p) { return pool_[static_cast<std::uint32_t>(p - 1)]; }
+    const Live& pooled(std::uint64_t p) const { return pool_[static_cast<std::uint32_t>(p - 1)]; }
+    ChunkedQueue<std::uint64_t> slots_;
+    SlotPool<Live> pool_;  // stable: a Live& survives a later find()
+    Live scratch_;                      // ending() of a task only queued
     std::uint32_t base_ = 0;
     std::size_t count_ = 0;
   };
-
   void flush(Worker& w, double t);
   void set_piece(std::uint32_t wi, double t);
   void head_flush(Live& g, double t);
@@ -368,6 +401,12 @@ class WaitAttribution : public Observer {
   std::size_t prune_at_ = 4096;           // ended_now_'s size that prunes it (prune_ended_now())
   std::size_t first_prune_at() const { return std::max<std::size_t>(4096, 4 * workers_.size()); }
   void prune_ended_now();
+  // Frees the nodes no output can read: those more than kPathKept steps behind every node something
+  // other than a node holds (see waits.cpp).
+  void trim_chains();
+  std::size_t trim_period_ = 0;  // 0: as above
+  std::uint32_t longest_ = 0;    // the most steps of any chain so far
+  std::size_t trim_at_ = kTrimFloor;
   double instant_ = 0;
   std::uint32_t last_ = 0;  // the node that ended last (the makespan's)
   TaskId last_submit_;
