@@ -1,6 +1,7 @@
 #include "dirsched/huge_pages.hpp"
 
 #include <cstdint>
+#include <algorithm>
 #include <cstring>
 #include <new>
 
@@ -81,6 +82,12 @@ void* huge_grow(void* p, std::size_t old_bytes, std::size_t new_bytes, bool advi
   return moved;
 }
 
+void huge_release(void* p, std::size_t bytes, std::size_t from, std::size_t to) noexcept {
+  if (!p || !is_huge(bytes)) return;
+  const std::size_t begin = whole_huge_pages(from), end = std::min(to / kHugePage * kHugePage, whole_huge_pages(bytes));
+  if (begin < end) (void)madvise(static_cast<char*>(p) + begin, end - begin, MADV_DONTNEED);  // advice
+}
+
 void huge_free(void* p, std::size_t bytes) noexcept {
   if (!p) return;
   if (is_huge(bytes)) {
@@ -104,6 +111,10 @@ void huge_free(void* p, std::size_t bytes) noexcept {
 
 void* huge_grow(void* p, std::size_t old_bytes, std::size_t new_bytes, bool advise) {
   return grow_by_copy(p, old_bytes, new_bytes, advise);
+}
+
+void huge_release(void* p, std::size_t bytes, std::size_t from, std::size_t to) noexcept {
+  (void)p, (void)bytes, (void)from, (void)to;  // ordinary memory stays with malloc
 }
 
 #endif

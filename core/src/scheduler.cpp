@@ -946,6 +946,7 @@ void Scheduler::reclaim() {
   tasks_.set_floor(front);
   slots_.set_floor(slot_floor);
   edges_.set_floor(edge_floor);
+  names_.release_front(static_cast<std::uint32_t>(name_floor - names_base_));
   // Compaction, amortised: once the reclaimed entries outnumber the held ones (and 4,096).
   const std::size_t dead = front - tasks_.base();
   if (dead > 4096 && dead > tasks_.size() - front) {

@@ -251,6 +251,42 @@ TEST(HugePages, BigAllocationsAreAlignedWholePagesAdvisedAsAsked) {
   EXPECT_EQ(v[kHugePage - 1], 7);
 }
 
+// A HugeVector that drops most of its front gives the huge pages its entries leave back to the kernel
+// (a core that held a whole trace at t = 0 shrinks as the tasks end); what it keeps is intact. Ordinary
+// memory (below 2 MiB, or an AddressSanitizer build, where huge_alloc is operator new) stays resident:
+// there only the entries are checked.
+TEST(HugePages, ErasingTheFrontGivesTheLeftPagesBack) {
+  auto value = [](std::uint64_t i) { return i * 0x9e3779b97f4a7c15u; };
+  auto none_resident = [](const void* at, std::size_t bytes) {
+    std::vector<unsigned char> resident(bytes / 4096);
+    if (mincore(const_cast<void*>(at), bytes, resident.data()) != 0) return std::string("mincore failed");
+    for (std::size_t i = 0; i < resident.size(); ++i)
+      if (resident[i] & 1) return "page " + std::to_string(i) + " resident";
+    return std::string();
+  };
+  HugeVector<std::uint64_t> v;
+  const std::size_t n = 8 * kHugePage / sizeof(std::uint64_t);  // 16 MiB, every page touched
+  for (std::size_t i = 0; i < n; ++i) v.push_back(value(i));
+  // Promised never to be read again: the first 3 MiB of entries. Their first 2 MiB page goes back.
+  v.release_front(3 * kHugePage / 2 / sizeof(std::uint64_t));
+  if (kHugePagesMapped) {
+    EXPECT_EQ(none_resident(v.data(), kHugePage), "");
+  }
+  for (std::size_t i = kHugePage / sizeof(std::uint64_t); i < n; ++i) ASSERT_EQ(v[i], value(i)) << i;
+  const std::size_t keep = kHugePage / sizeof(std::uint64_t) + 3;  // 2 MiB and 24 bytes
+  v.erase_front(n - keep);
+  ASSERT_EQ(v.size(), keep);
+  for (std::size_t i = 0; i < keep; ++i) ASSERT_EQ(v[i], value(n - keep + i)) << i;
+  // From the third 2 MiB page on (the second holds the last 24 bytes kept) nothing is resident.
+  if (kHugePagesMapped) {
+    EXPECT_EQ(none_resident(reinterpret_cast<char*>(v.data()) + 2 * kHugePage, 6 * kHugePage), "");
+  }
+  for (std::size_t i = 0; i < n; ++i) v.push_back(value(i));  // the given-back pages serve again
+  ASSERT_EQ(v.size(), keep + n);
+  EXPECT_EQ(v[keep - 1], value(n - 1));
+  for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(v[keep + i], value(i)) << i;
+}
+
 // HugeVector grows by huge_grow: its entries kept across every growth (ordinary memory below 2 MiB,
 // then whole huge pages), at a 2 MiB boundary once mapped, advised; erase_front keeps the rest in
 // order. huge_grow moves a mapping the kernel cannot grow in place (another mapping right after it) to

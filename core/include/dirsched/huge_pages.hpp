@@ -58,6 +58,10 @@ void huge_free(void* p, std::size_t bytes) noexcept;
 // copied, and the old and the new table are never resident together. Otherwise it allocates anew,
 // copies and frees. Throws std::bad_alloc (and then `p` is as it was).
 void* huge_grow(void* p, std::size_t old_bytes, std::size_t new_bytes, bool advise = true);
+// Gives back to the kernel the huge pages that lie wholly within bytes [from, to) of what
+// huge_alloc(bytes, ...) returned, when it mapped it (they read as zeros when next touched); otherwise
+// nothing.
+void huge_release(void* p, std::size_t bytes, std::size_t from, std::size_t to) noexcept;
 // Throws std::bad_alloc: a table asked for more bytes than a size_t holds.
 [[noreturn]] void huge_too_big();
 
@@ -85,7 +89,8 @@ struct HugePageAllocator {
 // edges and name bytes): trivially copyable elements, grown by doubling through huge_grow. A
 // std::vector that doubles copies its whole table and holds the old and the new during the copy:
 // 10M pushes of a 44-byte entry peaked at 708 MiB and took 0.33 s that way, 422 MiB and 0.14 s here
-// (2026-12-06). Only push at the back, read by index and drop from the front are offered.
+// (2026-12-06). Only push at the back, read by index and drop from the front are offered; what is
+// dropped, or only promised never to be read again (release_front), gives its huge pages back.
 template <typename T>
 class HugeVector {
   static_assert(std::is_trivially_copyable_v<T>, "moved by the kernel or by memcpy");
@@ -104,6 +109,7 @@ class HugeVector {
     std::swap(data_, other.data_);
     std::swap(size_, other.size_);
     std::swap(capacity_, other.capacity_);
+    std::swap(released_, other.released_);
   }
 
   T& operator[](std::size_t i) { return data_[i]; }
@@ -131,11 +137,36 @@ class HugeVector {
     if (n != 0) std::memcpy(static_cast<void*>(data_ + size_), first, n * sizeof(T));
     size_ += n;
   }
-  // Drops the first n (<= size()) entries; the rest move to the front.
+  // Drops the first n (<= size()) entries; the rest move to the front, and the huge pages they leave
+  // go back to the kernel (a table that held every task of a trace at t = 0 shrinks as they end).
+  // When the rest is no larger than what is dropped (the source and its new place do not overlap) it
+  // is copied a huge page at a time, each source page given back once copied: the copy never holds
+  // two copies of the rest (the front pages it writes may have been given back by release_front).
   void erase_front(std::size_t n) {
     if (n == 0) return;
-    std::memmove(static_cast<void*>(data_), data_ + n, (size_ - n) * sizeof(T));
+    auto* bytes = reinterpret_cast<char*>(data_);
+    const std::size_t held = capacity_ * sizeof(T), from = n * sizeof(T), rest = (size_ - n) * sizeof(T);
+    if (from >= rest) {
+      for (std::size_t done = 0; done < rest;) {
+        const std::size_t step = std::min(kHugePage, rest - done);
+        std::memcpy(bytes + done, bytes + from + done, step);
+        done += step;
+        huge_release(data_, held, from, from + done);
+      }
+    } else {
+      std::memmove(bytes, bytes + from, rest);
+    }
+    huge_release(data_, held, rest, whole_huge_pages(size_ * sizeof(T)));  // what the rest left
     size_ -= n;
+    released_ = 0;
+  }
+  // The entries before n will not be read again (until erase_front() moves others there): the whole
+  // huge pages under them go back to the kernel now, without moving anything.
+  void release_front(std::size_t n) {
+    const std::size_t bytes = n * sizeof(T) / kHugePage * kHugePage;
+    if (bytes <= released_) return;
+    huge_release(data_, capacity_ * sizeof(T), released_, bytes);
+    released_ = bytes;
   }
 
  private:
@@ -149,6 +180,7 @@ class HugeVector {
   }
   T* data_ = nullptr;
   std::size_t size_ = 0, capacity_ = 0;
+  std::size_t released_ = 0;  // bytes at the front given back by release_front()
 };
 
 }  // namespace dirsched

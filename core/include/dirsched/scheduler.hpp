@@ -525,7 +525,10 @@ class Scheduler {
     std::size_t held() const { return v_.size(); }
     void push_back(const T& x) { v_.push_back(x); }
     void reserve(std::size_t n) { v_.reserve(n); }
-    void set_floor(std::size_t i) { floor_ = i; }
+    void set_floor(std::size_t i) {  // the entries below i are never read again: their pages go back
+      floor_ = i;
+      v_.release_front(i - base_);
+    }
     // Forgets the entries below `i` (<= floor()).
     void drop_before(std::size_t i) {
       v_.erase_front(i - base_);
