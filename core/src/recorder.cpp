@@ -11,12 +11,6 @@
 #include "dirsched/scheduler.hpp"
 
 namespace dirsched {
-namespace {
-
-constexpr std::uint32_t kNoRecord = std::numeric_limits<std::uint32_t>::max();
-
-}  // namespace
-
 Recorder::Recorder(const Scheduler& core)
     : core_(core),
       registry_(core.registry()),
@@ -85,6 +79,31 @@ TaskId Recorder::task_of(std::size_t n) const {
   return TaskId(static_cast<std::uint32_t>(n - std::prev(it)->offset));
 }
 
+std::size_t Recorder::record_of(TaskId task) const {
+  // The span whose tasks begin at or before it (spans are in record order, so in task order too).
+  const std::size_t i = task.valid() ? task.index() : std::numeric_limits<std::size_t>::max();
+  auto begins = [](const Span& s) { return s.first - s.offset; };
+  auto it = !spans_.empty() && i >= begins(spans_.back())
+                ? spans_.end()
+                : std::upper_bound(spans_.begin(), spans_.end(), i, [&](std::size_t x, const Span& s) { return x < begins(s); });
+  if (it == spans_.begin()) {
+    if (i < next_task_) throw InternalError("recorder: an event for a retired task");
+    throw InternalError("recorder: an event for a task it never saw submitted");
+  }
+  const std::size_t n = i + std::prev(it)->offset;
+  if (n < first_) throw InternalError("recorder: an event for a retired task");
+  // A TaskId this Recorder never saw lands on another record (a rejected op's, or one of the next
+  // span's) or past the last.
+  if (n >= record_count() || (it != spans_.end() && n >= it->first))
+    throw InternalError("recorder: an event for a task it never saw submitted");
+  const std::uint64_t place = live_[n - first_];
+  if (!(place & kQueued)) {
+    const Live& r = pool_[static_cast<std::uint32_t>(place - 1)];
+    if (!(r.flags & kNamed) || r.name != i) throw InternalError("recorder: an event for a task it never saw submitted");
+  }
+  return n;
+}
+
 void Recorder::compact(std::size_t n) {
   std::uint64_t& place = live_[n - first_];
   if (place & kQueued) return;
@@ -121,6 +140,8 @@ std::uint32_t Recorder::intern_message(const std::string& message) {
 
 Recorder::Live& Recorder::new_record(const Event& e) {
   const std::size_t n = record_count();
+  // TaskIds are issued in submit order: a record's is its number less its span's offset.
+  if (e.task.valid() && e.task.index() < next_task_) throw InternalError("recorder: a second submit of one task");
   const std::uint32_t k = pool_.take(Live{});
   live_.emplace_back() = std::uint64_t{k} + 1;
   Live& r = pool_[k];
@@ -129,11 +150,7 @@ Recorder::Live& Recorder::new_record(const Event& e) {
   if (e.task.valid()) {
     r.flags = kNamed;
     r.name = e.task.index();
-    // TaskIds are issued densely; one this Recorder never saw submitted maps to no record.
-    if (e.task.index() < by_task_base_ + by_task_.size())
-      throw InternalError("recorder: a second submit of one task");
-    while (by_task_base_ + by_task_.size() < e.task.index()) by_task_.push_back(kNoRecord);
-    by_task_.push_back(static_cast<std::uint32_t>(n));
+    next_task_ = std::size_t{e.task.index()} + 1;
     if (spans_.empty() || n - spans_.back().offset != e.task.index()) spans_.push_back({n, n - e.task.index()});
   } else {
     const std::size_t at = side_base_ + side_names_.size();
@@ -248,15 +265,10 @@ std::optional<TaskRecord> Recorder::find(std::string_view name) const {
 }
 
 void Recorder::drop_front() {
-  // The oldest record leaves: its TaskId mapping, its name (if in the side arena), its messages and
-  // side record go with it.
+  // The oldest record leaves: its span (once the next one begins), its name (if in the side arena),
+  // its messages and side record go with it.
   const Live r = std::as_const(*this).record(first_);
-  if (r.flags & kNamed) {
-    while (!by_task_.empty() && by_task_base_ <= r.name) {
-      by_task_.pop_front();
-      ++by_task_base_;
-    }
-  } else {
+  if (!(r.flags & kNamed)) {
     std::uint32_t size = 0;
     std::memcpy(&size, side_names_.data() + (r.name - side_base_), sizeof size);
     side_dead_ = r.name - side_base_ + sizeof size + size;
@@ -673,11 +685,7 @@ void Recorder::on_event(const Event& e) {
     rec = record_count();
     new_record(e);
   } else {
-    const std::uint32_t index = e.task.valid() ? e.task.index() : kNoRecord;
-    if (index < by_task_base_) throw InternalError("recorder: an event for a retired task");
-    if (index - by_task_base_ >= by_task_.size() || by_task_[index - by_task_base_] == kNoRecord)
-      throw InternalError("recorder: an event for a task it never saw submitted");
-    rec = by_task_[index - by_task_base_];
+    rec = record_of(e.task);
   }
   if (e.kind == EventKind::kReady && rec >= first_) {
     // A queued task READY at its submit stays only queued: its place says so.

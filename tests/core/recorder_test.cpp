@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "fake_driver.hpp"
 
@@ -86,6 +87,45 @@ TEST(RecorderPlaces, AQueuedTaskHoldsAPlaceThatReadsBackAsItsRecord) {
   EXPECT_EQ(done.end, 2);
   EXPECT_EQ(done.workers, std::vector<WorkerId>{WorkerId(1)});
   EXPECT_EQ(d.recorder().pooled_records(), 0u);
+}
+
+// A record's TaskId is its number less its span's offset, and back: an event for a TaskId the Recorder
+// never saw submitted (one that lands on a rejected op's record, or past the last) or for one retired is
+// an internal error, not a wrong record changed.
+TEST(RecorderPlaces, AnEventForATaskNeverRecordedOrRetiredIsAnInternalError) {
+  FakeDriver d(Builder().chip(0));
+  Recorder rec(d.core());
+  rec.set_keep_records(false);
+  const std::vector<WorkerId> chip0{WorkerId(0)};
+  const Rejection refused{ErrorCode::kMissingWorker, "no worker 9"};
+  auto event = [&](EventKind kind, std::optional<std::uint32_t> task, double t = 0) {
+    Event e(kind);
+    e.t = t;
+    e.name = "x";
+    e.member_count = 1;
+    if (task) e.task = TaskId(*task);
+    if (kind == EventKind::kSubmit) e.workers = &chip0;
+    if (kind == EventKind::kReject) e.rejection = &refused;
+    return e;
+  };
+  rec.on_event(event(EventKind::kSubmit, 0));  // record 0: task 0
+  rec.on_event(event(EventKind::kReject, std::nullopt));  // record 1: no task
+  rec.on_event(event(EventKind::kSubmit, 2));  // record 2: task 2 (task 1 never seen)
+  rec.on_event(event(EventKind::kSubmit, 4));  // record 3: task 4, a new span
+  EXPECT_THROW(rec.on_event(event(EventKind::kReady, 1)), InternalError);  // lands on the rejection
+  EXPECT_THROW(rec.on_event(event(EventKind::kReady, 3)), InternalError);  // before task 4's span
+  EXPECT_THROW(rec.on_event(event(EventKind::kReady, 5)), InternalError);  // past the last
+  EXPECT_THROW(rec.on_event(event(EventKind::kSubmit, 4)), InternalError);  // a second submit
+  rec.on_event(event(EventKind::kReady, 4));
+  rec.on_event(event(EventKind::kPoison, 0, 1));  // record 0 retires, then the rejection
+  EXPECT_THROW(rec.on_event(event(EventKind::kReady, 0)), InternalError);
+  EXPECT_EQ(rec.record_count(), 4u);  // the second submit made none
+  EXPECT_EQ(rec.held_records(), 2u);  // tasks 2 and 4 (their names are the core's: not read here)
+  const std::map<TaskState, std::size_t> states = rec.state_counts();
+  EXPECT_EQ(states.at(TaskState::kPending), 1u);
+  EXPECT_EQ(states.at(TaskState::kReady), 1u);
+  EXPECT_EQ(states.at(TaskState::kPoisoned), 1u);
+  EXPECT_EQ(states.at(TaskState::kRejected), 1u);
 }
 
 TEST(RecorderFind, FindsTasksRecordedAfterAnEarlierLookupAndNothingElse) {

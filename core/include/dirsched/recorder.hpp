@@ -268,6 +268,7 @@ class Recorder : public Observer {
   // Back to a queued place when record n holds nothing a place does not say.
   void compact(std::size_t n);
   TaskId task_of(std::size_t n) const;  // a named record's TaskId, from its number (spans_)
+  std::size_t record_of(TaskId task) const;  // and back; throws for a task retired or never recorded
   Extra& extra(std::size_t n);
   const Extra* extra_if(std::size_t n) const;
   std::string_view name_of(const Live& r) const;
@@ -323,8 +324,7 @@ class Recorder : public Observer {
   std::uint32_t instant(double t) { return instants_.name(t); }
   std::size_t first_ = 0;          // record number of live_.front()
   std::size_t retired_ = 0;        // records before this one are retired
-  ChunkedQueue<std::uint32_t> by_task_;  // TaskId (from by_task_base_) -> record number
-  std::uint32_t by_task_base_ = 0;     // TaskId of by_task_.front()
+  std::size_t next_task_ = 0;  // one past the last TaskId recorded
   std::map<std::size_t, Extra> extras_;  // record number -> its side record (rare records only)
   // Names of the records without a TaskId, each a 4-byte length then its bytes. Live::name is the
   // offset from the start of the run; side_names_ starts at offset side_base_ (the names of dropped
