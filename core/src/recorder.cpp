@@ -81,7 +81,8 @@ TaskId Recorder::task_of(std::size_t n) const {
 
 std::size_t Recorder::record_of(TaskId task) const {
   // The span whose tasks begin at or before it (spans are in record order, so in task order too).
-  const std::size_t i = task.valid() ? task.index() : std::numeric_limits<std::size_t>::max();
+  if (!task.valid()) throw InternalError("recorder: an event for a task without a TaskId");
+  const std::size_t i = task.index();
   auto begins = [](const Span& s) { return s.first - s.offset; };
   auto it = !spans_.empty() && i >= begins(spans_.back())
                 ? spans_.end()
@@ -294,9 +295,9 @@ void Recorder::drop_front() {
 
 void Recorder::retire_one() {
   const std::size_t n = retired_;
-  const Live& r = record(n);
   // A group that never launched (retired by finish()) stops waiting: its measures as they stand.
-  if (r.kind == TaskKind::kGroup && waiting_.count(n)) stop_waiting(n, false, now_);
+  if (std::as_const(*this).record(n).kind == TaskKind::kGroup && waiting_.count(n)) stop_waiting(n, false, now_);
+  const Live r = std::as_const(*this).record(n);  // read, not changed: a place stays a place
   ++retired_states_[r.state];
   ++retired_run_states_[r.run][r.state];
   // A READY task that never started waited until the end of the run, unless it was cancelled: then until

@@ -533,6 +533,11 @@ void WaitAttribution::trim_chains() {
   std::fill(count.begin(), count.end(), 0);
   std::vector<std::uint32_t>& reach = count;
   constexpr auto kReach = static_cast<std::uint32_t>(kPathKept + 1);
+  // Oldest chains first: a newer root on the same chain then stops where the older one's reach is
+  // already as far (newest first, each would walk its 1,001 nodes again).
+  std::sort(roots.begin(), roots.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return nodes_[a].steps != nodes_[b].steps ? nodes_[a].steps < nodes_[b].steps : a < b;
+  });
   for (const std::uint32_t r : roots) {
     std::uint32_t budget = kReach;
     for (std::uint32_t n = r; n && budget > reach[n]; n = nodes_[n].pred, --budget) reach[n] = budget;
@@ -572,6 +577,8 @@ void WaitAttribution::on_event(const Event& e) {
       break;
     }
     case EventKind::kReady: {
+      // A task only queued is changed in `local` and put back by settle(): nothing below may look the
+      // same task up in live_ (become_head() does, for a group, which is never only queued).
       Live local;
       Live* it = live_.peek(e.task.index(), local);
       if (!it) break;

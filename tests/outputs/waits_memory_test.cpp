@@ -4,6 +4,7 @@
 // read the same with and without them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -89,6 +90,32 @@ TEST(WaitMemory, TrimmedChainsKeepWhatTheFirstListedStepWaitedFor) {
   ASSERT_EQ(run.whole.critical_path().back().task, "t1999");
   EXPECT_EQ(run.whole.critical_path().front().after, "t999");
   run.expect_same_path();
+}
+
+TEST(WaitMemory, TrimmedChainsThroughGroupsReadTheSame) {
+  // Groups between singles: steps after a group FIFO head, a last busy target, a launch.
+  for (unsigned seed = 1; seed <= 2; ++seed) {
+    Twice run(Builder{}.chip(0).chip(1).chip(2));
+    std::mt19937 rng(seed);
+    for (int i = 0; i < 4000; ++i) {
+      const std::string name = "t" + std::to_string(i);
+      run.d.duration(name, std::uniform_int_distribution<int>(1, 3)(rng) * 0.5);
+      const auto first = static_cast<std::int64_t>(rng() % 3);
+      if (rng() % 4 == 0)
+        run.d.group(name, {first, (first + 1) % 3});
+      else
+        run.d.single(name, first);
+    }
+    run.d.run();
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    EXPECT_GT(run.whole.critical_path_steps(), WaitAttribution::kPathKept);
+    EXPECT_LT(run.trimmed.nodes_held(), run.whole.critical_path_steps());
+    const std::vector<CriticalStep> path = run.whole.critical_path();
+    EXPECT_TRUE(std::any_of(path.begin(), path.end(), [](const CriticalStep& c) {
+      return c.reason == StartReason::kTarget || c.reason == StartReason::kGroupHead;
+    }));
+    run.expect_same_path();
+  }
 }
 
 TEST(WaitMemory, TrimmedChainsOfARandomDagReadTheSame) {

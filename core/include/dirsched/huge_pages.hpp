@@ -175,6 +175,7 @@ class HugeVector {
     if (capacity > static_cast<std::size_t>(-1) / 2 / sizeof(T)) huge_too_big();
     void* grown = data_ ? huge_grow(data_, capacity_ * sizeof(T), capacity * sizeof(T))
                         : huge_alloc(capacity * sizeof(T));
+    if (grown != data_) released_ = 0;  // a copy brought the given-back front back (a move did not: no matter)
     data_ = static_cast<T*>(grown);
     capacity_ = capacity;
   }

@@ -309,7 +309,7 @@ class WaitAttribution : public Observer {
       return *l;
     }
     // Its Live to read at its end, not kept (a task only queued has no node, targets or own wait);
-    // nullptr when it is not live. Valid until the next ending().
+    // nullptr when it is not live. Valid until the next ending() or its erase().
     const Live* ending(std::uint32_t i);
     // Its Live to change: the pooled one, or `local` made from its place; settle() puts it back.
     Live* peek(std::uint32_t i, Live& local);
