@@ -308,18 +308,23 @@ SubmitResult Scheduler::submit(const SubmitRequest& r) {
   Task task;
   task.name_begin = names_base_ + static_cast<std::uint32_t>(names_.size());
   task.op = r.kind;
-  task.members = static_cast<std::uint32_t>(r.args.size());
+  const auto members = static_cast<std::uint32_t>(r.args.size());
+  DIRSCHED_INVARIANT(members >= 1);  // validation refused an empty group
   // A group of one member is a single in every way: routed to FIFO[workers[0]] (or the SUB FIFO as
   // a SUB single), never to the group FIFO. Only `op` remembers which submit made it.
-  task.kind = task.members == 1 && r.kind == TaskKind::kGroup      ? TaskKind::kSingle
-              : task.members == 1 && r.kind == TaskKind::kSubGroup ? TaskKind::kSub
-                                                                   : r.kind;
+  task.kind = members == 1 && r.kind == TaskKind::kGroup      ? TaskKind::kSingle
+              : members == 1 && r.kind == TaskKind::kSubGroup ? TaskKind::kSub
+                                                              : r.kind;
   task.state = TaskState::kPending;
   task.callable = r.callable;
   task.run = run.index();
-  task.slot_begin = static_cast<std::uint32_t>(slots_.size());
-  for (std::uint32_t m = 0; m < task.members; ++m)
-    slots_.push_back({is_sub(r.kind) ? 0 : targets[m], false, false, false, false});
+  if (!is_group(task.kind)) {
+    task.where = is_sub(r.kind) ? 0 : targets[0];
+  } else {
+    task.where = static_cast<std::uint32_t>(slots_.size());
+    slots_.push_back({members});  // the header
+    for (std::uint32_t m = 0; m < members; ++m) slots_.push_back({is_sub(r.kind) ? 0 : targets[m]});
+  }
 
   // The dependency walk: every arg in order (member 0's args, then member 1's, ...) against the one
   // tensor map, which the walk updates as it goes. INPUT looks up, INOUT looks up then inserts,
@@ -406,7 +411,7 @@ SubmitResult Scheduler::submit(const SubmitRequest& r) {
     emit(e);
   } else if (!producers.empty()) {
     Task& t = tasks_[id.index()];
-    t.live_producers = static_cast<std::uint32_t>(producers.size());
+    t.count = static_cast<std::uint32_t>(producers.size());  // its live producers
     for (TaskId p : producers) add_consumer(p, id);
     Event e = event_for(EventKind::kPending, id);
     e.producers = &producers;
@@ -567,7 +572,7 @@ std::size_t Scheduler::cancel_unstarted(std::uint32_t run) {
     if (t.run != run || (t.state != TaskState::kPending && t.state != TaskState::kReady)) continue;
     if (t.state == TaskState::kReady) {  // it is queued: it leaves its queue below, once per queue
       if (t.kind == TaskKind::kSingle)
-        fifos.push_back(slots_[t.slot_begin].worker);
+        fifos.push_back(t.where);
       else if (t.kind == TaskKind::kGroup)
         groups = true;
       else
@@ -691,7 +696,7 @@ Event Scheduler::event_for(EventKind kind, TaskId id) const {
   e.name = name_of(tasks_[id.index()]);
   e.task_kind = tasks_[id.index()].kind;
   e.op_kind = tasks_[id.index()].op;
-  e.member_count = tasks_[id.index()].members;
+  e.member_count = members_of(tasks_[id.index()]);
   return e;
 }
 
@@ -708,7 +713,7 @@ void Scheduler::make_ready(TaskId id) {
   switch (t.kind) {
     case TaskKind::kSingle:
       e.queue = QueueKind::kWorker;
-      e.queue_worker = workers_[slots_[t.slot_begin].worker].id;
+      e.queue_worker = workers_[t.where].id;
       break;
     case TaskKind::kGroup:
       e.queue = QueueKind::kGroup;
@@ -731,7 +736,7 @@ void Scheduler::enqueue(TaskId id) {
   const Task& t = tasks_[id.index()];
   switch (t.kind) {
     case TaskKind::kSingle: {
-      const std::uint32_t w = slots_[t.slot_begin].worker;
+      const std::uint32_t w = t.where;
       workers_[w].fifo.push_back(id);
       if (!workers_[w].busy) runnable_.insert(w);
       break;
@@ -769,33 +774,36 @@ void Scheduler::add_consumer(TaskId producer, TaskId consumer) {
   Task& p = tasks_[producer.index()];
   const auto e = static_cast<std::uint32_t>(edges_.size());
   edges_.push_back({consumer, kNoEdge});
-  if (p.last_consumer == kNoEdge)
-    p.first_consumer = e;
-  else
-    edges_[p.last_consumer].next = e;
-  p.last_consumer = e;
+  // The ring: the new edge is the last, its next the first.
+  if (p.consumers == kNoEdge) {
+    edges_[e].next = e;
+  } else {
+    edges_[e].next = edges_[p.consumers].next;
+    edges_[p.consumers].next = e;
+  }
+  p.consumers = e;
 }
 
 void Scheduler::finish(TaskId id) {
   Task& t = tasks_[id.index()];
   task_ended(t);
-  if (!t.member_failed) {
+  if (!(t.flags & kMemberFailed)) {
     set_state(id, TaskState::kCompleted);
     Event e = event_for(EventKind::kComplete, id);
     emit(e);
     for_each_consumer(tasks_[id.index()], [&](TaskId c) {
       Task& ct = tasks_[c.index()];
       if (ct.state != TaskState::kPending) return;
-      DIRSCHED_INVARIANT(ct.live_producers > 0);
-      if (--ct.live_producers == 0) make_ready(c);
+      DIRSCHED_INVARIANT(ct.count > 0);  // its live producers (it is PENDING)
+      if (--ct.count == 0) make_ready(c);
     });
   } else {
     set_state(id, TaskState::kFailed);
     Event e = event_for(EventKind::kFail, id);
     e.member = 0;
-    while (!slots_[t.slot_begin + e.member].failed_first) {
+    while (!read_slot(t, e.member).has(kFailedFirst)) {
       ++e.member;
-      DIRSCHED_INVARIANT(e.member < t.members);
+      DIRSCHED_INVARIANT(e.member < members_of(t));
     }
     emit(e);
     poison_from(id);
@@ -806,12 +814,11 @@ void Scheduler::finish(TaskId id) {
 void Scheduler::apply(const Completion& c, bool batch_start) {
   DIRSCHED_INVARIANT(c.task.valid() && c.task.index() < tasks_.size());
   Task& t = tasks_[c.task.index()];
-  DIRSCHED_INVARIANT(t.state == TaskState::kRunning && c.member < t.members);
-  Slot& slot = slots_[t.slot_begin + c.member];
-  DIRSCHED_INVARIANT(slot.running && !slot.ended && slot.reported);  // report() checked the caller
-  slot.running = false;
-  slot.ended = true;
-  slot.reported = false;
+  DIRSCHED_INVARIANT(t.state == TaskState::kRunning && c.member < members_of(t));
+  SlotRef slot = this->slot(t, c.member);
+  DIRSCHED_INVARIANT(slot.has(kRunning) && !slot.has(kEnded) && slot.has(kReported));  // report() checked
+  slot.clear(kRunning | kReported);
+  slot.set(kEnded);
   --running_members_;
   Target target;
   if (is_sub(t.kind)) {
@@ -831,16 +838,17 @@ void Scheduler::apply(const Completion& c, bool batch_start) {
     emit(e);
   }
   if (c.outcome == Outcome::kFailure) {
-    if (!t.member_failed) {
-      t.member_failed = true;
-      slot.failed_first = true;
+    if (!(t.flags & kMemberFailed)) {
+      t.flags |= kMemberFailed;
+      slot.set(kFailedFirst);
     }
     if (std::optional<RunError>& error = runs_[t.run].info.error; !error)
       error =
           RunError{c.task, c.member,
                    "task '" + std::string(name_of(t)) + "' member " + std::to_string(c.member) + " failed"};
   }
-  if (++tasks_[c.task.index()].members_ended == tasks_[c.task.index()].members) finish(c.task);
+  Task& ended = tasks_[c.task.index()];
+  if (++ended.count == members_of(ended)) finish(c.task);  // count: its members ended
 }
 
 void Scheduler::mark_idle(std::uint32_t w) {
@@ -851,20 +859,20 @@ void Scheduler::mark_idle(std::uint32_t w) {
 void Scheduler::report(TaskId task, std::uint32_t member, Outcome outcome) {
   // Every check before the first write: a refused report leaves the core as it was.
   const Task& t = task_at(task);
-  if (member >= t.members)
+  if (member >= members_of(t))
     throw CoreError(CoreErrorCode::kUnknownMember, "report: task '" + std::string(name_of(t)) + "' has " +
-                                                       std::to_string(t.members) + " member(s), not member " +
+                                                       std::to_string(members_of(t)) + " member(s), not member " +
                                                        std::to_string(member));
-  Slot& slot = slots_[t.slot_begin + member];
-  if (!slot.running)
+  SlotRef slot = this->slot(tasks_[task.index()], member);
+  if (!slot.has(kRunning))
     throw CoreError(CoreErrorCode::kNotRunning,
                     "report: task '" + std::string(name_of(t)) + "' member " + std::to_string(member) +
-                        (slot.ended ? " has already ended" : " was never dispatched"));
-  if (slot.reported)
+                        (slot.has(kEnded) ? " has already ended" : " was never dispatched"));
+  if (slot.has(kReported))
     throw CoreError(CoreErrorCode::kDoubleReport, "report: task '" + std::string(name_of(t)) + "' member " +
                                                       std::to_string(member) + " is already reported");
   inbox_.push_back({task, member, outcome});
-  slot.reported = true;
+  slot.set(kReported);
   wake_ = true;  // the completions of an instant wake the loop (the loop rule)
 }
 
@@ -880,8 +888,8 @@ void Scheduler::report_instant(std::vector<MemberEnd>& ends) {
       if (!e.task.valid() || e.task.index() < reclaimed_ || e.task.index() >= tasks_.size())
         return std::numeric_limits<std::uint64_t>::max();
       const Task& t = tasks_[e.task.index()];
-      if (e.member >= t.members) return std::numeric_limits<std::uint64_t>::max();
-      const std::uint32_t w = slots_[t.slot_begin + e.member].worker;
+      if (e.member >= members_of(t)) return std::numeric_limits<std::uint64_t>::max();
+      const std::uint32_t w = read_slot(t, e.member).worker;
       return is_sub(t.kind) ? workers_.size() + w : w;
     };
     std::vector<std::pair<std::pair<std::uint64_t, std::uint64_t>, std::size_t>> keyed;
@@ -928,15 +936,16 @@ void Scheduler::reclaim() {
   // The front of the window: a task is reclaimed once it and every earlier task are terminal (see
   // set_reclaim()). The group whose stall episode is tracked is kept, whatever its state.
   std::size_t front = reclaimed_;
+  std::size_t slot_floor = slots_.floor();  // past the slots of the last group reclaimed (submit order)
   while (front < tasks_.size() && is_terminal(tasks_[front].state) &&
          TaskId(static_cast<std::uint32_t>(front)) != stall_head_) {
     const Task& t = tasks_[front];
+    if (is_group(t.kind)) slot_floor = t.where + 1 + members_of(t);
     if (t.last_of > 0)
       last_writers_.emplace(static_cast<std::uint32_t>(front), LastWriter{std::string(name_of(t)), t.state, t.last_of});
     ++front;
   }
   if (front == reclaimed_) return;
-  const std::size_t slot_floor = front < tasks_.size() ? tasks_[front].slot_begin : slots_.size();
   const std::uint32_t name_floor =
       front < tasks_.size() ? tasks_[front].name_begin : names_base_ + static_cast<std::uint32_t>(names_.size());
   // Edges are appended in consumer order: those whose consumer is reclaimed belong to reclaimed producers.
@@ -997,9 +1006,9 @@ const Buffer& Scheduler::buffer(BufferId id) const {
 
 void Scheduler::dispatch_member(TaskId id, std::uint32_t member, Target target) {
   Task& t = tasks_[id.index()];
-  Slot& slot = slots_[t.slot_begin + member];
-  DIRSCHED_INVARIANT(!slot.running && !slot.ended);
-  slot.running = true;
+  SlotRef slot = this->slot(t, member);
+  DIRSCHED_INVARIANT(!slot.has(kRunning) && !slot.has(kEnded));
+  slot.set(kRunning);
   ++running_members_;
   if (target.sub) {
     slot.worker = target.sub_index;
@@ -1033,8 +1042,8 @@ void Scheduler::group_pass() {
     }
     std::vector<WorkerId>& busy = scratch_workers_;
     busy.clear();
-    for (std::uint32_t m = 0; m < g.members; ++m) {
-      const WorkerState& w = workers_[slots_[g.slot_begin + m].worker];
+    for (std::uint32_t m = 0; m < members_of(g); ++m) {
+      const WorkerState& w = workers_[read_slot(g, m).worker];
       if (w.busy) busy.push_back(w.id);
     }
     if (!busy.empty()) {
@@ -1056,11 +1065,10 @@ void Scheduler::group_pass() {
       Event e = event_for(EventKind::kGroupLaunched, head);
       emit(e);
     }
-    const std::uint32_t members = g.members;
-    const std::uint32_t begin = g.slot_begin;
+    const std::uint32_t members = members_of(g);
     for (std::uint32_t m = 0; m < members; ++m) {
       Target target;
-      target.worker = workers_[slots_[begin + m].worker].id;
+      target.worker = workers_[read_slot(tasks_[head.index()], m).worker].id;
       dispatch_member(head, m, target);
     }
   }
@@ -1075,8 +1083,8 @@ void Scheduler::group_pass() {
 void Scheduler::reserve_for_blocked_head(const Task& head) {
   if (!options_.switches[Switch::kGroupReservation]) return;  // nothing held: later singles may take
                                                                // the head's idle targets
-  for (std::uint32_t m = 0; m < head.members; ++m) {
-    const std::uint32_t w = slots_[head.slot_begin + m].worker;
+  for (std::uint32_t m = 0; m < members_of(head); ++m) {
+    const std::uint32_t w = read_slot(head, m).worker;
     reserved_.push_back(w);
     reserved_flag_[w] = true;
   }
@@ -1097,8 +1105,8 @@ bool Scheduler::barrier_holds() {
 
 bool Scheduler::stall_condition(const Task& head) const {
   if (!options_.switches[Switch::kGroupReservation]) return true;  // being the blocked head is the stall
-  for (std::uint32_t m = 0; m < head.members; ++m) {
-    const WorkerState& w = workers_[slots_[head.slot_begin + m].worker];
+  for (std::uint32_t m = 0; m < members_of(head); ++m) {
+    const WorkerState& w = workers_[read_slot(head, m).worker];
     if (!w.busy && !w.fifo.empty()) return true;  // the reservation holds back queued work
   }
   return false;
@@ -1144,8 +1152,8 @@ void Scheduler::report_stall() {
   const Task& g = tasks_[stall_head_.index()];
   const bool reservation = options_.switches[Switch::kGroupReservation];
   std::vector<WorkerId> busy, idle_queued;
-  for (std::uint32_t m = 0; m < g.members; ++m) {
-    const WorkerState& w = workers_[slots_[g.slot_begin + m].worker];
+  for (std::uint32_t m = 0; m < members_of(g); ++m) {
+    const WorkerState& w = workers_[read_slot(g, m).worker];
     if (w.busy)
       busy.push_back(w.id);
     else if (reservation && !w.fifo.empty())
@@ -1196,12 +1204,12 @@ void Scheduler::sub_pass() {
     sub_fifo_.pop_front();
     const Task& t = tasks_[head.index()];
     if (t.state != TaskState::kReady) continue;
-    if (idle_sub_.size() < t.members) {
+    if (idle_sub_.size() < members_of(t)) {
       sub_fifo_.push_back(head);  // back to the tail; the pass stops
       return;
     }
     set_state(head, TaskState::kRunning);
-    const std::uint32_t members = t.members;
+    const std::uint32_t members = members_of(t);
     for (std::uint32_t m = 0; m < members; ++m) {
       Target target;
       target.sub = true;
@@ -1233,7 +1241,7 @@ void Scheduler::activate_staged() {
   const TaskId id = rs.staged;
   rs.staged = TaskId();
   const Task& t = tasks_[id.index()];
-  const std::uint32_t w = slots_[t.slot_begin].worker;
+  const std::uint32_t w = t.where;
   WorkerState& ws = workers_[w];
   // Its run was promoted because the run before it turned terminal: nothing of that run runs, and no
   // other run's member was dispatched meanwhile, so its worker is idle.
@@ -1241,9 +1249,9 @@ void Scheduler::activate_staged() {
   ws.staged = TaskId();
   --staged_members_;
   set_state(id, TaskState::kRunning);
-  Slot& slot = slots_[t.slot_begin];
-  DIRSCHED_INVARIANT(!slot.running && !slot.ended);
-  slot.running = true;
+  SlotRef slot = this->slot(tasks_[id.index()], 0);
+  DIRSCHED_INVARIANT(!slot.has(kRunning) && !slot.has(kEnded));
+  slot.set(kRunning);
   ++running_members_;
   ws.busy = true;
   runnable_.erase(w);
@@ -1277,7 +1285,7 @@ void Scheduler::staging_pass() {
       return;
     }
     if (t.kind != TaskKind::kSingle) continue;
-    const std::uint32_t w = slots_[t.slot_begin].worker;
+    const std::uint32_t w = t.where;
     if (w < best && workers_[w].frames == 2 && !workers_[w].staged.valid()) {
       best = w;
       best_at = i;
@@ -1374,18 +1382,18 @@ WorkerId Scheduler::target(TaskId task, std::uint32_t member) const {
   if (is_sub(t.kind))
     throw CoreError(CoreErrorCode::kNotNextLevel,
                     "target: task '" + std::string(name_of(t)) + "' is a SUB task");
-  if (member >= t.members)
+  if (member >= members_of(t))
     throw CoreError(CoreErrorCode::kUnknownMember, "target: task '" + std::string(name_of(t)) + "' has " +
-                                                       std::to_string(t.members) + " member(s), not member " +
+                                                       std::to_string(members_of(t)) + " member(s), not member " +
                                                        std::to_string(member));
-  return workers_[slots_[t.slot_begin + member].worker].id;
+  return workers_[read_slot(t, member).worker].id;
 }
 
 std::vector<std::pair<TaskId, std::uint32_t>> Scheduler::running() const {
   std::vector<std::pair<TaskId, std::uint32_t>> out;
   for (std::size_t i = reclaimed_; i < tasks_.size(); ++i)
-    for (std::uint32_t m = 0; m < tasks_[i].members; ++m)
-      if (slots_[tasks_[i].slot_begin + m].running)
+    for (std::uint32_t m = 0; m < members_of(tasks_[i]); ++m)
+      if (read_slot(tasks_[i], m).has(kRunning))
         out.emplace_back(TaskId(static_cast<std::uint32_t>(i)), m);
   return out;
 }
@@ -1404,20 +1412,20 @@ std::vector<Stuck> Scheduler::stuck() const {
   // would have reached it).
   std::optional<TaskId> too_large;
   for (std::size_t i = 0; loop_parks() && i < sub_fifo_.size() && !too_large; ++i)
-    if (task_at(sub_fifo_.at(i)).members > registry_.sub_workers()) too_large = sub_fifo_.at(i);
+    if (members_of(task_at(sub_fifo_.at(i))) > registry_.sub_workers()) too_large = sub_fifo_.at(i);
   for (std::size_t i = reclaimed_; i < tasks_.size(); ++i) {
     const Task& t = tasks_[i];
     if (is_terminal(t.state)) continue;
     std::string reason;
     switch (t.state) {
       case TaskState::kPending:
-        reason = "PENDING on " + std::to_string(t.live_producers) + " producer(s) that never completed";
+        reason = "PENDING on " + std::to_string(live_producers(t)) + " producer(s) that never completed";
         break;
       case TaskState::kReady:
         if (fifo_on() && RunId(t.run) != active_run_)
           reason = "READY in run '" + runs_[t.run].info.name + "', which never became the active run";
-        else if (is_sub(t.kind) && t.members > registry_.sub_workers())
-          reason = "needs " + std::to_string(t.members) + " SUB workers, the pool has " +
+        else if (is_sub(t.kind) && members_of(t) > registry_.sub_workers())
+          reason = "needs " + std::to_string(members_of(t)) + " SUB workers, the pool has " +
                    std::to_string(registry_.sub_workers());
         else if (is_sub(t.kind) && too_large)
           reason = "READY in the SUB FIFO, never dispatched: '" + std::string(name_of(task_at(*too_large))) +
@@ -1428,7 +1436,7 @@ std::vector<Stuck> Scheduler::stuck() const {
         else if (t.kind == TaskKind::kGroup)
           reason = "READY in the group FIFO, never launched";
         else
-          reason = "READY on worker " + std::to_string(workers_[slots_[t.slot_begin].worker].id.value()) +
+          reason = "READY on worker " + std::to_string(workers_[t.where].id.value()) +
                    ", never dispatched";
         break;
       default:
@@ -1452,14 +1460,14 @@ std::string Scheduler::dump() const {
   for (std::size_t i = reclaimed_; i < tasks_.size(); ++i) {
     const Task& t = tasks_[i];
     out += "  " + std::string(name_of(t)) + " " + std::string(to_string(t.kind)) + " " +
-           std::string(to_string(t.state)) + " ended=" + std::to_string(t.members_ended) + "/" +
-           std::to_string(t.members) + " live_producers=" + std::to_string(t.live_producers) + " consumers=[";
+           std::string(to_string(t.state)) + " ended=" + std::to_string(members_ended(t)) + "/" +
+           std::to_string(members_of(t)) + " live_producers=" + std::to_string(live_producers(t)) + " consumers=[";
     for_each_consumer(t, [&](TaskId c) { out += task_name(c) + ","; });
     out += "] members=[";
-    for (std::uint32_t m = 0; m < t.members; ++m) {
-      const Slot& s = slots_[t.slot_begin + m];
-      out += std::to_string(s.worker) + (s.running ? "R" : s.ended ? "E" : "") +
-             (shows_failed_first(t.state, s.failed_first) ? "F" : "") + ",";
+    for (std::uint32_t m = 0; m < members_of(t); ++m) {
+      const Slot s = read_slot(t, m);
+      out += std::to_string(s.worker) + (s.has(kRunning) ? "R" : s.has(kEnded) ? "E" : "") +
+             (shows_failed_first(t.state, s.has(kFailedFirst)) ? "F" : "") + ",";
     }
     out += "]\n";
   }
@@ -1527,17 +1535,17 @@ void Scheduler::encode(std::vector<std::uint32_t>& out) const {
   out.push_back(static_cast<std::uint32_t>(tasks_.size()));
   for (const Task& t : tasks_) {
     out.push_back(static_cast<std::uint32_t>(t.kind) | static_cast<std::uint32_t>(t.state) << 8);
-    out.push_back(t.members_ended);
-    out.push_back(t.live_producers);
+    out.push_back(members_ended(t));
+    out.push_back(live_producers(t));
     std::uint32_t n = 0;
     for_each_consumer(t, [&](TaskId) { ++n; });
     out.push_back(n);
     for_each_consumer(t, [&](TaskId c) { out.push_back(c.index()); });
-    out.push_back(t.members);
-    for (std::uint32_t m = 0; m < t.members; ++m) {
-      const Slot& sl = slots_[t.slot_begin + m];
-      out.push_back(sl.worker << 3 | (sl.running ? 1u : 0u) | (sl.ended ? 2u : 0u) |
-                    (shows_failed_first(t.state, sl.failed_first) ? 4u : 0u));
+    out.push_back(members_of(t));
+    for (std::uint32_t m = 0; m < members_of(t); ++m) {
+      const Slot sl = read_slot(t, m);
+      out.push_back(sl.worker << 3 | (sl.has(kRunning) ? 1u : 0u) | (sl.has(kEnded) ? 2u : 0u) |
+                    (shows_failed_first(t.state, sl.has(kFailedFirst)) ? 4u : 0u));
     }
   }
   out.push_back(static_cast<std::uint32_t>(workers_.size()));

@@ -52,5 +52,40 @@ TEST(Reclaim, EndedTasksLeaveTheCoreAndTheirBuffersStillResolve) {
   EXPECT_TRUE(d.core().stuck().empty());
 }
 
+// Only a group keeps slots in the core's slot table (a one-member task keeps its slot in its entry), so
+// the slot table's reclaim floor is the end of the last reclaimed group's slots. A group submitted after
+// thousands of reclaimed singles and groups, and one queued behind it, still read their own slots (a
+// floor one entry too far names a held group's slot as reclaimed, and the core aborts).
+TEST(Reclaim, GroupsAmongReclaimedSinglesKeepTheirSlots) {
+  FakeDriver d(Builder().chip(0).chip(1).chip(2).sub(2));
+  d.core().set_reclaim(true);
+  d.recorder().set_keep_records(false);
+  for (int i = 0; i < 3000; ++i) {
+    d.group("g" + std::to_string(i), {0, 1});
+    d.single("s" + std::to_string(i), 2);
+    d.sub_group("u" + std::to_string(i), 2);
+  }
+  d.run();
+  // Up to the last group whose stall episode was tracked (the core keeps that one), then compacted.
+  EXPECT_GE(d.core().reclaimed_before(), 5000u);
+  EXPECT_LT(d.core().held_tasks(), 4100u);
+  d.duration("late", 5);
+  const TaskId late = d.group("late", {0, 1}).task;
+  const TaskId next = d.group("next", {1, 2}).task;  // blocked behind late on chip 1
+  const TaskId sub = d.sub_group("sub", 2).task;
+  EXPECT_EQ(d.core().members(late), 2u);
+  EXPECT_EQ(d.core().members(next), 2u);
+  EXPECT_EQ(d.core().state(late), TaskState::kRunning);
+  EXPECT_EQ(d.core().state(next), TaskState::kReady);
+  EXPECT_EQ(d.core().target(next, 1), WorkerId(2));
+  EXPECT_EQ(d.core().state(sub), TaskState::kRunning);
+  EXPECT_NE(d.core().dump().find("late group RUNNING ended=0/2 live_producers=0 consumers=[] members=[0R,1R,]"),
+            std::string::npos)
+      << d.core().dump();
+  d.run();
+  EXPECT_EQ(d.recorder().state_counts().at(TaskState::kCompleted), 9000u + 3u);
+  EXPECT_EQ(d.dispatches().back(), "next[1]@2");
+}
+
 }  // namespace
 }  // namespace dirsched::testing

@@ -272,7 +272,6 @@ class Scheduler {
   // reclamation on, only the front the live window reaches is ever touched (resident).
   void reserve(std::size_t tasks) {
     tasks_.reserve(tasks);
-    slots_.reserve(tasks);
   }
   // Slot reclamation (off by default; set before the first submit). On, a task's slot (its entry, its
   // member slots, its name bytes and the consumer edges that name it) is reclaimed once the task and
@@ -377,7 +376,7 @@ class Scheduler {
   TaskKind kind(TaskId task) const { return task_at(task).kind; }
   // Also of a reclaimed task that is still a buffer's last producer (a later submit names it).
   std::string_view name(TaskId task) const;
-  std::uint32_t members(TaskId task) const { return task_at(task).members; }
+  std::uint32_t members(TaskId task) const { return members_of(task_at(task)); }
   // Target worker of member `member` of a NEXT_LEVEL task (CoreError kUnknownMember, kNotNextLevel).
   WorkerId target(TaskId task, std::uint32_t member) const;
   CallableId callable(TaskId task) const { return task_at(task).callable; }
@@ -446,41 +445,73 @@ class Scheduler {
  private:
   // A task's name lives in names_ (one arena for every task, in submit order): a task holds where its
   // name begins, and it ends where the next task's begins (name_of). Every task submitted at t = 0 is
-  // held at once, so each field here costs 40 MB at 10M tasks: what only a failed group needs (which
-  // member failed first) is in its slots.
+  // held at once, so each field here costs 38 MiB at 10M tasks: a one-member task (every single and
+  // SUB single) keeps its member's slot in its entry, a group's member count and slots are in slots_,
+  // and a field serves two purposes where the two never overlap in a task's life (`count`).
   struct Task {
     std::uint32_t name_begin = 0;
+    CallableId callable;
+    std::uint32_t run = 0;  // its run (RunId index)
+    // Until it is dispatched, its producers not yet completed (live_producers()); from its first
+    // dispatch, its members ended (members_ended()). A task is dispatched only once READY, when both are 0.
+    std::uint32_t count = 0;
+    // Its consumers in submit order, a ring through edges_ (no vector per task): the last consumer's
+    // edge, whose `next` is the first's; kNoEdge when it has none.
+    std::uint32_t consumers = kNoEdge;
+    std::uint32_t last_of = 0;  // buffers whose last producer (tensor map) it is
+    // One member: its slot's worker (below). A group: where its slots begin in slots_, with a header
+    // (the member count) first and then one slot per member.
+    std::uint32_t where = 0;
     TaskKind kind;  // how it is scheduled: a one-member group is kSingle / kSub
     TaskKind op;    // the submit that made it
     TaskState state;
-    bool member_failed = false;  // a member has failed (the first to fail: Slot::failed_first)
-    CallableId callable;
-    std::uint32_t run = 0;  // its run (RunId index)
-    std::uint32_t members;
-    std::uint32_t members_ended = 0;
-    std::uint32_t live_producers = 0;
-    std::uint32_t slot_begin = 0;  // into slots_: one per member
-    // Consumers in submit order: a singly linked list through edges_ (no vector per task).
-    std::uint32_t first_consumer = kNoEdge;
-    std::uint32_t last_consumer = kNoEdge;
-    std::uint32_t last_of = 0;  // buffers whose last producer (tensor map) it is
+    // kMemberFailed (a member has failed; the first to fail has kFailedFirst), and for one member its
+    // slot's flags.
+    std::uint8_t flags = 0;
   };
-  static_assert(sizeof(Task) == 44, "a queued task's entry stays compact");
+  static_assert(sizeof(Task) == 32, "a queued task's entry stays compact");
   static constexpr std::uint32_t kNoEdge = 0xffffffffu;
   struct Edge {
     TaskId consumer;
     std::uint32_t next = kNoEdge;
   };
-  // Per member: the worker's registration index (NEXT_LEVEL, fixed at submit) or SUB index (at
-  // dispatch), and whether it is running.
+  // A member's slot: the worker's registration index (NEXT_LEVEL, fixed at submit) or SUB index (at
+  // dispatch), and its flags.
+  static constexpr std::uint8_t kRunning = 1;       // running
+  static constexpr std::uint8_t kEnded = 2;         // its end is applied
+  static constexpr std::uint8_t kReported = 4;      // running, its end in the inbox and not yet applied
+  static constexpr std::uint8_t kFailedFirst = 8;   // its failure was the task's first (the kFail event names it)
+  static constexpr std::uint8_t kMemberFailed = 16; // (a task's flag) some member has failed
   struct Slot {
-    std::uint32_t worker = 0;
-    bool running = false;
-    bool ended = false;
-    bool reported = false;  // running, its end in the inbox and not yet applied
-    bool failed_first = false;  // its failure was the task's first (the kFail event names it)
+    std::uint32_t worker = 0;  // a group's header: its member count
+    std::uint8_t flags = 0;
+    bool has(std::uint8_t f) const { return (flags & f) != 0; }
   };
-  static_assert(sizeof(Slot) == 8, "one slot per member");
+  static_assert(sizeof(Slot) == 8, "one slot per group member");
+  // A member's slot where it lives, for changing it: in its task's entry, or in slots_.
+  struct SlotRef {
+    std::uint32_t& worker;
+    std::uint8_t& flags;
+    bool has(std::uint8_t f) const { return (flags & f) != 0; }
+    void set(std::uint8_t f) { flags = static_cast<std::uint8_t>(flags | f); }
+    void clear(std::uint8_t f) { flags = static_cast<std::uint8_t>(flags & ~f); }
+  };
+  SlotRef slot(Task& t, std::uint32_t m) {
+    if (!is_group(t.kind)) return {t.where, t.flags};
+    Slot& s = slots_[t.where + 1 + m];
+    return {s.worker, s.flags};
+  }
+  Slot read_slot(const Task& t, std::uint32_t m) const {
+    if (!is_group(t.kind)) return {t.where, static_cast<std::uint8_t>(t.flags & ~kMemberFailed)};
+    return slots_[t.where + 1 + m];
+  }
+  std::uint32_t members_of(const Task& t) const { return is_group(t.kind) ? slots_[t.where].worker : 1; }
+  // `count` read as what it is in the task's state (see Task).
+  static bool dispatched(const Task& t) {
+    return t.state == TaskState::kRunning || t.state == TaskState::kCompleted || t.state == TaskState::kFailed;
+  }
+  static std::uint32_t live_producers(const Task& t) { return dispatched(t) ? 0 : t.count; }
+  static std::uint32_t members_ended(const Task& t) { return dispatched(t) ? t.count : 0; }
   struct WorkerState {
     WorkerId id{0};
     WorkerKind kind;
@@ -546,7 +577,11 @@ class Scheduler {
   void add_consumer(TaskId producer, TaskId consumer);
   template <typename F>
   void for_each_consumer(const Task& t, F&& f) const {
-    for (std::uint32_t e = t.first_consumer; e != kNoEdge; e = edges_[e].next) f(edges_[e].consumer);
+    if (t.consumers == kNoEdge) return;
+    for (std::uint32_t e = edges_[t.consumers].next;; e = edges_[e].next) {
+      f(edges_[e].consumer);
+      if (e == t.consumers) return;
+    }
   }
   std::optional<Rejection> validate(const SubmitRequest& r, std::vector<std::uint32_t>& targets) const;
   void emit(Event& e) {
