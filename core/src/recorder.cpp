@@ -900,7 +900,21 @@ void WaitSketch::add(const WaitSketch& o) {
   count_ += o.count_;
   sum_ += o.sum_;
   zeros_ += o.zeros_;
-  for (const auto& [i, n] : o.buckets_) buckets_[i] += n;
+  std::vector<Bucket> merged;
+  merged.reserve(buckets_.size() + o.buckets_.size());
+  auto a = buckets_.cbegin();
+  auto b = o.buckets_.cbegin();
+  while (a != buckets_.cend() || b != o.buckets_.cend()) {
+    if (b == o.buckets_.cend() || (a != buckets_.cend() && a->index < b->index)) {
+      merged.push_back(*a++);
+    } else if (a == buckets_.cend() || b->index < a->index) {
+      merged.push_back(*b++);
+    } else {
+      merged.push_back({a->index, a->n + b->n});
+      ++a, ++b;
+    }
+  }
+  buckets_.swap(merged);
 }
 
 void WaitSketch::bucket(double v, std::uint64_t n) {
@@ -909,7 +923,28 @@ void WaitSketch::bucket(double v, std::uint64_t n) {
     return;
   }
   const auto i = static_cast<std::int32_t>(std::floor(std::log(v) / std::log(kWaitSketchRatio)));
-  buckets_[i] += n;
+  // A worker's waits mostly grow with its queue: the last bucket first.
+  if (!buckets_.empty() && buckets_.back().index == i) {
+    buckets_.back().n += n;
+    return;
+  }
+  const auto at = std::lower_bound(buckets_.begin(), buckets_.end(), i,
+                                   [](const Bucket& b, std::int32_t x) { return b.index < x; });
+  if (at != buckets_.end() && at->index == i) {
+    at->n += n;
+    return;
+  }
+  // Grown by half, not doubled: thousands of lists hold a few hundred buckets each.
+  if (buckets_.size() == buckets_.capacity()) {
+    std::vector<Bucket> bigger;
+    bigger.reserve(buckets_.size() + buckets_.size() / 2 + 8);
+    bigger.insert(bigger.end(), buckets_.begin(), at);
+    bigger.push_back({i, n});
+    bigger.insert(bigger.end(), at, buckets_.end());
+    buckets_.swap(bigger);
+  } else {
+    buckets_.insert(at, {i, n});
+  }
 }
 
 void WaitSketch::reserve(std::size_t n) {
@@ -965,10 +1000,10 @@ WaitStats WaitSketch::histogram_stats() const {
     if (k == 0) k = 1;
     if (k <= zeros_) return 0.0;
     std::uint64_t seen = zeros_;
-    for (const auto& [i, n] : buckets_) {
-      seen += n;
+    for (const Bucket& b : buckets_) {
+      seen += b.n;
       if (seen >= k) {
-        const double lo = std::pow(kWaitSketchRatio, i);
+        const double lo = std::pow(kWaitSketchRatio, b.index);
         return std::min(max_, lo * (1 + kWaitSketchRatio) / 2);
       }
     }

@@ -591,6 +591,30 @@ TEST(WaitSketchTest, PercentilesOfTheHistogramAreWithinItsStatedError) {
   merged.add(sketched);
   EXPECT_EQ(merged.count(), 2 * e.count);
   EXPECT_FALSE(merged.stats().exact);
+  // Merging histograms adds bucket to bucket: the same percentiles as one histogram of every value.
+  WaitSketch twice;
+  twice.sketch();
+  x = 88172645463325252ull;
+  for (int i = 0; i < 200000; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    const double v = i % 10 == 0 ? 0.0 : static_cast<double>(x % 1000000) * 1e-6 * (1 + i % 7);
+    twice.add(v);
+    if (i % 3 == 0) twice.add(v);
+  }
+  WaitSketch thirds;  // the values added again, a third of them: a histogram merged into one
+  thirds.sketch();
+  x = 88172645463325252ull;
+  for (int i = 0; i < 200000; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    if (i % 3 == 0) thirds.add(i % 10 == 0 ? 0.0 : static_cast<double>(x % 1000000) * 1e-6 * (1 + i % 7));
+  }
+  WaitSketch joined;
+  joined.add(sketched);
+  joined.add(thirds);
+  EXPECT_EQ(joined.count(), twice.count());
+  EXPECT_EQ(joined.stats().p50, twice.stats().p50);
+  EXPECT_EQ(joined.stats().p95, twice.stats().p95);
+  EXPECT_EQ(joined.stats().max, twice.stats().max);
 }
 
 // Past kSummaryListCap retired groups the Recorder keeps only the longest waits, longest first, and

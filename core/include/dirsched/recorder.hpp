@@ -110,7 +110,7 @@ inline constexpr double kWaitSketchError = (kWaitSketchRatio - 1) / (kWaitSketch
 
 // A list of waits (seconds, >= 0) summarised as count, nearest-rank p50 / p95, max and mean. Exact
 // (every value kept) until sketch() is called; then a histogram of log buckets (zeros counted apart),
-// whose memory follows the number of distinct buckets (a few thousand at most), not of values. Count,
+// whose memory follows the number of distinct buckets (a few thousand at most, 16 bytes each), not of values. Count,
 // max and mean stay exact (the mean as a running sum); p50 and p95 are within kWaitSketchError.
 class WaitSketch {
  public:
@@ -131,7 +131,14 @@ class WaitSketch {
   WaitStats histogram_stats() const;             // sketched, or empty
   void bucket(double v, std::uint64_t n);
   Values values_;  // up to kExactWaits: huge pages
-  std::map<std::int32_t, std::uint64_t> buckets_;
+  // The histogram: (bucket, count) by bucket, ascending; a bucket not listed is empty. A flat vector:
+  // a tree node per bucket was 64 bytes, and an at-once trace of 10M tasks on 4,096 workers gives each
+  // worker's list some 300 buckets.
+  struct Bucket {
+    std::int32_t index;
+    std::uint64_t n;
+  };
+  std::vector<Bucket> buckets_;
   std::uint64_t zeros_ = 0;
   bool sketched_ = false;
   std::size_t count_ = 0;
