@@ -41,9 +41,15 @@ std::string_view Recorder::name_of(const Live& r) const {
 Recorder::Live& Recorder::record(std::size_t n) {
   // Retired records get no more events (they are terminal, and so is everything before them).
   if (n < first_) throw InternalError("recorder: an event for a retired task");
-  std::uint64_t& place = live_[n - first_];
-  if (place & kQueued) place = std::uint64_t{pool_.take(view(place, n))} + 1;
-  return pool_[static_cast<std::uint32_t>(place - 1)];
+  std::uint32_t& place = live_[n - first_];
+  if (place & kQueued) place = pool_place(view(place, n));
+  return pool_[place - 1];
+}
+
+std::uint32_t Recorder::pool_place(Live&& r) {
+  const std::uint32_t k = pool_.take(std::move(r));
+  if (k + 1 >= kQueued) throw InternalError("recorder: more than 2^31 - 1 records held at once");
+  return k + 1;
 }
 
 Recorder::Live Recorder::record(std::size_t n) const {
@@ -51,19 +57,17 @@ Recorder::Live Recorder::record(std::size_t n) const {
   return view(live_[n - first_], n);
 }
 
-Recorder::Live Recorder::view(std::uint64_t place, std::size_t n) const {
-  if (!(place & kQueued)) return pool_[static_cast<std::uint32_t>(place - 1)];
+Recorder::Live Recorder::view(std::uint32_t place, std::size_t n) const {
+  if (!(place & kQueued)) return pool_[place - 1];
   Live r;
-  r.submit = static_cast<std::uint32_t>(place);
-  r.run = static_cast<std::uint32_t>(place >> 32) & (kPlaceRuns - 1);
+  r.submit = place & kInstantBits;
   r.flags = kNamed | kInline;
-  r.name = task_of(n).index();
-  if (place & kSubBit) {
-    r.kind = TaskKind::kSub;
-  } else {
-    r.kind = TaskKind::kSingle;
-    r.where = static_cast<std::uint32_t>(place >> 41) & (kPlaceWorkers - 1);
-  }
+  const TaskId task = task_of(n);
+  r.name = task.index();
+  // What the place does not say, the core does: the task is not terminal, so it is held.
+  r.run = core_.run_of(task).index();
+  r.kind = core_.kind(task);
+  if (r.kind == TaskKind::kSingle) r.where = core_.target_index(task);
   if (place & kReadyBit) {
     r.state = TaskState::kReady;
     r.ready = r.submit;
@@ -97,28 +101,32 @@ std::size_t Recorder::record_of(TaskId task) const {
   // span's) or past the last.
   if (n >= record_count() || (it != spans_.end() && n >= it->first))
     throw InternalError("recorder: an event for a task it never saw submitted");
-  const std::uint64_t place = live_[n - first_];
+  const std::uint32_t place = live_[n - first_];
   if (!(place & kQueued)) {
-    const Live& r = pool_[static_cast<std::uint32_t>(place - 1)];
+    const Live& r = pool_[place - 1];
     if (!(r.flags & kNamed) || r.name != i) throw InternalError("recorder: an event for a task it never saw submitted");
   }
   return n;
 }
 
 void Recorder::compact(std::size_t n) {
-  std::uint64_t& place = live_[n - first_];
+  std::uint32_t& place = live_[n - first_];
   if (place & kQueued) return;
-  const Live& r = pool_[static_cast<std::uint32_t>(place - 1)];
+  const Live& r = pool_[place - 1];
   const bool ready = r.state == TaskState::kReady;
   if (r.flags != (kNamed | kInline) || (r.state != TaskState::kPending && !ready) ||
       r.ready != (ready ? r.submit : InstantTable::kNone) || r.start != InstantTable::kNone ||
-      r.end != InstantTable::kNone || r.code != Live{}.code || r.run >= kPlaceRuns ||
+      r.end != InstantTable::kNone || r.code != Live{}.code ||
       (r.kind != TaskKind::kSingle && r.kind != TaskKind::kSub) || (r.kind == TaskKind::kSub && r.where != 0) ||
-      r.where >= kPlaceWorkers || task_of(n).index() != r.name)
+      task_of(n).index() != r.name)
     return;
-  const std::uint64_t queued = kQueued | (ready ? kReadyBit : 0) | (r.kind == TaskKind::kSub ? kSubBit : 0) |
-                               std::uint64_t{r.where} << 41 | std::uint64_t{r.run} << 32 | r.submit;
-  pool_.give(static_cast<std::uint32_t>(place - 1));
+  // view() reads the kind, worker and run back from the core: compact only what it reads back the same.
+  const TaskId task(r.name);
+  if (r.run != core_.run_of(task).index() || r.kind != core_.kind(task) ||
+      (r.kind == TaskKind::kSingle && r.where != core_.target_index(task)))
+    return;
+  const std::uint32_t queued = kQueued | (ready ? kReadyBit : 0) | r.submit;
+  pool_.give(place - 1);
   place = queued;
 }
 
@@ -143,9 +151,9 @@ Recorder::Live& Recorder::new_record(const Event& e) {
   const std::size_t n = record_count();
   // TaskIds are issued in submit order: a record's is its number less its span's offset.
   if (e.task.valid() && e.task.index() < next_task_) throw InternalError("recorder: a second submit of one task");
-  const std::uint32_t k = pool_.take(Live{});
-  live_.emplace_back() = std::uint64_t{k} + 1;
-  Live& r = pool_[k];
+  const std::uint32_t place = pool_place(Live{});
+  live_.emplace_back() = place;
+  Live& r = pool_[place - 1];
   r.kind = e.task_kind;
   r.run = e.run.valid() ? e.run.index() : 0;
   if (e.task.valid()) {
@@ -285,12 +293,14 @@ void Recorder::drop_front() {
       ++message_base_;
     }
   if (r.flags & kHasExtra) extras_.erase(first_);
-  if (!(live_.front() & kQueued)) pool_.give(static_cast<std::uint32_t>(live_.front() - 1));
+  if (!(live_.front() & kQueued)) pool_.give(live_.front() - 1);
   live_.pop_front();
   ++first_;
   while (spans_.size() > 1 && spans_[1].first <= first_) spans_.pop_front();
   // No record names an instant before the new front's submit (a not-submitted op has none).
-  instants_.record_left(live_.empty() ? std::nullopt : std::optional<std::uint32_t>(std::as_const(*this).record(first_).submit));
+  if (live_.empty()) return instants_.record_left(std::nullopt);
+  const std::uint32_t front = live_.front();
+  instants_.record_left(front & kQueued ? front & kInstantBits : pool_[front - 1].submit);
 }
 
 void Recorder::retire_one() {
@@ -690,8 +700,8 @@ void Recorder::on_event(const Event& e) {
   }
   if (e.kind == EventKind::kReady && rec >= first_) {
     // A queued task READY at its submit stays only queued: its place says so.
-    std::uint64_t& place = live_[rec - first_];
-    if ((place & kQueued) && !(place & kReadyBit) && static_cast<std::uint32_t>(place) == instant(e.t)) {
+    std::uint32_t& place = live_[rec - first_];
+    if ((place & kQueued) && !(place & kReadyBit) && (place & kInstantBits) == instant(e.t)) {
       place |= kReadyBit;
       return;
     }

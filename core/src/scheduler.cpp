@@ -1378,6 +1378,10 @@ void Scheduler::land_between_passes(std::function<void()> land) {
 }
 
 WorkerId Scheduler::target(TaskId task, std::uint32_t member) const {
+  return workers_[target_index(task, member)].id;
+}
+
+std::uint32_t Scheduler::target_index(TaskId task, std::uint32_t member) const {
   const Task& t = task_at(task);
   if (is_sub(t.kind))
     throw CoreError(CoreErrorCode::kNotNextLevel,
@@ -1386,7 +1390,7 @@ WorkerId Scheduler::target(TaskId task, std::uint32_t member) const {
     throw CoreError(CoreErrorCode::kUnknownMember, "target: task '" + std::string(name_of(t)) + "' has " +
                                                        std::to_string(members_of(t)) + " member(s), not member " +
                                                        std::to_string(member));
-  return workers_[read_slot(t, member).worker].id;
+  return read_slot(t, member).worker;
 }
 
 std::vector<std::pair<TaskId, std::uint32_t>> Scheduler::running() const {

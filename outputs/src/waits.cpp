@@ -99,7 +99,7 @@ constexpr std::uint8_t kPieceFifo = 0, kPieceGroupRun = 1, kPieceReserved = 2, k
 constexpr std::size_t idx(WaitCause c) { return static_cast<std::size_t>(c); }
 }  // namespace
 
-WaitAttribution::WaitAttribution(const Scheduler& core) : core_(core) {
+WaitAttribution::WaitAttribution(const Scheduler& core) : core_(core), live_(core) {
   const std::size_t n = core.registry().next_level_count();
   workers_.resize(n);
   is_head_target_.assign(n, 0);
@@ -112,42 +112,50 @@ std::optional<std::uint32_t> WaitAttribution::index_of(WorkerId w) const { retur
 
 // --- the live tasks ---
 
-WaitAttribution::Live WaitAttribution::LiveTable::queued_live(std::uint64_t p) {
+WaitAttribution::Live WaitAttribution::LiveTable::queued_live(std::uint32_t i, std::uint32_t p) const {
   Live l;
-  l.submit_at = static_cast<std::uint32_t>(p);
+  l.submit_at = p & kInstantBits;
   if (p & kReadyBit) l.ready_at = l.submit_at;  // ready_reason kSubmitted, runs_at_ready 0: the defaults
-  l.kind = p & kSubBit ? TaskKind::kSub : TaskKind::kSingle;
-  l.worker = static_cast<std::uint32_t>((p >> 32) & kWorkerMask);
+  // What the place does not say, the core does: a live task is not terminal, so the core holds it.
+  const TaskId task(i);
+  l.kind = core_.kind(task);
+  if (l.kind == TaskKind::kSingle) l.worker = core_.target_index(task);
   return l;
 }
 
+std::uint32_t WaitAttribution::LiveTable::pool_place(Live&& l) {
+  const std::uint32_t k = pool_.take(std::move(l));
+  if (k + 1 >= kQueued) throw InternalError("wait attribution: more than 2^31 - 1 live tasks pooled at once");
+  return k + 1;
+}
+
 WaitAttribution::Live* WaitAttribution::LiveTable::find(std::uint32_t i) {
-  std::uint64_t* p = place(i);
+  std::uint32_t* p = place(i);
   if (!p || *p == kNoPlace) return nullptr;
-  if (*p & kQueued) *p = pool_place(queued_live(*p));
+  if (*p & kQueued) *p = pool_place(queued_live(i, *p));
   return &pooled(*p);
 }
 
 const WaitAttribution::Live* WaitAttribution::LiveTable::ending(std::uint32_t i) {
-  std::uint64_t* p = place(i);
+  std::uint32_t* p = place(i);
   if (!p || *p == kNoPlace) return nullptr;
   if (!(*p & kQueued)) return &pooled(*p);
-  scratch_ = queued_live(*p);
+  scratch_ = queued_live(i, *p);
   return &scratch_;
 }
 
 WaitAttribution::Live* WaitAttribution::LiveTable::peek(std::uint32_t i, Live& local) {
-  std::uint64_t* p = place(i);
+  std::uint32_t* p = place(i);
   if (!p || *p == kNoPlace) return nullptr;
   if (!(*p & kQueued)) return &pooled(*p);
-  local = queued_live(*p);
+  local = queued_live(i, *p);
   return &local;
 }
 
 void WaitAttribution::LiveTable::settle(std::uint32_t i, Live* l, Live& local) {
   if (l != &local) return compact(i);
-  std::uint64_t& p = *place(i);
-  p = queueable(local) ? queued_place(local) : pool_place(std::move(local));
+  std::uint32_t& p = *place(i);
+  p = queueable(i, local) ? queued_place(local) : pool_place(std::move(local));
 }
 
 void WaitAttribution::LiveTable::insert(std::uint32_t i, Live&& l) {
@@ -156,34 +164,36 @@ void WaitAttribution::LiveTable::insert(std::uint32_t i, Live&& l) {
   if (place(i) && *place(i) != kNoPlace) throw InternalError("wait attribution: task " + std::to_string(i) + " submitted twice");
   if (l.submit_at == InstantTable::kNone) throw InternalError("wait attribution: task " + std::to_string(i) + " without a submit time");
   while (i - base_ >= slots_.size()) slots_.emplace_back() = kNoPlace;
-  slots_[i - base_] = queueable(l) ? queued_place(l) : pool_place(std::move(l));
+  slots_[i - base_] = queueable(i, l) ? queued_place(l) : pool_place(std::move(l));
   ++count_;
 }
 
-bool WaitAttribution::LiveTable::queueable(const Live& l) {
+bool WaitAttribution::LiveTable::queueable(std::uint32_t i, const Live& l) const {
   const bool ready = l.ready_at != InstantTable::kNone;
-  return !l.x && l.node == 0 && !l.started && l.runs_at_ready == 0 && l.ready_reason == StartReason::kSubmitted &&
-         (!ready || l.ready_at == l.submit_at) && (l.kind == TaskKind::kSingle || l.kind == TaskKind::kSub) &&
-         l.worker <= kWorkerMask;
+  if (l.x || l.node != 0 || l.started || l.runs_at_ready != 0 || l.ready_reason != StartReason::kSubmitted ||
+      (ready && l.ready_at != l.submit_at) || (l.kind != TaskKind::kSingle && l.kind != TaskKind::kSub))
+    return false;
+  // queued_live() reads the kind and worker back from the core: only what it reads back the same.
+  const TaskId task(i);
+  return l.kind == core_.kind(task) && l.worker == (l.kind == TaskKind::kSingle ? core_.target_index(task) : 0);
 }
 
-std::uint64_t WaitAttribution::LiveTable::queued_place(const Live& l) {
-  return kQueued | (l.ready_at != InstantTable::kNone ? kReadyBit : 0) | (l.kind == TaskKind::kSub ? kSubBit : 0) |
-         std::uint64_t{l.worker} << 32 | l.submit_at;
+std::uint32_t WaitAttribution::LiveTable::queued_place(const Live& l) {
+  return kQueued | (l.ready_at != InstantTable::kNone ? kReadyBit : 0) | l.submit_at;
 }
 
 void WaitAttribution::LiveTable::compact(std::uint32_t i) {
-  std::uint64_t* p = place(i);
+  std::uint32_t* p = place(i);
   if (!p || *p == kNoPlace || (*p & kQueued)) return;
   const Live& l = pooled(*p);
-  if (!queueable(l)) return;
-  const std::uint64_t q = queued_place(l);
+  if (!queueable(i, l)) return;
+  const std::uint32_t q = queued_place(l);
   free_pooled(*p);
   *p = q;
 }
 
 void WaitAttribution::LiveTable::erase(std::uint32_t i) {
-  std::uint64_t* p = place(i);
+  std::uint32_t* p = place(i);
   if (!p || *p == kNoPlace) return;
   if (!(*p & kQueued)) free_pooled(*p);
   *p = kNoPlace;
@@ -193,8 +203,8 @@ void WaitAttribution::LiveTable::erase(std::uint32_t i) {
 
 std::optional<std::uint32_t> WaitAttribution::LiveTable::front_submit() const {
   if (slots_.empty()) return std::nullopt;
-  const std::uint64_t p = slots_.front();
-  return p & kQueued ? static_cast<std::uint32_t>(p) : pooled(p).submit_at;
+  const std::uint32_t p = slots_.front();
+  return p & kQueued ? p & kInstantBits : pooled(p).submit_at;
 }
 
 const ExactSum& WaitAttribution::zero_sum() {

@@ -91,10 +91,15 @@ TEST(RecorderPlaces, AQueuedTaskHoldsAPlaceThatReadsBackAsItsRecord) {
 
 // A record's TaskId is its number less its span's offset, and back: an event for a TaskId the Recorder
 // never saw submitted (one that lands on a rejected op's record, or past the last) or for one retired is
-// an internal error, not a wrong record changed.
+// an internal error, not a wrong record changed. The events are fed by hand; the core holds tasks 0 to 4
+// (a queued record's kind, worker and run are read from the core).
 TEST(RecorderPlaces, AnEventForATaskNeverRecordedOrRetiredIsAnInternalError) {
-  FakeDriver d(Builder().chip(0));
-  Recorder rec(d.core());
+  Registry reg;
+  reg.add_next_level(WorkerId(0), WorkerKind::kLocalChip);
+  const CallableId chip = reg.add_callable({"chip", Namespace::kLocalChip, std::nullopt});
+  Scheduler core(reg);
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(core.submit_next_level("x", chip, {}, WorkerId(0)).accepted());
+  Recorder rec(core);
   rec.set_keep_records(false);
   const std::vector<WorkerId> chip0{WorkerId(0)};
   const Rejection refused{ErrorCode::kMissingWorker, "no worker 9"};

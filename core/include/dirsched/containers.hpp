@@ -174,11 +174,13 @@ class ChunkedQueue {
 // submit of a trace at t = 0) are kept once. A time equal to the last one named gets its number again.
 // The front is forgotten once no record names it (forget_before): a record's times are all named at or
 // after its first one, and later records' after that, so the oldest record's first number bounds
-// every number still named. Numbers run modulo 2^32 - 1, so kNone is never one; what is held must
-// stay under that many instants.
+// every number still named. Numbers run modulo 2^30 - 1, so a number fits in 30 bits (a 4-byte place
+// holds one with two flag bits) and kNone is never one; what is held must stay under that many
+// instants (8 GiB of them).
 class InstantTable {
  public:
   static constexpr std::uint32_t kNone = 0xffffffffu;  // no time: read back as -1
+  static constexpr std::uint64_t kModulus = (std::uint64_t{1} << 30) - 1;  // numbers are below it
   // How many instants a table holds before record_left() forgets those no record names (a few KiB).
   static constexpr std::size_t kForgetAt = 1024;
 
@@ -225,7 +227,6 @@ class InstantTable {
   std::size_t held() const { return times_.size(); }
 
  private:
-  static constexpr std::uint64_t kModulus = 0xffffffffu;
   // Core bugs (a number no record could name, a window of 2^32 - 1 instants): out of line, so that
   // name() and time() inline.
   [[noreturn]] static void not_held(std::uint32_t n);

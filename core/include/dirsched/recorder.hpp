@@ -18,7 +18,7 @@
 //   same double), but a group is touched only where its sum gains a term: at an instant where one of
 //   its targets changed and it has an idle target, or where a target stays idle (or busy) past it.
 //
-// What a record holds. A task only queued holds an 8-byte place instead (see live_ below); every other
+// What a record holds. A task only queued holds a 4-byte place instead (see live_ below); every other
 // record is one fixed-size Live entry (32 bytes, nothing on the heap) in a pool: its
 // four times (as numbers of instants, InstantTable: 4 bytes each), kind, state, a few flags, its name
 // as a reference (the TaskId, whose name the core keeps; a rejected or not-submitted op, which the core never held, has its name in a small side
@@ -174,7 +174,7 @@ class Recorder : public Observer {
   std::size_t live_records() const { return record_count() - retired_; }
   // Records the Recorder holds now: the live ones, and with keep_records the retired ones too.
   std::size_t held_records() const { return live_.size(); }
-  // Records held as a Live (more than queued: see live_); the rest hold an 8-byte place.
+  // Records held as a Live (more than queued: see live_); the rest hold a 4-byte place.
   std::size_t pooled_records() const { return pool_.held(); }
   // Records by final (or, not yet retired, current) state.
   std::map<TaskState, std::size_t> state_counts() const;
@@ -271,7 +271,7 @@ class Recorder : public Observer {
   // changing anything).
   Live& record(std::size_t n);
   Live record(std::size_t n) const;
-  Live view(std::uint64_t place, std::size_t n) const;  // record n from its place
+  Live view(std::uint32_t place, std::size_t n) const;  // record n from its place
   // Back to a queued place when record n holds nothing a place does not say.
   void compact(std::size_t n);
   TaskId task_of(std::size_t n) const;  // a named record's TaskId, from its number (spans_)
@@ -306,19 +306,20 @@ class Recorder : public Observer {
   bool keep_ = true;
   std::function<void(const TaskRecord&)> on_retire_;
   TaskRecord scratch_;             // what on_retire_ is given
-  // Records first_ on, a place each (8 bytes). A task only queued (Pending, or READY at its submit; a
+  // Records first_ on, a place each (4 bytes). A task only queued (Pending, or READY at its submit; a
   // single or SUB task of one member, nothing else recorded: every task of a trace submitted at t = 0
-  // while it waits) is its place alone: kQueued | kReadyBit if READY | kSubBit if a SUB task | its
-  // NEXT_LEVEL worker << 41 | its run << 32 | its submit instant; its TaskId is its record number's
-  // (spans_). Any other record's place is its Live's index in pool_ + 1, made when an event changes it
-  // and given back when it is only queued again or is dropped. So the records held at t = 0 follow the
-  // tasks started, not the tasks queued.
-  static constexpr std::uint64_t kQueued = std::uint64_t{1} << 63;
-  static constexpr std::uint64_t kReadyBit = std::uint64_t{1} << 62;
-  static constexpr std::uint64_t kSubBit = std::uint64_t{1} << 61;
-  static constexpr std::uint32_t kPlaceWorkers = std::uint32_t{1} << 20;  // registration indices below
-  static constexpr std::uint32_t kPlaceRuns = std::uint32_t{1} << 9;      // run indices below
-  ChunkedQueue<std::uint64_t> live_;
+  // while it waits) is its place alone: kQueued | kReadyBit if READY | its submit instant (30 bits:
+  // InstantTable). Its TaskId is its record number's (spans_), and its kind, NEXT_LEVEL worker and
+  // run are the core's (which holds every task not yet terminal), so the place need not say them. Any
+  // other record's place is its Live's index in pool_ + 1, made when an event changes it and given
+  // back when it is only queued again or is dropped. So the records held at t = 0 follow the tasks
+  // started, not the tasks queued.
+  static constexpr std::uint32_t kQueued = std::uint32_t{1} << 31;
+  static constexpr std::uint32_t kReadyBit = std::uint32_t{1} << 30;
+  static constexpr std::uint32_t kInstantBits = kReadyBit - 1;
+  static_assert(InstantTable::kModulus <= kInstantBits + 1, "a place holds an instant's number");
+  std::uint32_t pool_place(Live&& r);  // r into pool_: the place naming it
+  ChunkedQueue<std::uint32_t> live_;
   SlotPool<Live> pool_;
   // Named records by number: from record `first` on, record n is TaskId n - offset (a rejected or
   // not-submitted op, which has no TaskId, starts a new span after it).

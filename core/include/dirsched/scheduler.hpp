@@ -379,6 +379,8 @@ class Scheduler {
   std::uint32_t members(TaskId task) const { return members_of(task_at(task)); }
   // Target worker of member `member` of a NEXT_LEVEL task (CoreError kUnknownMember, kNotNextLevel).
   WorkerId target(TaskId task, std::uint32_t member) const;
+  // The same as a registration index (Registry::index_of(target(task, member))).
+  std::uint32_t target_index(TaskId task, std::uint32_t member = 0) const;
   CallableId callable(TaskId task) const { return task_at(task).callable; }
   const Buffer& buffer(BufferId id) const;
   std::size_t buffer_count() const { return buffers_.size(); }

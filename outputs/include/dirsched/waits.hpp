@@ -293,14 +293,16 @@ class WaitAttribution : public Observer {
   // of them when every task is submitted at t = 0). An ended task's place is cleared, and the window's
   // front moves past cleared places.
   //
-  // A place is 8 bytes. A task that is only queued holds no Live: a single or SUB task not yet READY,
+  // A place is 4 bytes. A task that is only queued holds no Live: a single or SUB task not yet READY,
   // or READY at its submit with nothing ahead of it (no run of its worker, no snapshot, no node: every
   // task of a trace submitted at t = 0 while it waits) is its place alone, tagged, with its submit
-  // instant, kind, worker and whether it is READY. Any other task's place names a Live in a pool, made
+  // instant and whether it is READY; its kind and worker are the core's (a live task is held there).
+  // Any other task's place names a Live in a pool, made
   // when an event needs one (find()) and given back when the task is only queued again (compact()) or
   // ends. So memory at t = 0 follows the tasks started, not the tasks queued.
   class LiveTable {
    public:
+    explicit LiveTable(const Scheduler& core) : core_(core) {}
     // The live task's Live, made from its place if it was only queued; nullptr when it is not live.
     Live* find(std::uint32_t i);
     Live& at(std::uint32_t i) {
@@ -325,23 +327,25 @@ class WaitAttribution : public Observer {
     std::optional<std::uint32_t> front_submit() const;
 
    private:
-    // A queued place: kQueued | kReadyBit if READY | kSubBit if a SUB task | worker << 32 | submit_at.
-    static constexpr std::uint64_t kQueued = std::uint64_t{1} << 63;
-    static constexpr std::uint64_t kReadyBit = std::uint64_t{1} << 62;
-    static constexpr std::uint64_t kSubBit = std::uint64_t{1} << 61;
-    static constexpr std::uint32_t kWorkerMask = (std::uint32_t{1} << 29) - 1;  // registration index
-    static constexpr std::uint64_t kNoPlace = 0;                                 // cleared: not live
-    std::uint64_t* place(std::uint32_t i) {
+    // A queued place: kQueued | kReadyBit if READY | submit_at (30 bits: InstantTable). Any other: its
+    // Live's index in pool_ + 1.
+    static constexpr std::uint32_t kQueued = std::uint32_t{1} << 31;
+    static constexpr std::uint32_t kReadyBit = std::uint32_t{1} << 30;
+    static constexpr std::uint32_t kInstantBits = kReadyBit - 1;
+    static_assert(InstantTable::kModulus <= kInstantBits + 1, "a place holds an instant's number");
+    static constexpr std::uint32_t kNoPlace = 0;  // cleared: not live
+    std::uint32_t* place(std::uint32_t i) {
       return i < base_ || i - base_ >= slots_.size() ? nullptr : &slots_[i - base_];
     }
-    static Live queued_live(std::uint64_t p);
-    static bool queueable(const Live& l);
-    static std::uint64_t queued_place(const Live& l);
-    std::uint64_t pool_place(Live&& l) { return std::uint64_t{pool_.take(std::move(l))} + 1; }
-    void free_pooled(std::uint64_t p) { pool_.give(static_cast<std::uint32_t>(p - 1)); }
-    Live& pooled(std::uint64_t p) { return pool_[static_cast<std::uint32_t>(p - 1)]; }
-    const Live& pooled(std::uint64_t p) const { return pool_[static_cast<std::uint32_t>(p - 1)]; }
-    ChunkedQueue<std::uint64_t> slots_;
+    Live queued_live(std::uint32_t i, std::uint32_t p) const;  // task i's Live from its queued place
+    bool queueable(std::uint32_t i, const Live& l) const;
+    static std::uint32_t queued_place(const Live& l);
+    std::uint32_t pool_place(Live&& l);
+    void free_pooled(std::uint32_t p) { pool_.give(p - 1); }
+    Live& pooled(std::uint32_t p) { return pool_[p - 1]; }
+    const Live& pooled(std::uint32_t p) const { return pool_[p - 1]; }
+    const Scheduler& core_;
+    ChunkedQueue<std::uint32_t> slots_;
     SlotPool<Live> pool_;  // stable: a Live& survives a later find()
     Live scratch_;                      // ending() of a task only queued
     std::uint32_t base_ = 0;
