@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <array>
 #include <cinttypes>
 #include <cstdint>
@@ -54,6 +55,43 @@ TEST(FifoQueue, EraseIfKeepsTheOthersInOrderAcrossTheWrap) {
   EXPECT_EQ(f.size(), 4u);
   f.erase_if([](int) { return true; });
   EXPECT_TRUE(f.empty());
+}
+
+// Past Fifo::kChunk elements a Fifo is held in chunks: against std::deque through pushes and pops that
+// cross many chunk boundaries and empty it, erase_if and copies; a drained long FIFO gives its chunks
+// back (it holds at most the head chunk and one spare).
+TEST(FifoQueue, LongFifosMatchADequeAndGiveTheirChunksBack) {
+  constexpr std::size_t k = Fifo<int>::kChunk;
+  Fifo<std::uint32_t> f;
+  std::deque<std::uint32_t> model;
+  std::mt19937_64 rng(11);
+  std::uint32_t next = 0;
+  auto same = [&](const Fifo<std::uint32_t>& q) {
+    ASSERT_EQ(q.size(), model.size());
+    for (std::size_t i = 0; i < model.size(); i += 1 + rng() % 7) ASSERT_EQ(q.at(i), model[i]) << i;
+    if (!model.empty()) {
+      ASSERT_EQ(q.front(), model.front());
+    }
+  };
+  for (int round = 0; round < 300; ++round) {
+    const std::size_t pushes = rng() % (5 * k), pops = rng() % (5 * k);
+    for (std::size_t i = 0; i < pushes; ++i) f.push_back(next), model.push_back(next++);
+    same(f);
+    for (std::size_t i = 0; i < pops && !model.empty(); ++i) f.pop_front(), model.pop_front();
+    same(f);
+    if (round % 50 == 49) {
+      f.erase_if([](std::uint32_t v) { return v % 3 == 0; });
+      model.erase(std::remove_if(model.begin(), model.end(), [](std::uint32_t v) { return v % 3 == 0; }), model.end());
+      same(f);
+      const Fifo<std::uint32_t> copy = f;
+      same(copy);
+    }
+  }
+  for (std::size_t i = 0; i < 20 * k; ++i) f.push_back(next), model.push_back(next++);
+  EXPECT_GE(f.held(), f.size());
+  while (f.size() > 1) f.pop_front(), model.pop_front();
+  same(f);
+  EXPECT_LE(f.held(), 2 * k);  // the head chunk and the spare
 }
 
 // ChunkedQueue against std::deque: pushes and pops in runs that cross many chunk boundaries (and empty
