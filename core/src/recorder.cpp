@@ -42,14 +42,8 @@ Recorder::Live& Recorder::record(std::size_t n) {
   // Retired records get no more events (they are terminal, and so is everything before them).
   if (n < first_) throw InternalError("recorder: an event for a retired task");
   std::uint32_t& place = live_[n - first_];
-  if (place & kQueued) place = pool_place(view(place, n));
-  return pool_[place - 1];
-}
-
-std::uint32_t Recorder::pool_place(Live&& r) {
-  const std::uint32_t k = pool_.take(std::move(r));
-  if (k + 1 >= kQueued) throw InternalError("recorder: more than 2^31 - 1 records held at once");
-  return k + 1;
+  if (Place::queued(place)) place = pool_place(view(place, n));
+  return pool_[Place::pool(place)];
 }
 
 Recorder::Live Recorder::record(std::size_t n) const {
@@ -58,9 +52,9 @@ Recorder::Live Recorder::record(std::size_t n) const {
 }
 
 Recorder::Live Recorder::view(std::uint32_t place, std::size_t n) const {
-  if (!(place & kQueued)) return pool_[place - 1];
+  if (!Place::queued(place)) return pool_[Place::pool(place)];
   Live r;
-  r.submit = place & kInstantBits;
+  r.submit = Place::submit(place);
   r.flags = kNamed | kInline;
   const TaskId task = task_of(n);
   r.name = task.index();
@@ -68,7 +62,7 @@ Recorder::Live Recorder::view(std::uint32_t place, std::size_t n) const {
   r.run = core_.run_of(task).index();
   r.kind = core_.kind(task);
   if (r.kind == TaskKind::kSingle) r.where = core_.target_index(task);
-  if (place & kReadyBit) {
+  if (Place::ready(place)) {
     r.state = TaskState::kReady;
     r.ready = r.submit;
   }
@@ -102,8 +96,8 @@ std::size_t Recorder::record_of(TaskId task) const {
   if (n >= record_count() || (it != spans_.end() && n >= it->first))
     throw InternalError("recorder: an event for a task it never saw submitted");
   const std::uint32_t place = live_[n - first_];
-  if (!(place & kQueued)) {
-    const Live& r = pool_[place - 1];
+  if (!Place::queued(place)) {
+    const Live& r = pool_[Place::pool(place)];
     if (!(r.flags & kNamed) || r.name != i) throw InternalError("recorder: an event for a task it never saw submitted");
   }
   return n;
@@ -111,8 +105,8 @@ std::size_t Recorder::record_of(TaskId task) const {
 
 void Recorder::compact(std::size_t n) {
   std::uint32_t& place = live_[n - first_];
-  if (place & kQueued) return;
-  const Live& r = pool_[place - 1];
+  if (Place::queued(place)) return;
+  const Live& r = pool_[Place::pool(place)];
   const bool ready = r.state == TaskState::kReady;
   if (r.flags != (kNamed | kInline) || (r.state != TaskState::kPending && !ready) ||
       r.ready != (ready ? r.submit : InstantTable::kNone) || r.start != InstantTable::kNone ||
@@ -125,8 +119,8 @@ void Recorder::compact(std::size_t n) {
   if (r.run != core_.run_of(task).index() || r.kind != core_.kind(task) ||
       (r.kind == TaskKind::kSingle && r.where != core_.target_index(task)))
     return;
-  const std::uint32_t queued = kQueued | (ready ? kReadyBit : 0) | r.submit;
-  pool_.give(place - 1);
+  const std::uint32_t queued = Place::of_queued(r.submit, ready);
+  pool_.give(Place::pool(place));
   place = queued;
 }
 
@@ -153,7 +147,7 @@ Recorder::Live& Recorder::new_record(const Event& e) {
   if (e.task.valid() && e.task.index() < next_task_) throw InternalError("recorder: a second submit of one task");
   const std::uint32_t place = pool_place(Live{});
   live_.emplace_back() = place;
-  Live& r = pool_[place - 1];
+  Live& r = pool_[Place::pool(place)];
   r.kind = e.task_kind;
   r.run = e.run.valid() ? e.run.index() : 0;
   if (e.task.valid()) {
@@ -293,14 +287,14 @@ void Recorder::drop_front() {
       ++message_base_;
     }
   if (r.flags & kHasExtra) extras_.erase(first_);
-  if (!(live_.front() & kQueued)) pool_.give(live_.front() - 1);
+  if (!Place::queued(live_.front())) pool_.give(Place::pool(live_.front()));
   live_.pop_front();
   ++first_;
   while (spans_.size() > 1 && spans_[1].first <= first_) spans_.pop_front();
   // No record names an instant before the new front's submit (a not-submitted op has none).
   if (live_.empty()) return instants_.record_left(std::nullopt);
   const std::uint32_t front = live_.front();
-  instants_.record_left(front & kQueued ? front & kInstantBits : pool_[front - 1].submit);
+  instants_.record_left(Place::queued(front) ? Place::submit(front) : pool_[Place::pool(front)].submit);
 }
 
 void Recorder::retire_one() {
@@ -701,8 +695,8 @@ void Recorder::on_event(const Event& e) {
   if (e.kind == EventKind::kReady && rec >= first_) {
     // A queued task READY at its submit stays only queued: its place says so.
     std::uint32_t& place = live_[rec - first_];
-    if ((place & kQueued) && !(place & kReadyBit) && (place & kInstantBits) == instant(e.t)) {
-      place |= kReadyBit;
+    if (Place::queued(place) && !Place::ready(place) && Place::submit(place) == instant(e.t)) {
+      place = Place::of_queued(Place::submit(place), true);
       return;
     }
   }

@@ -114,8 +114,8 @@ std::optional<std::uint32_t> WaitAttribution::index_of(WorkerId w) const { retur
 
 WaitAttribution::Live WaitAttribution::LiveTable::queued_live(std::uint32_t i, std::uint32_t p) const {
   Live l;
-  l.submit_at = p & kInstantBits;
-  if (p & kReadyBit) l.ready_at = l.submit_at;  // ready_reason kSubmitted, runs_at_ready 0: the defaults
+  l.submit_at = Place::submit(p);
+  if (Place::ready(p)) l.ready_at = l.submit_at;  // ready_reason kSubmitted, runs_at_ready 0: the defaults
   // What the place does not say, the core does: a live task is not terminal, so the core holds it.
   const TaskId task(i);
   l.kind = core_.kind(task);
@@ -123,23 +123,17 @@ WaitAttribution::Live WaitAttribution::LiveTable::queued_live(std::uint32_t i, s
   return l;
 }
 
-std::uint32_t WaitAttribution::LiveTable::pool_place(Live&& l) {
-  const std::uint32_t k = pool_.take(std::move(l));
-  if (k + 1 >= kQueued) throw InternalError("wait attribution: more than 2^31 - 1 live tasks pooled at once");
-  return k + 1;
-}
-
 WaitAttribution::Live* WaitAttribution::LiveTable::find(std::uint32_t i) {
   std::uint32_t* p = place(i);
   if (!p || *p == kNoPlace) return nullptr;
-  if (*p & kQueued) *p = pool_place(queued_live(i, *p));
+  if (Place::queued(*p)) *p = pool_place(queued_live(i, *p));
   return &pooled(*p);
 }
 
 const WaitAttribution::Live* WaitAttribution::LiveTable::ending(std::uint32_t i) {
   std::uint32_t* p = place(i);
   if (!p || *p == kNoPlace) return nullptr;
-  if (!(*p & kQueued)) return &pooled(*p);
+  if (!Place::queued(*p)) return &pooled(*p);
   scratch_ = queued_live(i, *p);
   return &scratch_;
 }
@@ -147,7 +141,7 @@ const WaitAttribution::Live* WaitAttribution::LiveTable::ending(std::uint32_t i)
 WaitAttribution::Live* WaitAttribution::LiveTable::peek(std::uint32_t i, Live& local) {
   std::uint32_t* p = place(i);
   if (!p || *p == kNoPlace) return nullptr;
-  if (!(*p & kQueued)) return &pooled(*p);
+  if (!Place::queued(*p)) return &pooled(*p);
   local = queued_live(i, *p);
   return &local;
 }
@@ -179,12 +173,12 @@ bool WaitAttribution::LiveTable::queueable(std::uint32_t i, const Live& l) const
 }
 
 std::uint32_t WaitAttribution::LiveTable::queued_place(const Live& l) {
-  return kQueued | (l.ready_at != InstantTable::kNone ? kReadyBit : 0) | l.submit_at;
+  return Place::of_queued(l.submit_at, l.ready_at != InstantTable::kNone);
 }
 
 void WaitAttribution::LiveTable::compact(std::uint32_t i) {
   std::uint32_t* p = place(i);
-  if (!p || *p == kNoPlace || (*p & kQueued)) return;
+  if (!p || *p == kNoPlace || Place::queued(*p)) return;
   const Live& l = pooled(*p);
   if (!queueable(i, l)) return;
   const std::uint32_t q = queued_place(l);
@@ -195,7 +189,7 @@ void WaitAttribution::LiveTable::compact(std::uint32_t i) {
 void WaitAttribution::LiveTable::erase(std::uint32_t i) {
   std::uint32_t* p = place(i);
   if (!p || *p == kNoPlace) return;
-  if (!(*p & kQueued)) free_pooled(*p);
+  if (!Place::queued(*p)) free_pooled(*p);
   *p = kNoPlace;
   --count_;
   while (!slots_.empty() && slots_.front() == kNoPlace) slots_.pop_front(), ++base_;
@@ -204,7 +198,7 @@ void WaitAttribution::LiveTable::erase(std::uint32_t i) {
 std::optional<std::uint32_t> WaitAttribution::LiveTable::front_submit() const {
   if (slots_.empty()) return std::nullopt;
   const std::uint32_t p = slots_.front();
-  return p & kQueued ? p & kInstantBits : pooled(p).submit_at;
+  return Place::queued(p) ? Place::submit(p) : pooled(p).submit_at;
 }
 
 const ExactSum& WaitAttribution::zero_sum() {

@@ -434,13 +434,33 @@ class SlotPool {
     free_.push_back(k);
   }
   std::size_t held() const { return size_ - free_.size(); }
-  std::size_t most() const { return size_; }  // held at most at once
 
  private:
   static constexpr std::uint32_t kShift = 10, kChunk = std::uint32_t{1} << kShift;
   std::vector<std::unique_ptr<T[]>> chunks_;
   std::vector<std::uint32_t> free_;
   std::size_t size_ = 0;
+};
+
+// A task's 4-byte place in an observer's window (the Recorder's records, the wait attribution's live
+// tasks). A task only queued is its place alone: kQueued, kReady if READY at its submit, and its
+// submit instant (an InstantTable number: 30 bits); the observer reads its kind, worker and run from
+// the core. Any other place names an entry of the observer's SlotPool, as its number + 1 (0 is left
+// for "no place").
+struct Place {
+  static constexpr std::uint32_t kQueued = std::uint32_t{1} << 31;
+  static constexpr std::uint32_t kReady = std::uint32_t{1} << 30;
+  static constexpr std::uint32_t kInstant = kReady - 1;
+  static_assert(InstantTable::kModulus <= kInstant + 1, "a place holds an instant's number");
+  static bool queued(std::uint32_t p) { return (p & kQueued) != 0; }
+  static bool ready(std::uint32_t p) { return (p & kReady) != 0; }
+  static std::uint32_t submit(std::uint32_t p) { return p & kInstant; }
+  static std::uint32_t of_queued(std::uint32_t submit, bool ready) { return kQueued | (ready ? kReady : 0) | submit; }
+  static std::uint32_t pool(std::uint32_t p) { return p - 1; }
+  static std::uint32_t of_pool(std::uint32_t k) {
+    if (k + 1 >= kQueued) throw InternalError("more than 2^31 - 1 task records pooled at once");
+    return k + 1;
+  }
 };
 
 class IndexSet {

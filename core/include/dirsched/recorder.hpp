@@ -308,17 +308,13 @@ class Recorder : public Observer {
   TaskRecord scratch_;             // what on_retire_ is given
   // Records first_ on, a place each (4 bytes). A task only queued (Pending, or READY at its submit; a
   // single or SUB task of one member, nothing else recorded: every task of a trace submitted at t = 0
-  // while it waits) is its place alone: kQueued | kReadyBit if READY | its submit instant (30 bits:
-  // InstantTable). Its TaskId is its record number's (spans_), and its kind, NEXT_LEVEL worker and
-  // run are the core's (which holds every task not yet terminal), so the place need not say them. Any
-  // other record's place is its Live's index in pool_ + 1, made when an event changes it and given
-  // back when it is only queued again or is dropped. So the records held at t = 0 follow the tasks
-  // started, not the tasks queued.
-  static constexpr std::uint32_t kQueued = std::uint32_t{1} << 31;
-  static constexpr std::uint32_t kReadyBit = std::uint32_t{1} << 30;
-  static constexpr std::uint32_t kInstantBits = kReadyBit - 1;
-  static_assert(InstantTable::kModulus <= kInstantBits + 1, "a place holds an instant's number");
-  std::uint32_t pool_place(Live&& r);  // r into pool_: the place naming it
+  // while it waits) is its place alone (Place, containers.hpp): its submit instant and whether it is
+  // READY. Its TaskId is its record number's (spans_), and its kind, NEXT_LEVEL worker and run are the
+  // core's (which holds every task not yet terminal), so the place need not say them. Any other
+  // record's place names its Live in pool_, made when an event changes it and given back when it is
+  // only queued again or is dropped. So the records held at t = 0 follow the tasks started, not the
+  // tasks queued.
+  std::uint32_t pool_place(Live&& r) { return Place::of_pool(pool_.take(std::move(r))); }
   ChunkedQueue<std::uint32_t> live_;
   SlotPool<Live> pool_;
   // Named records by number: from record `first` on, record n is TaskId n - offset (a rejected or

@@ -327,12 +327,7 @@ class WaitAttribution : public Observer {
     std::optional<std::uint32_t> front_submit() const;
 
    private:
-    // A queued place: kQueued | kReadyBit if READY | submit_at (30 bits: InstantTable). Any other: its
-    // Live's index in pool_ + 1.
-    static constexpr std::uint32_t kQueued = std::uint32_t{1} << 31;
-    static constexpr std::uint32_t kReadyBit = std::uint32_t{1} << 30;
-    static constexpr std::uint32_t kInstantBits = kReadyBit - 1;
-    static_assert(InstantTable::kModulus <= kInstantBits + 1, "a place holds an instant's number");
+    // A place (Place, containers.hpp): a task only queued, or its Live in pool_.
     static constexpr std::uint32_t kNoPlace = 0;  // cleared: not live
     std::uint32_t* place(std::uint32_t i) {
       return i < base_ || i - base_ >= slots_.size() ? nullptr : &slots_[i - base_];
@@ -340,10 +335,10 @@ class WaitAttribution : public Observer {
     Live queued_live(std::uint32_t i, std::uint32_t p) const;  // task i's Live from its queued place
     bool queueable(std::uint32_t i, const Live& l) const;
     static std::uint32_t queued_place(const Live& l);
-    std::uint32_t pool_place(Live&& l);
-    void free_pooled(std::uint32_t p) { pool_.give(p - 1); }
-    Live& pooled(std::uint32_t p) { return pool_[p - 1]; }
-    const Live& pooled(std::uint32_t p) const { return pool_[p - 1]; }
+    std::uint32_t pool_place(Live&& l) { return Place::of_pool(pool_.take(std::move(l))); }
+    void free_pooled(std::uint32_t p) { pool_.give(Place::pool(p)); }
+    Live& pooled(std::uint32_t p) { return pool_[Place::pool(p)]; }
+    const Live& pooled(std::uint32_t p) const { return pool_[Place::pool(p)]; }
     const Scheduler& core_;
     ChunkedQueue<std::uint32_t> slots_;
     SlotPool<Live> pool_;  // stable: a Live& survives a later find()
