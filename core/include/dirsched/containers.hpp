@@ -289,7 +289,7 @@ class InstantTable {
   std::size_t held() const { return times_.size(); }
 
  private:
-  // Core bugs (a number no record could name, a window of 2^32 - 1 instants): out of line, so that
+  // Core bugs (a number no record could name, a window of kModulus instants): out of line, so that
   // name() and time() inline.
   [[noreturn]] static void not_held(std::uint32_t n);
   [[noreturn]] static void too_many();
