@@ -703,6 +703,8 @@ Event Scheduler::event_for(EventKind kind, TaskId id) const {
 void Scheduler::set_state(TaskId id, TaskState to) {
   Task& t = tasks_[id.index()];
   DIRSCHED_INVARIANT(transition_allowed(t.state, to));
+  // `count` turns from live producers into members ended here: both are 0 (see Task).
+  DIRSCHED_INVARIANT(to != TaskState::kRunning || t.count == 0);
   t.state = to;
 }
 

@@ -92,6 +92,20 @@ TEST(FifoQueue, LongFifosMatchADequeAndGiveTheirChunksBack) {
   while (f.size() > 1) f.pop_front(), model.pop_front();
   same(f);
   EXPECT_LE(f.held(), 2 * k);  // the head chunk and the spare
+  // Drained exactly at a chunk boundary, then used again; moved.
+  Fifo<std::uint32_t> g;
+  for (std::uint32_t i = 0; i < 3 * k; ++i) g.push_back(i);
+  for (std::size_t i = 0; i < 3 * k; ++i) g.pop_front();
+  EXPECT_TRUE(g.empty());
+  EXPECT_LE(g.held(), 2 * k);
+  g.push_back(7);
+  g.push_back(8);
+  Fifo<std::uint32_t> moved = std::move(g);
+  ASSERT_EQ(moved.size(), 2u);
+  EXPECT_EQ(moved.front(), 7u);
+  moved.pop_front();
+  EXPECT_EQ(moved.front(), 8u);
+  EXPECT_EQ(moved.at(0), 8u);
 }
 
 // ChunkedQueue against std::deque: pushes and pops in runs that cross many chunk boundaries (and empty

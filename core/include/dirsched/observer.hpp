@@ -101,6 +101,9 @@ struct Event {
   bool between_passes = false;
 };
 
+// An observer is told of each transition while the core makes it: it may read the core (the Recorder
+// and the wait attribution read names, kinds and targets), never change it. The core keeps references
+// into its tables across an event (Scheduler::apply), which a submit from an observer could move.
 class Observer {
  public:
   virtual ~Observer() = default;

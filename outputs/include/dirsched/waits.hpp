@@ -21,7 +21,7 @@
 // Cost: O(1) per event for singles (each worker keeps running per-cause totals; a single keeps a copy
 // of its worker's totals from when it turned READY and takes the difference when it starts), O(targets)
 // when a group reaches the group FIFO head. Memory follows the tasks started: a task only queued holds
-// an 8-byte place (LiveTable), a task's state is dropped when it ends; the causes of a started task wait
+// a 4-byte place (LiveTable), a task's state is dropped when it ends; the causes of a started task wait
 // for its tasks.csv row (take()); the critical path keeps only the tasks some live or later task can
 // still name as what it waited for (reference counts), and of those only what an output can read
 // (trim_chains(): the last kPathKept steps).
@@ -158,7 +158,7 @@ class WaitAttribution : public Observer {
   // Critical-path nodes held now (for the memory test).
   std::size_t nodes_held() const { return nodes_.size() - free_.size(); }
   std::size_t live_tasks() const { return live_.size(); }
-  // Live tasks holding a Live (more than queued: see LiveTable); the rest hold an 8-byte place.
+  // Live tasks holding a Live (more than queued: see LiveTable); the rest hold a 4-byte place.
   std::size_t pooled_lives() const { return live_.pooled(); }
   static constexpr std::size_t kLongest = 20;
   static constexpr std::size_t kPathKept = kSummaryListCap;  // the critical path's steps an output lists
