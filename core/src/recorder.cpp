@@ -59,9 +59,10 @@ Recorder::Live Recorder::view(std::uint32_t place, std::size_t n) const {
   const TaskId task = task_of(n);
   r.name = task.index();
   // What the place does not say, the core does: the task is not terminal, so it is held.
-  r.run = core_.run_of(task).index();
-  r.kind = core_.kind(task);
-  if (r.kind == TaskKind::kSingle) r.where = core_.target_index(task);
+  const Scheduler::QueuedShape shape = core_.queued_shape(task);
+  r.run = shape.run;
+  r.kind = shape.kind;
+  r.where = shape.worker;
   if (Place::ready(place)) {
     r.state = TaskState::kReady;
     r.ready = r.submit;
@@ -115,10 +116,8 @@ void Recorder::compact(std::size_t n) {
       task_of(n).index() != r.name)
     return;
   // view() reads the kind, worker and run back from the core: compact only what it reads back the same.
-  const TaskId task(r.name);
-  if (r.run != core_.run_of(task).index() || r.kind != core_.kind(task) ||
-      (r.kind == TaskKind::kSingle && r.where != core_.target_index(task)))
-    return;
+  const Scheduler::QueuedShape shape = core_.queued_shape(TaskId(r.name));
+  if (r.run != shape.run || r.kind != shape.kind || r.where != shape.worker) return;
   const std::uint32_t queued = Place::of_queued(r.submit, ready);
   pool_.give(Place::pool(place));
   place = queued;

@@ -117,9 +117,9 @@ WaitAttribution::Live WaitAttribution::LiveTable::queued_live(std::uint32_t i, s
   l.submit_at = Place::submit(p);
   if (Place::ready(p)) l.ready_at = l.submit_at;  // ready_reason kSubmitted, runs_at_ready 0: the defaults
   // What the place does not say, the core does: a live task is not terminal, so the core holds it.
-  const TaskId task(i);
-  l.kind = core_.kind(task);
-  if (l.kind == TaskKind::kSingle) l.worker = core_.target_index(task);
+  const Scheduler::QueuedShape shape = core_.queued_shape(TaskId(i));
+  l.kind = shape.kind;
+  l.worker = shape.worker;
   return l;
 }
 
@@ -168,8 +168,8 @@ bool WaitAttribution::LiveTable::queueable(std::uint32_t i, const Live& l) const
       (ready && l.ready_at != l.submit_at) || (l.kind != TaskKind::kSingle && l.kind != TaskKind::kSub))
     return false;
   // queued_live() reads the kind and worker back from the core: only what it reads back the same.
-  const TaskId task(i);
-  return l.kind == core_.kind(task) && l.worker == (l.kind == TaskKind::kSingle ? core_.target_index(task) : 0);
+  const Scheduler::QueuedShape shape = core_.queued_shape(TaskId(i));
+  return l.kind == shape.kind && l.worker == shape.worker;
 }
 
 std::uint32_t WaitAttribution::LiveTable::queued_place(const Live& l) {

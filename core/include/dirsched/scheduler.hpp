@@ -381,6 +381,17 @@ class Scheduler {
   WorkerId target(TaskId task, std::uint32_t member) const;
   // The same as a registration index (Registry::index_of(target(task, member))).
   std::uint32_t target_index(TaskId task, std::uint32_t member = 0) const;
+  // What an observer's 4-byte place of a queued task leaves out (containers.hpp, Place), in one
+  // lookup: its kind, its run and, for a NEXT_LEVEL single, its worker's registration index (else 0).
+  struct QueuedShape {
+    TaskKind kind;
+    std::uint32_t run;
+    std::uint32_t worker;
+  };
+  QueuedShape queued_shape(TaskId task) const {
+    const Task& t = task_at(task);
+    return {t.kind, t.run, t.kind == TaskKind::kSingle ? t.where : 0};
+  }
   CallableId callable(TaskId task) const { return task_at(task).callable; }
   const Buffer& buffer(BufferId id) const;
   std::size_t buffer_count() const { return buffers_.size(); }
