@@ -849,8 +849,7 @@ void Scheduler::apply(const Completion& c, bool batch_start) {
           RunError{c.task, c.member,
                    "task '" + std::string(name_of(t)) + "' member " + std::to_string(c.member) + " failed"};
   }
-  Task& ended = tasks_[c.task.index()];
-  if (++ended.count == members_of(ended)) finish(c.task);  // count: its members ended
+  if (++t.count == members_of(t)) finish(c.task);  // count: its members ended
 }
 
 void Scheduler::mark_idle(std::uint32_t w) {
