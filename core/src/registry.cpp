@@ -40,6 +40,9 @@ std::optional<std::uint32_t> Registry::index_of(WorkerId id) const {
 }
 
 CallableId Registry::add_callable(Callable callable) {
+  if (callables_.size() >= kMaxCallables)
+    throw RegistryError("callable '" + callable.name + "': more than " + std::to_string(kMaxCallables) +
+                        " callables");
   std::vector<bool> eligible(workers_.size(), false);
   if (callable.ns == Namespace::kRemote) {
     if (callable.eligible) {

@@ -316,8 +316,8 @@ SubmitResult Scheduler::submit(const SubmitRequest& r) {
               : members == 1 && r.kind == TaskKind::kSubGroup ? TaskKind::kSub
                                                               : r.kind;
   task.state = TaskState::kPending;
-  task.callable = r.callable;
-  task.run = run.index();
+  task.callable = static_cast<std::uint16_t>(r.callable.index());  // validate() checked it is registered
+  if (run_spans_.empty() || run_spans_.back().run != run.index()) run_spans_.push_back({id.index(), run.index()});
   if (!is_group(task.kind)) {
     task.where = is_sub(r.kind) ? 0 : targets[0];
   } else {
@@ -569,7 +569,7 @@ std::size_t Scheduler::cancel_unstarted(std::uint32_t run) {
   std::vector<std::uint32_t> fifos;  // workers whose FIFO held a cancelled single
   for (std::size_t i = tasks_.floor(); i < tasks_.size(); ++i) {
     Task& t = tasks_[i];
-    if (t.run != run || (t.state != TaskState::kPending && t.state != TaskState::kReady)) continue;
+    if (run_at(static_cast<std::uint32_t>(i)) != run || (t.state != TaskState::kPending && t.state != TaskState::kReady)) continue;
     if (t.state == TaskState::kReady) {  // it is queued: it leaves its queue below, once per queue
       if (t.kind == TaskKind::kSingle)
         fifos.push_back(t.where);
@@ -617,8 +617,9 @@ void Scheduler::end_run(std::optional<std::string> raised) {
 
 void Scheduler::task_ended(const Task& t) {
   --live_;
-  DIRSCHED_INVARIANT(runs_[t.run].info.live > 0);
-  --runs_[t.run].info.live;
+  RunInfo& run = runs_[run_of_entry(t)].info;
+  DIRSCHED_INVARIANT(run.live > 0);
+  --run.live;
 }
 
 void Scheduler::check_run_end(std::uint32_t run) {
@@ -692,7 +693,7 @@ const std::optional<RunError>& Scheduler::run_error() const {
 Event Scheduler::event_for(EventKind kind, TaskId id) const {
   Event e{kind};
   e.task = id;
-  e.run = RunId(tasks_[id.index()].run);
+  e.run = RunId(run_at(id.index()));
   e.name = name_of(tasks_[id.index()]);
   e.task_kind = tasks_[id.index()].kind;
   e.op_kind = tasks_[id.index()].op;
@@ -702,7 +703,7 @@ Event Scheduler::event_for(EventKind kind, TaskId id) const {
 
 void Scheduler::set_state(TaskId id, TaskState to) {
   Task& t = tasks_[id.index()];
-  DIRSCHED_INVARIANT(transition_allowed(t.state, to));
+  DIRSCHED_INVARIANT(transition_allowed(TaskState{t.state}, to));
   // `count` turns from live producers into members ended here: both are 0 (see Task).
   DIRSCHED_INVARIANT(to != TaskState::kRunning || t.count == 0);
   t.state = to;
@@ -727,8 +728,8 @@ void Scheduler::make_ready(TaskId id) {
   }
   // The whole_run_fifo seam (#1541): a task of a run that is not active waits in its run's part of the
   // queue; the passes see it once its run is promoted.
-  if (fifo_on() && RunId(t.run) != active_run_)
-    runs_[t.run].parked.push_back(id);
+  if (fifo_on() && RunId(run_at(id.index())) != active_run_)
+    runs_[run_at(id.index())].parked.push_back(id);
   else
     enqueue(id);
   emit(e);
@@ -810,7 +811,7 @@ void Scheduler::finish(TaskId id) {
     emit(e);
     poison_from(id);
   }
-  check_run_end(tasks_[id.index()].run);
+  check_run_end(run_at(id.index()));
 }
 
 void Scheduler::apply(const Completion& c, bool batch_start) {
@@ -844,7 +845,7 @@ void Scheduler::apply(const Completion& c, bool batch_start) {
       t.flags |= kMemberFailed;
       slot.set(kFailedFirst);
     }
-    if (std::optional<RunError>& error = runs_[t.run].info.error; !error)
+    if (std::optional<RunError>& error = runs_[run_of_entry(t)].info.error; !error)
       error =
           RunError{c.task, c.member,
                    "task '" + std::string(name_of(t)) + "' member " + std::to_string(c.member) + " failed"};
@@ -1427,8 +1428,8 @@ std::vector<Stuck> Scheduler::stuck() const {
         reason = "PENDING on " + std::to_string(live_producers(t)) + " producer(s) that never completed";
         break;
       case TaskState::kReady:
-        if (fifo_on() && RunId(t.run) != active_run_)
-          reason = "READY in run '" + runs_[t.run].info.name + "', which never became the active run";
+        if (fifo_on() && RunId(run_of_entry(t)) != active_run_)
+          reason = "READY in run '" + runs_[run_of_entry(t)].info.name + "', which never became the active run";
         else if (is_sub(t.kind) && members_of(t) > registry_.sub_workers())
           reason = "needs " + std::to_string(members_of(t)) + " SUB workers, the pool has " +
                    std::to_string(registry_.sub_workers());

@@ -624,6 +624,8 @@ struct Loader {
     const json* c = top.get("callables");
     if (!c) return;
     if (!c->is_object()) top.fail("expected an object, found " + Obj::type_of(*c), "callables");
+    if (c->size() > Registry::kMaxCallables)
+      top.fail(std::to_string(c->size()) + " callables; at most " + std::to_string(Registry::kMaxCallables), "callables");
     for (auto it = c->begin(); it != c->end(); ++it) {
       Obj o(it.value(), "callables." + it.key(), file);
       if (const std::string bad = Obj::control_character(it.key()); !bad.empty())

@@ -60,6 +60,37 @@ TEST(Runs, ALookupNeverFindsAnotherRunsProducer) {
   EXPECT_FALSE(has_line(d, "pending b"));
 }
 
+// A task's run is not stored with it: each run's tasks are one span of ids (a run's callback is open
+// once, and no other is open meanwhile). Forty runs, begun in an order unlike their declaration,
+// each submit 0 to 3 tasks; every task must read back its own run, through the events and run_of,
+// and each run's live count must reach 0 at its end. With run_of answering the last span for every
+// task, or a span not opened after an empty run, this fails.
+TEST(Runs, EachTaskKeepsItsRunWhenRunsBeginOutOfOrder) {
+  FakeDriver d = platform();
+  std::vector<RunId> runs;
+  for (int r = 0; r < 40; ++r) runs.push_back(d.core().add_run("r" + std::to_string(r)));
+  std::vector<std::pair<TaskId, RunId>> expect;
+  for (int k = 0; k < 40; ++k) {
+    const RunId run = runs[static_cast<std::size_t>((k * 17) % 40)];  // 17 is prime to 40: each once
+    d.core().begin_run(run);
+    for (int t = 0; t < k % 4; ++t) {
+      const SubmitResult s = d.single("k" + std::to_string(k) + "t" + std::to_string(t), t % 4);
+      ASSERT_TRUE(s.accepted());
+      expect.emplace_back(s.task, run);
+    }
+    d.core().end_run();
+  }
+  for (const auto& [task, run] : expect) EXPECT_EQ(d.core().run_of(task), run) << task.index();
+  d.run();
+  for (const Event& e : d.trace().events)
+    if (e.kind == EventKind::kDispatch || e.kind == EventKind::kComplete) {
+      const auto it = std::find_if(expect.begin(), expect.end(), [&](const auto& p) { return p.first == e.task; });
+      ASSERT_NE(it, expect.end());
+      EXPECT_EQ(e.run, it->second) << e.task.index();
+    }
+  for (const RunId r : runs) EXPECT_TRUE(d.core().run_info(r).terminal) << r.index();
+}
+
 TEST(Runs, RaiseFailsTheRunAndEndsItWhenItsTasksAreTerminal) {
   FakeDriver d = platform();
   const RunId r1 = d.core().add_run("r1");

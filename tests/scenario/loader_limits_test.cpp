@@ -169,5 +169,23 @@ TEST(LoaderLimits, TraceGroupMembersAreBoundedInAll) {
   EXPECT_NE(in_run.find("the trace's groups have 110 members up to this one"), std::string::npos) << in_run;
 }
 
+// A task's core entry holds its callable in 16 bits: a scenario naming more callables than the
+// registry takes is refused at "callables" (bad input, status 2), not by an abort in the core; the
+// registry refuses the 65,536th callable it is handed directly.
+TEST(LoaderLimits, MoreCallablesThanTheCoreHoldsAreRefusedAtCallables) {
+  json d = json::parse(R"({"name": "c", "workers": {"next_level": [{"id": 0, "kind": "local_chip"}]}, "trace": []})");
+  json& c = d["callables"];
+  for (std::size_t i = 0; i < Registry::kMaxCallables; ++i)
+    c["k" + std::to_string(i)] = {{"namespace", "LOCAL_CHIP"}, {"duration_s", 1}};
+  EXPECT_EQ(parse_scenario(d, "f.json", ".").callables.size(), Registry::kMaxCallables);
+  c["one_more"] = {{"namespace", "LOCAL_CHIP"}, {"duration_s", 1}};
+  EXPECT_EQ(load_error(d), "callables: f.json: callables: 65536 callables; at most 65535");
+
+  Registry r;
+  for (std::size_t i = 0; i < Registry::kMaxCallables; ++i)
+    r.add_callable({"k" + std::to_string(i), Namespace::kLocalChip, std::nullopt});
+  EXPECT_THROW(r.add_callable({"one_more", Namespace::kLocalChip, std::nullopt}), RegistryError);
+}
+
 }  // namespace
 }  // namespace dirsched

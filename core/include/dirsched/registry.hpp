@@ -58,6 +58,8 @@ class Registry {
   // otherwise.
   void add_next_level(WorkerId id, WorkerKind kind, std::uint32_t frames = 1);
   void set_sub_workers(std::uint32_t count) { sub_workers_ = count; }
+  // RegistryError past kMaxCallables (a task's core entry holds its callable in 16 bits).
+  static constexpr std::size_t kMaxCallables = 65535;
   CallableId add_callable(Callable callable);
 
   std::size_t next_level_count() const { return workers_.size(); }

@@ -390,9 +390,9 @@ class Scheduler {
   };
   QueuedShape queued_shape(TaskId task) const {
     const Task& t = task_at(task);
-    return {t.kind, t.run, t.kind == TaskKind::kSingle ? t.where : 0};
+    return {t.kind, run_at(task.index()), t.kind == TaskKind::kSingle ? t.where : 0};
   }
-  CallableId callable(TaskId task) const { return task_at(task).callable; }
+  CallableId callable(TaskId task) const { return CallableId(std::uint32_t{task_at(task).callable}); }
   const Buffer& buffer(BufferId id) const;
   std::size_t buffer_count() const { return buffers_.size(); }
   std::size_t sub_queue_length() const { return sub_fifo_.size(); }
@@ -413,7 +413,10 @@ class Scheduler {
   const std::optional<RunError>& run_error() const;
   std::size_t run_count() const { return runs_.size(); }
   const RunInfo& run_info(RunId run) const;
-  RunId run_of(TaskId task) const { return RunId(task_at(task).run); }
+  RunId run_of(TaskId task) const {
+    task_at(task);  // CoreError for a task not held
+    return RunId(run_at(task.index()));
+  }
   RunId open_run() const { return open_run_; }  // invalid when no callback is open
   bool declared_runs() const { return declared_runs_; }  // add_run was called (no implicit run)
   bool run_terminal(RunId run) const { return run_info(run).terminal; }
@@ -460,11 +463,12 @@ class Scheduler {
   // name begins, and it ends where the next task's begins (name_of). Every task submitted at t = 0 is
   // held at once, so each field here costs 38 MiB at 10M tasks: a one-member task (every single and
   // SUB single) keeps its member's slot in its entry, a group's member count and slots are in slots_,
-  // and a field serves two purposes where the two never overlap in a task's life (`count`).
+  // and a field serves two purposes where the two never overlap in a task's life (`count`). Its run is
+  // not in its entry: a run's tasks are submitted while its callback is open, one run at a time, so
+  // each run holds one span of task ids (run_spans_, run_at). Kind, op and state share one byte, and
+  // the callable is a 16-bit index.
   struct Task {
     std::uint32_t name_begin = 0;
-    CallableId callable;
-    std::uint32_t run = 0;  // its run (RunId index)
     // Until it is dispatched, its producers not yet completed (live_producers()); from its first
     // dispatch, its members ended (members_ended()). A task is dispatched only once READY, when both are 0.
     std::uint32_t count = 0;
@@ -475,14 +479,15 @@ class Scheduler {
     // One member: its slot's worker (below). A group: where its slots begin in slots_, with a header
     // (the member count) first and then one slot per member.
     std::uint32_t where = 0;
-    TaskKind kind;  // how it is scheduled: a one-member group is kSingle / kSub
-    TaskKind op;    // the submit that made it
-    TaskState state;
+    std::uint16_t callable = 0;  // its CallableId's index (Registry::kMaxCallables)
+    TaskKind kind : 2;           // how it is scheduled: a one-member group is kSingle / kSub
+    TaskKind op : 2;             // the submit that made it
+    TaskState state : 4;
     // kMemberFailed (a member has failed; the first to fail has kFailedFirst), and for one member its
     // slot's flags.
     std::uint8_t flags = 0;
   };
-  static_assert(sizeof(Task) == 32, "a queued task's entry stays compact");
+  static_assert(sizeof(Task) == 24, "a queued task's entry stays compact");
   static constexpr std::uint32_t kNoEdge = 0xffffffffu;
   struct Edge {
     TaskId consumer;
@@ -578,6 +583,7 @@ class Scheduler {
       v_.erase_front(i - base_);
       base_ = i;
     }
+    std::size_t index_of(const T& x) const { return base_ + static_cast<std::size_t>(&x - v_.begin()); }
     const T* begin() const { return v_.begin() + (floor_ - base_); }
     const T* end() const { return v_.end(); }
 
@@ -585,6 +591,14 @@ class Scheduler {
     HugeVector<T> v_;  // a million entries at once: huge pages, grown without a copy
     std::size_t base_ = 0, floor_ = 0;
   };
+  // The run of the task at `index` (held or not): the span that holds it.
+  std::uint32_t run_at(std::uint32_t index) const {
+    if (index >= run_spans_.back().first) return run_spans_.back().run;
+    auto it = std::upper_bound(run_spans_.begin(), run_spans_.end(), index,
+                               [](std::uint32_t i, const RunSpan& s) { return i < s.first; });
+    return std::prev(it)->run;
+  }
+  std::uint32_t run_of_entry(const Task& t) const { return run_at(static_cast<std::uint32_t>(tasks_.index_of(t))); }
   TaskState producer_state(TaskId p) const;
   void reclaim();
   void add_consumer(TaskId producer, TaskId consumer);
@@ -681,6 +695,12 @@ class Scheduler {
   void release_last_writer(TaskId p);
   std::vector<Buffer> buffers_;
   std::vector<RunState> runs_;  // each with its own tensor map
+  // The runs' spans of task ids in submit order: from `first` until the next span, tasks of `run`.
+  struct RunSpan {
+    std::uint32_t first;
+    std::uint32_t run;
+  };
+  std::vector<RunSpan> run_spans_;
   RunId open_run_;              // the run whose callback is open
   RunId last_run_;              // the last run begun
   bool declared_runs_ = false;  // add_run was called: no implicit run
