@@ -222,55 +222,79 @@ std::uint32_t WaitAttribution::NodeTable::push() {
   return static_cast<std::uint32_t>(nodes_.size() - 1);
 }
 
-std::uint64_t WaitAttribution::NodeTable::place(std::string_view name) {
-  if (name.empty()) return 0;  // read back by its size alone (there may be no chunk yet)
-  if (name.size() > text_room_) {
-    last_size_ = std::max(kText, name.size());
-    text_.push_back(std::make_unique<char[]>(last_size_));
-    text_room_ = last_size_;
+WaitAttribution::NodeTable::Record WaitAttribution::NodeTable::read(const char* record) {
+  std::size_t name = 0, header = 1;
+  for (unsigned shift = 0;; shift += 7) {
+    const auto byte = static_cast<unsigned char>(record[header++]);
+    name |= std::size_t{byte & 0x7fu} << shift;
+    if (!(byte & 0x80u)) return {header, name};
   }
-  if (text_.size() > Node::kPosition >> 32) throw InternalError("wait attribution: more than 2^24 chunks of names held");
-  const std::size_t off = last_size_ - text_room_;
-  std::copy(name.begin(), name.end(), text_.back().get() + off);
-  text_room_ -= name.size();
-  return (static_cast<std::uint64_t>(text_.size() - 1) << 32) | off;
 }
 
-void WaitAttribution::NodeTable::set_name(std::uint32_t n, std::string_view name) {
-  if (name.size() > std::numeric_limits<std::uint32_t>::max())
-    throw InternalError("wait attribution: a task name of 4 GiB or more");
-  Node& x = (*this)[n];
-  x.set_position(place(name));
-  x.name_size = static_cast<std::uint32_t>(name.size());
-  live_bytes_ += name.size();
+std::uint32_t WaitAttribution::NodeTable::place(const char* record, std::size_t size) {
+  if (size > text_room_) {
+    last_size_ = std::max(kText, size);
+    text_.push_back(std::make_unique<char[]>(last_size_));
+    text_room_ = last_size_;
+    if (text_.size() >= 0xffff) throw InternalError("wait attribution: 2^16 - 1 chunks of task names held");
+  }
+  const std::size_t off = last_size_ - text_room_;  // under 2^16: a longer record begins a chunk
+  std::copy(record, record + size, text_.back().get() + off);
+  text_room_ -= size;
+  live_bytes_ += size;
+  return static_cast<std::uint32_t>((text_.size() - 1) << 16 | off);
+}
+
+void WaitAttribution::NodeTable::set_text(std::uint32_t n, StartReason reason, std::string_view name) {
+  char header[11];
+  std::size_t h = 0;
+  header[h++] = static_cast<char>(reason);
+  std::size_t left = name.size();
+  do {
+    header[h++] = static_cast<char>((left & 0x7fu) | (left > 0x7fu ? 0x80u : 0u));
+    left >>= 7;
+  } while (left);
+  std::string& buf = scratch_;
+  buf.assign(header, h);
+  buf.append(name);
+  (*this)[n].text = place(buf.data(), buf.size());
 }
 
 std::string_view WaitAttribution::NodeTable::name(std::uint32_t n) const {
-  const Node& x = (*this)[n];
-  if (x.name_size == 0) return {};
-  return {text_[x.position() >> 32].get() + (x.position() & 0xffffffffu), x.name_size};
+  const std::uint32_t at = (*this)[n].text;
+  if (at == Node::kNoText) return {};
+  const char* r = record(at);
+  const Record x = read(r);
+  return {r + x.header, x.name};
+}
+
+StartReason WaitAttribution::NodeTable::reason(std::uint32_t n) const {
+  const std::uint32_t at = (*this)[n].text;
+  return at == Node::kNoText ? StartReason{} : static_cast<StartReason>(*record(at));
 }
 
 void WaitAttribution::NodeTable::freed(std::uint32_t n) {
   Node& x = (*this)[n];
-  live_bytes_ -= x.name_size;
-  garbage_ += x.name_size;
-  x.name_size = 0;
+  const std::size_t size = read(record(x.text)).size();
+  live_bytes_ -= size;
+  garbage_ += size;
+  x.text = Node::kNoText;
   ++frees_;
   if (garbage_ > live_bytes_ && garbage_ >= kText && 2 * frees_ >= nodes_.size()) compact();
 }
 
-// The live names into new chunks, in node order; the old text goes.
+// The live records into new chunks, in node order; the old text goes.
 void WaitAttribution::NodeTable::compact() {
   std::vector<std::unique_ptr<char[]>> old;
   old.swap(text_);
   text_room_ = 0;
   last_size_ = 0;
+  live_bytes_ = 0;
   for (std::size_t n = 1; n < nodes_.size(); ++n) {
     Node& x = (*this)[static_cast<std::uint32_t>(n)];
-    if (x.name_size == 0) continue;
-    const std::string_view was{old[x.position() >> 32].get() + (x.position() & 0xffffffffu), x.name_size};
-    x.set_position(place(was));
+    if (x.text == Node::kNoText) continue;
+    const char* was = old[x.text >> 16].get() + (x.text & 0xffffu);
+    x.text = place(was, read(was).size());
   }
   garbage_ = 0;
   frees_ = 0;
@@ -370,7 +394,7 @@ const std::vector<BlockedBy>* WaitAttribution::blocked_by(TaskId group) const {
 
 // --- critical path nodes ---
 
-std::uint32_t WaitAttribution::new_node(TaskId task) {
+std::uint32_t WaitAttribution::new_node(TaskId task, StartReason reason) {
   if (nodes_held() >= trim_at_) trim_chains();
   std::uint32_t n;
   if (!free_.empty()) {
@@ -380,7 +404,7 @@ std::uint32_t WaitAttribution::new_node(TaskId task) {
   } else {
     n = nodes_.push();
   }
-  nodes_.set_name(n, core_.name(task));
+  nodes_.set_text(n, reason, core_.name(task));
   nodes_[n].refs = 1;  // the live task's
   return n;
 }
@@ -495,11 +519,10 @@ void WaitAttribution::note_long(const LongWait& w, std::vector<LongWait>& top) {
 
 void WaitAttribution::started(TaskId id, Live& l, double t, StartReason reason, std::uint32_t pred) {
   const std::uint32_t ready_node = l.ready_node();
-  l.node = new_node(id);
+  l.node = new_node(id, reason);
   l.started = true;
   Node& n = nodes_[l.node];
   n.start = t;
-  n.set_reason(reason);
   n.pred = pred;
   n.steps = (pred ? nodes_[pred].steps : 0) + 1;  // a task starts once: a chain has fewer than 2^32
   longest_ = std::max(longest_, n.steps);
@@ -848,7 +871,7 @@ std::vector<CriticalStep> WaitAttribution::critical_path() const {
     s.task = std::string(nodes_.name(n));
     s.start_s = x.start;
     s.end_s = x.end;
-    s.reason = x.reason();
+    s.reason = nodes_.reason(n);
     if (x.pred) s.after = std::string(nodes_.name(x.pred));
     out.push_back(std::move(s));
   }

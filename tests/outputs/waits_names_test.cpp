@@ -11,29 +11,72 @@
 namespace dirsched {
 namespace {
 
-TEST(WaitNodeNames, AnEmptyNameFirstAndAfterOthers) {
-  Registry reg;
-  reg.add_next_level(WorkerId(0), WorkerKind::kLocalChip);
-  const CallableId k = reg.add_callable({"k", Namespace::kLocalChip, std::nullopt});
-  Scheduler core(std::move(reg));
-  WaitAttribution waits(core);
-  core.set_observer(&waits);
-  ASSERT_TRUE(core.submit_next_level("", k, {}, WorkerId(0)).accepted());
-  ASSERT_TRUE(core.submit_next_level("b", k, {}, WorkerId(0)).accepted());
-  double t = 0;
-  for (int step = 0; step < 2; ++step) {
-    const std::vector<Dispatch> ds = core.iterate();
-    ASSERT_EQ(ds.size(), 1u);
-    core.set_time(t += 1);
-    core.report(ds[0].task, ds[0].member, Outcome::kSuccess);
+// One chip and one callable, the wait attribution observing; run() dispatches every task in turn, each
+// taking 1 s.
+struct OneChip {
+  OneChip() : core(registry()), waits(core) { core.set_observer(&waits); }
+  static Registry registry() {
+    Registry reg;
+    reg.add_next_level(WorkerId(0), WorkerKind::kLocalChip);
+    reg.add_callable({"k", Namespace::kLocalChip, std::nullopt});
+    return reg;
   }
-  core.iterate();
-  const std::vector<CriticalStep> path = waits.critical_path();
+  bool submit(const std::string& name) { return core.submit_next_level(name, CallableId(0u), {}, WorkerId(0)).accepted(); }
+  void run(int tasks) {
+    double t = 0;
+    for (int step = 0; step < tasks; ++step) {
+      const std::vector<Dispatch> ds = core.iterate();
+      ASSERT_EQ(ds.size(), 1u);
+      core.set_time(t += 1);
+      core.report(ds[0].task, ds[0].member, Outcome::kSuccess);
+    }
+    core.iterate();
+  }
+  Scheduler core;
+  WaitAttribution waits;
+};
+
+TEST(WaitNodeNames, AnEmptyNameFirstAndAfterOthers) {
+  OneChip c;
+  ASSERT_TRUE(c.submit(""));
+  ASSERT_TRUE(c.submit("b"));
+  c.run(2);
+  const std::vector<CriticalStep> path = c.waits.critical_path();
   ASSERT_EQ(path.size(), 2u);
   EXPECT_EQ(path[0].task, "");
   EXPECT_EQ(path[1].task, "b");
   EXPECT_EQ(path[1].after, "");
   EXPECT_EQ(path[1].reason, StartReason::kWorker);
+}
+
+// Each node's record holds its start reason and its name's size in LEB128 (one byte below 128, two
+// from 128, three from 16,384), and a record longer than a chunk (64 KiB) gets a chunk of its own.
+// Trimming every 64 nodes frees most of the chain, so the text is compacted many times over; every
+// name and reason of the kept path must read back as it was given. Breaking the size's encoding at a
+// byte boundary, or placing a long record past a chunk's end, fails here.
+TEST(WaitNodeNames, NamesOfEverySizeSurviveCompaction) {
+  OneChip c;
+  c.waits.set_trim_period(64);
+  constexpr std::size_t kSizes[] = {0, 1, 126, 127, 128, 129, 300, 16383, 16384, 70000};
+  constexpr int kTasks = 5000;
+  auto name = [&](int i) {
+    const std::size_t size = kSizes[static_cast<std::size_t>(i) % std::size(kSizes)];
+    std::string s(size, static_cast<char>('a' + i % 26));
+    if (size > 0) s[0] = static_cast<char>('A' + i % 26);
+    return s;
+  };
+  for (int i = 0; i < kTasks; ++i) ASSERT_TRUE(c.submit(name(i)));
+  c.run(kTasks);
+  const std::vector<CriticalStep> path = c.waits.critical_path();
+  ASSERT_EQ(path.size(), WaitAttribution::kPathKept);
+  const int first = kTasks - static_cast<int>(path.size());
+  for (std::size_t j = 0; j < path.size(); ++j) {
+    const int i = first + static_cast<int>(j);
+    ASSERT_EQ(path[j].task, name(i)) << "step " << j;
+    EXPECT_EQ(path[j].after, name(i - 1)) << "step " << j;
+    EXPECT_EQ(path[j].reason, StartReason::kWorker) << "step " << j;
+    EXPECT_EQ(path[j].start_s, i);
+  }
 }
 
 }  // namespace

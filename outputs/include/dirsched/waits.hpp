@@ -244,22 +244,17 @@ class WaitAttribution : public Observer {
   static const ExactSum& zero_sum();
   static const std::vector<std::uint32_t>& no_targets();
   static double head_of(const Live& g) { return g.x ? g.x->head : -1; }
-  // A critical-path node, 40 bytes: its task's name is kept in the node table's arena (the core may
-  // reclaim the task before the path is read).
+  // A critical-path node, 32 bytes: its task's name and start reason are kept in the node table's
+  // text (the core may reclaim the task before the path is read), a record that `text` names.
   struct Node {
-    static constexpr std::uint64_t kPosition = (std::uint64_t{1} << 56) - 1;
+    static constexpr std::uint32_t kNoText = 0xffffffffu;  // free (and node 0)
     double start = 0, end = -1;
-    std::uint64_t text = 0;  // its reason << 56 | NodeTable's text position of its name (chunk << 32 | offset)
-    std::uint32_t name_size = 0;
-    std::uint32_t pred = 0;   // 0: none (or trimmed off)
-    std::uint32_t refs = 0;   // 0: free (and node 0)
-    std::uint32_t steps = 0;  // the chain's steps up to and with this one (fewer than 2^32: one per task)
-    std::uint64_t position() const { return text & kPosition; }
-    StartReason reason() const { return static_cast<StartReason>(text >> 56); }
-    void set_reason(StartReason r) { text = position() | std::uint64_t{static_cast<std::uint8_t>(r)} << 56; }
-    void set_position(std::uint64_t p) { text = (text & ~kPosition) | p; }
+    std::uint32_t text = kNoText;  // NodeTable's position of its record (chunk << 16 | offset)
+    std::uint32_t pred = 0;        // 0: none (or trimmed off)
+    std::uint32_t refs = 0;        // 0: free (and node 0)
+    std::uint32_t steps = 0;       // the chain's steps up to and with this one (fewer than 2^32: one per task)
   };
-  static_assert(sizeof(Node) == 40, "a critical-path node stays compact");
+  static_assert(sizeof(Node) == 32, "a critical-path node stays compact");
   // The nodes in a ChunkedQueue (growing moves none and never holds two copies; a table of more than
   // 2 MiB of nodes gets huge pages, as the task tables do: a million-task run made 10,000 page faults
   // growing it 80 KiB at a time from malloc), their names in chunks of text. A freed
@@ -273,19 +268,28 @@ class WaitAttribution : public Observer {
     const Node& operator[](std::uint32_t n) const { return nodes_[n]; }
     std::size_t size() const { return nodes_.size(); }
     std::uint32_t push();  // a new node at the end
-    void set_name(std::uint32_t n, std::string_view name);
+    // Node n's record: its start reason, then its name's size (LEB128), then the name.
+    void set_text(std::uint32_t n, StartReason reason, std::string_view name);
     std::string_view name(std::uint32_t n) const;
-    void freed(std::uint32_t n);  // node n was freed: its name is garbage
+    StartReason reason(std::uint32_t n) const;
+    void freed(std::uint32_t n);  // node n was freed: its record is garbage
 
    private:
-    static constexpr std::size_t kText = 64 * 1024;
-    std::uint64_t place(std::string_view name);
+    static constexpr std::size_t kText = 64 * 1024;  // a chunk; a longer record has a chunk of its own
+    struct Record {
+      std::size_t header, name;  // sizes in bytes
+      std::size_t size() const { return header + name; }
+    };
+    static Record read(const char* record);
+    std::uint32_t place(const char* record, std::size_t size);
+    const char* record(std::uint32_t position) const { return text_[position >> 16].get() + (position & 0xffffu); }
     void compact();
     ChunkedQueue<Node> nodes_;  // only ever grows at the back (freed nodes are reused by number)
-    std::vector<std::unique_ptr<char[]>> text_;  // a position is chunk << 32 | offset
+    std::vector<std::unique_ptr<char[]>> text_;  // a position is chunk << 16 | offset
     std::size_t text_room_ = 0;                  // left in the last chunk
     std::size_t last_size_ = 0;                  // the last chunk's size
-    std::size_t live_bytes_ = 0, garbage_ = 0, frees_ = 0;
+    std::size_t live_bytes_ = 0, garbage_ = 0, frees_ = 0;  // bytes of records
+    std::string scratch_;                                    // the record being placed
   };
 
   // The live tasks by task index: task ids are dense and given in submit order, so a window from the
@@ -355,7 +359,7 @@ class WaitAttribution : public Observer {
   // Its wait, by cause (`c`), added up; returns its own wait (for BlockedBy of what waits behind it).
   OwnWait finish_waits(TaskId id, Live& l, double t, std::array<ExactSum, kWaitCauses>& c);
   void note_long(const LongWait& w, std::vector<LongWait>& top);
-  std::uint32_t new_node(TaskId task);
+  std::uint32_t new_node(TaskId task, StartReason reason);
   void hold(std::uint32_t n);
   void release(std::uint32_t n);
   void new_instant(double t);
