@@ -958,13 +958,17 @@ void Scheduler::reclaim() {
   slots_.set_floor(slot_floor);
   edges_.set_floor(edge_floor);
   names_.release_front(static_cast<std::uint32_t>(name_floor - names_base_));
-  // Compaction, amortised: once the reclaimed entries outnumber the held ones (and 4,096).
-  const std::size_t dead = front - tasks_.base();
-  if (dead > 4096 && dead > tasks_.size() - front) {
-    tasks_.drop_before(front);
-    slots_.drop_before(slot_floor);
-    edges_.drop_before(edge_floor);
-    names_.erase_front(static_cast<std::uint32_t>(name_floor - names_base_));
+  // Compaction, amortised, each table on its own: once its reclaimed front (more than 4,096 entries)
+  // outweighs what it holds. Then the rest is copied into pages already given back and never over
+  // itself, each page of it given back once copied; a front smaller than the rest would be copied over
+  // the rest while all of it is still held (the names of the 10M at-once run: 34 MiB more at the peak).
+  const auto due = [](std::size_t dead, std::size_t held) { return dead > 4096 && dead > held; };
+  if (due(front - tasks_.base(), tasks_.size() - front)) tasks_.drop_before(front);
+  if (due(slot_floor - slots_.base(), slots_.size() - slot_floor)) slots_.drop_before(slot_floor);
+  if (due(edge_floor - edges_.base(), edges_.size() - edge_floor)) edges_.drop_before(edge_floor);
+  const std::uint32_t names_dead = name_floor - names_base_;
+  if (due(names_dead, names_.size() - names_dead)) {
+    names_.erase_front(names_dead);
     names_base_ = name_floor;
   }
 }

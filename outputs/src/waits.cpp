@@ -231,18 +231,40 @@ WaitAttribution::NodeTable::Record WaitAttribution::NodeTable::read(const char* 
   }
 }
 
-std::uint32_t WaitAttribution::NodeTable::place(const char* record, std::size_t size) {
-  if (size > text_room_) {
-    last_size_ = std::max(kText, size);
-    text_.push_back(std::make_unique<char[]>(last_size_));
-    text_room_ = last_size_;
-    if (text_.size() >= 0xffff) throw InternalError("wait attribution: 2^16 - 1 chunks of task names held");
+void WaitAttribution::NodeTable::open_chunk(std::size_t size) {
+  if (current_ != kNoChunk && chunks_[current_].live == 0) give_back(current_);
+  if (spare_.empty()) {
+    if (chunks_.size() >= 0xffff) throw InternalError("wait attribution: 2^16 - 1 chunks of task names held");
+    spare_.push_back(static_cast<std::uint32_t>(chunks_.size()));
+    chunks_.emplace_back();
   }
-  const std::size_t off = last_size_ - text_room_;  // under 2^16: a longer record begins a chunk
-  std::copy(record, record + size, text_.back().get() + off);
-  text_room_ -= size;
+  current_ = spare_.back();
+  spare_.pop_back();
+  chunks_[current_].text = std::make_unique<char[]>(size);
+  room_ = size;
+}
+
+void WaitAttribution::NodeTable::give_back(std::uint32_t chunk) {
+  Chunk& c = chunks_[chunk];
+  garbage_ -= c.used;  // none of it is live
+  c = Chunk{};
+  spare_.push_back(chunk);
+  if (chunk == current_) {
+    current_ = kNoChunk;
+    room_ = 0;
+  }
+}
+
+std::uint32_t WaitAttribution::NodeTable::place(const char* record, std::size_t size) {
+  if (current_ == kNoChunk || size > room_) open_chunk(std::max(kText, size));
+  Chunk& c = chunks_[current_];
+  const std::size_t off = c.used;  // under 2^16: a longer record begins a chunk
+  std::copy(record, record + size, c.text.get() + off);
+  c.used += size;
+  c.live += size;
+  room_ -= size;
   live_bytes_ += size;
-  return static_cast<std::uint32_t>((text_.size() - 1) << 16 | off);
+  return static_cast<std::uint32_t>(current_ << 16 | off);
 }
 
 void WaitAttribution::NodeTable::set_text(std::uint32_t n, StartReason reason, std::string_view name) {
@@ -275,29 +297,41 @@ StartReason WaitAttribution::NodeTable::reason(std::uint32_t n) const {
 
 void WaitAttribution::NodeTable::freed(std::uint32_t n) {
   Node& x = (*this)[n];
+  const std::uint32_t chunk = x.text >> 16;
   const std::size_t size = read(record(x.text)).size();
+  x.text = Node::kNoText;
   live_bytes_ -= size;
   garbage_ += size;
-  x.text = Node::kNoText;
   ++frees_;
+  if ((chunks_[chunk].live -= size) == 0 && chunk != current_) give_back(chunk);
+}
+
+void WaitAttribution::NodeTable::settle() {
   if (garbage_ > live_bytes_ && garbage_ >= kText && 2 * frees_ >= nodes_.size()) compact();
+}
+
+WaitAttribution::NameText WaitAttribution::NodeTable::text() const {
+  std::size_t held = 0;
+  for (const Chunk& c : chunks_)
+    if (c.text) held += c.used;
+  return {live_bytes_, held + room_, compactions_};
 }
 
 // The live records into new chunks, in node order; the old text goes.
 void WaitAttribution::NodeTable::compact() {
-  std::vector<std::unique_ptr<char[]>> old;
-  old.swap(text_);
-  text_room_ = 0;
-  last_size_ = 0;
-  live_bytes_ = 0;
+  ++compactions_;
+  std::vector<Chunk> old;
+  old.swap(chunks_);
+  spare_.clear();
+  current_ = kNoChunk;
+  room_ = 0;
+  live_bytes_ = garbage_ = frees_ = 0;
   for (std::size_t n = 1; n < nodes_.size(); ++n) {
     Node& x = (*this)[static_cast<std::uint32_t>(n)];
     if (x.text == Node::kNoText) continue;
-    const char* was = old[x.text >> 16].get() + (x.text & 0xffffu);
+    const char* was = old[x.text >> 16].text.get() + (x.text & 0xffffu);
     x.text = place(was, read(was).size());
   }
-  garbage_ = 0;
-  frees_ = 0;
 }
 
 // --- per-worker running totals for the singles waiting on it ---
@@ -414,6 +448,11 @@ void WaitAttribution::hold(std::uint32_t n) {
 }
 
 void WaitAttribution::release(std::uint32_t n) {
+  let_go(n);
+  nodes_.settle();
+}
+
+void WaitAttribution::let_go(std::uint32_t n) {
   while (n && --nodes_[n].refs == 0) {  // iteratively: a chain may be a million long
     const std::uint32_t pred = nodes_[n].pred;
     nodes_.freed(n);
@@ -425,7 +464,8 @@ void WaitAttribution::release(std::uint32_t n) {
 void WaitAttribution::new_instant(double t) {
   if (t == instant_) return;
   instant_ = t;
-  for (std::uint32_t n : ended_now_) release(n);
+  for (std::uint32_t n : ended_now_) let_go(n);
+  nodes_.settle();
   ended_now_.clear();
   prune_at_ = first_prune_at();
 }
@@ -550,31 +590,39 @@ void WaitAttribution::trim_chains() {
     return;
   }
   const std::size_t size = nodes_.size();
-  // One number a node: first its successors (to find the roots), then its reach.
-  std::vector<std::uint32_t> count(size, 0);
+  // The roots, with no table beside the nodes (one of 4 bytes a node was 23 MiB at the 10M run's
+  // peak): each live node's successors' references are taken off it, what is left is read, and they
+  // are given back.
   for (std::uint32_t n = 1; n < size; ++n)
-    if (nodes_[n].refs && nodes_[n].pred) ++count[nodes_[n].pred];
+    if (nodes_.live(n) && nodes_[n].pred) --nodes_[nodes_[n].pred].refs;
   std::vector<std::uint32_t> roots;
   for (std::uint32_t n = 1; n < size; ++n)
-    if (nodes_[n].refs > count[n]) roots.push_back(n);  // free nodes have no refs
-  std::fill(count.begin(), count.end(), 0);
-  std::vector<std::uint32_t>& reach = count;
-  constexpr auto kReach = static_cast<std::uint32_t>(kPathKept + 1);
-  // Oldest chains first: a newer root on the same chain then stops where the older one's reach is
-  // already as far (newest first, each would walk its 1,001 nodes again).
+    if (nodes_[n].refs > 0) roots.push_back(n);  // free nodes have no refs
+  for (std::uint32_t n = 1; n < size; ++n)
+    if (nodes_.live(n) && nodes_[n].pred) ++nodes_[nodes_[n].pred].refs;
+  // Oldest chains first. Along a chain `steps` falls by one a node, so a root reaches a node with
+  // kPathKept + 1 - (its steps - the node's) to go: the first root to reach a node reaches it farthest,
+  // and a later one stops there. The nodes reached with one to go are the last kept of their chain.
   std::sort(roots.begin(), roots.end(), [&](std::uint32_t a, std::uint32_t b) {
     return nodes_[a].steps != nodes_[b].steps ? nodes_[a].steps < nodes_[b].steps : a < b;
   });
+  std::vector<bool> reached(size, false);
+  std::vector<std::uint32_t> last;
   for (const std::uint32_t r : roots) {
-    std::uint32_t budget = kReach;
-    for (std::uint32_t n = r; n && budget > reach[n]; n = nodes_[n].pred, --budget) reach[n] = budget;
+    std::uint32_t n = r;
+    for (std::uint32_t left = kPathKept + 1; n && !reached[n] && left > 1; n = nodes_[n].pred, --left) reached[n] = true;
+    if (n && !reached[n]) {  // one to go
+      reached[n] = true;
+      if (nodes_[n].pred) last.push_back(n);
+    }
   }
-  for (std::uint32_t n = 1; n < size; ++n) {
-    if (reach[n] != 1 || !nodes_[n].pred) continue;
+  std::sort(last.begin(), last.end());  // cut in node order: the free list's order does not depend on the roots'
+  for (const std::uint32_t n : last) {
     const std::uint32_t cut = nodes_[n].pred;
     nodes_[n].pred = 0;
-    release(cut);
+    let_go(cut);
   }
+  nodes_.settle();  // once all is cut: most chunks empty whole on the way
   // The next trimming when half as many more are held (at least kTrimFloor).
   const std::size_t kept = nodes_held();
   trim_at_ = trim_period_ ? kept + trim_period_ : kept + std::max(kTrimFloor, kept / 2);

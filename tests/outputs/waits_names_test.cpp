@@ -5,6 +5,8 @@
 // that the AddressSanitizer stage of .ci/run stops.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "dirsched/scheduler.hpp"
 #include "dirsched/waits.hpp"
 
@@ -51,10 +53,10 @@ TEST(WaitNodeNames, AnEmptyNameFirstAndAfterOthers) {
 
 // Each node's record holds its start reason and its name's size in LEB128 (one byte below 128, two
 // from 128, three from 16,384), and a record longer than a chunk (64 KiB) gets a chunk of its own.
-// Trimming every 64 nodes frees most of the chain, so the text is compacted many times over; every
-// name and reason of the kept path must read back as it was given. Breaking the size's encoding at a
-// byte boundary, or placing a long record past a chunk's end, fails here.
-TEST(WaitNodeNames, NamesOfEverySizeSurviveCompaction) {
+// Trimming every 64 nodes frees most of the chain; every name and reason of the kept path must read
+// back as it was given. Breaking the size's encoding at a byte boundary fails here (placing a long
+// record past a chunk's end, under the AddressSanitizer).
+TEST(WaitNodeNames, NamesOfEverySizeReadBack) {
   OneChip c;
   c.waits.set_trim_period(64);
   constexpr std::size_t kSizes[] = {0, 1, 126, 127, 128, 129, 300, 16383, 16384, 70000};
@@ -76,6 +78,51 @@ TEST(WaitNodeNames, NamesOfEverySizeSurviveCompaction) {
     EXPECT_EQ(path[j].after, name(i - 1)) << "step " << j;
     EXPECT_EQ(path[j].reason, StartReason::kWorker) << "step " << j;
     EXPECT_EQ(path[j].start_s, i);
+  }
+  // The chain's nodes go in the order they came, so its chunks empty whole and go back: the text held
+  // is the live records and at most what is left of two chunks, with no compaction.
+  const WaitAttribution::NameText text = c.waits.name_text();
+  EXPECT_LE(text.held, text.live + 2 * 64 * 1024);
+  EXPECT_EQ(text.compactions, 0u);
+}
+
+// Two chains started side by side: chip 0 runs 4,000 tasks of 1 s, chip 1 runs 450 of 10 s. Chip 1's
+// chain is never trimmed (fewer steps than kept), so each chunk keeps a record of it among chip 0's
+// freed ones: the chunks never empty and the text must be compacted. Chip 1's chain, compacted every
+// time and ending last, is the critical path and must read back whole. Breaking the compaction's copy
+// fails here.
+TEST(WaitNodeNames, PinnedChunksAreCompacted) {
+  Registry reg;
+  reg.add_next_level(WorkerId(0), WorkerKind::kLocalChip);
+  reg.add_next_level(WorkerId(1), WorkerKind::kLocalChip);
+  const CallableId k = reg.add_callable({"k", Namespace::kLocalChip, std::nullopt});
+  Scheduler core(std::move(reg));
+  WaitAttribution waits(core);
+  waits.set_trim_period(64);
+  core.set_observer(&waits);
+  constexpr int kFast = 4000, kSlow = 450;
+  auto name = [](int chip, int i) { return "c" + std::to_string(chip) + "-" + std::to_string(i) + std::string(100 + 37 * (i % 9), 'x'); };
+  for (int i = 0; i < kFast; ++i) ASSERT_TRUE(core.submit_next_level(name(0, i), k, {}, WorkerId(0)).accepted());
+  for (int i = 0; i < kSlow; ++i) ASSERT_TRUE(core.submit_next_level(name(1, i), k, {}, WorkerId(1)).accepted());
+  std::vector<std::pair<double, Dispatch>> running;  // (end, dispatch)
+  double now = 0;
+  for (;;) {
+    for (const Dispatch& d : core.iterate())
+      running.emplace_back(now + (core.target_index(d.task) == 0 ? 1.0 : 10.0), d);
+    if (running.empty()) break;
+    auto next = std::min_element(running.begin(), running.end(),
+                                 [](const auto& a, const auto& b) { return a.first < b.first; });
+    now = next->first;
+    core.set_time(now);
+    core.report(next->second.task, next->second.member, Outcome::kSuccess);
+    running.erase(next);
+  }
+  EXPECT_GT(waits.name_text().compactions, 0u);
+  const std::vector<CriticalStep> path = waits.critical_path();
+  ASSERT_EQ(path.size(), static_cast<std::size_t>(kSlow));
+  for (int j = 0; j < kSlow; ++j) {
+    ASSERT_EQ(path[static_cast<std::size_t>(j)].task, name(1, j)) << "step " << j;
+    EXPECT_EQ(path[static_cast<std::size_t>(j)].after, j ? name(1, j - 1) : "") << "step " << j;
   }
 }
 

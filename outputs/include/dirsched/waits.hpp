@@ -157,6 +157,11 @@ class WaitAttribution : public Observer {
   static constexpr std::size_t kTrimFloor = std::size_t{1} << 16;
   // Critical-path nodes held now (for the memory test).
   std::size_t nodes_held() const { return nodes_.size() - free_.size(); }
+  // Their names' text: bytes of live records, bytes in chunks held, compactions so far (for tests).
+  struct NameText {
+    std::size_t live, held, compactions;
+  };
+  NameText name_text() const { return nodes_.text(); }
   std::size_t live_tasks() const { return live_.size(); }
   // Live tasks holding a Live (more than queued: see LiveTable); the rest hold a 4-byte place.
   std::size_t pooled_lives() const { return live_.pooled(); }
@@ -257,10 +262,11 @@ class WaitAttribution : public Observer {
   static_assert(sizeof(Node) == 32, "a critical-path node stays compact");
   // The nodes in a ChunkedQueue (growing moves none and never holds two copies; a table of more than
   // 2 MiB of nodes gets huge pages, as the task tables do: a million-task run made 10,000 page faults
-  // growing it 80 KiB at a time from malloc), their names in chunks of text. A freed
-  // node's name is garbage until the text is compacted, which waits until the garbage outweighs the
-  // live names and the frees since the last compaction are half the table: each compaction's cost
-  // (the table and the live names) is paid for by the frees before it.
+  // growing it 80 KiB at a time from malloc), their names in chunks of text. A freed node's record
+  // is garbage. A chunk none of whose records is live goes back at once (nodes mostly go in the order
+  // they came, so most chunks empty whole); what garbage is left waits for a compaction of the text,
+  // once it outweighs the live records and the frees since the last compaction are half the table:
+  // each compaction's cost (the table and the live records) is paid for by the frees before it.
   class NodeTable {
    public:
     NodeTable();
@@ -272,7 +278,10 @@ class WaitAttribution : public Observer {
     void set_text(std::uint32_t n, StartReason reason, std::string_view name);
     std::string_view name(std::uint32_t n) const;
     StartReason reason(std::uint32_t n) const;
-    void freed(std::uint32_t n);  // node n was freed: its record is garbage
+    bool live(std::uint32_t n) const { return nodes_[n].text != Node::kNoText; }  // not free (nor node 0)
+    void freed(std::uint32_t n);  // node n was freed: its record is garbage (its chunk, when empty, goes)
+    void settle();                // compacts the text when due (not within a batch of frees)
+    NameText text() const;
 
    private:
     static constexpr std::size_t kText = 64 * 1024;  // a chunk; a longer record has a chunk of its own
@@ -282,13 +291,24 @@ class WaitAttribution : public Observer {
     };
     static Record read(const char* record);
     std::uint32_t place(const char* record, std::size_t size);
-    const char* record(std::uint32_t position) const { return text_[position >> 16].get() + (position & 0xffffu); }
+    const char* record(std::uint32_t position) const {
+      return chunks_[position >> 16].text.get() + (position & 0xffffu);
+    }
+    void open_chunk(std::size_t size);
+    void give_back(std::uint32_t chunk);
     void compact();
     ChunkedQueue<Node> nodes_;  // only ever grows at the back (freed nodes are reused by number)
-    std::vector<std::unique_ptr<char[]>> text_;  // a position is chunk << 16 | offset
-    std::size_t text_room_ = 0;                  // left in the last chunk
-    std::size_t last_size_ = 0;                  // the last chunk's size
-    std::size_t live_bytes_ = 0, garbage_ = 0, frees_ = 0;  // bytes of records
+    struct Chunk {
+      std::unique_ptr<char[]> text;
+      std::size_t used = 0, live = 0;  // bytes placed, bytes of live records
+    };
+    static constexpr std::uint32_t kNoChunk = 0xffffffffu;
+    std::vector<Chunk> chunks_;         // a position is chunk << 16 | offset
+    std::vector<std::uint32_t> spare_;  // chunks given back, for reuse by number
+    std::uint32_t current_ = kNoChunk;  // the chunk records are placed in
+    std::size_t room_ = 0;              // left in it
+    std::size_t live_bytes_ = 0, garbage_ = 0, frees_ = 0;  // bytes of records (garbage: in chunks held)
+    std::size_t compactions_ = 0;
     std::string scratch_;                                    // the record being placed
   };
 
@@ -361,7 +381,8 @@ class WaitAttribution : public Observer {
   void note_long(const LongWait& w, std::vector<LongWait>& top);
   std::uint32_t new_node(TaskId task, StartReason reason);
   void hold(std::uint32_t n);
-  void release(std::uint32_t n);
+  void release(std::uint32_t n);  // let_go(), then the node table settles
+  void let_go(std::uint32_t n);   // drops a reference to n, freeing what no one holds any more
   void new_instant(double t);
   void chain_for(TaskId head, double until);
   std::optional<std::uint32_t> index_of(WorkerId w) const;
