@@ -41,14 +41,14 @@ std::string_view Recorder::name_of(const Live& r) const {
 Recorder::Live& Recorder::record(std::size_t n) {
   // Retired records get no more events (they are terminal, and so is everything before them).
   if (n < first_) throw InternalError("recorder: an event for a retired task");
-  std::uint32_t& place = live_[n - first_];
-  if (Place::queued(place)) place = pool_place(view(place, n));
+  std::uint32_t place = live_.get(n - first_);
+  if (Place::queued(place)) live_.at(n - first_) = place = pool_place(view(place, n));
   return pool_[Place::pool(place)];
 }
 
 Recorder::Live Recorder::record(std::size_t n) const {
   if (n < first_) throw InternalError("recorder: a retired record read");
-  return view(live_[n - first_], n);
+  return view(live_.get(n - first_), n);
 }
 
 Recorder::Live Recorder::view(std::uint32_t place, std::size_t n) const {
@@ -96,7 +96,7 @@ std::size_t Recorder::record_of(TaskId task) const {
   // span's) or past the last.
   if (n >= record_count() || (it != spans_.end() && n >= it->first))
     throw InternalError("recorder: an event for a task it never saw submitted");
-  const std::uint32_t place = live_[n - first_];
+  const std::uint32_t place = live_.get(n - first_);
   if (!Place::queued(place)) {
     const Live& r = pool_[Place::pool(place)];
     if (!(r.flags & kNamed) || r.name != i) throw InternalError("recorder: an event for a task it never saw submitted");
@@ -105,7 +105,7 @@ std::size_t Recorder::record_of(TaskId task) const {
 }
 
 void Recorder::compact(std::size_t n) {
-  std::uint32_t& place = live_[n - first_];
+  const std::uint32_t place = live_.get(n - first_);
   if (Place::queued(place)) return;
   const Live& r = pool_[Place::pool(place)];
   const bool ready = r.state == TaskState::kReady;
@@ -120,7 +120,7 @@ void Recorder::compact(std::size_t n) {
   if (r.run != shape.run || r.kind != shape.kind || r.where != shape.worker) return;
   const std::uint32_t queued = Place::of_queued(r.submit, ready);
   pool_.give(Place::pool(place));
-  place = queued;
+  live_.at(n - first_) = queued;
 }
 
 Recorder::Extra& Recorder::extra(std::size_t n) {
@@ -145,7 +145,7 @@ Recorder::Live& Recorder::new_record(const Event& e) {
   // TaskIds are issued in submit order: a record's is its number less its span's offset.
   if (e.task.valid() && e.task.index() < next_task_) throw InternalError("recorder: a second submit of one task");
   const std::uint32_t place = pool_place(Live{});
-  live_.emplace_back() = place;
+  live_.push_back(place);
   Live& r = pool_[Place::pool(place)];
   r.kind = e.task_kind;
   r.run = e.run.valid() ? e.run.index() : 0;
@@ -693,9 +693,9 @@ void Recorder::on_event(const Event& e) {
   }
   if (e.kind == EventKind::kReady && rec >= first_) {
     // A queued task READY at its submit stays only queued: its place says so.
-    std::uint32_t& place = live_[rec - first_];
+    const std::uint32_t place = live_.get(rec - first_);
     if (Place::queued(place) && !Place::ready(place) && Place::submit(place) == instant(e.t)) {
-      place = Place::of_queued(Place::submit(place), true);
+      live_.at(rec - first_) = Place::of_queued(Place::submit(place), true);
       return;
     }
   }

@@ -124,41 +124,48 @@ WaitAttribution::Live WaitAttribution::LiveTable::queued_live(std::uint32_t i, s
 }
 
 WaitAttribution::Live* WaitAttribution::LiveTable::find(std::uint32_t i) {
-  std::uint32_t* p = place(i);
-  if (!p || *p == kNoPlace) return nullptr;
-  if (Place::queued(*p)) *p = pool_place(queued_live(i, *p));
-  return &pooled(*p);
+  const std::uint32_t p = read(i);
+  if (p == kNoPlace) return nullptr;
+  if (!Place::queued(p)) return &pooled(p);
+  const std::uint32_t q = pool_place(queued_live(i, p));
+  write(i) = q;
+  return &pooled(q);
 }
 
 const WaitAttribution::Live* WaitAttribution::LiveTable::ending(std::uint32_t i) {
-  std::uint32_t* p = place(i);
-  if (!p || *p == kNoPlace) return nullptr;
-  if (!Place::queued(*p)) return &pooled(*p);
-  scratch_ = queued_live(i, *p);
+  const std::uint32_t p = read(i);
+  if (p == kNoPlace) return nullptr;
+  if (!Place::queued(p)) return &pooled(p);
+  scratch_ = queued_live(i, p);
   return &scratch_;
 }
 
 WaitAttribution::Live* WaitAttribution::LiveTable::peek(std::uint32_t i, Live& local) {
-  std::uint32_t* p = place(i);
-  if (!p || *p == kNoPlace) return nullptr;
-  if (!Place::queued(*p)) return &pooled(*p);
-  local = queued_live(i, *p);
+  const std::uint32_t p = read(i);
+  if (p == kNoPlace) return nullptr;
+  if (!Place::queued(p)) return &pooled(p);
+  local = queued_live(i, p);
   return &local;
 }
 
 void WaitAttribution::LiveTable::settle(std::uint32_t i, Live* l, Live& local) {
   if (l != &local) return compact(i);
-  std::uint32_t& p = *place(i);
-  p = queueable(i, local) ? queued_place(local) : pool_place(std::move(local));
+  const std::uint32_t was = read(i);
+  const std::uint32_t p = queueable(i, local) ? queued_place(local) : pool_place(std::move(local));
+  if (p != was) write(i) = p;  // unchanged: its chunk stays folded
 }
 
 void WaitAttribution::LiveTable::insert(std::uint32_t i, Live&& l) {
   if (slots_.empty()) base_ = i;
   if (i < base_) throw InternalError("wait attribution: task " + std::to_string(i) + " submitted before a later one");
-  if (place(i) && *place(i) != kNoPlace) throw InternalError("wait attribution: task " + std::to_string(i) + " submitted twice");
+  if (read(i) != kNoPlace) throw InternalError("wait attribution: task " + std::to_string(i) + " submitted twice");
   if (l.submit_at == InstantTable::kNone) throw InternalError("wait attribution: task " + std::to_string(i) + " without a submit time");
-  while (i - base_ >= slots_.size()) slots_.emplace_back() = kNoPlace;
-  slots_[i - base_] = queueable(i, l) ? queued_place(l) : pool_place(std::move(l));
+  const std::uint32_t p = queueable(i, l) ? queued_place(l) : pool_place(std::move(l));
+  while (i - base_ > slots_.size()) slots_.push_back(kNoPlace);
+  if (i - base_ == slots_.size())
+    slots_.push_back(p);
+  else
+    write(i) = p;
   ++count_;
 }
 
@@ -177,20 +184,20 @@ std::uint32_t WaitAttribution::LiveTable::queued_place(const Live& l) {
 }
 
 void WaitAttribution::LiveTable::compact(std::uint32_t i) {
-  std::uint32_t* p = place(i);
-  if (!p || *p == kNoPlace || Place::queued(*p)) return;
-  const Live& l = pooled(*p);
+  const std::uint32_t p = read(i);
+  if (p == kNoPlace || Place::queued(p)) return;
+  const Live& l = pooled(p);
   if (!queueable(i, l)) return;
   const std::uint32_t q = queued_place(l);
-  free_pooled(*p);
-  *p = q;
+  free_pooled(p);
+  write(i) = q;
 }
 
 void WaitAttribution::LiveTable::erase(std::uint32_t i) {
-  std::uint32_t* p = place(i);
-  if (!p || *p == kNoPlace) return;
-  if (!Place::queued(*p)) free_pooled(*p);
-  *p = kNoPlace;
+  const std::uint32_t p = read(i);
+  if (p == kNoPlace) return;
+  if (!Place::queued(p)) free_pooled(p);
+  write(i) = kNoPlace;
   --count_;
   while (!slots_.empty() && slots_.front() == kNoPlace) slots_.pop_front(), ++base_;
 }

@@ -108,6 +108,53 @@ TEST(FifoQueue, LongFifosMatchADequeAndGiveTheirChunksBack) {
   EXPECT_EQ(moved.at(0), 8u);
 }
 
+// PlaceQueue against std::deque. A full chunk behind the back one is folded when all it holds from
+// the head on is one place, and unfolded when a place in it is changed; reading never unfolds. The
+// front chunk folds too when what was popped from it differed. Breaking the fold's test (all the
+// chunk, or none of it) or the unfold's fill fails here.
+TEST(PlaceQueueFolds, MatchesADequeAndHoldsUniformChunksAsOnePlace) {
+  constexpr std::size_t k = PlaceQueue::kPerChunk;
+  PlaceQueue q;
+  std::deque<std::uint32_t> model;
+  std::mt19937_64 rng(5);
+  auto same = [&] {
+    ASSERT_EQ(q.size(), model.size());
+    for (std::size_t i = 0; i < model.size(); i += 1 + rng() % 997) ASSERT_EQ(q.get(i), model[i]) << i;
+    if (!model.empty()) {
+      ASSERT_EQ(q.front(), model.front());
+      ASSERT_EQ(q.get(model.size() - 1), model.back());
+    }
+  };
+  auto push = [&](std::uint32_t v) { q.push_back(v), model.push_back(v); };
+  // The front chunk: 10 different places popped, then one place to its end.
+  for (std::uint32_t i = 0; i < 10; ++i) push(1000 + i);
+  for (int i = 0; i < 10; ++i) q.pop_front(), model.pop_front();
+  while (model.size() < k - 10) push(7);
+  same();
+  // Two more chunks of 7, one of mixed places, and a start of the back one.
+  for (std::size_t i = 0; i < 2 * k; ++i) push(7);
+  for (std::size_t i = 0; i < k; ++i) push(i % 3 == 0 ? 8 : 7);
+  for (std::size_t i = 0; i < 5; ++i) push(9);
+  same();
+  EXPECT_EQ(q.unfolded(), 2u);  // the mixed chunk and the back one
+  // Changing a place unfolds its chunk (filled with the place it held); reading does not.
+  (void)q.get(k + 3);
+  EXPECT_EQ(q.unfolded(), 2u);
+  q.at(k + 3) = 42;
+  model[k + 3] = 42;
+  EXPECT_EQ(q.unfolded(), 3u);
+  same();
+  // Pops across folded and unfolded chunks, then a refill; a chunk of 7 with one 42 stays unfolded.
+  for (std::size_t i = 0; i < k + 100; ++i) q.pop_front(), model.pop_front();
+  same();
+  for (std::size_t i = 0; i < 2 * k; ++i) push(11);
+  same();
+  while (!model.empty()) q.pop_front(), model.pop_front();
+  EXPECT_TRUE(q.empty());
+  for (std::uint32_t i = 0; i < 3; ++i) push(i);
+  same();
+}
+
 // ChunkedQueue against std::deque: pushes and pops in runs that cross many chunk boundaries (and empty
 // it), indexing from the front in between. 512-byte elements keep a 2 MiB chunk to 4,096 of them.
 TEST(ChunkedQueueWindow, MatchesADequeAcrossChunks) {

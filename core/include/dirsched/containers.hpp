@@ -231,6 +231,85 @@ class ChunkedQueue {
   std::size_t size_ = 0;
 };
 
+// A queue of 4-byte places (Place, below) by position, in chunks of a huge page. A chunk behind the
+// back one whose places are all the same is held as that place alone (folded when the back moves past
+// it): every task of a trace submitted at one instant and READY there costs nothing while it waits
+// (10M at t = 0: 38 MiB in each observer). get() reads a place; at() gives it to change, unfolding its
+// chunk first.
+class PlaceQueue {
+ public:
+  static constexpr std::size_t kPerChunk = kHugePage / sizeof(std::uint32_t);
+
+  bool empty() const { return size_ == 0; }
+  std::size_t size() const { return size_; }
+  std::uint32_t get(std::size_t i) const {
+    const std::size_t j = head_ + i;
+    const Chunk& c = chunks_[j / kPerChunk];
+    return c.data ? c.data.get()[j % kPerChunk] : c.value;
+  }
+  std::uint32_t front() const { return get(0); }
+  std::uint32_t& at(std::size_t i) {
+    const std::size_t j = head_ + i;
+    Chunk& c = chunks_[j / kPerChunk];
+    if (!c.data) unfold(c);
+    return c.data.get()[j % kPerChunk];
+  }
+  void push_back(std::uint32_t place) {
+    if (head_ + size_ == chunks_.size() * kPerChunk) {
+      if (!chunks_.empty()) fold(chunks_.size() - 1);
+      chunks_.push_back({take_chunk(), 0});
+    }
+    const std::size_t j = head_ + size_;
+    chunks_.back().data.get()[j % kPerChunk] = place;
+    ++size_;
+  }
+  void pop_front() {
+    --size_;
+    if (++head_ == kPerChunk) {
+      if (chunks_.front().data && !spare_) spare_ = std::move(chunks_.front().data);
+      chunks_.pop_front();
+      head_ = 0;
+    }
+  }
+  // Chunks held as memory (not folded), for tests.
+  std::size_t unfolded() const {
+    std::size_t n = 0;
+    for (const Chunk& c : chunks_) n += c.data != nullptr;
+    return n;
+  }
+
+ private:
+  struct FreeChunk {
+    void operator()(std::uint32_t* p) const noexcept { huge_free(p, kHugePage); }
+  };
+  struct Chunk {
+    std::unique_ptr<std::uint32_t, FreeChunk> data;  // null: every place is `value`
+    std::uint32_t value;
+  };
+  std::unique_ptr<std::uint32_t, FreeChunk> take_chunk() {
+    if (spare_) return std::move(spare_);
+    return std::unique_ptr<std::uint32_t, FreeChunk>(static_cast<std::uint32_t*>(huge_alloc(kHugePage, size_ >= kPerChunk)));
+  }
+  // Chunk k (full) as one place when all it holds from the head on is the same.
+  void fold(std::size_t k) {
+    Chunk& c = chunks_[k];
+    const std::uint32_t* p = c.data.get();
+    const std::size_t from = k == 0 ? head_ : 0;
+    if (!std::all_of(p + from, p + kPerChunk, [&](std::uint32_t x) { return x == p[from]; })) return;
+    c.value = p[from];
+    if (!spare_) spare_ = std::move(c.data);
+    c.data.reset();
+  }
+  void unfold(Chunk& c) {
+    c.data = take_chunk();
+    std::fill(c.data.get(), c.data.get() + kPerChunk, c.value);
+  }
+  std::deque<Chunk> chunks_;
+  std::unique_ptr<std::uint32_t, FreeChunk> spare_;  // one chunk given back, for the next
+  std::size_t head_ = 0;                             // the front's place in chunks_.front()
+  std::size_t size_ = 0;
+};
+
 // The distinct instants a run's records name, in the order they were first named, each by a 4-byte
 // number: a record holds its four times in 16 bytes, not 32, and times that many records share (every
 // submit of a trace at t = 0) are kept once. A time equal to the last one named gets its number again.

@@ -315,7 +315,7 @@ class Recorder : public Observer {
   // only queued again or is dropped. So the records held at t = 0 follow the tasks started, not the
   // tasks queued.
   std::uint32_t pool_place(Live&& r) { return Place::of_pool(pool_.take(std::move(r))); }
-  ChunkedQueue<std::uint32_t> live_;
+  PlaceQueue live_;
   SlotPool<Live> pool_;
   // Named records by number: from record `first` on, record n is TaskId n - offset (a rejected or
   // not-submitted op, which has no TaskId, starts a new span after it).

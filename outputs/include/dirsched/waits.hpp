@@ -353,9 +353,11 @@ class WaitAttribution : public Observer {
    private:
     // A place (Place, containers.hpp): a task only queued, or its Live in pool_.
     static constexpr std::uint32_t kNoPlace = 0;  // cleared: not live
-    std::uint32_t* place(std::uint32_t i) {
-      return i < base_ || i - base_ >= slots_.size() ? nullptr : &slots_[i - base_];
+    // Task i's place (kNoPlace when it is not held), and to change it (held).
+    std::uint32_t read(std::uint32_t i) const {
+      return i < base_ || i - base_ >= slots_.size() ? kNoPlace : slots_.get(i - base_);
     }
+    std::uint32_t& write(std::uint32_t i) { return slots_.at(i - base_); }
     Live queued_live(std::uint32_t i, std::uint32_t p) const;  // task i's Live from its queued place
     bool queueable(std::uint32_t i, const Live& l) const;
     static std::uint32_t queued_place(const Live& l);
@@ -364,7 +366,7 @@ class WaitAttribution : public Observer {
     Live& pooled(std::uint32_t p) { return pool_[Place::pool(p)]; }
     const Live& pooled(std::uint32_t p) const { return pool_[Place::pool(p)]; }
     const Scheduler& core_;
-    ChunkedQueue<std::uint32_t> slots_;
+    PlaceQueue slots_;
     SlotPool<Live> pool_;  // stable: a Live& survives a later find()
     Live scratch_;                      // ending() of a task only queued
     std::uint32_t base_ = 0;
