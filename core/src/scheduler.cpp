@@ -1048,10 +1048,9 @@ void Scheduler::group_pass() {
     }
     std::vector<WorkerId>& busy = scratch_workers_;
     busy.clear();
-    for (std::uint32_t m = 0; m < members_of(g); ++m) {
-      const WorkerState& w = workers_[read_slot(g, m).worker];
+    for_each_member_worker(g, [&](std::uint32_t, const WorkerState& w) {
       if (w.busy) busy.push_back(w.id);
-    }
+    });
     if (!busy.empty()) {
       // Report a blocked head once per distinct set of busy targets, not once per iteration.
       if (blocked_head_ != head || blocked_busy_ != busy) {
@@ -1089,11 +1088,10 @@ void Scheduler::group_pass() {
 void Scheduler::reserve_for_blocked_head(const Task& head) {
   if (!options_.switches[Switch::kGroupReservation]) return;  // nothing held: later singles may take
                                                                // the head's idle targets
-  for (std::uint32_t m = 0; m < members_of(head); ++m) {
-    const std::uint32_t w = read_slot(head, m).worker;
+  for_each_member_worker(head, [&](std::uint32_t w, const WorkerState&) {
     reserved_.push_back(w);
     reserved_flag_[w] = true;
-  }
+  });
 }
 
 // The group_barrier seam (#1754): may the singles pass place a single now? In an iteration whose group
@@ -1111,11 +1109,9 @@ bool Scheduler::barrier_holds() {
 
 bool Scheduler::stall_condition(const Task& head) const {
   if (!options_.switches[Switch::kGroupReservation]) return true;  // being the blocked head is the stall
-  for (std::uint32_t m = 0; m < members_of(head); ++m) {
-    const WorkerState& w = workers_[read_slot(head, m).worker];
-    if (!w.busy && !w.fifo.empty()) return true;  // the reservation holds back queued work
-  }
-  return false;
+  bool holds_back = false;  // the reservation holds back queued work
+  for_each_member_worker(head, [&](std::uint32_t, const WorkerState& w) { holds_back |= !w.busy && !w.fifo.empty(); });
+  return holds_back;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1158,13 +1154,12 @@ void Scheduler::report_stall() {
   const Task& g = tasks_[stall_head_.index()];
   const bool reservation = options_.switches[Switch::kGroupReservation];
   std::vector<WorkerId> busy, idle_queued;
-  for (std::uint32_t m = 0; m < members_of(g); ++m) {
-    const WorkerState& w = workers_[read_slot(g, m).worker];
+  for_each_member_worker(g, [&](std::uint32_t, const WorkerState& w) {
     if (w.busy)
       busy.push_back(w.id);
     else if (reservation && !w.fifo.empty())
       idle_queued.push_back(w.id);
-  }
+  });
   Event e = event_for(reservation ? EventKind::kReservationStall : EventKind::kGroupStall, stall_head_);
   e.workers = &busy;
   if (reservation) e.idle_queued = &idle_queued;

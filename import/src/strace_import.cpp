@@ -26,6 +26,7 @@
 #include "dirsched/output_folder.hpp"
 #include "dirsched/outputs.hpp"
 #include "dirsched/record/task_row.hpp"
+#include "dirsched/registry.hpp"
 #include "dirsched/scenario.hpp"
 
 namespace dirsched {
@@ -1265,6 +1266,12 @@ std::string Builder::write(const fs::path& dir) {
              " runs are callable " + other);
       t.renamed = static_cast<std::uint8_t>(ns_index(ns) + 1);
       callable_ns_.emplace(other, ns);
+    }
+    if (callable_ns_.size() > Registry::kMaxCallables) {
+      const Span* sub = submit_of(t);
+      refuse(sub ? sub->line : attempts_[t.first].line,
+             "callable " + plain + ": more than " + std::to_string(Registry::kMaxCallables) +
+                 " callables (the testbed's limit)");
     }
     const std::string callable = callable_of(t);
     for (const Member& m : members(t)) {

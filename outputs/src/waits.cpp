@@ -238,17 +238,19 @@ WaitAttribution::NodeTable::Record WaitAttribution::NodeTable::read(const char* 
   }
 }
 
-void WaitAttribution::NodeTable::open_chunk(std::size_t size) {
-  if (current_ != kNoChunk && chunks_[current_].live == 0) give_back(current_);
+std::uint32_t WaitAttribution::NodeTable::new_chunk(std::size_t size) {
   if (spare_.empty()) {
-    if (chunks_.size() >= 0xffff) throw InternalError("wait attribution: 2^16 - 1 chunks of task names held");
+    if (chunks_.size() >= 0xffff)
+      throw BadInput("the critical path holds more than 65,535 chunks of task names at once (at least 2 GiB: a "
+                     "name past 32 KiB has a chunk of its own); the testbed's limit");
     spare_.push_back(static_cast<std::uint32_t>(chunks_.size()));
     chunks_.emplace_back();
   }
-  current_ = spare_.back();
+  const std::uint32_t k = spare_.back();
   spare_.pop_back();
-  chunks_[current_].text = std::make_unique<char[]>(size);
-  room_ = size;
+  chunks_[k].text = std::make_unique<char[]>(size);
+  chunks_[k].size = size;
+  return k;
 }
 
 void WaitAttribution::NodeTable::give_back(std::uint32_t chunk) {
@@ -263,15 +265,25 @@ void WaitAttribution::NodeTable::give_back(std::uint32_t chunk) {
 }
 
 std::uint32_t WaitAttribution::NodeTable::place(const char* record, std::size_t size) {
-  if (current_ == kNoChunk || size > room_) open_chunk(std::max(kText, size));
-  Chunk& c = chunks_[current_];
-  const std::size_t off = c.used;  // under 2^16: a longer record begins a chunk
+  std::uint32_t k;
+  if (size > kText / 2) {  // a chunk of its own, just as large: every chunk is at least half used
+    k = new_chunk(size);
+  } else {
+    if (current_ == kNoChunk || size > room_) {
+      if (current_ != kNoChunk && chunks_[current_].live == 0) give_back(current_);
+      current_ = new_chunk(kText);
+      room_ = kText;
+    }
+    k = current_;
+    room_ -= size;
+  }
+  Chunk& c = chunks_[k];
+  const std::size_t off = c.used;  // under 2^16: a chunk of kText, or offset 0 of a record's own
   std::copy(record, record + size, c.text.get() + off);
   c.used += size;
   c.live += size;
-  room_ -= size;
   live_bytes_ += size;
-  return static_cast<std::uint32_t>(current_ << 16 | off);
+  return static_cast<std::uint32_t>(k << 16 | off);
 }
 
 void WaitAttribution::NodeTable::set_text(std::uint32_t n, StartReason reason, std::string_view name) {
@@ -319,9 +331,8 @@ void WaitAttribution::NodeTable::settle() {
 
 WaitAttribution::NameText WaitAttribution::NodeTable::text() const {
   std::size_t held = 0;
-  for (const Chunk& c : chunks_)
-    if (c.text) held += c.used;
-  return {live_bytes_, held + room_, compactions_};
+  for (const Chunk& c : chunks_) held += c.size;  // 0 for a chunk given back
+  return {live_bytes_, held, compactions_};
 }
 
 // The live records into new chunks, in node order; the old text goes.
@@ -587,10 +598,10 @@ void WaitAttribution::started(TaskId id, Live& l, double t, StartReason reason, 
 // node), and once nothing does it never is again (every naming needs its end in the current instant).
 // So the chain's newest node that exists now is one of those "roots", and what it can need of an
 // existing chain is that root's kPathKept + 1 nodes. Trimming keeps exactly those (marked from every
-// root, the longest reach winning) and cuts the link behind the last of each; what is cut off is then
-// held by nothing and freed. A root is a node held more often than it has successors (refs counts both).
-// The cost is O(nodes held); it runs when half as many more are held as the last one kept (at least
-// kTrimFloor more), so O(1) a node amortised.
+// root, oldest first: the first to reach a node reaches it farthest) and cuts the link behind the last
+// of each; what is cut off is then held by nothing and freed. A root is a node held more often than it
+// has successors (refs counts both). The cost is O(nodes held); it runs when half as many more are held
+// as the last one kept (at least kTrimFloor more), so O(1) a node amortised.
 void WaitAttribution::trim_chains() {
   if (longest_ <= kPathKept + 1) {  // no chain reaches past what is kept: nothing to cut
     trim_at_ = trim_period_ ? nodes_held() + trim_period_ : nodes_held() + std::max(kTrimFloor, nodes_held() / 2);

@@ -101,6 +101,7 @@ def _run_plan_line(line):
 __all__ = ["Testbed", "Handle", "Buffer"]
 
 _NAMESPACES = ("LOCAL_CHIP", "LOCAL_PYTHON", "REMOTE")
+_MAX_CALLABLES = 65535  # Registry::kMaxCallables: the core holds a task's callable in 16 bits
 _MEMORIES = ("host", "child", "remote")
 _ITEMSIZE = {
     "bool": 1, "int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "float16": 2, "half": 2, "fp16": 2,
@@ -533,6 +534,8 @@ class Testbed:
             raise TypeError("register: name must be a non-empty string")
         if name in self._callables:
             raise ValueError("register: callable %r is already registered" % name)
+        if len(self._callables) >= _MAX_CALLABLES:
+            raise ValueError("register: at most %d callables (the testbed's limit)" % _MAX_CALLABLES)
         if namespace not in _NAMESPACES:
             raise ValueError("register: namespace must be one of %s, got %r" % (", ".join(_NAMESPACES), namespace))
         spec = {"namespace": namespace, "duration_s": _number(duration_s, "duration_s")}

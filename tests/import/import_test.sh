@@ -158,6 +158,9 @@ refuse ts-negative "ts=-5 is negative" 'at = find("node.complete ", "run_id=2 ta
 refuse before-t0 "a submit at ts 10000, before the time origin t0 (ts 1000000000" 'at = find("node.submit ", "run_id=1 task_slot=0 "); lines[at] = lines[at].replace("ts=1000100000", "ts=10000"); at += 1'
 refuse past-limit "a completion at ts 9000000000000000000, more than 2^32 s after the time origin t0" 'at = find("node.complete ", "run_id=2 task_slot=0 "); lines[at] = lines[at].replace("ts=1007200000", "ts=9000000000000000000"); at += 1'
 refuse sub-pool "SUB worker_id=999999999: a SUB pool of more than 65536 workers" 'lines = [l.replace("worker_id=0", "worker_id=999999999") if "run_id=1 task_slot=2 " in l else l for l in lines]; at = find("node.dispatch ", "run_id=1 task_slot=2 ") + 1'
+# 65,536 hids are 65,536 callables, one more than the testbed's core holds (Registry::kMaxCallables):
+# refused at the submit of the task whose callable is the 65,536th, not written for `run` to refuse.
+refuse callables "callable h10fff: more than 65535 callables (the testbed's limit)" 'lines = lines[:3] + ["[mono_ns=%d][T0x7f0001][TIMING] submit: [STRACE] v=1 pid=4242 tid=4243 inv=1 hid=%x depth=0 name=node.submit ts=%d dur=1000 run_id=1 task_slot=%d group_index=0 group_size=1 worker_id=%d" % (1000100000 + 10000 * i, i + 4096, 1000100000 + 10000 * i, i, i % 2) for i in range(65536)]; at = 4 + 65535'
 # Every span refused (run_id 0 throughout): that rule, not "no scheduler span".
 refuse all-run-id-0 "run_id=0 (run ids count from 1" 'lines = [re.sub("run_id=[0-9]+", "run_id=0", l) for l in lines]; at = find("node.graph_build") + 1'
 refuse two-submits "two submits for one task" 'i = find("node.submit ", "task_slot=1 "); lines.insert(i + 1, lines[i]); at = i + 2'

@@ -240,6 +240,25 @@ class PlaceQueue {
  public:
   static constexpr std::size_t kPerChunk = kHugePage / sizeof(std::uint32_t);
 
+  PlaceQueue() = default;
+  PlaceQueue(const PlaceQueue&) = delete;
+  PlaceQueue& operator=(const PlaceQueue&) = delete;
+  PlaceQueue(PlaceQueue&& o) noexcept
+      : chunks_(std::move(o.chunks_)),
+        spare_(std::move(o.spare_)),
+        head_(std::exchange(o.head_, 0)),
+        size_(std::exchange(o.size_, 0)) {}
+  PlaceQueue& operator=(PlaceQueue&& o) noexcept {
+    if (this != &o) {
+      chunks_ = std::move(o.chunks_);
+      spare_ = std::move(o.spare_);
+      head_ = std::exchange(o.head_, 0);
+      size_ = std::exchange(o.size_, 0);
+      o.chunks_.clear();
+    }
+    return *this;
+  }
+
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
   std::uint32_t get(std::size_t i) const {

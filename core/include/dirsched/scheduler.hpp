@@ -610,6 +610,15 @@ class Scheduler {
       if (e == t.consumers) return;
     }
   }
+  // f(registration index, its state) for each member's worker of NEXT_LEVEL group `g`, in member order.
+  template <typename F>
+  void for_each_member_worker(const Task& g, F&& f) const {
+    const std::uint32_t members = members_of(g);
+    for (std::uint32_t m = 0; m < members; ++m) {
+      const std::uint32_t w = read_slot(g, m).worker;
+      f(w, workers_[w]);
+    }
+  }
   std::optional<Rejection> validate(const SubmitRequest& r, std::vector<std::uint32_t>& targets) const;
   void emit(Event& e) {
     e.t = now_;

@@ -159,7 +159,7 @@ class WaitAttribution : public Observer {
   std::size_t nodes_held() const { return nodes_.size() - free_.size(); }
   // Their names' text: bytes of live records, bytes in chunks held, compactions so far (for tests).
   struct NameText {
-    std::size_t live, held, compactions;
+    std::size_t live, held, compactions;  // held: the chunks' bytes allocated
   };
   NameText name_text() const { return nodes_.text(); }
   std::size_t live_tasks() const { return live_.size(); }
@@ -284,7 +284,7 @@ class WaitAttribution : public Observer {
     NameText text() const;
 
    private:
-    static constexpr std::size_t kText = 64 * 1024;  // a chunk; a longer record has a chunk of its own
+    static constexpr std::size_t kText = 64 * 1024;  // a chunk; a record past half of one has a chunk of its own
     struct Record {
       std::size_t header, name;  // sizes in bytes
       std::size_t size() const { return header + name; }
@@ -294,13 +294,13 @@ class WaitAttribution : public Observer {
     const char* record(std::uint32_t position) const {
       return chunks_[position >> 16].text.get() + (position & 0xffffu);
     }
-    void open_chunk(std::size_t size);
+    std::uint32_t new_chunk(std::size_t size);  // a chunk's number (BadInput past 65,535 held)
     void give_back(std::uint32_t chunk);
     void compact();
     ChunkedQueue<Node> nodes_;  // only ever grows at the back (freed nodes are reused by number)
     struct Chunk {
       std::unique_ptr<char[]> text;
-      std::size_t used = 0, live = 0;  // bytes placed, bytes of live records
+      std::size_t size = 0, used = 0, live = 0;  // bytes: allocated, placed, of live records
     };
     static constexpr std::uint32_t kNoChunk = 0xffffffffu;
     std::vector<Chunk> chunks_;         // a position is chunk << 16 | offset
