@@ -3,8 +3,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
+#include "dirsched/counted_name.hpp"
 #include "dirsched/scheduler.hpp"
 
 namespace dirsched {
@@ -230,12 +232,16 @@ std::uint32_t WaitAttribution::NodeTable::push() {
 }
 
 WaitAttribution::NodeTable::Record WaitAttribution::NodeTable::read(const char* record) {
-  std::size_t name = 0, header = 1;
+  Record r{static_cast<std::uint8_t>(*record), 1, 0};
   for (unsigned shift = 0;; shift += 7) {
-    const auto byte = static_cast<unsigned char>(record[header++]);
-    name |= std::size_t{byte & 0x7fu} << shift;
-    if (!(byte & 0x80u)) return {header, name};
+    const auto byte = static_cast<unsigned char>(record[r.header++]);
+    r.value |= std::uint64_t{byte & 0x7fu} << shift;
+    if (!(byte & 0x80u)) return r;
   }
+}
+
+std::size_t WaitAttribution::NodeTable::Record::size() const {
+  return header + ((flags & kCounted) ? 0 : static_cast<std::size_t>(value)) + ((flags & kOwnStart) ? sizeof(double) : 0);
 }
 
 std::uint32_t WaitAttribution::NodeTable::new_chunk(std::size_t size) {
@@ -264,54 +270,107 @@ void WaitAttribution::NodeTable::give_back(std::uint32_t chunk) {
   }
 }
 
-std::uint32_t WaitAttribution::NodeTable::place(const char* record, std::size_t size) {
-  std::uint32_t k;
-  if (size > kText / 2) {  // a chunk of its own, just as large: every chunk is at least half used
-    k = new_chunk(size);
-  } else {
-    if (current_ == kNoChunk || size > room_) {
-      if (current_ != kNoChunk && chunks_[current_].live == 0) give_back(current_);
-      current_ = new_chunk(kText);
-      room_ = kText;
-    }
-    k = current_;
-    room_ -= size;
-  }
+std::uint32_t WaitAttribution::NodeTable::place(std::uint32_t k) {
+  const std::size_t size = scratch_.size();
   Chunk& c = chunks_[k];
   const std::size_t off = c.used;  // under 2^16: a chunk of kText, or offset 0 of a record's own
-  std::copy(record, record + size, c.text.get() + off);
+  std::copy(scratch_.begin(), scratch_.end(), c.text.get() + off);
   c.used += size;
   c.live += size;
   live_bytes_ += size;
+  if (k == current_) room_ -= size;
   return static_cast<std::uint32_t>(k << 16 | off);
 }
 
-void WaitAttribution::NodeTable::set_text(std::uint32_t n, StartReason reason, std::string_view name) {
-  char header[11];
-  std::size_t h = 0;
-  header[h++] = static_cast<char>(reason);
-  std::size_t left = name.size();
-  do {
-    header[h++] = static_cast<char>((left & 0x7fu) | (left > 0x7fu ? 0x80u : 0u));
-    left >>= 7;
-  } while (left);
+void WaitAttribution::NodeTable::encode(std::uint32_t k, StartReason reason, std::string_view name,
+                                        std::optional<double> start) {
+  std::uint8_t flags = static_cast<std::uint8_t>(reason);
+  std::uint64_t value = name.size();
+  if (k != kNoChunk && chunks_[k].anchored) {
+    const Chunk& c = chunks_[k];
+    if (const auto counted = counted_name(name); counted && name.substr(0, counted->prefix) == c.prefix) {
+      const std::uint64_t d = counted->number - c.number;  // modulo 2^64: zigzag of the signed distance
+      value = (d << 1) ^ (static_cast<std::int64_t>(d) < 0 ? ~std::uint64_t{0} : 0);
+      flags |= kCounted;
+    }
+  }
+  if (start) flags |= kOwnStart;
   std::string& buf = scratch_;
-  buf.assign(header, h);
-  buf.append(name);
-  (*this)[n].text = place(buf.data(), buf.size());
+  buf.assign(1, static_cast<char>(flags));
+  do {
+    buf.push_back(static_cast<char>((value & 0x7fu) | (value > 0x7fu ? 0x80u : 0u)));
+    value >>= 7;
+  } while (value);
+  if (!(flags & kCounted)) buf.append(name);
+  if (start) buf.append(reinterpret_cast<const char*>(&*start), sizeof(double));
 }
 
-std::string_view WaitAttribution::NodeTable::name(std::uint32_t n) const {
+void WaitAttribution::NodeTable::anchor(std::uint32_t k, std::string_view name) {
+  Chunk& c = chunks_[k];
+  if (c.anchored) return;
+  if (const auto counted = counted_name(name)) {
+    c.anchored = true;
+    c.prefix.assign(name.substr(0, counted->prefix));
+    c.number = counted->number;
+  }
+}
+
+// Into the chunk records go to, counted against its anchor when it can be; a record that does not fit
+// is made again for the next chunk, which it may anchor. A record past half a chunk (never a counted
+// one) has a chunk of its own, just its size, so every chunk is at least half used.
+std::uint32_t WaitAttribution::NodeTable::put(StartReason reason, std::string_view name, std::optional<double> start) {
+  if (current_ != kNoChunk) {
+    anchor(current_, name);
+    encode(current_, reason, name, start);
+    if (scratch_.size() <= room_) return place(current_);
+  }
+  encode(kNoChunk, reason, name, start);
+  if (scratch_.size() > kText / 2) return place(new_chunk(scratch_.size()));
+  if (current_ != kNoChunk && chunks_[current_].live == 0) give_back(current_);
+  current_ = new_chunk(kText);
+  room_ = kText;
+  anchor(current_, name);
+  encode(current_, reason, name, start);
+  return place(current_);
+}
+
+void WaitAttribution::NodeTable::set_text(std::uint32_t n, StartReason reason, std::string_view name,
+                                          std::optional<double> start) {
+  (*this)[n].text = put(reason, name, start);
+}
+
+void WaitAttribution::NodeTable::name_of(const Chunk& c, const char* r, const Record& x, std::string& out) {
+  if (x.flags & kCounted) {
+    counted_text(c.prefix, c.number + ((x.value >> 1) ^ (~(x.value & 1) + 1)), out);  // zigzag back
+  } else {
+    out.assign(r + x.header, static_cast<std::size_t>(x.value));
+  }
+}
+
+std::optional<double> WaitAttribution::NodeTable::own_start(const char* r, const Record& x) {
+  if (!(x.flags & kOwnStart)) return std::nullopt;
+  double t;
+  std::memcpy(&t, r + x.size() - sizeof t, sizeof t);
+  return t;
+}
+
+std::string WaitAttribution::NodeTable::name(std::uint32_t n) const {
   const std::uint32_t at = (*this)[n].text;
-  if (at == Node::kNoText) return {};
-  const char* r = record(at);
-  const Record x = read(r);
-  return {r + x.header, x.name};
+  std::string out;
+  if (at != Node::kNoText) name_of(chunks_[at >> 16], record(at), read(record(at)), out);
+  return out;
 }
 
 StartReason WaitAttribution::NodeTable::reason(std::uint32_t n) const {
   const std::uint32_t at = (*this)[n].text;
-  return at == Node::kNoText ? StartReason{} : static_cast<StartReason>(*record(at));
+  return at == Node::kNoText ? StartReason{} : static_cast<StartReason>(*record(at) & kReasonBits);
+}
+
+double WaitAttribution::NodeTable::start(std::uint32_t n) const {
+  const Node& x = (*this)[n];
+  if (const auto t = own_start(record(x.text), read(record(x.text)))) return *t;
+  if (!x.pred) throw InternalError("wait attribution: a critical-path node without its start or predecessor");
+  return (*this)[x.pred].end;
 }
 
 void WaitAttribution::NodeTable::freed(std::uint32_t n) {
@@ -335,7 +394,8 @@ WaitAttribution::NameText WaitAttribution::NodeTable::text() const {
   return {live_bytes_, held, compactions_};
 }
 
-// The live records into new chunks, in node order; the old text goes.
+// The live records into new chunks, in node order (counted against the new chunks' anchors); the old
+// text goes.
 void WaitAttribution::NodeTable::compact() {
   ++compactions_;
   std::vector<Chunk> old;
@@ -344,11 +404,15 @@ void WaitAttribution::NodeTable::compact() {
   current_ = kNoChunk;
   room_ = 0;
   live_bytes_ = garbage_ = frees_ = 0;
+  std::string name;
   for (std::size_t n = 1; n < nodes_.size(); ++n) {
     Node& x = (*this)[static_cast<std::uint32_t>(n)];
     if (x.text == Node::kNoText) continue;
-    const char* was = old[x.text >> 16].text.get() + (x.text & 0xffffu);
-    x.text = place(was, read(was).size());
+    const Chunk& from = old[x.text >> 16];
+    const char* was = from.text.get() + (x.text & 0xffffu);
+    const Record r = read(was);
+    name_of(from, was, r, name);
+    x.text = put(static_cast<StartReason>(r.flags & kReasonBits), name, own_start(was, r));
   }
 }
 
@@ -446,7 +510,7 @@ const std::vector<BlockedBy>* WaitAttribution::blocked_by(TaskId group) const {
 
 // --- critical path nodes ---
 
-std::uint32_t WaitAttribution::new_node(TaskId task, StartReason reason) {
+std::uint32_t WaitAttribution::new_node(TaskId task, StartReason reason, std::optional<double> start) {
   if (nodes_held() >= trim_at_) trim_chains();
   std::uint32_t n;
   if (!free_.empty()) {
@@ -456,7 +520,7 @@ std::uint32_t WaitAttribution::new_node(TaskId task, StartReason reason) {
   } else {
     n = nodes_.push();
   }
-  nodes_.set_text(n, reason, core_.name(task));
+  nodes_.set_text(n, reason, core_.name(task), start);
   nodes_[n].refs = 1;  // the live task's
   return n;
 }
@@ -577,10 +641,12 @@ void WaitAttribution::note_long(const LongWait& w, std::vector<LongWait>& top) {
 
 void WaitAttribution::started(TaskId id, Live& l, double t, StartReason reason, std::uint32_t pred) {
   const std::uint32_t ready_node = l.ready_node();
-  l.node = new_node(id, reason);
+  // A node that starts at its predecessor's end (already there, and set once) reads its start from it.
+  const double pred_end = pred ? nodes_[pred].end : -1;
+  const bool at_pred_end = pred && std::memcmp(&pred_end, &t, sizeof t) == 0;
+  l.node = new_node(id, reason, at_pred_end ? std::nullopt : std::optional<double>(t));
   l.started = true;
   Node& n = nodes_[l.node];
-  n.start = t;
   n.pred = pred;
   n.steps = (pred ? nodes_[pred].steps : 0) + 1;  // a task starts once: a chain has fewer than 2^32
   longest_ = std::max(longest_, n.steps);
@@ -934,11 +1000,11 @@ std::vector<CriticalStep> WaitAttribution::critical_path() const {
   for (std::uint32_t n = last_; n && out.size() < kPathKept; n = nodes_[n].pred) {
     const Node& x = nodes_[n];
     CriticalStep s;
-    s.task = std::string(nodes_.name(n));
-    s.start_s = x.start;
+    s.task = nodes_.name(n);
+    s.start_s = nodes_.start(n);
     s.end_s = x.end;
     s.reason = nodes_.reason(n);
-    if (x.pred) s.after = std::string(nodes_.name(x.pred));
+    if (x.pred) s.after = nodes_.name(x.pred);
     out.push_back(std::move(s));
   }
   std::reverse(out.begin(), out.end());

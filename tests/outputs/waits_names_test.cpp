@@ -129,5 +129,117 @@ TEST(WaitNodeNames, PinnedChunksAreCompacted) {
   }
 }
 
+// Runs a core to the end: every member dispatched runs duration(task, member) seconds, and the
+// earliest end (ties: the first dispatched) is reported next.
+template <typename Duration>
+void drive(Scheduler& core, Duration duration) {
+  std::vector<std::pair<double, Dispatch>> running;  // (end, dispatch)
+  double now = 0;
+  for (;;) {
+    for (const Dispatch& d : core.iterate()) running.emplace_back(now + duration(d.task, d.member), d);
+    if (running.empty()) return;
+    auto next = std::min_element(running.begin(), running.end(),
+                                 [](const auto& a, const auto& b) { return a.first < b.first; });
+    now = next->first;
+    core.set_time(now);
+    core.report(next->second.task, next->second.member, Outcome::kSuccess);
+    running.erase(next);
+  }
+}
+
+// Names that count up are kept as their distance from their chunk's anchor: a chain of t0, t1, ...
+// costs a few bytes a node. Every other kind of name must read back as it was: a leading zero
+// (t007), a number past 19 digits, no prefix, a number falling (a distance below the anchor), a
+// number just under 10^19, and other prefixes between them. Chip 1's slow chain pins the chunks, so
+// the text is compacted and every counted name is made again against a new chunk's anchor. Breaking
+// the zigzag (a distance below the anchor), the prefix's test or the compaction's decoding fails here.
+TEST(WaitNodeNames, CountedNamesReadBackThroughCompaction) {
+  Registry reg;
+  reg.add_next_level(WorkerId(0), WorkerKind::kLocalChip);
+  reg.add_next_level(WorkerId(1), WorkerKind::kLocalChip);
+  const CallableId k = reg.add_callable({"k", Namespace::kLocalChip, std::nullopt});
+  Scheduler core(std::move(reg));
+  WaitAttribution waits(core);
+  waits.set_trim_period(64);
+  core.set_observer(&waits);
+  constexpr int kFast = 60000, kSlow = 4700;  // the fast chain's 3-byte records outweigh a chunk
+  auto name = [](int chip, int i) -> std::string {
+    if (chip == 0) return "t" + std::to_string(i);  // counts up
+    switch (i % 8) {
+      case 0: return "t00" + std::to_string(i);                 // a leading zero: as it is
+      case 1: return "n" + std::to_string(9999999999999999999ull - static_cast<unsigned>(i));  // 19 digits, falling
+      case 2: return "x18446744073709551615" + std::to_string(i % 10);  // 21 digits: as it is
+      case 3: return std::to_string(1000000 - i);               // no prefix, falling
+      case 4: return "t" + std::to_string(i);                   // the fast chain's prefix
+      case 5: return "0";                                       // a zero alone counts
+      case 6: return "t-" + std::to_string(i) + "a";            // no number at the end
+      default: return "t" + std::to_string(100000000 - i);      // far below, then above the anchor
+    }
+  };
+  for (int i = 0; i < kFast; ++i) ASSERT_TRUE(core.submit_next_level(name(0, i), k, {}, WorkerId(0)).accepted());
+  for (int i = 0; i < kSlow; ++i) ASSERT_TRUE(core.submit_next_level(name(1, i), k, {}, WorkerId(1)).accepted());
+  drive(core, [&](TaskId t, std::uint32_t) { return core.target_index(t) == 0 ? 1.0 : 13.0; });
+  EXPECT_GT(waits.name_text().compactions, 0u);
+  const std::vector<CriticalStep> path = waits.critical_path();
+  ASSERT_EQ(path.size(), WaitAttribution::kPathKept);
+  const int first = kSlow - static_cast<int>(path.size());
+  for (std::size_t j = 0; j < path.size(); ++j) {
+    const int i = first + static_cast<int>(j);
+    ASSERT_EQ(path[j].task, name(1, i)) << "step " << j;
+    EXPECT_EQ(path[j].after, name(1, i - 1)) << "step " << j;
+    EXPECT_EQ(path[j].start_s, 13.0 * i) << "step " << j;
+  }
+}
+
+// The fast chain alone: its last kPathKept steps read back, and its records are counted (the flag
+// byte and a distance of one or two bytes; the name "t4321" in full takes 7). Writing every name in
+// full fails the bound.
+TEST(WaitNodeNames, NamesThatCountUpTakeAFewBytes) {
+  OneChip c;
+  c.waits.set_trim_period(64);
+  constexpr int kTasks = 20000;
+  for (int i = 0; i < kTasks; ++i) ASSERT_TRUE(c.submit("t" + std::to_string(i)));
+  c.run(kTasks);
+  const std::vector<CriticalStep> path = c.waits.critical_path();
+  ASSERT_EQ(path.size(), WaitAttribution::kPathKept);
+  const int first = kTasks - static_cast<int>(path.size());
+  for (std::size_t j = 0; j < path.size(); ++j) {
+    const int i = first + static_cast<int>(j);
+    ASSERT_EQ(path[j].task, "t" + std::to_string(i)) << "step " << j;
+    EXPECT_EQ(path[j].after, "t" + std::to_string(i - 1)) << "step " << j;
+    EXPECT_EQ(path[j].start_s, i);
+  }
+  const WaitAttribution::NameText text = c.waits.name_text();
+  EXPECT_LE(text.live, 4 * c.waits.nodes_held()) << "nodes " << c.waits.nodes_held();
+}
+
+// A node's start is its predecessor's end only when that end was already set at the start: a single
+// behind a group's member on chip 0 starts when that member ends (1 s), while the group, whose other
+// member runs 3 s, ends at 3. The single (5 s) ends last: the path is g then s, s starting at 1.
+// Reading every start from the predecessor's end fails here (3).
+TEST(WaitNodeNames, AStartBeforeThePredecessorsEndIsKept) {
+  Registry reg;
+  reg.add_next_level(WorkerId(0), WorkerKind::kLocalChip);
+  reg.add_next_level(WorkerId(1), WorkerKind::kLocalChip);
+  const CallableId k = reg.add_callable({"k", Namespace::kLocalChip, std::nullopt});
+  Scheduler core(std::move(reg));
+  WaitAttribution waits(core);
+  core.set_observer(&waits);
+  const TaskId g = core.submit_next_level_group("g", k, {{}, {}}, {WorkerId(0), WorkerId(1)}).task;
+  ASSERT_TRUE(g.valid());
+  ASSERT_TRUE(core.submit_next_level("s", k, {}, WorkerId(0)).accepted());
+  drive(core, [&](TaskId t, std::uint32_t member) { return t == g ? (member == 0 ? 1.0 : 3.0) : 5.0; });
+  const std::vector<CriticalStep> path = waits.critical_path();
+  ASSERT_EQ(path.size(), 2u);
+  EXPECT_EQ(path[0].task, "g");
+  EXPECT_EQ(path[0].start_s, 0);
+  EXPECT_EQ(path[0].end_s, 3);
+  EXPECT_EQ(path[1].task, "s");
+  EXPECT_EQ(path[1].after, "g");
+  EXPECT_EQ(path[1].reason, StartReason::kWorker);
+  EXPECT_EQ(path[1].start_s, 1);
+  EXPECT_EQ(path[1].end_s, 6);
+}
+
 }  // namespace
 }  // namespace dirsched

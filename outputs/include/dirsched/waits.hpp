@@ -249,17 +249,20 @@ class WaitAttribution : public Observer {
   static const ExactSum& zero_sum();
   static const std::vector<std::uint32_t>& no_targets();
   static double head_of(const Live& g) { return g.x ? g.x->head : -1; }
-  // A critical-path node, 32 bytes: its task's name and start reason are kept in the node table's
-  // text (the core may reclaim the task before the path is read), a record that `text` names.
+  // A critical-path node, 24 bytes: its task's name and start reason are kept in the node table's
+  // text (the core may reclaim the task before the path is read), a record that `text` names. Its
+  // start is not here: a task that started the instant its predecessor ended (the first reasons of
+  // StartReason, and what every task of a queue does) starts at `pred`'s end, and the record holds
+  // the start of any other (NodeTable::kOwnStart).
   struct Node {
     static constexpr std::uint32_t kNoText = 0xffffffffu;  // free (and node 0)
-    double start = 0, end = -1;
+    double end = -1;
     std::uint32_t text = kNoText;  // NodeTable's position of its record (chunk << 16 | offset)
     std::uint32_t pred = 0;        // 0: none (or trimmed off)
     std::uint32_t refs = 0;        // 0: free (and node 0)
     std::uint32_t steps = 0;       // the chain's steps up to and with this one (fewer than 2^32: one per task)
   };
-  static_assert(sizeof(Node) == 32, "a critical-path node stays compact");
+  static_assert(sizeof(Node) == 24, "a critical-path node stays compact");
   // The nodes in a ChunkedQueue (growing moves none and never holds two copies; a table of more than
   // 2 MiB of nodes gets huge pages, as the task tables do: a million-task run made 10,000 page faults
   // growing it 80 KiB at a time from malloc), their names in chunks of text. A freed node's record
@@ -274,10 +277,12 @@ class WaitAttribution : public Observer {
     const Node& operator[](std::uint32_t n) const { return nodes_[n]; }
     std::size_t size() const { return nodes_.size(); }
     std::uint32_t push();  // a new node at the end
-    // Node n's record: its start reason, then its name's size (LEB128), then the name.
-    void set_text(std::uint32_t n, StartReason reason, std::string_view name);
-    std::string_view name(std::uint32_t n) const;
+    // Node n's record: its start reason, its name, and its start when `start` is given (otherwise
+    // the node starts at its predecessor's end: start()).
+    void set_text(std::uint32_t n, StartReason reason, std::string_view name, std::optional<double> start);
+    std::string name(std::uint32_t n) const;
     StartReason reason(std::uint32_t n) const;
+    double start(std::uint32_t n) const;
     bool live(std::uint32_t n) const { return nodes_[n].text != Node::kNoText; }  // not free (nor node 0)
     void freed(std::uint32_t n);  // node n was freed: its record is garbage (its chunk, when empty, goes)
     void settle();                // compacts the text when due (not within a batch of frees)
@@ -285,23 +290,43 @@ class WaitAttribution : public Observer {
 
    private:
     static constexpr std::size_t kText = 64 * 1024;  // a chunk; a record past half of one has a chunk of its own
+    // A record: a byte (the reason, and the flags below), the name, then the start (8 bytes) with
+    // kOwnStart. The name is its size (LEB128) and its bytes, or with kCounted a number: a name that
+    // ends in a decimal number (no leading zero) and begins as its chunk's anchor does is that
+    // number's distance from the anchor's (zigzag LEB128). A trace's names mostly count up (t0, t1,
+    // ...; the nodes of a chunk started close together), so most records are 2 to 4 bytes, not 10.
+    static constexpr std::uint8_t kReasonBits = 0x0f;
+    static constexpr std::uint8_t kCounted = 0x40;
+    static constexpr std::uint8_t kOwnStart = 0x80;
     struct Record {
-      std::size_t header, name;  // sizes in bytes
-      std::size_t size() const { return header + name; }
+      std::uint8_t flags;         // the first byte
+      std::size_t header;         // the flag byte and the LEB128
+      std::uint64_t value;        // the LEB128: the name's size, or with kCounted the zigzag distance
+      std::size_t size() const;   // the whole record's bytes
     };
     static Record read(const char* record);
-    std::uint32_t place(const char* record, std::size_t size);
+    struct Chunk {
+      std::unique_ptr<char[]> text;
+      std::size_t size = 0, used = 0, live = 0;  // bytes: allocated, placed, of live records
+      // The anchor of its counted names: the first name placed in it that ends in a number.
+      bool anchored = false;
+      std::string prefix;
+      std::uint64_t number = 0;
+    };
+    static void name_of(const Chunk& c, const char* record, const Record& x, std::string& out);
+    static std::optional<double> own_start(const char* record, const Record& x);
+    std::uint32_t place(std::uint32_t k);  // scratch_ into chunk k
     const char* record(std::uint32_t position) const {
       return chunks_[position >> 16].text.get() + (position & 0xffffu);
     }
+    // Builds the record in scratch_ against chunk k's anchor (kNoChunk: none).
+    void encode(std::uint32_t k, StartReason reason, std::string_view name, std::optional<double> start);
+    void anchor(std::uint32_t k, std::string_view name);  // chunk k's anchor, when it has none and name counts
+    std::uint32_t put(StartReason reason, std::string_view name, std::optional<double> start);
     std::uint32_t new_chunk(std::size_t size);  // a chunk's number (BadInput past 65,535 held)
     void give_back(std::uint32_t chunk);
     void compact();
     ChunkedQueue<Node> nodes_;  // only ever grows at the back (freed nodes are reused by number)
-    struct Chunk {
-      std::unique_ptr<char[]> text;
-      std::size_t size = 0, used = 0, live = 0;  // bytes: allocated, placed, of live records
-    };
     static constexpr std::uint32_t kNoChunk = 0xffffffffu;
     std::vector<Chunk> chunks_;         // a position is chunk << 16 | offset
     std::vector<std::uint32_t> spare_;  // chunks given back, for reuse by number
@@ -381,7 +406,7 @@ class WaitAttribution : public Observer {
   // Its wait, by cause (`c`), added up; returns its own wait (for BlockedBy of what waits behind it).
   OwnWait finish_waits(TaskId id, Live& l, double t, std::array<ExactSum, kWaitCauses>& c);
   void note_long(const LongWait& w, std::vector<LongWait>& top);
-  std::uint32_t new_node(TaskId task, StartReason reason);
+  std::uint32_t new_node(TaskId task, StartReason reason, std::optional<double> start);  // start: none when it is its pred's end
   void hold(std::uint32_t n);
   void release(std::uint32_t n);  // let_go(), then the node table settles
   void let_go(std::uint32_t n);   // drops a reference to n, freeing what no one holds any more
