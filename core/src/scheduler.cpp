@@ -306,6 +306,7 @@ SubmitResult Scheduler::submit(const SubmitRequest& r) {
   // Accepted: from here on the submit writes state.
   const TaskId id(static_cast<std::uint32_t>(tasks_.size()));
   Task task;
+  std::uint32_t last_of = 0;  // into cold_ once the task is held
   task.name_begin = names_base_ + static_cast<std::uint32_t>(names_.size());
   task.op = r.kind;
   const auto members = static_cast<std::uint32_t>(r.args.size());
@@ -358,7 +359,7 @@ SubmitResult Scheduler::submit(const SubmitRequest& r) {
         if (writes && entry != id) {
           if (entry.valid()) scratch_replaced_.push_back(entry);  // released after the submit event names it
           entry = id;
-          ++task.last_of;
+          ++last_of;
         }
         continue;
       }
@@ -382,7 +383,7 @@ SubmitResult Scheduler::submit(const SubmitRequest& r) {
           if (inside(e)) scratch_replaced_.push_back(e.task);
         list.erase(std::remove_if(list.begin(), list.end(), inside), list.end());
         list.push_back({a.range, id});
-        ++task.last_of;
+        ++last_of;
       }
     }
   std::sort(producers.begin(), producers.end());
@@ -391,6 +392,7 @@ SubmitResult Scheduler::submit(const SubmitRequest& r) {
   tasks_.reserve(tasks_.held() + 1);  // a name appended must have its task: name_of reads the next one's start
   names_.append(r.name.data(), r.name.size());
   tasks_.push_back(task);
+  if (last_of) cold_.ref(id.index()).last_of = last_of;
   ++live_;
   ++rs.info.live;
   {
@@ -774,7 +776,8 @@ void Scheduler::poison_from(TaskId failed) {
 }
 
 void Scheduler::add_consumer(TaskId producer, TaskId consumer) {
-  Task& p = tasks_[producer.index()];
+  DIRSCHED_INVARIANT(producer.index() >= reclaimed_ && producer.index() < tasks_.size());
+  Cold& p = cold_.ref(producer.index());
   const auto e = static_cast<std::uint32_t>(edges_.size());
   edges_.push_back({consumer, kNoEdge});
   // The ring: the new edge is the last, its next the first.
@@ -921,7 +924,7 @@ TaskState Scheduler::producer_state(TaskId p) const {
 
 void Scheduler::release_last_writer(TaskId p) {
   if (p.index() >= reclaimed_) {
-    --tasks_[p.index()].last_of;
+    --cold_.ref(p.index()).last_of;
     return;
   }
   const auto it = last_writers_.find(p.index());
@@ -943,8 +946,8 @@ void Scheduler::reclaim() {
          TaskId(static_cast<std::uint32_t>(front)) != stall_head_) {
     const Task& t = tasks_[front];
     if (is_group(t.kind)) slot_floor = t.where + 1 + members_of(t);
-    if (t.last_of > 0)
-      last_writers_.emplace(static_cast<std::uint32_t>(front), LastWriter{std::string(name_of(t)), t.state, t.last_of});
+    if (const std::uint32_t last_of = cold_.get(front).last_of; last_of > 0)
+      last_writers_.emplace(static_cast<std::uint32_t>(front), LastWriter{std::string(name_of(t)), t.state, last_of});
     ++front;
   }
   if (front == reclaimed_) return;
@@ -957,6 +960,7 @@ void Scheduler::reclaim() {
   tasks_.set_floor(front);
   slots_.set_floor(slot_floor);
   edges_.set_floor(edge_floor);
+  cold_.drop_before(front);
   names_.release_front(static_cast<std::uint32_t>(name_floor - names_base_));
   // Compaction, amortised, each table on its own: once its reclaimed front (more than 4,096 entries)
   // outweighs what it holds. Then the rest is copied into pages already given back and never over

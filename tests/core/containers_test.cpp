@@ -501,6 +501,33 @@ TEST(IndexSetOrder, EmptySetHasNoMembers) {
 // times across chunks, through forgetting, and where the count wraps past kModulus = 2^30 - 1 (a number
 // fits in 30 bits, and kNone is never one); an instant forgotten or never named is an internal error,
 // not a wrong time.
+// SparsePages: an index never written reads T{} and makes no page; a page goes once the floor passes
+// it, and its indices read T{} again; a write below the floor is a bug.
+TEST(SparsePages, PagesAreMadeByWritesAndGoBelowTheFloor) {
+  SparsePages<std::uint32_t> p;
+  constexpr std::size_t k = SparsePages<std::uint32_t>::kPage;
+  EXPECT_EQ(p.get(5 * k + 3), 0u);
+  EXPECT_EQ(p.pages_held(), 0u);
+  p.ref(5 * k + 3) = 7;
+  p.ref(2 * k) = 9;
+  EXPECT_EQ(p.pages_held(), 2u);
+  EXPECT_EQ(p.get(5 * k + 3), 7u);
+  EXPECT_EQ(p.get(2 * k), 9u);
+  EXPECT_EQ(p.get(3 * k), 0u);  // a page between, never written
+  EXPECT_EQ(p.pages_held(), 2u);
+  p.drop_before(5 * k + 1);  // page 5 holds index 5k+1: it stays
+  EXPECT_EQ(p.pages_held(), 1u);
+  EXPECT_EQ(p.get(2 * k), 0u);
+  EXPECT_EQ(p.get(5 * k + 3), 7u);
+  EXPECT_THROW(p.ref(4 * k), InternalError);
+  p.drop_before(100 * k);
+  EXPECT_EQ(p.pages_held(), 0u);
+  EXPECT_EQ(p.get(5 * k + 3), 0u);
+  p.ref(100 * k + 1) = 1;
+  EXPECT_EQ(p.get(100 * k + 1), 1u);
+  EXPECT_EQ(p.pages_held(), 1u);
+}
+
 TEST(InstantTable, NamesReadBackAcrossForgettingAndTheWrap) {
   constexpr std::uint64_t m = InstantTable::kModulus;
   static_assert(m == (std::uint64_t{1} << 30) - 1);

@@ -52,6 +52,27 @@ TEST(Reclaim, EndedTasksLeaveTheCoreAndTheirBuffersStillResolve) {
   EXPECT_TRUE(d.core().stuck().empty());
 }
 
+// A task's consumers and the buffers it last wrote are held apart, in pages of 1,024 tasks made when
+// one of their tasks first has one: a trace without buffers holds none (its entry is 16 bytes), one
+// with buffers holds what it uses, and reclamation gives the pages back. Writing them for every task
+// fails the first check; keeping the pages past reclamation fails the last.
+TEST(Reclaim, OnlyTasksWithBuffersHoldColdPages) {
+  FakeDriver d(Builder().chip(0).chip(1));
+  d.core().set_reclaim(true);
+  d.recorder().set_keep_records(false);
+  for (int i = 0; i < 5000; ++i) d.single("s" + std::to_string(i), i % 2);
+  EXPECT_EQ(d.core().cold_pages(), 0u);
+  d.run();
+  EXPECT_EQ(d.core().cold_pages(), 0u);
+  const BufferId x = d.buffer("x");
+  for (int i = 0; i < 4000; ++i) d.single("w" + std::to_string(i), i % 2, {FakeDriver::inout(x)});
+  EXPECT_GE(d.core().cold_pages(), 3u);  // tasks 5,000 to 8,999: pages 4 to 8
+  d.run();
+  EXPECT_EQ(d.recorder().state_counts().at(TaskState::kCompleted), 9000u);
+  EXPECT_LE(d.core().cold_pages(), 1u);  // the last writer's page
+  EXPECT_EQ(d.core().name(TaskId(8999u)), "w3999");
+}
+
 // Only a group keeps slots in the core's slot table (a one-member task keeps its slot in its entry), so
 // the slot table's reclaim floor is the end of the last reclaimed group's slots. A group submitted after
 // thousands of reclaimed singles and groups, and one queued behind it, still read their own slots (a

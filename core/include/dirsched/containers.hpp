@@ -24,6 +24,11 @@
 // Elements live in fixed chunks, so one never moves while held and a number is two shifts from it.
 // The Recorder's and the wait attribution's records of the tasks that are more than queued.
 //
+// SparsePages<T> holds a T per index, most of them T{}, in pages of 1,024 made when one of their
+// elements is first written: an index whose page was never written reads T{} and costs nothing. Pages
+// wholly below a floor go. The core's rarely used per-task fields (a task's consumers, the buffers it
+// last wrote): a trace without buffers holds no page.
+//
 // IndexSet keeps a set of small integers with O(1) insert and erase and an ordered "next member at or
 // after i" that skips 4096 empty indices per summary word, so the singles pass touches only workers
 // that are idle and have queued work, whatever the number of workers.
@@ -615,6 +620,48 @@ class IndexSet {
   std::vector<std::uint64_t> words_;
   std::vector<std::uint64_t> summary_;  // bit w set when words_[w] != 0
   std::uint32_t count_ = 0;
+};
+
+template <typename T>
+class SparsePages {
+ public:
+  static constexpr unsigned kShift = 10;
+  static constexpr std::size_t kPage = std::size_t{1} << kShift;
+
+  T get(std::size_t i) const {
+    const std::size_t p = i >> kShift;
+    if (p < base_ || p - base_ >= pages_.size()) return T{};
+    const std::vector<T>& page = pages_[p - base_];
+    return page.empty() ? T{} : page[i & (kPage - 1)];
+  }
+  T& ref(std::size_t i) {  // makes its page
+    const std::size_t p = i >> kShift;
+    if (p < base_) throw InternalError("SparsePages: index below the floor");
+    if (p - base_ >= pages_.size()) pages_.resize(p - base_ + 1);
+    std::vector<T>& page = pages_[p - base_];
+    if (page.empty()) page.assign(kPage, T{});
+    return page[i & (kPage - 1)];
+  }
+  // The indices below i are never read again: the pages wholly below it go.
+  void drop_before(std::size_t i) {
+    while (base_ < (i >> kShift)) {
+      if (pages_.empty()) {
+        base_ = i >> kShift;
+        return;
+      }
+      pages_.pop_front();
+      ++base_;
+    }
+  }
+  std::size_t pages_held() const {
+    std::size_t n = 0;
+    for (const std::vector<T>& page : pages_) n += !page.empty();
+    return n;
+  }
+
+ private:
+  std::deque<std::vector<T>> pages_;  // page base_ + k at k; an empty one was never written
+  std::size_t base_ = 0;
 };
 
 }  // namespace dirsched

@@ -289,6 +289,9 @@ class Scheduler {
   std::size_t reclaimed_before() const { return reclaimed_; }
   // Entries the core holds (not reclaimed, or reclaimed and not yet compacted away).
   std::size_t held_tasks() const { return tasks_.held(); }
+  // Pages of the fields only a task with a consumer or a written buffer needs (none for a trace
+  // without buffers; for tests).
+  std::size_t cold_pages() const { return cold_.pages_held(); }
   // Stamps every following event. No decision depends on it. When `t` reaches the open stall
   // episode's deadline, the stall report is emitted first, stamped with the deadline itself.
   void set_time(double t);
@@ -472,10 +475,6 @@ class Scheduler {
     // Until it is dispatched, its producers not yet completed (live_producers()); from its first
     // dispatch, its members ended (members_ended()). A task is dispatched only once READY, when both are 0.
     std::uint32_t count = 0;
-    // Its consumers in submit order, a ring through edges_ (no vector per task): the last consumer's
-    // edge, whose `next` is the first's; kNoEdge when it has none.
-    std::uint32_t consumers = kNoEdge;
-    std::uint32_t last_of = 0;  // buffers whose last producer (tensor map) it is
     // One member: its slot's worker (below). A group: where its slots begin in slots_, with a header
     // (the member count) first and then one slot per member.
     std::uint32_t where = 0;
@@ -487,8 +486,16 @@ class Scheduler {
     // slot's flags.
     std::uint8_t flags = 0;
   };
-  static_assert(sizeof(Task) == 24, "a queued task's entry stays compact");
+  static_assert(sizeof(Task) == 16, "a queued task's entry stays compact");
   static constexpr std::uint32_t kNoEdge = 0xffffffffu;
+  // What a task holds only once it has a consumer or writes a buffer (cold_, by task index; none in a
+  // trace without buffers).
+  struct Cold {
+    // Its consumers in submit order, a ring through edges_ (no vector per task): the last consumer's
+    // edge, whose `next` is the first's; kNoEdge when it has none.
+    std::uint32_t consumers = kNoEdge;
+    std::uint32_t last_of = 0;  // buffers whose last producer (tensor map) it is
+  };
   struct Edge {
     TaskId consumer;
     std::uint32_t next = kNoEdge;
@@ -604,10 +611,11 @@ class Scheduler {
   void add_consumer(TaskId producer, TaskId consumer);
   template <typename F>
   void for_each_consumer(const Task& t, F&& f) const {
-    if (t.consumers == kNoEdge) return;
-    for (std::uint32_t e = edges_[t.consumers].next;; e = edges_[e].next) {
+    const std::uint32_t last = cold_.get(tasks_.index_of(t)).consumers;
+    if (last == kNoEdge) return;
+    for (std::uint32_t e = edges_[last].next;; e = edges_[e].next) {
       f(edges_[e].consumer);
-      if (e == t.consumers) return;
+      if (e == last) return;
     }
   }
   // f(registration index, its state) for each member's worker of NEXT_LEVEL group `g`, in member order.
@@ -690,6 +698,7 @@ class Scheduler {
   // Offset of names_[0] from the run's start, modulo 2^32 as name_begin is (the names held stay
   // under 4 GiB; those of the whole run need not).
   std::uint32_t names_base_ = 0;
+  SparsePages<Cold> cold_;       // by task index, from the first task not reclaimed
   Window<Edge> edges_;           // consumer lists (appended in consumer order)
   Window<Slot> slots_;
   bool reclaim_ = false;
