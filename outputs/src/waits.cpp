@@ -513,9 +513,10 @@ const std::vector<BlockedBy>* WaitAttribution::blocked_by(TaskId group) const {
 std::uint32_t WaitAttribution::new_node(TaskId task, StartReason reason, std::optional<double> start) {
   if (nodes_held() >= trim_at_) trim_chains();
   std::uint32_t n;
-  if (!free_.empty()) {
-    n = free_.back();
-    free_.pop_back();
+  if (free_) {
+    n = free_;
+    free_ = nodes_[n].pred;
+    --free_count_;
     nodes_[n] = Node{};
   } else {
     n = nodes_.push();
@@ -538,7 +539,9 @@ void WaitAttribution::let_go(std::uint32_t n) {
   while (n && --nodes_[n].refs == 0) {  // iteratively: a chain may be a million long
     const std::uint32_t pred = nodes_[n].pred;
     nodes_.freed(n);
-    free_.push_back(n);
+    nodes_[n].pred = free_;
+    free_ = n;
+    ++free_count_;
     n = pred;
   }
 }
