@@ -730,8 +730,8 @@ void Scheduler::make_ready(TaskId id) {
   }
   // The whole_run_fifo seam (#1541): a task of a run that is not active waits in its run's part of the
   // queue; the passes see it once its run is promoted.
-  if (fifo_on() && RunId(run_at(id.index())) != active_run_)
-    runs_[run_at(id.index())].parked.push_back(id);
+  if (const std::uint32_t run = fifo_on() ? run_at(id.index()) : 0; fifo_on() && RunId(run) != active_run_)
+    runs_[run].parked.push_back(id);
   else
     enqueue(id);
   emit(e);
