@@ -290,8 +290,16 @@ void WaitAttribution::NodeTable::encode(std::uint32_t k, StartReason reason, std
     const Chunk& c = chunks_[k];
     if (const auto counted = counted_name(name); counted && name.substr(0, counted->prefix) == c.prefix) {
       const std::uint64_t d = counted->number - c.number;  // modulo 2^64: zigzag of the signed distance
-      value = (d << 1) ^ (static_cast<std::int64_t>(d) < 0 ? ~std::uint64_t{0} : 0);
-      flags |= kCounted;
+      const std::uint64_t zigzag = (d << 1) ^ (static_cast<std::int64_t>(d) < 0 ? ~std::uint64_t{0} : 0);
+      const auto leb = [](std::uint64_t v) {
+        std::size_t n = 1;
+        while (v >>= 7) ++n;
+        return n;
+      };
+      if (leb(zigzag) <= leb(value) + name.size()) {  // never larger than the name in full
+        value = zigzag;
+        flags |= kCounted;
+      }
     }
   }
   if (start) flags |= kOwnStart;
@@ -645,8 +653,8 @@ void WaitAttribution::note_long(const LongWait& w, std::vector<LongWait>& top) {
 void WaitAttribution::started(TaskId id, Live& l, double t, StartReason reason, std::uint32_t pred) {
   const std::uint32_t ready_node = l.ready_node();
   // A node that starts at its predecessor's end (already there, and set once) reads its start from it.
-  const double pred_end = pred ? nodes_[pred].end : -1;
-  const bool at_pred_end = pred && std::memcmp(&pred_end, &t, sizeof t) == 0;
+  const double pred_end = pred ? nodes_[pred].end : -1;  // -1: not ended
+  const bool at_pred_end = pred && pred_end >= 0 && std::memcmp(&pred_end, &t, sizeof t) == 0;
   l.node = new_node(id, reason, at_pred_end ? std::nullopt : std::optional<double>(t));
   l.started = true;
   Node& n = nodes_[l.node];

@@ -497,10 +497,6 @@ TEST(IndexSetOrder, EmptySetHasNoMembers) {
   EXPECT_EQ(s.size(), 0u);
 }
 
-// InstantTable: a time named again while it is the last gets its number; numbers read back their
-// times across chunks, through forgetting, and where the count wraps past kModulus = 2^30 - 1 (a number
-// fits in 30 bits, and kNone is never one); an instant forgotten or never named is an internal error,
-// not a wrong time.
 // SparsePages: an index never written reads T{} and makes no page; a page goes once the floor passes
 // it, and its indices read T{} again; a write below the floor is a bug.
 TEST(SparsePages, PagesAreMadeByWritesAndGoBelowTheFloor) {
@@ -528,6 +524,10 @@ TEST(SparsePages, PagesAreMadeByWritesAndGoBelowTheFloor) {
   EXPECT_EQ(p.pages_held(), 1u);
 }
 
+// InstantTable: a time named again while it is the last gets its number; numbers read back their
+// times across chunks, through forgetting, and where the count wraps past kModulus = 2^30 - 1 (a number
+// fits in 30 bits, and kNone is never one); an instant forgotten or never named is an internal error,
+// not a wrong time.
 TEST(InstantTable, NamesReadBackAcrossForgettingAndTheWrap) {
   constexpr std::uint64_t m = InstantTable::kModulus;
   static_assert(m == (std::uint64_t{1} << 30) - 1);

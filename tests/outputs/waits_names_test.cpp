@@ -1,6 +1,6 @@
 // The wait attribution's critical-path node table, driven by a core directly (the replay refuses an
 // empty task name, the core does not): an empty name must be kept as one, even as the first name the
-// table ever stores (no chunk of text exists yet). Without the guard in NodeTable::place() the empty
+// table ever stores (no chunk of text exists yet). Without the guard in NodeTable::put() the empty
 // name read the last chunk of an empty list: undefined behaviour that a Release build may survive, and
 // that the AddressSanitizer stage of .ci/run stops.
 #include <gtest/gtest.h>
@@ -150,9 +150,12 @@ void drive(Scheduler& core, Duration duration) {
 // Names that count up are kept as their distance from their chunk's anchor: a chain of t0, t1, ...
 // costs a few bytes a node. Every other kind of name must read back as it was: a leading zero
 // (t007), a number past 19 digits, no prefix, a number falling (a distance below the anchor), a
-// number just under 10^19, and other prefixes between them. Chip 1's slow chain pins the chunks, so
-// the text is compacted and every counted name is made again against a new chunk's anchor. Breaking
-// the zigzag (a distance below the anchor), the prefix's test or the compaction's decoding fails here.
+// number just under 10^19, and other prefixes between them. Chip 1's slow chain pins the chunks, and
+// every other fast name is 200 bytes in full, so the text is compacted again and again while the
+// slow chain's last kPathKept nodes are made: each of them is decoded from one chunk and counted
+// again against another, several times. Breaking the zigzag (a distance below the anchor), the
+// prefix's test or the compaction's decoding (a name read against another chunk's anchor, or changed)
+// fails here.
 TEST(WaitNodeNames, CountedNamesReadBackThroughCompaction) {
   Registry reg;
   reg.add_next_level(WorkerId(0), WorkerKind::kLocalChip);
@@ -162,9 +165,9 @@ TEST(WaitNodeNames, CountedNamesReadBackThroughCompaction) {
   WaitAttribution waits(core);
   waits.set_trim_period(64);
   core.set_observer(&waits);
-  constexpr int kFast = 60000, kSlow = 4700;  // the fast chain's 3-byte records outweigh a chunk
+  constexpr int kFast = 30000, kSlow = 2400;  // the slow chain ends last (31,200 s)
   auto name = [](int chip, int i) -> std::string {
-    if (chip == 0) return "t" + std::to_string(i);  // counts up
+    if (chip == 0) return i % 2 ? "t" + std::to_string(i) : "fast-" + std::to_string(i) + std::string(200, 'x');
     switch (i % 8) {
       case 0: return "t00" + std::to_string(i);                 // a leading zero: as it is
       case 1: return "n" + std::to_string(9999999999999999999ull - static_cast<unsigned>(i));  // 19 digits, falling
@@ -178,8 +181,14 @@ TEST(WaitNodeNames, CountedNamesReadBackThroughCompaction) {
   };
   for (int i = 0; i < kFast; ++i) ASSERT_TRUE(core.submit_next_level(name(0, i), k, {}, WorkerId(0)).accepted());
   for (int i = 0; i < kSlow; ++i) ASSERT_TRUE(core.submit_next_level(name(1, i), k, {}, WorkerId(1)).accepted());
-  drive(core, [&](TaskId t, std::uint32_t) { return core.target_index(t) == 0 ? 1.0 : 13.0; });
-  EXPECT_GT(waits.name_text().compactions, 0u);
+  // The compactions while the path's nodes are made: from the start of its first step (13 s a step).
+  const double path_from = 13.0 * (kSlow - static_cast<int>(WaitAttribution::kPathKept));
+  std::size_t before_path = 0;
+  drive(core, [&](TaskId t, std::uint32_t) {
+    if (core.now() <= path_from) before_path = waits.name_text().compactions;
+    return core.target_index(t) == 0 ? 1.0 : 13.0;
+  });
+  EXPECT_GE(waits.name_text().compactions, before_path + 3);
   const std::vector<CriticalStep> path = waits.critical_path();
   ASSERT_EQ(path.size(), WaitAttribution::kPathKept);
   const int first = kSlow - static_cast<int>(path.size());
@@ -211,6 +220,24 @@ TEST(WaitNodeNames, NamesThatCountUpTakeAFewBytes) {
   }
   const WaitAttribution::NameText text = c.waits.name_text();
   EXPECT_LE(text.live, 4 * c.waits.nodes_held()) << "nodes " << c.waits.nodes_held();
+}
+
+// A name is counted only when that is no longer than the name in full: after an anchor of 19 digits,
+// t0 ... t1999 (all in its chunk) are each 10 bytes of distance counted, 2 to 5 in full. Counting them
+// anyway (11-byte records) fails the bound.
+TEST(WaitNodeNames, ACountedNameIsNeverLongerThanInFull) {
+  OneChip c;
+  c.waits.set_trim_period(64);
+  ASSERT_TRUE(c.submit("t9999999999999999999"));
+  constexpr int kTasks = 2000;
+  for (int i = 0; i < kTasks; ++i) ASSERT_TRUE(c.submit("t" + std::to_string(i)));
+  c.run(kTasks + 1);
+  const std::vector<CriticalStep> path = c.waits.critical_path();
+  ASSERT_EQ(path.size(), WaitAttribution::kPathKept);
+  EXPECT_EQ(path.back().task, "t1999");
+  EXPECT_EQ(path.front().after, "t" + std::to_string(kTasks - WaitAttribution::kPathKept - 1));
+  const WaitAttribution::NameText text = c.waits.name_text();
+  EXPECT_LE(text.live, 7 * c.waits.nodes_held()) << "nodes " << c.waits.nodes_held();
 }
 
 // A node's start is its predecessor's end only when that end was already set at the start: a single

@@ -251,9 +251,10 @@ class WaitAttribution : public Observer {
   static double head_of(const Live& g) { return g.x ? g.x->head : -1; }
   // A critical-path node, 24 bytes: its task's name and start reason are kept in the node table's
   // text (the core may reclaim the task before the path is read), a record that `text` names. Its
-  // start is not here: a task that started the instant its predecessor ended (the first reasons of
-  // StartReason, and what every task of a queue does) starts at `pred`'s end, and the record holds
-  // the start of any other (NodeTable::kOwnStart).
+  // start is not here when it is its predecessor's end, already set when the node was made (every task
+  // of a queue, every task READY at a producer's end); the record holds any other start
+  // (NodeTable::kOwnStart: a group at the group FIFO's head, whose predecessor has only launched, or a
+  // task started by one member of a group still running).
   struct Node {
     static constexpr std::uint32_t kNoText = 0xffffffffu;  // free (and node 0)
     double end = -1;
@@ -294,7 +295,8 @@ class WaitAttribution : public Observer {
     // kOwnStart. The name is its size (LEB128) and its bytes, or with kCounted a number: a name that
     // ends in a decimal number (no leading zero) and begins as its chunk's anchor does is that
     // number's distance from the anchor's (zigzag LEB128). A trace's names mostly count up (t0, t1,
-    // ...; the nodes of a chunk started close together), so most records are 2 to 4 bytes, not 10.
+    // ...; the nodes of a chunk started close together), so most records are 2 to 4 bytes, not 10. A
+    // name is counted only when that is no longer than the name in full.
     static constexpr std::uint8_t kReasonBits = 0x0f;
     static constexpr std::uint8_t kCounted = 0x40;
     static constexpr std::uint8_t kOwnStart = 0x80;
@@ -308,7 +310,8 @@ class WaitAttribution : public Observer {
     struct Chunk {
       std::unique_ptr<char[]> text;
       std::size_t size = 0, used = 0, live = 0;  // bytes: allocated, placed, of live records
-      // The anchor of its counted names: the first name placed in it that ends in a number.
+      // The anchor of its counted names: the first name ending in a number offered to it while it
+      // took records (that record may have gone to the next chunk).
       bool anchored = false;
       std::string prefix;
       std::uint64_t number = 0;
