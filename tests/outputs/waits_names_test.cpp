@@ -38,6 +38,22 @@ struct OneChip {
   WaitAttribution waits;
 };
 
+// The last kPathKept steps of a OneChip chain of `tasks` tasks named name(0), name(1), ...: each
+// waited for the one before it on the chip and started at its index (1 s a task).
+template <typename Name>
+void expect_chain_tail(const WaitAttribution& waits, int tasks, Name name) {
+  const std::vector<CriticalStep> path = waits.critical_path();
+  ASSERT_EQ(path.size(), WaitAttribution::kPathKept);
+  const int first = tasks - static_cast<int>(path.size());
+  for (std::size_t j = 0; j < path.size(); ++j) {
+    const int i = first + static_cast<int>(j);
+    ASSERT_EQ(path[j].task, name(i)) << "step " << j;
+    EXPECT_EQ(path[j].after, name(i - 1)) << "step " << j;
+    EXPECT_EQ(path[j].reason, StartReason::kWorker) << "step " << j;
+    EXPECT_EQ(path[j].start_s, i) << "step " << j;
+  }
+}
+
 TEST(WaitNodeNames, AnEmptyNameFirstAndAfterOthers) {
   OneChip c;
   ASSERT_TRUE(c.submit(""));
@@ -70,16 +86,7 @@ TEST(WaitNodeNames, NamesOfEverySizeReadBack) {
   };
   for (int i = 0; i < kTasks; ++i) ASSERT_TRUE(c.submit(name(i)));
   c.run(kTasks);
-  const std::vector<CriticalStep> path = c.waits.critical_path();
-  ASSERT_EQ(path.size(), WaitAttribution::kPathKept);
-  const int first = kTasks - static_cast<int>(path.size());
-  for (std::size_t j = 0; j < path.size(); ++j) {
-    const int i = first + static_cast<int>(j);
-    ASSERT_EQ(path[j].task, name(i)) << "step " << j;
-    EXPECT_EQ(path[j].after, name(i - 1)) << "step " << j;
-    EXPECT_EQ(path[j].reason, StartReason::kWorker) << "step " << j;
-    EXPECT_EQ(path[j].start_s, i);
-  }
+  expect_chain_tail(c.waits, kTasks, name);
   // The chain's nodes go in the order they came, so its chunks empty whole and go back, with no
   // compaction. What the chunks hold unused is the tails a record did not fit in: 16% of the text here
   // (18.7 MB for 16.2 MB of records). Records just past half a chunk given a chunk of 64 KiB, as shorter
@@ -87,46 +94,6 @@ TEST(WaitNodeNames, NamesOfEverySizeReadBack) {
   const WaitAttribution::NameText text = c.waits.name_text();
   EXPECT_LE(text.held, text.live + text.live / 5);
   EXPECT_EQ(text.compactions, 0u);
-}
-
-// Two chains started side by side: chip 0 runs 4,000 tasks of 1 s, chip 1 runs 450 of 10 s. Chip 1's
-// chain is never trimmed (fewer steps than kept), so each chunk keeps a record of it among chip 0's
-// freed ones: the chunks never empty and the text must be compacted. Chip 1's chain, compacted every
-// time and ending last, is the critical path and must read back whole. Breaking the compaction's copy
-// fails here.
-TEST(WaitNodeNames, PinnedChunksAreCompacted) {
-  Registry reg;
-  reg.add_next_level(WorkerId(0), WorkerKind::kLocalChip);
-  reg.add_next_level(WorkerId(1), WorkerKind::kLocalChip);
-  const CallableId k = reg.add_callable({"k", Namespace::kLocalChip, std::nullopt});
-  Scheduler core(std::move(reg));
-  WaitAttribution waits(core);
-  waits.set_trim_period(64);
-  core.set_observer(&waits);
-  constexpr int kFast = 4000, kSlow = 450;
-  auto name = [](int chip, int i) { return "c" + std::to_string(chip) + "-" + std::to_string(i) + std::string(100 + 37 * (i % 9), 'x'); };
-  for (int i = 0; i < kFast; ++i) ASSERT_TRUE(core.submit_next_level(name(0, i), k, {}, WorkerId(0)).accepted());
-  for (int i = 0; i < kSlow; ++i) ASSERT_TRUE(core.submit_next_level(name(1, i), k, {}, WorkerId(1)).accepted());
-  std::vector<std::pair<double, Dispatch>> running;  // (end, dispatch)
-  double now = 0;
-  for (;;) {
-    for (const Dispatch& d : core.iterate())
-      running.emplace_back(now + (core.target_index(d.task) == 0 ? 1.0 : 10.0), d);
-    if (running.empty()) break;
-    auto next = std::min_element(running.begin(), running.end(),
-                                 [](const auto& a, const auto& b) { return a.first < b.first; });
-    now = next->first;
-    core.set_time(now);
-    core.report(next->second.task, next->second.member, Outcome::kSuccess);
-    running.erase(next);
-  }
-  EXPECT_GT(waits.name_text().compactions, 0u);
-  const std::vector<CriticalStep> path = waits.critical_path();
-  ASSERT_EQ(path.size(), static_cast<std::size_t>(kSlow));
-  for (int j = 0; j < kSlow; ++j) {
-    ASSERT_EQ(path[static_cast<std::size_t>(j)].task, name(1, j)) << "step " << j;
-    EXPECT_EQ(path[static_cast<std::size_t>(j)].after, j ? name(1, j - 1) : "") << "step " << j;
-  }
 }
 
 // Runs a core to the end: every member dispatched runs duration(task, member) seconds, and the
@@ -147,6 +114,49 @@ void drive(Scheduler& core, Duration duration) {
   }
 }
 
+// Two chips and one callable, the wait attribution observing and trimming every 64 nodes.
+struct TwoChips {
+  TwoChips() : core(registry()), waits(core) {
+    waits.set_trim_period(64);
+    core.set_observer(&waits);
+  }
+  static Registry registry() {
+    Registry reg;
+    reg.add_next_level(WorkerId(0), WorkerKind::kLocalChip);
+    reg.add_next_level(WorkerId(1), WorkerKind::kLocalChip);
+    reg.add_callable({"k", Namespace::kLocalChip, std::nullopt});
+    return reg;
+  }
+  bool submit(const std::string& name, std::uint32_t chip) {
+    return core.submit_next_level(name, CallableId(0u), {}, WorkerId(chip)).accepted();
+  }
+  Scheduler core;
+  WaitAttribution waits;
+};
+
+// Two chains started side by side: chip 0 runs 4,000 tasks of 1 s, chip 1 runs 450 of 10 s. Chip 1's
+// chain is never trimmed (fewer steps than kept), so each chunk keeps a record of it among chip 0's
+// freed ones: the chunks never empty and the text must be compacted. Chip 1's chain, compacted every
+// time and ending last, is the critical path and must read back whole. Breaking the compaction's copy
+// fails here.
+TEST(WaitNodeNames, PinnedChunksAreCompacted) {
+  TwoChips c;
+  Scheduler& core = c.core;
+  WaitAttribution& waits = c.waits;
+  constexpr int kFast = 4000, kSlow = 450;
+  auto name = [](int chip, int i) { return "c" + std::to_string(chip) + "-" + std::to_string(i) + std::string(100 + 37 * (i % 9), 'x'); };
+  for (int i = 0; i < kFast; ++i) ASSERT_TRUE(c.submit(name(0, i), 0));
+  for (int i = 0; i < kSlow; ++i) ASSERT_TRUE(c.submit(name(1, i), 1));
+  drive(core, [&](TaskId t, std::uint32_t) { return core.target_index(t) == 0 ? 1.0 : 10.0; });
+  EXPECT_GT(waits.name_text().compactions, 0u);
+  const std::vector<CriticalStep> path = waits.critical_path();
+  ASSERT_EQ(path.size(), static_cast<std::size_t>(kSlow));
+  for (int j = 0; j < kSlow; ++j) {
+    ASSERT_EQ(path[static_cast<std::size_t>(j)].task, name(1, j)) << "step " << j;
+    EXPECT_EQ(path[static_cast<std::size_t>(j)].after, j ? name(1, j - 1) : "") << "step " << j;
+  }
+}
+
 // Names that count up are kept as their distance from their chunk's anchor: a chain of t0, t1, ...
 // costs a few bytes a node. Every other kind of name must read back as it was: a leading zero
 // (t007), a number past 19 digits, no prefix, a number falling (a distance below the anchor), a
@@ -157,14 +167,9 @@ void drive(Scheduler& core, Duration duration) {
 // prefix's test or the compaction's decoding (a name read against another chunk's anchor, or changed)
 // fails here.
 TEST(WaitNodeNames, CountedNamesReadBackThroughCompaction) {
-  Registry reg;
-  reg.add_next_level(WorkerId(0), WorkerKind::kLocalChip);
-  reg.add_next_level(WorkerId(1), WorkerKind::kLocalChip);
-  const CallableId k = reg.add_callable({"k", Namespace::kLocalChip, std::nullopt});
-  Scheduler core(std::move(reg));
-  WaitAttribution waits(core);
-  waits.set_trim_period(64);
-  core.set_observer(&waits);
+  TwoChips c;
+  Scheduler& core = c.core;
+  WaitAttribution& waits = c.waits;
   constexpr int kFast = 30000, kSlow = 2400;  // the slow chain ends last (31,200 s)
   auto name = [](int chip, int i) -> std::string {
     if (chip == 0) return i % 2 ? "t" + std::to_string(i) : "fast-" + std::to_string(i) + std::string(200, 'x');
@@ -179,8 +184,8 @@ TEST(WaitNodeNames, CountedNamesReadBackThroughCompaction) {
       default: return "t" + std::to_string(100000000 - i);      // far below, then above the anchor
     }
   };
-  for (int i = 0; i < kFast; ++i) ASSERT_TRUE(core.submit_next_level(name(0, i), k, {}, WorkerId(0)).accepted());
-  for (int i = 0; i < kSlow; ++i) ASSERT_TRUE(core.submit_next_level(name(1, i), k, {}, WorkerId(1)).accepted());
+  for (int i = 0; i < kFast; ++i) ASSERT_TRUE(c.submit(name(0, i), 0));
+  for (int i = 0; i < kSlow; ++i) ASSERT_TRUE(c.submit(name(1, i), 1));
   // The compactions while the path's nodes are made: from the start of its first step (13 s a step).
   const double path_from = 13.0 * (kSlow - static_cast<int>(WaitAttribution::kPathKept));
   std::size_t before_path = 0;
@@ -209,15 +214,7 @@ TEST(WaitNodeNames, NamesThatCountUpTakeAFewBytes) {
   constexpr int kTasks = 20000;
   for (int i = 0; i < kTasks; ++i) ASSERT_TRUE(c.submit("t" + std::to_string(i)));
   c.run(kTasks);
-  const std::vector<CriticalStep> path = c.waits.critical_path();
-  ASSERT_EQ(path.size(), WaitAttribution::kPathKept);
-  const int first = kTasks - static_cast<int>(path.size());
-  for (std::size_t j = 0; j < path.size(); ++j) {
-    const int i = first + static_cast<int>(j);
-    ASSERT_EQ(path[j].task, "t" + std::to_string(i)) << "step " << j;
-    EXPECT_EQ(path[j].after, "t" + std::to_string(i - 1)) << "step " << j;
-    EXPECT_EQ(path[j].start_s, i);
-  }
+  expect_chain_tail(c.waits, kTasks, [](int i) { return "t" + std::to_string(i); });
   const WaitAttribution::NameText text = c.waits.name_text();
   EXPECT_LE(text.live, 4 * c.waits.nodes_held()) << "nodes " << c.waits.nodes_held();
 }
@@ -245,18 +242,13 @@ TEST(WaitNodeNames, ACountedNameIsNeverLongerThanInFull) {
 // member runs 3 s, ends at 3. The single (5 s) ends last: the path is g then s, s starting at 1.
 // Reading every start from the predecessor's end fails here (3).
 TEST(WaitNodeNames, AStartBeforeThePredecessorsEndIsKept) {
-  Registry reg;
-  reg.add_next_level(WorkerId(0), WorkerKind::kLocalChip);
-  reg.add_next_level(WorkerId(1), WorkerKind::kLocalChip);
-  const CallableId k = reg.add_callable({"k", Namespace::kLocalChip, std::nullopt});
-  Scheduler core(std::move(reg));
-  WaitAttribution waits(core);
-  core.set_observer(&waits);
-  const TaskId g = core.submit_next_level_group("g", k, {{}, {}}, {WorkerId(0), WorkerId(1)}).task;
+  TwoChips c;
+  Scheduler& core = c.core;
+  const TaskId g = core.submit_next_level_group("g", CallableId(0u), {{}, {}}, {WorkerId(0), WorkerId(1)}).task;
   ASSERT_TRUE(g.valid());
-  ASSERT_TRUE(core.submit_next_level("s", k, {}, WorkerId(0)).accepted());
+  ASSERT_TRUE(c.submit("s", 0));
   drive(core, [&](TaskId t, std::uint32_t member) { return t == g ? (member == 0 ? 1.0 : 3.0) : 5.0; });
-  const std::vector<CriticalStep> path = waits.critical_path();
+  const std::vector<CriticalStep> path = c.waits.critical_path();
   ASSERT_EQ(path.size(), 2u);
   EXPECT_EQ(path[0].task, "g");
   EXPECT_EQ(path[0].start_s, 0);
