@@ -30,12 +30,12 @@ Recorder::Recorder(const Scheduler& core)
 
 Recorder::~Recorder() = default;
 
-std::string_view Recorder::name_of(const Live& r) const {
+std::string Recorder::name_of(const Live& r) const {
   if (r.flags & kNamed) return core_.name(TaskId(r.name));
   const char* at = side_names_.data() + (r.name - side_base_);
   std::uint32_t size = 0;
   std::memcpy(&size, at, sizeof size);
-  return {at + sizeof size, size};
+  return std::string(at + sizeof size, size);
 }
 
 Recorder::Live& Recorder::record(std::size_t n) {

@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <limits>
 #include <string>
 #include <vector>
+
+#include "dirsched/counted_name.hpp"
 
 namespace dirsched {
 namespace {
@@ -390,7 +393,7 @@ SubmitResult Scheduler::submit(const SubmitRequest& r) {
   producers.erase(std::unique(producers.begin(), producers.end()), producers.end());
 
   tasks_.reserve(tasks_.held() + 1);  // a name appended must have its task: name_of reads the next one's start
-  names_.append(r.name.data(), r.name.size());
+  hold_name(task, id, r.name);
   tasks_.push_back(task);
   if (last_of) cold_.ref(id.index()).last_of = last_of;
   ++live_;
@@ -696,7 +699,13 @@ Event Scheduler::event_for(EventKind kind, TaskId id) const {
   Event e{kind};
   e.task = id;
   e.run = RunId(run_at(id.index()));
-  e.name = name_of(tasks_[id.index()]);
+  const Task& t = tasks_[id.index()];
+  if (t.flags & kCountedName) {
+    name_into(t, event_name_);
+    e.name = event_name_;
+  } else {
+    e.name = text_at(t.name_begin, name_end(t));
+  }
   e.task_kind = tasks_[id.index()].kind;
   e.op_kind = tasks_[id.index()].op;
   e.member_count = members_of(tasks_[id.index()]);
@@ -931,7 +940,48 @@ void Scheduler::release_last_writer(TaskId p) {
   if (--it->second.buffers == 0) last_writers_.erase(it);
 }
 
-std::string_view Scheduler::name(TaskId task) const {
+void Scheduler::hold_name(Task& task, TaskId id, std::string_view name) {
+  // It counts up when the previous task is held (its text, or its run's base's, still is) and the
+  // name is its prefix with its number plus one.
+  const std::optional<CountedName> c = counted_name(name);
+  const bool counts = c && next_count_ && reclaimed_ < tasks_.size() && c->number == next_count_->number &&
+                      c->prefix == next_count_->prefix_size &&
+                      name.substr(0, c->prefix) ==
+                          text_at(next_count_->prefix_begin, next_count_->prefix_begin + next_count_->prefix_size);
+  if (counts) {
+    task.flags |= kCountedName;
+    if (!(tasks_[id.index() - 1].flags & kCountedName)) name_runs_.push_back({id.index(), tasks_[id.index() - 1].name_begin});
+    ++next_count_->number;  // at most 10^19: the next one has 20 digits and does not count
+    return;
+  }
+  names_.append(name.data(), name.size());
+  if (c)
+    next_count_ = NextCount{task.name_begin, static_cast<std::uint32_t>(c->prefix), c->number + 1};
+  else
+    next_count_.reset();
+}
+
+const Scheduler::NameRun& Scheduler::name_run(std::size_t index) const {
+  const auto it = std::upper_bound(name_runs_.begin(), name_runs_.end(), index,
+                                   [](std::size_t i, const NameRun& r) { return i < r.first; });
+  DIRSCHED_INVARIANT(it != name_runs_.begin());
+  return *std::prev(it);
+}
+
+void Scheduler::name_into(const Task& t, std::string& out) const {
+  if (!(t.flags & kCountedName)) {
+    out.assign(text_at(t.name_begin, name_end(t)));
+    return;
+  }
+  const std::size_t index = tasks_.index_of(t);
+  const NameRun& run = name_run(index);
+  const std::string_view base = text_at(run.base_begin, t.name_begin);  // a counted name holds no text
+  const std::optional<CountedName> c = counted_name(base);
+  DIRSCHED_INVARIANT(c.has_value());
+  counted_text(base.substr(0, c->prefix), c->number + (index - (run.first - 1)), out);
+}
+
+std::string Scheduler::name(TaskId task) const {
   if (task.valid() && task.index() < reclaimed_)
     if (const auto it = last_writers_.find(task.index()); it != last_writers_.end()) return it->second.name;
   return name_of(task_at(task));
@@ -951,8 +1001,11 @@ void Scheduler::reclaim() {
     ++front;
   }
   if (front == reclaimed_) return;
-  const std::uint32_t name_floor =
-      front < tasks_.size() ? tasks_[front].name_begin : names_base_ + static_cast<std::uint32_t>(names_.size());
+  // The front task's text, or its run's base's (whose text a counted name is read from).
+  while (name_runs_.size() > 1 && name_runs_[1].first <= front) name_runs_.pop_front();
+  const std::uint32_t name_floor = front == tasks_.size() ? names_base_ + static_cast<std::uint32_t>(names_.size())
+                                   : tasks_[front].flags & kCountedName ? name_run(front).base_begin
+                                                                       : tasks_[front].name_begin;
   // Edges are appended in consumer order: those whose consumer is reclaimed belong to reclaimed producers.
   std::size_t edge_floor = edges_.floor();
   while (edge_floor < edges_.size() && edges_[edge_floor].consumer.index() < front) ++edge_floor;

@@ -890,8 +890,7 @@ void WaitAttribution::on_event(const Event& e) {
       w.since = t;
       w.node = l.own_node();
       w.running_wait = own;
-      const std::string_view name = core_.name(e.task);
-      w.recent[w.runs % kAhead].assign(name.data(), name.size());
+      w.recent[w.runs % kAhead].assign(e.name.data(), e.name.size());
       ++w.runs;
       set_piece(*wi, t);
       break;

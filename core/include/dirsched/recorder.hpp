@@ -278,7 +278,7 @@ class Recorder : public Observer {
   std::size_t record_of(TaskId task) const;  // and back; throws for a task retired or never recorded
   Extra& extra(std::size_t n);
   const Extra* extra_if(std::size_t n) const;
-  std::string_view name_of(const Live& r) const;
+  std::string name_of(const Live& r) const;
   void build(std::size_t n, TaskRecord& out) const;
   Extra& spill(std::size_t n, Live& r);
   void drop_front();

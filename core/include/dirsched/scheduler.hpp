@@ -128,6 +128,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <optional>
 #include <string>
@@ -292,6 +293,8 @@ class Scheduler {
   // Pages of the fields only a task with a consumer or a written buffer needs (none for a trace
   // without buffers; for tests).
   std::size_t cold_pages() const { return cold_.pages_held(); }
+  // Bytes of name text held (a name that counts up holds none; for tests).
+  std::size_t name_bytes() const { return names_.size(); }
   // Stamps every following event. No decision depends on it. When `t` reaches the open stall
   // episode's deadline, the stall report is emitted first, stamped with the deadline itself.
   void set_time(double t);
@@ -377,8 +380,9 @@ class Scheduler {
   // Per-task queries throw CoreError(kUnknownTask) for an id the core never issued.
   TaskState state(TaskId task) const { return task_at(task).state; }
   TaskKind kind(TaskId task) const { return task_at(task).kind; }
-  // Also of a reclaimed task that is still a buffer's last producer (a later submit names it).
-  std::string_view name(TaskId task) const;
+  // Also of a reclaimed task that is still a buffer's last producer (a later submit names it). A
+  // copy: a name that counts up is held as a number (see name_runs_), not as text to point into.
+  std::string name(TaskId task) const;
   std::uint32_t members(TaskId task) const { return members_of(task_at(task)); }
   // Target worker of member `member` of a NEXT_LEVEL task (CoreError kUnknownMember, kNotNextLevel).
   WorkerId target(TaskId task, std::uint32_t member) const;
@@ -463,7 +467,9 @@ class Scheduler {
 
  private:
   // A task's name lives in names_ (one arena for every task, in submit order): a task holds where its
-  // name begins, and it ends where the next task's begins (name_of). Every task submitted at t = 0 is
+  // name begins, and it ends where the next task's begins (name_of). A name that counts up from the
+  // previous task's (same prefix, number + 1: t0, t1, ...) holds no text (kCountedName, name_runs_).
+  // Every task submitted at t = 0 is
   // held at once, so each field here costs 38 MiB at 10M tasks: a one-member task (every single and
   // SUB single) keeps its member's slot in its entry, a group's member count and slots are in slots_,
   // and a field serves two purposes where the two never overlap in a task's life (`count`). Its run is
@@ -508,6 +514,8 @@ class Scheduler {
   static constexpr std::uint8_t kReported = 4;      // running, its end in the inbox and not yet applied
   static constexpr std::uint8_t kFailedFirst = 8;   // its failure was the task's first (the kFail event names it)
   static constexpr std::uint8_t kMemberFailed = 16; // (a task's flag) some member has failed
+  static constexpr std::uint8_t kCountedName = 32;  // (a task's flag) its name counts up (name_runs_)
+  static constexpr std::uint8_t kTaskFlags = kMemberFailed | kCountedName;
   struct Slot {
     std::uint32_t worker = 0;  // a group's header: its member count
     std::uint8_t flags = 0;
@@ -528,7 +536,7 @@ class Scheduler {
     return {s.worker, s.flags};
   }
   Slot read_slot(const Task& t, std::uint32_t m) const {
-    if (!is_group(t.kind)) return {t.where, static_cast<std::uint8_t>(t.flags & ~kMemberFailed)};
+    if (!is_group(t.kind)) return {t.where, static_cast<std::uint8_t>(t.flags & ~kTaskFlags)};
     return slots_[t.where + 1 + m];
   }
   std::uint32_t members_of(const Task& t) const { return is_group(t.kind) ? slots_[t.where].worker : 1; }
@@ -555,13 +563,34 @@ class Scheduler {
 
   const Task& task_at(TaskId id) const;
   const WorkerState& worker_at(std::uint32_t index) const;
+  // Runs of names that count up, by their first counted task (ascending). The task before it, the
+  // run's base, is named in full; task i of the run is named by the base's prefix and its number plus
+  // (i - base). The base's text stays held (reclaim()'s name floor) while a task of its run is held,
+  // and a counted task's name_begin is where that text ends. Only the runs from the front task's on.
+  struct NameRun {
+    std::uint32_t first;       // the first counted task
+    std::uint32_t base_begin;  // where the base's name begins in names_
+  };
   // `t` is an entry of tasks_ (its name ends where the next entry's begins).
-  std::string_view name_of(const Task& t) const {
-    const Task* next = &t + 1;
-    const std::uint32_t end =
-        next == tasks_.end() ? names_base_ + static_cast<std::uint32_t>(names_.size()) : next->name_begin;
-    return {names_.data() + static_cast<std::uint32_t>(t.name_begin - names_base_), std::size_t{end - t.name_begin}};
+  std::string name_of(const Task& t) const {
+    std::string out;
+    name_into(t, out);
+    return out;
   }
+  // The name of `t` into `out` (replacing what it held).
+  void name_into(const Task& t, std::string& out) const;
+  // At submit: appends the name of `task` (to be `id`) to names_, or counts it up (kCountedName).
+  void hold_name(Task& task, TaskId id, std::string_view name);
+  // Where `t`'s text begins and ends in names_ (modulo 2^32, as name_begin): empty for a counted name.
+  std::uint32_t name_end(const Task& t) const {
+    const Task* next = &t + 1;
+    return next == tasks_.end() ? names_base_ + static_cast<std::uint32_t>(names_.size()) : next->name_begin;
+  }
+  std::string_view text_at(std::uint32_t begin, std::uint32_t end) const {
+    return {names_.data() + static_cast<std::uint32_t>(begin - names_base_), std::size_t{end - begin}};
+  }
+  // The run of counted names task `index` (counted) is in.
+  const NameRun& name_run(std::size_t index) const;
   // A table indexed by a number ever issued (TaskId, slot, edge) whose front is dropped once reclaimed:
   // entry i is v_[i - base_]. Naming an entry below floor_ (reclaimed) is a core bug: it aborts.
   [[noreturn]] static void reclaimed_entry_named(std::size_t i, std::size_t floor);
@@ -699,6 +728,18 @@ class Scheduler {
   // Offset of names_[0] from the run's start, modulo 2^32 as name_begin is (the names held stay
   // under 4 GiB; those of the whole run need not).
   std::uint32_t names_base_ = 0;
+  std::deque<NameRun> name_runs_;  // see NameRun
+  // What the next task's name must be to count up: the previous task's prefix (in names_) and number
+  // plus one. Unset after a name that does not end in a number.
+  struct NextCount {
+    std::uint32_t prefix_begin;
+    std::uint32_t prefix_size;
+    std::uint64_t number;
+  };
+  std::optional<NextCount> next_count_;
+  // Event::name of a counted task: written by event_for, read while its event is emitted (the core
+  // builds and emits one event at a time).
+  mutable std::string event_name_;
   SparsePages<Cold> cold_;       // by task index, from the first task not reclaimed
   Window<Edge> edges_;           // consumer lists (appended in consumer order)
   Window<Slot> slots_;
