@@ -908,14 +908,13 @@ void WaitSketch::add(const WaitSketch& o) {
   auto a = buckets_.cbegin();
   auto b = o.buckets_.cbegin();
   while (a != buckets_.cend() || b != o.buckets_.cend()) {
-    if (b == o.buckets_.cend() || (a != buckets_.cend() && a->index < b->index)) {
-      merged.push_back(*a++);
-    } else if (a == buckets_.cend() || b->index < a->index) {
-      merged.push_back(*b++);
-    } else {
-      merged.push_back({a->index, a->n + b->n});
-      ++a, ++b;
-    }
+    // The next bucket's count from both (each may hold it in several entries).
+    const std::int32_t i = b == o.buckets_.cend() || (a != buckets_.cend() && a->index < b->index) ? a->index : b->index;
+    std::uint64_t n = 0;
+    for (; a != buckets_.cend() && a->index == i; ++a) n += a->n;
+    for (; b != o.buckets_.cend() && b->index == i; ++b) n += b->n;
+    for (; n > 0; n -= std::min<std::uint64_t>(n, Bucket::kFull))
+      merged.push_back({i, static_cast<std::uint32_t>(std::min<std::uint64_t>(n, Bucket::kFull))});
   }
   buckets_.swap(merged);
 }
@@ -926,27 +925,33 @@ void WaitSketch::bucket(double v, std::uint64_t n) {
     return;
   }
   const auto i = static_cast<std::int32_t>(std::floor(std::log(v) / std::log(kWaitSketchRatio)));
-  // A worker's waits mostly grow with its queue: the last bucket first.
-  if (!buckets_.empty() && buckets_.back().index == i) {
-    buckets_.back().n += n;
-    return;
+  // Bucket i's last entry takes what it has room for (a worker's waits mostly grow with its queue: the
+  // last bucket first), and the rest goes in new entries after it.
+  std::size_t at = buckets_.size();
+  if (buckets_.empty() || buckets_.back().index != i)
+    at = static_cast<std::size_t>(std::upper_bound(buckets_.begin(), buckets_.end(), i,
+                                                   [](std::int32_t x, const Bucket& b) { return x < b.index; }) -
+                                  buckets_.begin());
+  if (at > 0 && buckets_[at - 1].index == i) {
+    Bucket& last = buckets_[at - 1];
+    const std::uint64_t take = std::min<std::uint64_t>(n, Bucket::kFull - last.n);
+    last.n += static_cast<std::uint32_t>(take);
+    n -= take;
   }
-  const auto at = std::lower_bound(buckets_.begin(), buckets_.end(), i,
-                                   [](const Bucket& b, std::int32_t x) { return b.index < x; });
-  if (at != buckets_.end() && at->index == i) {
-    at->n += n;
-    return;
-  }
-  // Grown by half, not doubled: thousands of lists hold a few hundred buckets each.
-  if (buckets_.size() == buckets_.capacity()) {
-    std::vector<Bucket> bigger;
-    bigger.reserve(buckets_.size() + buckets_.size() / 2 + 8);
-    bigger.insert(bigger.end(), buckets_.begin(), at);
-    bigger.push_back({i, n});
-    bigger.insert(bigger.end(), at, buckets_.end());
-    buckets_.swap(bigger);
-  } else {
-    buckets_.insert(at, {i, n});
+  for (; n > 0; ++at) {
+    const Bucket entry{i, static_cast<std::uint32_t>(std::min<std::uint64_t>(n, Bucket::kFull))};
+    n -= entry.n;
+    // Grown by half, not doubled: thousands of lists hold a few hundred buckets each.
+    if (buckets_.size() == buckets_.capacity()) {
+      std::vector<Bucket> bigger;
+      bigger.reserve(buckets_.size() + buckets_.size() / 2 + 8);
+      bigger.insert(bigger.end(), buckets_.begin(), buckets_.begin() + static_cast<std::ptrdiff_t>(at));
+      bigger.push_back(entry);
+      bigger.insert(bigger.end(), buckets_.begin() + static_cast<std::ptrdiff_t>(at), buckets_.end());
+      buckets_.swap(bigger);
+    } else {
+      buckets_.insert(buckets_.begin() + static_cast<std::ptrdiff_t>(at), entry);
+    }
   }
 }
 

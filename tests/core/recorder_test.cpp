@@ -622,6 +622,70 @@ TEST(WaitSketchTest, PercentilesOfTheHistogramAreWithinItsStatedError) {
   EXPECT_EQ(joined.stats().max, twice.stats().max);
 }
 
+// A histogram entry counts to 2^32 - 1: a bucket of more values takes several entries. Doubling a
+// histogram by merging it into a copy 34 times puts 3 * 2^34 values in one bucket and 2^34 in the
+// next, and values added after them go to the last entry of their bucket, or to a new one when it
+// is full. With one entry a bucket, counts past 2^32 - 1 would wrap and p50 and p95 would miss.
+TEST(WaitSketchTest, ABucketPastFourBillionValuesKeepsCounting) {
+  WaitSketch h;
+  h.sketch();
+  for (int i = 0; i < 3; ++i) h.add(1.0);
+  h.add(2.0);
+  for (int k = 0; k < 34; ++k) {
+    const WaitSketch copy = h;
+    h.add(copy);
+  }
+  h.add(1.0);
+  h.add(0.5);
+  const std::uint64_t quarter = std::uint64_t{1} << 34;
+  EXPECT_EQ(h.count(), 4 * quarter + 2);
+  // The same percentiles as a histogram of 0.5, three 1.0s and a 2.0.
+  WaitSketch small;
+  small.sketch();
+  for (double v : {0.5, 1.0, 1.0, 1.0, 2.0}) small.add(v);
+  const WaitStats s = h.stats(), e = small.stats();
+  EXPECT_EQ(s.p50, e.p50);  // bucket 1.0
+  EXPECT_EQ(s.p95, e.p95);  // bucket 2.0
+  EXPECT_LT(e.p50, e.p95);
+  // Merged both ways: 2^33 values of 0.5 under 2^34 of 1.0, as one 0.5 under two 1.0s.
+  WaitSketch below;
+  below.sketch();
+  for (double v : {0.5, 1.0, 1.0}) below.add(v);
+  for (int k = 0; k < 33; ++k) {
+    WaitSketch copy;
+    copy.add(below);
+    below.add(copy);
+  }
+  EXPECT_EQ(below.count(), 3 * (std::uint64_t{1} << 33));
+  WaitSketch three;
+  three.sketch();
+  for (double v : {0.5, 1.0, 1.0}) three.add(v);
+  EXPECT_EQ(below.stats().p50, three.stats().p50);  // bucket 1.0 (clamped to the max, 1.0)
+  EXPECT_GT(below.stats().p50, 0.75);
+  // A value added to a full entry opens the next: 2^32 - 1 values of 1.0 (merged), one more added, and
+  // 2^31 values of 2.0 put p50 in bucket 1.0.
+  WaitSketch full, one, twos;
+  full.sketch();
+  one.sketch();
+  twos.sketch();
+  one.add(1.0);
+  twos.add(2.0);
+  for (int k = 0; k < 32; ++k) {
+    full.add(one);  // 2^k more
+    WaitSketch copy;
+    copy.add(one);
+    one.add(copy);
+    if (k == 31) continue;
+    WaitSketch copy2;
+    copy2.add(twos);
+    twos.add(copy2);
+  }
+  full.add(1.0);
+  full.add(twos);
+  EXPECT_EQ(full.count(), (std::uint64_t{1} << 32) + (std::uint64_t{1} << 31));
+  EXPECT_EQ(full.stats().p50, e.p50);
+}
+
 // Past kSummaryListCap retired groups the Recorder keeps only the longest waits, longest first, and
 // counts every group; stalls past the cap are counted, not kept.
 TEST(RecorderCaps, KeepsTheLongestGroupWaitsAndCountsTheRest) {

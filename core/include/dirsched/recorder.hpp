@@ -110,7 +110,7 @@ inline constexpr double kWaitSketchError = (kWaitSketchRatio - 1) / (kWaitSketch
 
 // A list of waits (seconds, >= 0) summarised as count, nearest-rank p50 / p95, max and mean. Exact
 // (every value kept) until sketch() is called; then a histogram of log buckets (zeros counted apart),
-// whose memory follows the number of distinct buckets (a few thousand at most, 16 bytes each), not of values. Count,
+// whose memory follows the number of distinct buckets (a few thousand at most, 8 bytes each), not of values. Count,
 // max and mean stay exact (the mean as a running sum); p50 and p95 are within kWaitSketchError.
 class WaitSketch {
  public:
@@ -131,13 +131,16 @@ class WaitSketch {
   WaitStats histogram_stats() const;             // sketched, or empty
   void bucket(double v, std::uint64_t n);
   Values values_;  // up to kExactWaits: huge pages
-  // The histogram: (bucket, count) by bucket, ascending; a bucket not listed is empty. A flat vector:
-  // a tree node per bucket was 64 bytes, and an at-once trace of 10M tasks on 4,096 workers gives each
-  // worker's list some 300 buckets.
+  // The histogram: (bucket, count) by bucket, ascending; a bucket not listed is empty. A flat vector of
+  // 8-byte entries: a tree node per bucket was 64 bytes, and an at-once trace of 10M tasks on 4,096
+  // workers gives each worker's two lists some 200 buckets each (16-byte entries held 24 MiB there). A
+  // bucket of more than kFull values takes several entries, side by side, all full but the last.
   struct Bucket {
+    static constexpr std::uint32_t kFull = 0xffffffffu;
     std::int32_t index;
-    std::uint64_t n;
+    std::uint32_t n;
   };
+  static_assert(sizeof(Bucket) == 8, "a histogram entry stays compact");
   std::vector<Bucket> buckets_;
   std::uint64_t zeros_ = 0;
   bool sketched_ = false;
