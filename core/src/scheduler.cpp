@@ -1,8 +1,10 @@
 #include "dirsched/scheduler.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iterator>
 #include <limits>
 #include <string>
@@ -698,17 +700,13 @@ const std::optional<RunError>& Scheduler::run_error() const {
 Event Scheduler::event_for(EventKind kind, TaskId id) const {
   Event e{kind};
   e.task = id;
-  e.run = RunId(run_at(id.index()));
+  if (!observer_) return e;  // what follows is read only by an observer (emit())
   const Task& t = tasks_[id.index()];
-  if (t.flags & kCountedName) {
-    name_into(t, event_name_);
-    e.name = event_name_;
-  } else {
-    e.name = text_at(t.name_begin, name_end(t));
-  }
-  e.task_kind = tasks_[id.index()].kind;
-  e.op_kind = tasks_[id.index()].op;
-  e.member_count = members_of(tasks_[id.index()]);
+  e.run = RunId(run_at(id.index()));
+  e.name = t.flags & kCountedName ? event_name(id.index(), t) : text_at(t.name_begin, name_end(t));
+  e.task_kind = t.kind;
+  e.op_kind = t.op;
+  e.member_count = members_of(t);
   return e;
 }
 
@@ -942,23 +940,47 @@ void Scheduler::release_last_writer(TaskId p) {
 
 void Scheduler::hold_name(Task& task, TaskId id, std::string_view name) {
   // It counts up when the previous task is held (its text, or its run's base's, still is) and the
-  // name is its prefix with its number plus one.
-  const std::optional<CountedName> c = counted_name(name);
-  const bool counts = c && next_count_ && reclaimed_ < tasks_.size() && c->number == next_count_->number &&
-                      c->prefix == next_count_->prefix_size &&
-                      name.substr(0, c->prefix) ==
-                          text_at(next_count_->prefix_begin, next_count_->prefix_begin + next_count_->prefix_size);
-  if (counts) {
-    task.flags |= kCountedName;
-    if (!(tasks_[id.index() - 1].flags & kCountedName)) name_runs_.push_back({id.index(), tasks_[id.index() - 1].name_begin});
-    ++next_count_->number;  // at most 10^19: the next one has 20 digits and does not count
-    return;
+  // name is its prefix with its number plus one: as text, the digits of next_count_ (canonical).
+  if (next_count_ && reclaimed_ < tasks_.size()) {
+    const NextCount& n = *next_count_;
+    if (name.size() == n.prefix_size + n.size &&
+        std::memcmp(name.data() + n.prefix_size, n.digits, n.size) == 0 &&
+        name.substr(0, n.prefix_size) == text_at(n.prefix_begin, n.prefix_begin + n.prefix_size)) {
+      task.flags |= kCountedName;
+      if (!(tasks_[id.index() - 1].flags & kCountedName)) {
+        name_runs_.push_back({id.index(), tasks_[id.index() - 1].name_begin});
+        event_name_cache_ = {};
+      }
+      if (!next_count_->count_up()) next_count_.reset();
+      return;
+    }
   }
   names_.append(name.data(), name.size());
-  if (c)
-    next_count_ = NextCount{task.name_begin, static_cast<std::uint32_t>(c->prefix), c->number + 1};
-  else
-    next_count_.reset();
+  next_count_.reset();
+  if (const std::optional<CountedName> c = counted_name(name)) {
+    NextCount n;
+    n.prefix_begin = task.name_begin;
+    n.prefix_size = static_cast<std::uint32_t>(c->prefix);
+    const auto r = std::to_chars(n.digits, n.digits + sizeof n.digits, c->number);
+    n.size = static_cast<std::uint8_t>(r.ptr - n.digits);
+    if (n.count_up()) next_count_ = n;
+  }
+}
+
+bool Scheduler::NextCount::count_up() {
+  for (std::size_t i = size; i-- > 0;) {
+    if (digits[i] != '9') {
+      ++digits[i];
+      return true;
+    }
+    digits[i] = '0';
+  }
+  // All nines: one more digit, at most 19 (counted_name).
+  if (size == 19) return false;
+  std::memmove(digits + 1, digits, size);
+  digits[0] = '1';
+  ++size;
+  return true;
 }
 
 const Scheduler::NameRun& Scheduler::name_run(std::size_t index) const {
@@ -966,6 +988,30 @@ const Scheduler::NameRun& Scheduler::name_run(std::size_t index) const {
                                    [](std::size_t i, const NameRun& r) { return i < r.first; });
   DIRSCHED_INVARIANT(it != name_runs_.begin());
   return *std::prev(it);
+}
+
+std::string_view Scheduler::event_name(std::size_t index, const Task& t) const {
+  // event_name_ keeps the prefix of the run it last wrote: the digits are all that change within it.
+  EventName& c = event_name_cache_;
+  if (index < c.first || index >= c.end) {
+    const auto next = std::upper_bound(name_runs_.begin(), name_runs_.end(), index,
+                                       [](std::size_t i, const NameRun& r) { return i < r.first; });
+    DIRSCHED_INVARIANT(next != name_runs_.begin());
+    const NameRun& run = *std::prev(next);
+    const std::string_view base = text_at(run.base_begin, t.name_begin);  // a counted name holds no text
+    const std::optional<CountedName> n = counted_name(base);
+    DIRSCHED_INVARIANT(n.has_value());
+    c.first = run.first;
+    c.end = next == name_runs_.end() ? std::numeric_limits<std::size_t>::max() : next->first;
+    c.prefix = n->prefix;
+    c.zero = n->number - (run.first - 1);
+    event_name_.assign(base.substr(0, n->prefix));
+  }
+  char digits[20];
+  const auto r = std::to_chars(digits, digits + sizeof digits, c.zero + index);
+  event_name_.resize(c.prefix);
+  event_name_.append(digits, r.ptr);
+  return event_name_;
 }
 
 void Scheduler::name_into(const Task& t, std::string& out) const {
@@ -1002,7 +1048,10 @@ void Scheduler::reclaim() {
   }
   if (front == reclaimed_) return;
   // The front task's text, or its run's base's (whose text a counted name is read from).
-  while (name_runs_.size() > 1 && name_runs_[1].first <= front) name_runs_.pop_front();
+  while (name_runs_.size() > 1 && name_runs_[1].first <= front) {
+    name_runs_.pop_front();
+    event_name_cache_ = {};
+  }
   const std::uint32_t name_floor = front == tasks_.size() ? names_base_ + static_cast<std::uint32_t>(names_.size())
                                    : tasks_[front].flags & kCountedName ? name_run(front).base_begin
                                                                        : tasks_[front].name_begin;

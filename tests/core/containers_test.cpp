@@ -59,13 +59,18 @@ TEST(FifoQueue, EraseIfKeepsTheOthersInOrderAcrossTheWrap) {
 
 // Past Fifo::kChunk elements a Fifo is held in chunks: against std::deque through pushes and pops that
 // cross many chunk boundaries and empty it, erase_if and copies; a drained long FIFO gives its chunks
-// back (it holds at most the head chunk and one spare).
+// back (it holds at most the head chunk and one spare). The numbers pushed are scrambled, so no chunk
+// is a stride run.
 TEST(FifoQueue, LongFifosMatchADequeAndGiveTheirChunksBack) {
   constexpr std::size_t k = Fifo<int>::kChunk;
   Fifo<std::uint32_t> f;
   std::deque<std::uint32_t> model;
   std::mt19937_64 rng(11);
-  std::uint32_t next = 0;
+  struct Scrambled {  // 0, 1, 2, ... through a bijection of 32-bit numbers, compared as such
+    std::uint32_t n = 0;
+    operator std::uint32_t() const { return (n * 2654435761u) ^ (n >> 3); }
+    Scrambled operator++(int) { return {n++}; }
+  } next;
   auto same = [&](const Fifo<std::uint32_t>& q) {
     ASSERT_EQ(q.size(), model.size());
     for (std::size_t i = 0; i < model.size(); i += 1 + rng() % 7) ASSERT_EQ(q.at(i), model[i]) << i;
@@ -106,6 +111,50 @@ TEST(FifoQueue, LongFifosMatchADequeAndGiveTheirChunksBack) {
   moved.pop_front();
   EXPECT_EQ(moved.front(), 8u);
   EXPECT_EQ(moved.at(0), 8u);
+}
+
+// A chunk whose elements are a constant stride apart (modulo 2^32) holds no elements; one that breaks
+// its run, at any place (its second, third or last element), is written out from there. Against
+// std::deque: runs up, down, of stride 0 and across 2^32, each broken at a few places or not at all;
+// TaskIds the same way. Computing a run's element with another stride, or writing the run out one
+// element short, fails the comparison; writing every chunk out fails the held() checks.
+TEST(FifoQueue, StrideRunsHoldNoElementsAndBreakAnywhere) {
+  constexpr std::size_t k = Fifo<std::uint32_t>::kChunk;
+  Fifo<std::uint32_t> f;
+  std::deque<std::uint32_t> model;
+  const auto same = [&] {
+    ASSERT_EQ(f.size(), model.size());
+    for (std::size_t i = 0; i < model.size(); ++i) ASSERT_EQ(f.at(i), model[i]) << i;
+  };
+  const std::uint32_t strides[] = {4096, 1, 0, 0xffffffffu, 0x80000001u};
+  std::uint32_t v = 0xfffff000u;
+  for (int r = 0; r < 40; ++r) {
+    const std::uint32_t stride = strides[r % 5];
+    const std::size_t breaks_at = r % 4 == 0 ? 1 : r % 4 == 1 ? 2 : r % 4 == 2 ? k - 1 : k;  // k: none
+    for (std::size_t i = 0; i < k; ++i) {
+      const std::uint32_t x = i == breaks_at ? v + 17 : v;
+      f.push_back(x), model.push_back(x);
+      v += stride;
+    }
+  }
+  same();
+  // 10 of the 40 chunks are unbroken runs and hold nothing.
+  EXPECT_EQ(f.held(), 30 * k);
+  for (std::size_t i = 0; i < 13 * k + 5; ++i) f.pop_front(), model.pop_front();
+  same();
+  Fifo<std::uint32_t> copy = f;
+  f.erase_if([](std::uint32_t x) { return x % 2 == 0; });
+  model.erase(std::remove_if(model.begin(), model.end(), [](std::uint32_t x) { return x % 2 == 0; }), model.end());
+  same();
+  EXPECT_EQ(copy.size(), 27 * k - 5);
+  // TaskIds: one worker's FIFO of a trace that submits to 4,096 workers in turn is all runs.
+  Fifo<TaskId> ids;
+  for (std::uint32_t i = 0; i < 10 * k; ++i) ids.push_back(TaskId(7 + 4096 * i));
+  EXPECT_EQ(ids.held(), 0u);
+  for (std::uint32_t i = 0; i < 10 * k; ++i) {
+    ASSERT_EQ(ids.front(), TaskId(7 + 4096 * i));
+    ids.pop_front();
+  }
 }
 
 // PlaceQueue against std::deque. A full chunk behind the back one is folded when all it holds from

@@ -2,7 +2,8 @@
 //
 // Fifo<T> never scans: push at the tail, look at and pop the head, in O(1) amortised. It starts with
 // no allocation, so thousands of idle workers cost a few words each; a long one is held in chunks that
-// go as it drains.
+// go as it drains, and a chunk whose ids are a constant stride apart (a trace that submits to its
+// workers in turn: worker w's FIFO holds w, w + 4,096, ...) holds its first id and stride, not its ids.
 //
 // ChunkedQueue<T> is a deque for a window of per-task records (push at the back, drop from the front,
 // index from the front) in chunks of 2 MiB: std::deque's 512-byte blocks cost a malloc per ten records,
@@ -57,18 +58,20 @@ class Fifo {
   // Up to kChunk elements a Fifo is one ring buffer, a power of two in size, grown by doubling. Past
   // that it is a ring of chunks of kChunk elements, each given back once its last element is popped:
   // 4,096 worker FIFOs of 2,441 tasks each (10M at t = 0) held 64 MiB of rings doubled to 4,096,
-  // still all held when most of the tasks had run.
+  // still all held when most of the tasks had run. A chunk is a stride run (its first element's key and
+  // the stride, no elements) until an element breaks the run: then its elements are written out.
+  // Elements are TaskIds or unsigned numbers (key(): 32 bits, the stride modulo 2^32).
   static constexpr std::size_t kChunk = 256;
 
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
-  const T& front() const { return at(0); }
+  T front() const { return at(0); }
   void pop_front() {
     --size_;
     if (chunks_.empty()) {
       head_ = (head_ + 1) & (ring_.size() - 1);
     } else if (++head_ == kChunk) {  // the head chunk is used up: it goes
-      std::vector<T>& done = chunks_[first_];
+      std::vector<T>& done = chunks_[first_].items;
       if (spare_.empty()) spare_.swap(done);
       std::vector<T>().swap(done);
       first_ = (first_ + 1) & (chunks_.size() - 1);
@@ -89,7 +92,7 @@ class Fifo {
     } else {
       const std::size_t p = head_ + size_;
       if (p % kChunk == 0) new_chunk(p / kChunk);
-      chunks_[(first_ + p / kChunk) & (chunks_.size() - 1)][p % kChunk] = value;
+      put(chunks_[(first_ + p / kChunk) & (chunks_.size() - 1)], p % kChunk, value);
     }
     ++size_;
   }
@@ -102,20 +105,49 @@ class Fifo {
       if (!drop(at(i))) kept.push_back(at(i));
     *this = std::move(kept);
   }
-  // Elements it has room for now (its ring, or its chunks and the spare).
+  // Elements it has room for now (its ring, its chunks written out, and the spare): a stride run has none.
   std::size_t held() const {
     std::size_t n = ring_.size() + spare_.size();
-    for (const std::vector<T>& c : chunks_) n += c.size();
+    for (const Chunk& c : chunks_) n += c.items.size();
     return n;
   }
   // i-th element from the head, for dumps and observers; not used by scheduling decisions.
-  const T& at(std::size_t i) const {
+  T at(std::size_t i) const {
     if (chunks_.empty()) return ring_[(head_ + i) & (ring_.size() - 1)];
     const std::size_t p = head_ + i;
-    return chunks_[(first_ + p / kChunk) & (chunks_.size() - 1)][p % kChunk];
+    const Chunk& c = chunks_[(first_ + p / kChunk) & (chunks_.size() - 1)];
+    return c.items.empty() ? c.element(p % kChunk) : c.items[p % kChunk];
   }
 
  private:
+  static std::uint32_t key(const T& v) {
+    if constexpr (std::is_integral_v<T>)
+      return static_cast<std::uint32_t>(v);
+    else
+      return v.index();
+  }
+  struct Chunk {
+    std::vector<T> items;  // kChunk elements, or none while a stride run
+    std::uint32_t first = 0, stride = 0;  // a run's element o has the key first + o * stride
+    T element(std::size_t o) const { return T(first + static_cast<std::uint32_t>(o) * stride); }
+  };
+  // Element o of chunk c (o: the chunk's elements so far).
+  void put(Chunk& c, std::size_t o, const T& value) {
+    if (!c.items.empty()) {
+      c.items[o] = value;
+    } else if (o == 0) {
+      c.first = key(value);
+    } else if (o == 1) {
+      c.stride = key(value) - c.first;
+    } else if (key(value) != c.first + static_cast<std::uint32_t>(o) * c.stride) {  // the run breaks
+      if (!spare_.empty())
+        c.items.swap(spare_);
+      else
+        c.items.resize(kChunk);
+      for (std::size_t j = 0; j < o; ++j) c.items[j] = c.element(j);
+      c.items[o] = value;
+    }
+  }
   void grow_ring() {
     std::vector<T> bigger(ring_.empty() ? 4 : ring_.size() * 2);
     for (std::size_t i = 0; i < size_; ++i) bigger[i] = at(i);
@@ -124,32 +156,29 @@ class Fifo {
   }
   // The full ring of kChunk elements becomes the first chunk.
   void to_chunks() {
-    std::vector<T> first(kChunk);
-    for (std::size_t i = 0; i < size_; ++i) first[i] = at(i);
+    Chunk first;
+    for (std::size_t i = 0; i < size_; ++i) put(first, i, at(i));
     std::vector<T>().swap(ring_);
     chunks_.resize(4);
-    chunks_[0].swap(first);
+    chunks_[0] = std::move(first);
     first_ = head_ = 0;
   }
   // Chunk k from the head chunk begins at the back: its place in the ring of chunks, grown by doubling.
+  // It starts as a stride run.
   void new_chunk(std::size_t k) {
     if (k == chunks_.size()) {
-      std::vector<std::vector<T>> bigger(chunks_.size() * 2);
-      for (std::size_t j = 0; j < k; ++j) bigger[j].swap(chunks_[(first_ + j) & (chunks_.size() - 1)]);
+      std::vector<Chunk> bigger(chunks_.size() * 2);
+      for (std::size_t j = 0; j < k; ++j) bigger[j] = std::move(chunks_[(first_ + j) & (chunks_.size() - 1)]);
       chunks_.swap(bigger);
       first_ = 0;
     }
-    std::vector<T>& c = chunks_[(first_ + k) & (chunks_.size() - 1)];
-    if (!spare_.empty())
-      c.swap(spare_);
-    else
-      c.resize(kChunk);
+    chunks_[(first_ + k) & (chunks_.size() - 1)] = Chunk{};
   }
-  std::vector<T> ring_;                  // up to kChunk elements: a power of two in size
-  std::vector<std::vector<T>> chunks_;   // past that: a ring of chunks (a power of two in size)
-  std::vector<T> spare_;                 // one chunk given back, for the next
-  std::size_t first_ = 0;                // the head chunk's place in chunks_
-  std::size_t head_ = 0;                 // the head's place in ring_, or in the head chunk
+  std::vector<T> ring_;          // up to kChunk elements: a power of two in size
+  std::vector<Chunk> chunks_;    // past that: a ring of chunks (a power of two in size)
+  std::vector<T> spare_;         // one chunk's elements given back, for the next written out
+  std::size_t first_ = 0;        // the head chunk's place in chunks_
+  std::size_t head_ = 0;         // the head's place in ring_, or in the head chunk
   std::size_t size_ = 0;
 };
 

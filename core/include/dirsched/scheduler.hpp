@@ -591,6 +591,8 @@ class Scheduler {
   }
   // The run of counted names task `index` (counted) is in.
   const NameRun& name_run(std::size_t index) const;
+  // The name of task `index` (`t`, counted) in event_name_.
+  std::string_view event_name(std::size_t index, const Task& t) const;
   // A table indexed by a number ever issued (TaskId, slot, edge) whose front is dropped once reclaimed:
   // entry i is v_[i - base_]. Naming an entry below floor_ (reclaimed) is a core bug: it aborts.
   [[noreturn]] static void reclaimed_entry_named(std::size_t i, std::size_t floor);
@@ -729,17 +731,27 @@ class Scheduler {
   // under 4 GiB; those of the whole run need not).
   std::uint32_t names_base_ = 0;
   std::deque<NameRun> name_runs_;  // see NameRun
-  // What the next task's name must be to count up: the previous task's prefix (in names_) and number
-  // plus one. Unset after a name that does not end in a number.
+  // What the next task's name must be to count up: the previous task's prefix (in names_) and its
+  // number plus one, as canonical decimal digits (at most 19: counted_name). Unset after a name that
+  // does not end in such a number.
   struct NextCount {
-    std::uint32_t prefix_begin;
-    std::uint32_t prefix_size;
-    std::uint64_t number;
+    std::uint32_t prefix_begin = 0;
+    std::uint32_t prefix_size = 0;
+    char digits[20] = {};
+    std::uint8_t size = 0;
+    bool count_up();  // the digits plus one; false past 19 digits
   };
   std::optional<NextCount> next_count_;
-  // Event::name of a counted task: written by event_for, read while its event is emitted (the core
-  // builds and emits one event at a time).
+  // Event::name of a counted task: written by event_for (event_name()), read while its event is
+  // emitted (the core builds and emits one event at a time), with the run it was last written for:
+  // tasks first..end-1, whose names are its first `prefix` bytes and zero + the task's index.
   mutable std::string event_name_;
+  struct EventName {
+    std::size_t first = 1, end = 0;  // none
+    std::size_t prefix = 0;
+    std::uint64_t zero = 0;
+  };
+  mutable EventName event_name_cache_;
   SparsePages<Cold> cold_;       // by task index, from the first task not reclaimed
   Window<Edge> edges_;           // consumer lists (appended in consumer order)
   Window<Slot> slots_;
