@@ -3,6 +3,7 @@
 // in name(), in the events and in dump(), whichever way the count breaks, and through reclamation.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -27,11 +28,12 @@ std::vector<std::string> awkward_names() {
 
 TEST(CountedNames, EveryNameReadsBackAndACountedOneHoldsNoText) {
   FakeDriver d(Builder().chip(0).chip(1));
+  d.duration("t10", 5000);  // chip 0 waits: chip 1's tasks, of every run, end first
   const std::vector<std::string> names = awkward_names();
   std::vector<TaskId> ids;
   for (std::size_t i = 0; i < names.size(); ++i) ids.push_back(d.single(names[i], static_cast<std::int64_t>(i % 2)).task);
   for (std::size_t i = 0; i < names.size(); ++i) ASSERT_EQ(d.core().name(ids[i]), names[i]) << i;
-  // t0 in full; t1..t2999 and the later runs' counted tasks hold nothing (their names in full: 13,890
+  // t0 in full; t1..t2999 and the later runs' counted tasks hold nothing (their names in full: 13,888
   // bytes for t1..t2999 alone).
   std::size_t full = 0;
   for (const std::string& n : names) full += n.size();
@@ -43,11 +45,33 @@ TEST(CountedNames, EveryNameReadsBackAndACountedOneHoldsNoText) {
   EXPECT_EQ(submits, names);
   d.run();
   EXPECT_EQ(d.dispatches().size(), names.size());
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    const std::string& dispatch = d.dispatches()[i];
-    EXPECT_EQ(dispatch.substr(0, dispatch.rfind('@')), names[i]) << i;
-  }
+  std::vector<std::string> dispatched;
+  for (const std::string& dispatch : d.dispatches()) dispatched.push_back(dispatch.substr(0, dispatch.rfind('@')));
+  std::sort(dispatched.begin(), dispatched.end());
   EXPECT_NE(d.core().dump().find("  t2999 single COMPLETED"), std::string::npos);
+  // Every event's name, in any order of tasks (a dispatch, an end: the runs read back out of turn).
+  std::vector<std::string> ends;
+  for (const std::string& line : d.trace().lines)
+    if (line.rfind("complete ", 0) == 0) ends.push_back(line.substr(9));
+  std::vector<std::string> sorted_ends = ends, sorted_names = names;
+  std::sort(sorted_ends.begin(), sorted_ends.end());
+  std::sort(sorted_names.begin(), sorted_names.end());
+  EXPECT_EQ(sorted_ends, sorted_names);
+  EXPECT_EQ(dispatched, sorted_names);
+  EXPECT_NE(ends, names);  // two chips: not in submit order
+  // A copy of the core (explorers copy it) reads the same names.
+  const Scheduler copy = d.core();
+  EXPECT_EQ(copy.dump(), d.core().dump());
+  EXPECT_EQ(copy.name(ids[2999]), "t2999");
+}
+
+// A count past 19 digits stops: 10^19 has 20 and is written in full, as is the one after it.
+TEST(CountedNames, ACountStopsPastNineteenDigits) {
+  FakeDriver d(Builder().chip(0));
+  for (const char* n : {"9999999999999999998", "9999999999999999999", "10000000000000000000", "10000000000000000001"})
+    d.single(n, 0);
+  EXPECT_EQ(d.core().name_bytes(), 19u + 20u + 20u);
+  EXPECT_EQ(d.core().name(TaskId(3u)), "10000000000000000001");
 }
 
 // A run's base keeps its text while a task of its run is held, though the base itself is reclaimed;

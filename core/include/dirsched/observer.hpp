@@ -66,7 +66,9 @@ struct Event {
   EventKind kind;
   double t = 0;
   TaskId task;                             // invalid for kReject, kNotSubmitted and run events
-  std::string_view name;                   // the task's name (a run event: the run's name), always set
+  // The task's name (a run event: the run's name), always set for an observer; read it within
+  // on_event (a name that counts up is written for each event: Scheduler::name() gives a copy).
+  std::string_view name;
   RunId run;                               // the run of the task or op (every event); see Scheduler::add_run
   std::string_view message;                // kRunRaise: the raise's message; kCancel: the run's error
   bool run_failed = false;                 // kRunEnd: the run's outcome is FAILED

@@ -275,7 +275,8 @@ class Scheduler {
     tasks_.reserve(tasks);
   }
   // Slot reclamation (off by default; set before the first submit). On, a task's slot (its entry, its
-  // member slots, its name bytes and the consumer edges that name it) is reclaimed once the task and
+  // member slots, its name bytes (a run's base keeps them while its run is held: NameRun) and the
+  // consumer edges that name it) is reclaimed once the task and
   // every task submitted before it are terminal, like the runtime's ring: it is in no queue and its
   // consumers were released or poisoned. Only a later submit can still name it, as the last producer
   // of a buffer it wrote: such a task keeps its name and final state in a side table until every one of
@@ -469,10 +470,9 @@ class Scheduler {
   // A task's name lives in names_ (one arena for every task, in submit order): a task holds where its
   // name begins, and it ends where the next task's begins (name_of). A name that counts up from the
   // previous task's (same prefix, number + 1: t0, t1, ...) holds no text (kCountedName, name_runs_).
-  // Every task submitted at t = 0 is
-  // held at once, so each field here costs 38 MiB at 10M tasks: a one-member task (every single and
-  // SUB single) keeps its member's slot in its entry, a group's member count and slots are in slots_,
-  // and a field serves two purposes where the two never overlap in a task's life (`count`). Its run is
+  // Every task submitted at t = 0 is held at once, so each field here costs 38 MiB at 10M tasks: a
+  // one-member task (every single and SUB single) keeps its member's slot in its entry, a group's
+  // member count and slots are in slots_, and a field serves two purposes where the two never overlap in a task's life (`count`). Its run is
   // not in its entry: a run's tasks are submitted while its callback is open, one run at a time, so
   // each run holds one span of task ids (run_spans_, run_at). Kind, op and state share one byte, and
   // the callable is a 16-bit index. Its consumers and the buffers it last wrote are in cold_, made only
@@ -489,8 +489,8 @@ class Scheduler {
     TaskKind kind : 2;           // how it is scheduled: a one-member group is kSingle / kSub
     TaskKind op : 2;             // the submit that made it
     TaskState state : 4;
-    // kMemberFailed (a member has failed; the first to fail has kFailedFirst), and for one member its
-    // slot's flags.
+    // kMemberFailed (a member has failed; the first to fail has kFailedFirst), kCountedName (its name
+    // counts up), and for one member its slot's flags.
     std::uint8_t flags = 0;
   };
   static_assert(sizeof(Task) == 16, "a queued task's entry stays compact");
