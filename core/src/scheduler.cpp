@@ -983,29 +983,32 @@ bool Scheduler::NextCount::count_up() {
   return true;
 }
 
-const Scheduler::NameRun& Scheduler::name_run(std::size_t index) const {
-  const auto it = std::upper_bound(name_runs_.begin(), name_runs_.end(), index,
-                                   [](std::size_t i, const NameRun& r) { return i < r.first; });
-  DIRSCHED_INVARIANT(it != name_runs_.begin());
-  return *std::prev(it);
+std::deque<Scheduler::NameRun>::const_iterator Scheduler::run_after(std::size_t index) const {
+  const auto next = std::upper_bound(name_runs_.begin(), name_runs_.end(), index,
+                                     [](std::size_t i, const NameRun& r) { return i < r.first; });
+  DIRSCHED_INVARIANT(next != name_runs_.begin());
+  return next;
+}
+
+Scheduler::CountedRun Scheduler::counted_run(const NameRun& run, const Task& t) const {
+  const std::string_view base = text_at(run.base_begin, t.name_begin);  // a counted name holds no text
+  const std::optional<CountedName> n = counted_name(base);
+  DIRSCHED_INVARIANT(n.has_value());
+  return {base.substr(0, n->prefix), n->number - (run.first - 1)};
 }
 
 std::string_view Scheduler::event_name(std::size_t index, const Task& t) const {
   // event_name_ keeps the prefix of the run it last wrote: the digits are all that change within it.
   EventName& c = event_name_cache_;
   if (index < c.first || index >= c.end) {
-    const auto next = std::upper_bound(name_runs_.begin(), name_runs_.end(), index,
-                                       [](std::size_t i, const NameRun& r) { return i < r.first; });
-    DIRSCHED_INVARIANT(next != name_runs_.begin());
+    const auto next = run_after(index);
     const NameRun& run = *std::prev(next);
-    const std::string_view base = text_at(run.base_begin, t.name_begin);  // a counted name holds no text
-    const std::optional<CountedName> n = counted_name(base);
-    DIRSCHED_INVARIANT(n.has_value());
+    const CountedRun counted = counted_run(run, t);
     c.first = run.first;
     c.end = next == name_runs_.end() ? std::numeric_limits<std::size_t>::max() : next->first;
-    c.prefix = n->prefix;
-    c.zero = n->number - (run.first - 1);
-    event_name_.assign(base.substr(0, n->prefix));
+    c.prefix = counted.prefix.size();
+    c.zero = counted.zero;
+    event_name_.assign(counted.prefix);
   }
   char digits[20];
   const auto r = std::to_chars(digits, digits + sizeof digits, c.zero + index);
@@ -1020,11 +1023,8 @@ void Scheduler::name_into(const Task& t, std::string& out) const {
     return;
   }
   const std::size_t index = tasks_.index_of(t);
-  const NameRun& run = name_run(index);
-  const std::string_view base = text_at(run.base_begin, t.name_begin);  // a counted name holds no text
-  const std::optional<CountedName> c = counted_name(base);
-  DIRSCHED_INVARIANT(c.has_value());
-  counted_text(base.substr(0, c->prefix), c->number + (index - (run.first - 1)), out);
+  const CountedRun counted = counted_run(*std::prev(run_after(index)), t);
+  counted_text(counted.prefix, counted.zero + index, out);
 }
 
 std::string Scheduler::name(TaskId task) const {
@@ -1053,7 +1053,7 @@ void Scheduler::reclaim() {
     event_name_cache_ = {};
   }
   const std::uint32_t name_floor = front == tasks_.size() ? names_base_ + static_cast<std::uint32_t>(names_.size())
-                                   : tasks_[front].flags & kCountedName ? name_run(front).base_begin
+                                   : tasks_[front].flags & kCountedName ? std::prev(run_after(front))->base_begin
                                                                        : tasks_[front].name_begin;
   // Edges are appended in consumer order: those whose consumer is reclaimed belong to reclaimed producers.
   std::size_t edge_floor = edges_.floor();

@@ -276,8 +276,8 @@ class Scheduler {
   }
   // Slot reclamation (off by default; set before the first submit). On, a task's slot (its entry, its
   // member slots, its name bytes (a run's base keeps them while its run is held: NameRun) and the
-  // consumer edges that name it) is reclaimed once the task and
-  // every task submitted before it are terminal, like the runtime's ring: it is in no queue and its
+  // consumer edges that name it) is reclaimed once the task and every task submitted before it are
+  // terminal, like the runtime's ring: it is in no queue and its
   // consumers were released or poisoned. Only a later submit can still name it, as the last producer
   // of a buffer it wrote: such a task keeps its name and final state in a side table until every one of
   // its buffers has a newer producer (so that table follows the buffers, not the tasks). TaskIds stay
@@ -472,9 +472,9 @@ class Scheduler {
   // previous task's (same prefix, number + 1: t0, t1, ...) holds no text (kCountedName, name_runs_).
   // Every task submitted at t = 0 is held at once, so each field here costs 38 MiB at 10M tasks: a
   // one-member task (every single and SUB single) keeps its member's slot in its entry, a group's
-  // member count and slots are in slots_, and a field serves two purposes where the two never overlap in a task's life (`count`). Its run is
-  // not in its entry: a run's tasks are submitted while its callback is open, one run at a time, so
-  // each run holds one span of task ids (run_spans_, run_at). Kind, op and state share one byte, and
+  // member count and slots are in slots_, and a field serves two purposes where the two never overlap
+  // in a task's life (`count`). Its run is not in its entry: a run's tasks are submitted while its
+  // callback is open, one run at a time, so each run holds one span of task ids (run_spans_, run_at). Kind, op and state share one byte, and
   // the callable is a 16-bit index. Its consumers and the buffers it last wrote are in cold_, made only
   // for tasks that have them.
   struct Task {
@@ -589,8 +589,15 @@ class Scheduler {
   std::string_view text_at(std::uint32_t begin, std::uint32_t end) const {
     return {names_.data() + static_cast<std::uint32_t>(begin - names_base_), std::size_t{end - begin}};
   }
-  // The run of counted names task `index` (counted) is in.
-  const NameRun& name_run(std::size_t index) const;
+  // The run after the one task `index` (counted) is in (name_runs_.end() after the last).
+  std::deque<NameRun>::const_iterator run_after(std::size_t index) const;
+  // Of counted task `t` in `run`: the prefix (a view into names_) and the number that task index 0
+  // would have (task i's is zero + i).
+  struct CountedRun {
+    std::string_view prefix;
+    std::uint64_t zero;
+  };
+  CountedRun counted_run(const NameRun& run, const Task& t) const;
   // The name of task `index` (`t`, counted) in event_name_.
   std::string_view event_name(std::size_t index, const Task& t) const;
   // A table indexed by a number ever issued (TaskId, slot, edge) whose front is dropped once reclaimed:
