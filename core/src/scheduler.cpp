@@ -998,7 +998,9 @@ Scheduler::CountedRun Scheduler::counted_run(const NameRun& run, const Task& t) 
 }
 
 std::string_view Scheduler::event_name(std::size_t index, const Task& t) const {
-  // event_name_ keeps the prefix of the run it last wrote: the digits are all that change within it.
+  // event_name_ keeps the prefix of the run it last wrote, and room for the digits after it: the
+  // digits are all that change within a run, written in place.
+  constexpr std::size_t kDigits = 20;  // a uint64's
   EventName& c = event_name_cache_;
   if (index < c.first || index >= c.end) {
     const auto next = run_after(index);
@@ -1009,12 +1011,11 @@ std::string_view Scheduler::event_name(std::size_t index, const Task& t) const {
     c.prefix = counted.prefix.size();
     c.zero = counted.zero;
     event_name_.assign(counted.prefix);
+    event_name_.resize(c.prefix + kDigits);
   }
-  char digits[20];
-  const auto r = std::to_chars(digits, digits + sizeof digits, c.zero + index);
-  event_name_.resize(c.prefix);
-  event_name_.append(digits, r.ptr);
-  return event_name_;
+  char* digits = event_name_.data() + c.prefix;
+  const auto r = std::to_chars(digits, digits + kDigits, c.zero + index);
+  return {event_name_.data(), static_cast<std::size_t>(r.ptr - event_name_.data())};
 }
 
 void Scheduler::name_into(const Task& t, std::string& out) const {

@@ -518,7 +518,7 @@ const std::vector<BlockedBy>* WaitAttribution::blocked_by(TaskId group) const {
 
 // --- critical path nodes ---
 
-std::uint32_t WaitAttribution::new_node(TaskId task, StartReason reason, std::optional<double> start) {
+std::uint32_t WaitAttribution::new_node(std::string_view name, StartReason reason, std::optional<double> start) {
   if (nodes_held() >= trim_at_) trim_chains();
   std::uint32_t n;
   if (free_) {
@@ -529,7 +529,7 @@ std::uint32_t WaitAttribution::new_node(TaskId task, StartReason reason, std::op
   } else {
     n = nodes_.push();
   }
-  nodes_.set_text(n, reason, core_.name(task), start);
+  nodes_.set_text(n, reason, name, start);
   nodes_[n].refs = 1;  // the live task's
   return n;
 }
@@ -650,12 +650,12 @@ void WaitAttribution::note_long(const LongWait& w, std::vector<LongWait>& top) {
   if (top.size() > kLongest) top.pop_back();
 }
 
-void WaitAttribution::started(TaskId id, Live& l, double t, StartReason reason, std::uint32_t pred) {
+void WaitAttribution::started(const Event& e, Live& l, double t, StartReason reason, std::uint32_t pred) {
   const std::uint32_t ready_node = l.ready_node();
   // A node that starts at its predecessor's end (already there, and set once) reads its start from it.
   const double pred_end = pred ? nodes_[pred].end : -1;  // -1: not ended
   const bool at_pred_end = pred && pred_end >= 0 && std::memcmp(&pred_end, &t, sizeof t) == 0;
-  l.node = new_node(id, reason, at_pred_end ? std::nullopt : std::optional<double>(t));
+  l.node = new_node(e.name, reason, at_pred_end ? std::nullopt : std::optional<double>(t));
   l.started = true;
   Node& n = nodes_[l.node];
   n.pred = pred;
@@ -807,7 +807,7 @@ void WaitAttribution::on_event(const Event& e) {
         reason = StartReason::kTarget;
         pred = last_target_end_node_;
       }
-      started(e.task, g, t, reason, pred);
+      started(e, g, t, reason, pred);
       g.extra().own = finish_waits(e.task, g, t, c);
       for (std::uint32_t wi : g.targets()) is_head_target_[wi] = 0;
       if (blocked_head_ == e.task) {
@@ -850,7 +850,7 @@ void WaitAttribution::on_event(const Event& e) {
             reason = StartReason::kSubPool;
             pred = last_sub_end_node_;
           }
-          started(e.task, l, t, reason, pred);
+          started(e, l, t, reason, pred);
           finish_waits(e.task, l, t, c);
         }
         break;
@@ -878,7 +878,7 @@ void WaitAttribution::on_event(const Event& e) {
           reason = StartReason::kWorker;
           pred = w.last_end_node;
         }
-        started(e.task, l, t, reason, pred);
+        started(e, l, t, reason, pred);
         own = finish_waits(e.task, l, t, c);
         l.x.reset();  // the snapshot is not needed any more
       } else {

@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -58,6 +60,14 @@ bool is(std::string_view k, const char (&w)[N]) {
 }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
+// The bytes a string FastOp reads may hold: printable ASCII but '"' and '\\' (an escape is the strict
+// reader's).
+constexpr std::array<bool, 256> kPlain = [] {
+  std::array<bool, 256> t{};
+  for (int c = 0x20; c < 0x7f; ++c) t[static_cast<std::size_t>(c)] = c != '"' && c != '\\';
+  return t;
+}();
+
 // A 64-bit hash of one chunk of bytes, 8 at a time (not cryptographic: it tells an edited chunk from
 // the one checked, as size and modification time cannot when an edit keeps both).
 std::uint64_t chunk_hash(const char* p, std::size_t n) {
@@ -88,11 +98,14 @@ struct ChunkLog {
   }
 };
 
-// A window of a file read in chunks from a byte offset.
+std::atomic<std::size_t> window_bytes{std::size_t{1} << 20};  // detail::set_trace_window()
+
+// A window of a file read in chunks from a byte offset. The byte at `lim` is always a '\0' (the buffer
+// holds one more byte than the window): FastOp reads up to it without a bounds check a byte.
 class Window {
  public:
   Window(std::FILE* f, std::uint64_t offset, ChunkLog* log = nullptr)
-      : f_(f), buf_(std::size_t{1} << 20), base_(offset), log_(log) {
+      : f_(f), buf_(window_bytes.load() + 1, '\0'), base_(offset), log_(log) {
     if (std::fseek(f, static_cast<long>(offset), SEEK_SET) != 0) throw Bail{};
     pos = lim = buf_.data();
   }
@@ -106,9 +119,10 @@ class Window {
     const std::size_t pos_at = static_cast<std::size_t>(pos - keep);
     base_ += static_cast<std::uint64_t>(keep - buf_.data());
     std::memmove(buf_.data(), keep, kept);
-    if (kept == buf_.size()) buf_.resize(buf_.size() * 2);
-    const std::size_t n = std::fread(buf_.data() + kept, 1, buf_.size() - kept, f_);
+    if (kept == capacity()) buf_.resize(capacity() * 2 + 1);
+    const std::size_t n = std::fread(buf_.data() + kept, 1, capacity() - kept, f_);
     if (log_ && n > 0) log_->read(buf_.data() + kept, n);
+    buf_[kept + n] = '\0';
     keep = buf_.data();
     pos = keep + pos_at;
     lim = buf_.data() + kept + n;
@@ -118,6 +132,7 @@ class Window {
   std::uint64_t offset_of(const char* p) const { return base_ + static_cast<std::uint64_t>(p - buf_.data()); }
 
  private:
+  std::size_t capacity() const { return buf_.size() - 1; }  // the last byte is the '\0' after lim
   std::FILE* f_;
   std::vector<char> buf_;
   std::uint64_t base_;  // the file offset of buf_[0]
@@ -179,6 +194,7 @@ struct ValueScan {
 // different one: tests/scenario/stream_test.cpp compares both on every shipped and generated file).
 class FastOp {
  public:
+  // [p, end) lies in a Window: *end is the '\0' after it.
   FastOp(const detail::OpReader& reader, const char* p, const char* end, bool eof)
       : reader_(reader), p_(p), end_(end), eof_(eof) {}
   enum class Status { kOk, kMore, kBail };  // kMore: the op goes on past the window
@@ -208,32 +224,27 @@ class FastOp {
 
   // A failure stops the reading without an exception (the replay reads ops inside a SimGrid actor,
   // where an exception unwinds a swapped context and trips ASan): the position moves to the end, so
-  // that every later peek() reads '\0', which no rule takes, and each caller returns at once.
+  // that every later peek() reads the '\0' there, which no rule takes, and each caller returns at once.
   struct Failed {
     template <typename T>
     operator T() const {  // NOLINT: any return type
       return T{};
     }
   };
-  void fail(Status s) {
-    if (status_ == Status::kOk) status_ = s;
+  // A rule refused the byte at p_. At the window's end that byte is the '\0' after it: the op goes on
+  // past the window (kMore), unless the file ends there. (An op refused on its meaning when its '}' is
+  // the window's last byte is read again with more of the file after it, and refused then.)
+  void fail() {
+    if (status_ == Status::kOk) status_ = p_ >= end_ && !eof_ ? Status::kMore : Status::kBail;
     p_ = end_;
   }
   Failed bail() {
-    fail(Status::kBail);
+    fail();
     return {};
   }
-  void bail_void() { fail(Status::kBail); }
-  char peek() {
-    if (p_ >= end_) {
-      if (status_ == Status::kOk) fail(eof_ ? Status::kBail : Status::kMore);
-      return '\0';
-    }
-    return *p_;
-  }
-  void bump() {
-    if (p_ < end_) ++p_;
-  }
+  void bail_void() { fail(); }
+  char peek() const { return *p_; }  // the '\0' after the window at its end
+  void bump() { ++p_; }              // only past a byte a rule took: never past the '\0'
   void ws() {
     while (is_ws(peek())) bump();
   }
@@ -246,10 +257,9 @@ class FastOp {
   bool next_or(char close) {
     ws();
     const char c = peek();
+    if (c != ',' && c != close) return bail();
     bump();
-    if (c == ',') return true;
-    if (c == close) return false;
-    return bail();
+    return c == ',';
   }
   // True when the container (already opened) is empty.
   bool empty_then(char close) {
@@ -262,12 +272,8 @@ class FastOp {
   std::string_view plain_string() {
     expect('"');
     const char* b = p_;
-    while (true) {
-      const unsigned char c = static_cast<unsigned char>(peek());
-      if (c == '"') break;
-      if (c < 0x20 || c >= 0x7f || c == '\\') return bail();
-      bump();
-    }
+    while (kPlain[static_cast<unsigned char>(peek())]) bump();  // stops at the '\0' after the window
+    if (peek() != '"') return bail();
     const std::string_view s(b, static_cast<std::size_t>(p_ - b));
     bump();
     return s;
@@ -601,7 +607,7 @@ class ArrayReader {
       ++in_.pos;
       ws();
     }
-    path_ = "trace[" + std::to_string(index_) + "]";
+    set_path();
     const char* start = in_.pos;
     while (true) {
       FastOp fast(reader_, start, in_.lim, in_.eof());
@@ -631,6 +637,13 @@ class ArrayReader {
     done_ = true;
     return false;
   }
+  // path_ = "trace[<index_>]", its prefix kept from one op to the next.
+  void set_path() {
+    char digits[20];
+    const auto r = std::to_chars(digits, digits + sizeof digits, index_);
+    path_.resize(kPathPrefix.size());
+    path_.append(digits, r.ptr).push_back(']');
+  }
   void ws() {
     while (true) {
       while (in_.pos < in_.lim && is_ws(*in_.pos)) ++in_.pos;
@@ -657,7 +670,8 @@ class ArrayReader {
   Window in_;
   const detail::OpReader& reader_;
   const std::string& file_;
-  std::string path_;
+  static constexpr std::string_view kPathPrefix = "trace[";
+  std::string path_{kPathPrefix};
   std::size_t index_ = 0, strict_ = 0;
   std::uint64_t end_ = 0;
   bool done_ = false;
@@ -856,6 +870,8 @@ std::optional<TraceScan> scan_trace_file(const std::string& file, bool trace_las
   }
   return scan;
 }
+
+std::size_t set_trace_window(std::size_t bytes) { return window_bytes.exchange(std::max<std::size_t>(bytes, 1)); }
 
 std::shared_ptr<TraceFile> check_trace_file(const Scenario& header, const TraceScan& scan,
                                             std::set<std::string>* names) {

@@ -751,7 +751,8 @@ class Scheduler {
   std::optional<NextCount> next_count_;
   // Event::name of a counted task: written by event_for (event_name()), read while its event is
   // emitted (the core builds and emits one event at a time), with the run it was last written for:
-  // tasks first..end-1, whose names are its first `prefix` bytes and zero + the task's index.
+  // tasks first..end-1, whose names are its first `prefix` bytes and zero + the task's index (written
+  // after them, in room kept for 20 digits).
   mutable std::string event_name_;
   struct EventName {
     std::size_t first = 1, end = 0;  // none

@@ -405,11 +405,12 @@ class WaitAttribution : public Observer {
   void head_flush(Live& g, double t);
   void become_head(TaskId g, double t);
   void target_changed(std::uint32_t wi, double t, bool busy_now);
-  void started(TaskId id, Live& l, double t, StartReason reason, std::uint32_t pred);
+  // `e`: the task's start (its name is read from it, not looked up in the core again).
+  void started(const Event& e, Live& l, double t, StartReason reason, std::uint32_t pred);
   // Its wait, by cause (`c`), added up; returns its own wait (for BlockedBy of what waits behind it).
   OwnWait finish_waits(TaskId id, Live& l, double t, std::array<ExactSum, kWaitCauses>& c);
   void note_long(const LongWait& w, std::vector<LongWait>& top);
-  std::uint32_t new_node(TaskId task, StartReason reason, std::optional<double> start);  // start: none when it is its pred's end
+  std::uint32_t new_node(std::string_view name, StartReason reason, std::optional<double> start);  // start: none when it is its pred's end
   void hold(std::uint32_t n);
   void release(std::uint32_t n);  // let_go(), then the node table settles
   void let_go(std::uint32_t n);   // drops a reference to n, freeing what no one holds any more

@@ -145,6 +145,10 @@ std::optional<TraceScan> scan_trace_file(const std::string& file, bool trace_las
 // or nothing when the full read must decide.
 std::shared_ptr<TraceFile> check_trace_file(const Scenario& header, const TraceScan& scan,
                                             std::set<std::string>* names);
+// How many bytes the streamed reader reads at a time, 1 MiB (its window grows for a longer op). Tests
+// make it small, so that ops cross the window's end at every byte; returns the size it replaces. Set
+// it before a load, and keep it until that load's trace is replayed.
+std::size_t set_trace_window(std::size_t bytes);
 
 }  // namespace detail
 
