@@ -21,6 +21,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "dirsched/counted_name.hpp"
 #include "dirsched/error.hpp"
 #include "dirsched/huge_pages.hpp"
 #include "dirsched/json_reader.hpp"
@@ -68,19 +69,24 @@ constexpr std::array<bool, 256> kPlain = [] {
   return t;
 }();
 
-// A 64-bit hash of one chunk of bytes, 8 at a time (not cryptographic: it tells an edited chunk from
-// the one checked, as size and modification time cannot when an edit keeps both).
+// A 64-bit hash of one chunk of bytes, 32 at a time in four independent lanes (not cryptographic: it
+// tells an edited chunk from the one checked, as size and modification time cannot when an edit keeps
+// both). Four lanes, not one: each step's multiply waits for the one before it in its own lane only.
 std::uint64_t chunk_hash(const char* p, std::size_t n) {
-  std::uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
+  constexpr std::uint64_t kMul = 0xff51afd7ed558ccdULL;
+  std::uint64_t h[4] = {0x9e3779b97f4a7c15ULL ^ n, 0xc2b2ae3d27d4eb4fULL, 0x165667b19e3779f9ULL, 0x27d4eb2f165667c5ULL};
   std::size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    std::uint64_t w;
-    std::memcpy(&w, p + i, 8);
-    h = (h ^ w) * 0xff51afd7ed558ccdULL;
-    h ^= h >> 32;
-  }
-  for (; i < n; ++i) h = (h ^ static_cast<unsigned char>(p[i])) * 0x100000001b3ULL;
-  return h;
+  for (; i + 32 <= n; i += 32)
+    for (std::size_t l = 0; l < 4; ++l) {
+      std::uint64_t w;
+      std::memcpy(&w, p + i + 8 * l, 8);
+      h[l] = (h[l] ^ w) * kMul;
+      h[l] ^= h[l] >> 32;
+    }
+  std::uint64_t r = h[0];
+  for (std::size_t l = 1; l < 4; ++l) r = (r ^ h[l]) * kMul;
+  for (; i < n; ++i) r = (r ^ static_cast<unsigned char>(p[i])) * 0x100000001b3ULL;
+  return r ^ (r >> 32);
 }
 
 // The bytes of the trace array, chunk by chunk as a Window reads them (each fread): the check records
@@ -677,6 +683,76 @@ class ArrayReader {
   bool done_ = false;
 };
 
+// Whether a trace's task names are all different, without keeping the names (a million of them would
+// be tens of MiB). A name is kept as a 64-bit hash; two names with one hash read as a repeat, and the
+// full read then decides. Names that count up one by one (t0, t1, t2, ...: counted_name()) are kept
+// as runs instead, (the prefix's hash, first number, last number): a generated trace of a million
+// tasks is one run, not a million hashes to sort. Two names are the same text exactly when both count
+// with one prefix and one number, or neither counts and their texts are equal, so runs are checked
+// against runs and the other names' hashes against each other. When runs are short (fewer than
+// kRunLength names each, over at least kMinRuns runs), each counted name is kept as a hash of its prefix
+// and number instead, the runs so far written out that way.
+class DistinctNames {
+ public:
+  void add(std::string_view name) {
+    const std::optional<CountedName> c = counted_name(name);
+    if (!c) {
+      hashes_.push_back(std::hash<std::string_view>()(name));
+      return;
+    }
+    const std::uint64_t prefix = std::hash<std::string_view>()(name.substr(0, c->prefix));
+    ++counted_;
+    if (!counting_) {
+      hashes_.push_back(key(prefix, c->number));
+      return;
+    }
+    if (!runs_.empty() && runs_.back().prefix == prefix && c->number == runs_.back().last + 1) {
+      runs_.back().last = c->number;  // at most 19 digits: no wrap
+      return;
+    }
+    runs_.push_back({prefix, c->number, c->number});
+    if (runs_.size() >= kMinRuns && runs_.size() * kRunLength > counted_) stop_counting();
+  }
+  // Whether some name came twice (or two hashes met). Reorders what is kept.
+  bool repeats() {
+    std::sort(hashes_.begin(), hashes_.end());
+    if (std::adjacent_find(hashes_.begin(), hashes_.end()) != hashes_.end()) return true;
+    std::sort(runs_.begin(), runs_.end(), [](const Run& a, const Run& b) {
+      return a.prefix != b.prefix ? a.prefix < b.prefix : a.first < b.first;
+    });
+    for (std::size_t i = 1; i < runs_.size(); ++i)  // sorted: a run overlaps another only if it overlaps the one before
+      if (runs_[i].prefix == runs_[i - 1].prefix && runs_[i].first <= runs_[i - 1].last) return true;
+    return false;
+  }
+
+ private:
+  static constexpr std::size_t kMinRuns = 4096, kRunLength = 4;
+  struct Run {
+    std::uint64_t prefix, first, last;
+  };
+  // A counted name's hash: one to one in the number for a prefix (an odd multiplier, then a mix that
+  // loses nothing).
+  static std::uint64_t key(std::uint64_t prefix, std::uint64_t number) {
+    std::uint64_t h = prefix ^ (number * 0x9e3779b97f4a7c15ULL);
+    h ^= h >> 31;
+    h *= 0xbf58476d1ce4e5b9ULL;
+    return h ^ (h >> 29);
+  }
+  void stop_counting() {
+    for (const Run& r : runs_)
+      for (std::uint64_t n = r.first;; ++n) {
+        hashes_.push_back(key(r.prefix, n));
+        if (n == r.last) break;
+      }
+    runs_ = {};
+    counting_ = false;
+  }
+  std::vector<std::uint64_t, HugePageAllocator<std::uint64_t>> hashes_;  // huge pages: one a name
+  std::vector<Run> runs_;
+  std::size_t counted_ = 0;
+  bool counting_ = true;
+};
+
 }  // namespace
 
 void TraceFile::note_unsubmitted(std::string_view task, std::size_t callable) const {
@@ -880,7 +956,6 @@ std::shared_ptr<TraceFile> check_trace_file(const Scenario& header, const TraceS
   const std::optional<FileIdentity> id = identity_of(f.get());
   if (!id || *id != scan.identity) return nullptr;
   auto reader = std::make_shared<const OpReader>(header);
-  std::vector<std::uint64_t, HugePageAllocator<std::uint64_t>> hashes;  // one per submit: huge pages
   std::vector<std::uint64_t> chunk_hashes;
   ChunkLog chunks;
   chunks.record = &chunk_hashes;
@@ -889,11 +964,12 @@ std::shared_ptr<TraceFile> check_trace_file(const Scenario& header, const TraceS
   TimeBudget budget(header, false);
   // Thrown, not left to the full read: a file past the whole-read limit has no full read to word it.
   MemberCount members(header.file, kMaxTotalMembers);
+  DistinctNames distinct;
   auto name = [&](const OpSpec& op) {
     if (op.task.empty()) return true;
     ++submits;
     if (names) return names->insert(op.task).second;
-    hashes.push_back(std::hash<std::string_view>()(op.task));
+    distinct.add(op.task);
     return true;
   };
   try {
@@ -919,8 +995,7 @@ std::shared_ptr<TraceFile> check_trace_file(const Scenario& header, const TraceS
   } catch (const Bail&) {
     return nullptr;
   }
-  std::sort(hashes.begin(), hashes.end());
-  if (std::adjacent_find(hashes.begin(), hashes.end()) != hashes.end()) return nullptr;
+  if (distinct.repeats()) return nullptr;
   auto trace = std::make_shared<TraceFile>(header.file, scan.begin, scan.end, scan.identity, std::move(reader));
   trace->set_counts(ops, submits, strict);
   trace->set_chunk_hashes(std::move(chunk_hashes));

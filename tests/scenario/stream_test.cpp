@@ -197,13 +197,41 @@ TEST(StreamedLoad, ReadsATraceWrittenBeforeItsHeader) {
       R"("faults":[{"host":"chip0","off_at_s":100}]})"));
 }
 
+// Submits of the given task names on worker 0, as the elements of a trace array.
+std::string names_trace(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names)
+    out += (out.empty() ? "" : ",") + std::string(R"({"op":"submit_next_level","task":")") + n +
+           R"(","callable":"k","worker":0})";
+  return out;
+}
+
+// Names alike but not the same (a number with a leading zero, one prefix with another's digits, runs
+// of two prefixes over the same numbers, runs too short to keep as runs) load streamed, as the full
+// read loads them: the check of distinct names sees no repeat in them.
+TEST(StreamedLoad, NamesAlikeButDifferentLoadStreamed) {
+  TempDir dir;
+  const std::string head =
+      R"("name":"h","workers":{"next_level":[{"id":0,"kind":"local_chip"}]},"callables":{"k":{"namespace":"LOCAL_CHIP","duration_s":1}})";
+  std::vector<std::string> names = {"t1", "t01", "t001", "t1x", "1", "01", "t", "t2", "t3", "u1", "u2", "u3",
+                                    "t4", "t0", "t10", "9999999999999999999", "99999999999999999999", "t5"};
+  expect_same_load(dir.file("alike.json", "{" + head + R"(,"trace":[)" + names_trace(names) + "]}"), {}, 0);
+  for (int i = 0; i < 3000; ++i) {
+    names.push_back("a" + std::to_string(i));
+    names.push_back("b" + std::to_string(i));
+  }
+  names.push_back("a3000");
+  names.push_back("t6");
+  expect_same_load(dir.file("short-runs.json", "{" + head + R"(,"trace":[)" + names_trace(names) + "]}"), {}, 0);
+}
+
 // A file each way: the streamed load must refuse it with the full read's own message.
 TEST(StreamedLoad, RefusesBadFilesWithTheFullReadsMessage) {
   TempDir dir;
   const std::string head =
       R"("name":"h","workers":{"next_level":[{"id":0,"kind":"local_chip"}]},"callables":{"k":{"namespace":"LOCAL_CHIP","duration_s":1}},"buffers":{"x":{"bytes":0}})";
   const std::string a = R"({"op":"submit_next_level","task":"a","callable":"k","worker":0})";
-  const std::vector<std::string> bad = {
+  std::vector<std::string> bad = {
       "{" + head + R"(,"trace":[)" + a + "," + a + "]}",                                      // duplicate name
       "{" + head + R"(,"trace":[)" + a + R"(,{"op":"batch","ops":[)" + a + "]}]}",           // ... in a batch
       "{" + head + R"(,"trace":[)" + a + ",]}",                                               // trailing comma
@@ -247,7 +275,22 @@ TEST(StreamedLoad, RefusesBadFilesWithTheFullReadsMessage) {
       "{" + head + R"(,"trace":[)" + a + R"(],"faults":[{"host":"host0","off_at_s":1}]})",
       "{" + head + R"(,"trace":[)" + a + R"(],"nonsense":1})",
       std::string("{") + head + ",\"trace\":[" + a + "]}\n" + std::string(1, '\0') + "x",
+      "{" + head + R"(,"trace":[)" + names_trace({"t0", "t1", "t2", "t3", "t4", "t5", "t6", "t2"}) + "]}",  // a run's name again
+      "{" + head + R"(,"trace":[)" + names_trace({"t1", "t2", "x", "t2", "t3"}) + "]}",                   // run against run
+      "{" + head + R"(,"trace":[)" + names_trace({"t9", "u1", "t8", "t9"}) + "]}",
   };
+  // Names counted in runs too short to keep as runs (a0, b0, a1, b1, ...: the check keeps hashes once
+  // 4,096 runs average fewer than 4 names), with one repeated before that point and one after it.
+  std::vector<std::string> interleaved;
+  for (int i = 0; i < 3000; ++i) {
+    interleaved.push_back("a" + std::to_string(i));
+    interleaved.push_back("b" + std::to_string(i));
+  }
+  interleaved.push_back("a17");
+  bad.push_back("{" + head + R"(,"trace":[)" + names_trace(interleaved) + "]}");
+  interleaved.back() = "b2999";
+  interleaved.push_back("c0");
+  bad.push_back("{" + head + R"(,"trace":[)" + names_trace(interleaved) + "]}");
   for (std::size_t i = 0; i < bad.size(); ++i) {
     const std::string f = dir.file("bad" + std::to_string(i) + ".json", bad[i]);
     std::string full, streamed;
