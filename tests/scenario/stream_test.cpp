@@ -278,6 +278,7 @@ TEST(StreamedLoad, RefusesBadFilesWithTheFullReadsMessage) {
       "{" + head + R"(,"trace":[)" + names_trace({"t0", "t1", "t2", "t3", "t4", "t5", "t6", "t2"}) + "]}",  // a run's name again
       "{" + head + R"(,"trace":[)" + names_trace({"t1", "t2", "x", "t2", "t3"}) + "]}",                   // run against run
       "{" + head + R"(,"trace":[)" + names_trace({"t9", "u1", "t8", "t9"}) + "]}",
+      "{" + head + R"(,"trace":[)" + names_trace({"u1", "t2", "x", "t2"}) + "]}",  // t2 does not extend u1's run
   };
   // Names counted in runs too short to keep as runs (a0, b0, a1, b1, ...: the check keeps hashes once
   // 4,096 runs average fewer than 4 names), with one repeated before that point and one after it.
@@ -291,21 +292,32 @@ TEST(StreamedLoad, RefusesBadFilesWithTheFullReadsMessage) {
   interleaved.back() = "b2999";
   interleaved.push_back("c0");
   bad.push_back("{" + head + R"(,"trace":[)" + names_trace(interleaved) + "]}");
+  // Each with the 1 MiB window, and with windows of 1 to 48 bytes: the file's end (a truncated file's
+  // too) and every fault then fall at every place of the window.
+  struct Restore {
+    std::size_t bytes;
+    ~Restore() { detail::set_trace_window(bytes); }
+  } restore{detail::set_trace_window(1)};  // the size it had, set again for each file first
   for (std::size_t i = 0; i < bad.size(); ++i) {
     const std::string f = dir.file("bad" + std::to_string(i) + ".json", bad[i]);
-    std::string full, streamed;
+    std::string full;
     try {
       load_scenario(f, {}, TraceRead::kFull);
     } catch (const ScenarioError& e) {
       full = e.what();
     }
-    try {
-      load_scenario(f);
-    } catch (const ScenarioError& e) {
-      streamed = e.what();
-    }
     EXPECT_FALSE(full.empty()) << "case " << i << " is not a bad file: " << bad[i];
-    EXPECT_EQ(streamed, full) << "case " << i;
+    for (std::size_t bytes = 0; bytes <= 48; ++bytes) {
+      detail::set_trace_window(bytes == 0 ? restore.bytes : bytes);
+      std::string streamed;
+      try {
+        load_scenario(f);
+      } catch (const ScenarioError& e) {
+        streamed = e.what();
+      }
+      EXPECT_EQ(streamed, full) << "case " << i << ", window of " << (bytes == 0 ? restore.bytes : bytes);
+      if (streamed != full) break;
+    }
   }
 }
 

@@ -7,7 +7,8 @@
 //      range of the `trace` array is noted.
 //   2. A check of every op, before anything runs: each one is read and checked as the full read checks
 //      it (detail::OpReader, one code path), then dropped; the task names are checked unique (by a
-//      64-bit hash each, sorted; the full read settles a collision), and so are the limits (kMaxTasks,
+//      64-bit hash each, sorted, or, for names that count up one by one, as runs of numbers; the full
+//      read settles a collision), and so are the limits (kMaxTasks,
 //      kMaxTotalMembers, the time budget, at_s order). What is kept: the array's offset, the op and
 //      submit counts, the file's identity (device, inode, size, modification time), and a 64-bit hash
 //      of each chunk of the array as it was read (one per MiB or so).
