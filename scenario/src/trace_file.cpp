@@ -645,12 +645,10 @@ class ArrayReader {
     done_ = true;
     return false;
   }
-  // path_ = "trace[<index_>]", its prefix kept from one op to the next.
+  // path_ = "trace[<index_>]", in the room path_ already has.
   void set_path() {
-    char digits[20];
-    const auto r = std::to_chars(digits, digits + sizeof digits, index_);
-    path_.resize(kPathPrefix.size());
-    path_.append(digits, r.ptr).push_back(']');
+    counted_text(kPathPrefix, index_, path_);
+    path_.push_back(']');
   }
   void ws() {
     while (true) {
@@ -679,7 +677,7 @@ class ArrayReader {
   const detail::OpReader& reader_;
   const std::string& file_;
   static constexpr std::string_view kPathPrefix = "trace[";
-  std::string path_{kPathPrefix};
+  std::string path_;
   std::size_t index_ = 0, strict_ = 0;
   std::uint64_t end_ = 0;
   bool done_ = false;

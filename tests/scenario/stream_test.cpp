@@ -126,24 +126,47 @@ TEST(StreamedLoad, GivesTheShippedScenariosTheOpsOfTheFullRead) {
   expect_same_load(DIRSCHED_SOURCE_DIR "/tests/scenario/inputs/trace-first-mix.json", {}, 4);
 }
 
+using FamilySpecs = std::vector<std::pair<std::string, std::map<std::string, double>>>;
+
+// Each family's generated trace (with `seed`) written as a scenario file in `dir`.
+std::vector<std::string> generated_files(const TempDir& dir, const FamilySpecs& specs, std::uint64_t seed) {
+  std::vector<std::string> out;
+  for (const auto& [family, params] : specs) {
+    Scenario s;
+    s.name = family;
+    generate_into(GenerateSpec{family, params, seed, 0}, s, family);
+    std::ostringstream text;
+    write_scenario_json(s, text);
+    out.push_back(dir.file(family + ".json", text.str()));
+  }
+  return out;
+}
+
+// The streamed reader's window set by a test (detail::set_trace_window), and put back as it was when
+// the test ends, failed or not.
+class TraceWindow {
+ public:
+  TraceWindow() : before_(detail::set_trace_window(1)) { detail::set_trace_window(before_); }
+  ~TraceWindow() { detail::set_trace_window(before_); }
+  TraceWindow(const TraceWindow&) = delete;
+  TraceWindow& operator=(const TraceWindow&) = delete;
+  void set(std::size_t bytes) const { detail::set_trace_window(bytes); }
+  std::size_t before() const { return before_; }  // 1 MiB, unless another test left it
+
+ private:
+  std::size_t before_;
+};
+
 TEST(StreamedLoad, GivesGeneratedTracesTheOpsOfTheFullRead) {
   TempDir dir;
-  const std::vector<std::pair<std::string, std::map<std::string, double>>> specs = {
+  const FamilySpecs specs = {
       {"stream", {{"tasks", 300}, {"workers", 7}, {"duration_s", 0.001}, {"interval", 0.0001}}},
       {"fork-join", {{"rounds", 4}, {"width", 5}, {"workers", 3}, {"duration_s", 0.002}}},
       {"chains", {{"chains", 4}, {"length", 9}, {"workers", 3}, {"duration_s", 0.001}, {"arrival_rate", 5000}}},
       {"tp-groups", {{"groups", 12}, {"size", 4}, {"singles_per_group", 3}, {"workers", 8}, {"duration_s", 0.001}}},
       {"random", {{"tasks", 200}, {"edges", 3}, {"group_fraction", 0.3}, {"workers", 6}, {"duration_s", 0.001}}},
   };
-  for (const auto& [family, params] : specs) {
-    Scenario s;
-    s.name = family;
-    GenerateSpec spec{family, params, 3, 0};
-    generate_into(spec, s, family);
-    std::ostringstream text;
-    write_scenario_json(s, text);
-    expect_same_load(dir.file(family + ".json", text.str()), {}, 0);  // every op read by the fast reader
-  }
+  for (const std::string& f : generated_files(dir, specs, 3)) expect_same_load(f, {}, 0);  // every op read by the fast reader
 }
 
 // Every op cut by the window's end at every byte: with windows of 1 to 300 bytes (the window doubles
@@ -152,28 +175,17 @@ TEST(StreamedLoad, GivesGeneratedTracesTheOpsOfTheFullRead) {
 // in two is read again with more of the file, never handed on for being cut).
 TEST(StreamedLoad, OpsCutByTheWindowAtEveryByteReadAsWhole) {
   TempDir dir;
-  std::vector<std::string> generated;
-  const std::vector<std::pair<std::string, std::map<std::string, double>>> specs = {
+  const FamilySpecs specs = {
       {"stream", {{"tasks", 20}, {"workers", 3}, {"duration_s", 0.001}, {"interval", 0.0001}}},
       {"tp-groups", {{"groups", 3}, {"size", 3}, {"singles_per_group", 2}, {"workers", 4}, {"duration_s", 0.001}}},
       {"random", {{"tasks", 20}, {"edges", 2}, {"group_fraction", 0.3}, {"workers", 4}, {"duration_s", 0.001}}},
   };
-  for (const auto& [family, params] : specs) {
-    Scenario s;
-    s.name = family;
-    generate_into(GenerateSpec{family, params, 5, 0}, s, family);
-    std::ostringstream text;
-    write_scenario_json(s, text);
-    generated.push_back(dir.file(family + ".json", text.str()));
-  }
+  const std::vector<std::string> generated = generated_files(dir, specs, 5);
   const std::string mix = DIRSCHED_SOURCE_DIR "/tests/scenario/inputs/trace-first-mix.json";
-  struct Restore {
-    std::size_t bytes;
-    ~Restore() { detail::set_trace_window(bytes); }
-  } restore{detail::set_trace_window(1)};
+  const TraceWindow window;
   for (std::size_t bytes = 1; bytes <= 300; ++bytes) {
     SCOPED_TRACE("window of " + std::to_string(bytes) + " bytes");
-    detail::set_trace_window(bytes);
+    window.set(bytes);
     expect_same_load(mix, {}, 4);
     for (const std::string& f : generated) expect_same_load(f, {}, 0);
     if (HasFailure()) break;  // one window's failures say it all
@@ -206,6 +218,16 @@ std::string names_trace(const std::vector<std::string>& names) {
   return out;
 }
 
+// a0, b0, a1, b1, ...: names that count, in runs of one name each.
+std::vector<std::string> interleaved_names(int pairs) {
+  std::vector<std::string> out;
+  for (int i = 0; i < pairs; ++i) {
+    out.push_back("a" + std::to_string(i));
+    out.push_back("b" + std::to_string(i));
+  }
+  return out;
+}
+
 // Names alike but not the same (a number with a leading zero, one prefix with another's digits, runs
 // of two prefixes over the same numbers, runs too short to keep as runs) load streamed, as the full
 // read loads them: the check of distinct names sees no repeat in them.
@@ -216,10 +238,8 @@ TEST(StreamedLoad, NamesAlikeButDifferentLoadStreamed) {
   std::vector<std::string> names = {"t1", "t01", "t001", "t1x", "1", "01", "t", "t2", "t3", "u1", "u2", "u3",
                                     "t4", "t0", "t10", "9999999999999999999", "99999999999999999999", "t5"};
   expect_same_load(dir.file("alike.json", "{" + head + R"(,"trace":[)" + names_trace(names) + "]}"), {}, 0);
-  for (int i = 0; i < 3000; ++i) {
-    names.push_back("a" + std::to_string(i));
-    names.push_back("b" + std::to_string(i));
-  }
+  const std::vector<std::string> short_runs = interleaved_names(3000);
+  names.insert(names.end(), short_runs.begin(), short_runs.end());
   names.push_back("a3000");
   names.push_back("t6");
   expect_same_load(dir.file("short-runs.json", "{" + head + R"(,"trace":[)" + names_trace(names) + "]}"), {}, 0);
@@ -282,22 +302,15 @@ TEST(StreamedLoad, RefusesBadFilesWithTheFullReadsMessage) {
   };
   // Names counted in runs too short to keep as runs (a0, b0, a1, b1, ...: the check keeps hashes once
   // 4,096 runs average fewer than 4 names), with one repeated before that point and one after it.
-  std::vector<std::string> interleaved;
-  for (int i = 0; i < 3000; ++i) {
-    interleaved.push_back("a" + std::to_string(i));
-    interleaved.push_back("b" + std::to_string(i));
-  }
+  std::vector<std::string> interleaved = interleaved_names(3000);
   interleaved.push_back("a17");
   bad.push_back("{" + head + R"(,"trace":[)" + names_trace(interleaved) + "]}");
   interleaved.back() = "b2999";
   interleaved.push_back("c0");
   bad.push_back("{" + head + R"(,"trace":[)" + names_trace(interleaved) + "]}");
-  // Each with the 1 MiB window, and with windows of 1 to 48 bytes: the file's end (a truncated file's
-  // too) and every fault then fall at every place of the window.
-  struct Restore {
-    std::size_t bytes;
-    ~Restore() { detail::set_trace_window(bytes); }
-  } restore{detail::set_trace_window(1)};  // the size it had, set again for each file first
+  // Each with the 1 MiB window, and with windows of 1 to 48 bytes: every fault then falls at every
+  // place of the window.
+  const TraceWindow window;
   for (std::size_t i = 0; i < bad.size(); ++i) {
     const std::string f = dir.file("bad" + std::to_string(i) + ".json", bad[i]);
     std::string full;
@@ -307,15 +320,16 @@ TEST(StreamedLoad, RefusesBadFilesWithTheFullReadsMessage) {
       full = e.what();
     }
     EXPECT_FALSE(full.empty()) << "case " << i << " is not a bad file: " << bad[i];
-    for (std::size_t bytes = 0; bytes <= 48; ++bytes) {
-      detail::set_trace_window(bytes == 0 ? restore.bytes : bytes);
+    for (std::size_t k = 0; k <= 48; ++k) {
+      const std::size_t bytes = k == 0 ? window.before() : k;
+      window.set(bytes);
       std::string streamed;
       try {
         load_scenario(f);
       } catch (const ScenarioError& e) {
         streamed = e.what();
       }
-      EXPECT_EQ(streamed, full) << "case " << i << ", window of " << (bytes == 0 ? restore.bytes : bytes);
+      EXPECT_EQ(streamed, full) << "case " << i << ", window of " << bytes;
       if (streamed != full) break;
     }
   }

@@ -474,9 +474,9 @@ class Scheduler {
   // one-member task (every single and SUB single) keeps its member's slot in its entry, a group's
   // member count and slots are in slots_, and a field serves two purposes where the two never overlap
   // in a task's life (`count`). Its run is not in its entry: a run's tasks are submitted while its
-  // callback is open, one run at a time, so each run holds one span of task ids (run_spans_, run_at). Kind, op and state share one byte, and
-  // the callable is a 16-bit index. Its consumers and the buffers it last wrote are in cold_, made only
-  // for tasks that have them.
+  // callback is open, one run at a time, so each run holds one span of task ids (run_spans_, run_at).
+  // Kind, op and state share one byte, and the callable is a 16-bit index. Its consumers and the
+  // buffers it last wrote are in cold_, made only for tasks that have them.
   struct Task {
     std::uint32_t name_begin = 0;
     // Until it is dispatched, its producers not yet completed (live_producers()); from its first
