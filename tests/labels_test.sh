@@ -3,7 +3,7 @@
 # registered without one is listed here and fails this test.
 set -u
 build=$1
-tiers='^(unit|scenario|cli|robustness|python|bench-smoke|scaleout)$'
+tiers='^(unit|heavy|scenario|cli|robustness|python|bench-smoke|scaleout)$'
 out=$(ctest --test-dir "$build" -N -LE "$tiers" 2>&1)
 total=$(sed -n 's/^Total Tests: \([0-9]*\)$/\1/p' <<<"$out")
 all=$(ctest --test-dir "$build" -N 2>&1 | sed -n 's/^Total Tests: \([0-9]*\)$/\1/p')

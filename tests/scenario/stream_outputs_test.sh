@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Whole runs, streamed load against the full read (DIRSCHED_TRACE_READ=full): summary.json, tasks.csv
-# and events.jsonl byte for byte on every shipped scenario with a trace, on tests/scenario/inputs/
+# and events.jsonl byte for byte on tests/scenario/inputs/
 # (batches, sleeps, per-member durations and failures, rejected submits, unwinding, the trace before
 # its header) and on traces `dirsched gen` writes (groups, chains, arrivals); and on bad files the same
-# message, exit 2 and no output folder.
+# message, exit 2 and no output folder. The shipped scenarios are compared so by the scenario matrix
+# (tests/sim/matrix_test.py, ctest scenario.NAME).
 # Usage: stream_outputs_test.sh DIRSCHED REPO
 set -u
 dirsched=$1
@@ -19,7 +20,7 @@ said() { grep -vE '^==[0-9]+==|^False positive error reports|^For details see ht
 "$dirsched" gen fork-join --seed 1 --rounds 6 --width 5 --workers 4 --arrival-rate 2000 >"$tmp/gen-fork-join.json"
 "$dirsched" gen chains --seed 2 --chains 5 --length 12 --workers 3 --interval 0.0003 >"$tmp/gen-chains.json"
 "$dirsched" gen stream --tasks 3000 --workers 16 >"$tmp/gen-stream.json"
-for f in "$repo"/scenarios/*.json "$here"/inputs/*.json "$tmp"/gen-*.json; do
+for f in "$here"/inputs/*.json "$tmp"/gen-*.json; do  # scenarios/: the matrix (tests/sim/matrix_test.py)
   grep -q '"trace"' "$f" || continue  # a generate block: no trace to stream
   name=$(basename "$f" .json)
   "$dirsched" run "$f" --out "$tmp/s-$name" --outputs events,summary,tasks >"$tmp/s.out" 2>&1
