@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regressing a runtime change: one starvation trace under both policies, then what moved.
-#   scripts/regress-policies.sh [DIRSCHED] [OUT]
+#   scripts/regress-policies.sh [DIRSCHED] [OUT]   (defaults: build/bin/dirsched, out/regress-policies)
 # Writes OUT/seed and OUT/head_reservation (run folders with report.html) and prints the comparison.
 # Exits 0 when the comparison ran, whether the runs agree (compare's 0) or differ (compare's 1, the
 # expected answer: the policies are meant to differ); any other status of a run or of compare (2: bad
@@ -8,7 +8,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 dirsched=${1:-$here/build/bin/dirsched}
-out=${2:-regress-policies}
+out=${2:-out/regress-policies}
 scenario=$here/scenarios/group-starvation-reserved.json
 mkdir -p "$out"
 for policy in seed head_reservation; do

@@ -4,10 +4,12 @@
 # the testbed models and measure each replay against the log, name the runtime change that alters the
 # replay (bisect), then search the group's worker set on the imported durations (optimize).
 # Usage: examples/import/run.sh [DIRSCHED] [WORK_DIR]
+#   (defaults: the clone's build/bin/dirsched, and out/import-example in the clone, replaced on each run)
 set -eu
-dirsched=${1:-dirsched}
-work=${2:-$(mktemp -d)}
 here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+dirsched=${1:-$root/build/bin/dirsched}
+work=${2:-$root/out/import-example}
 "$dirsched" import strace "$here/host.log" --out "$work/imp" --calibrate-overheads
 for policy in seed head_reservation current; do
   "$dirsched" run "$work/imp/scenario.json" --out "$work/replay-$policy" --policy "$policy" --outputs events,summary,tasks

@@ -22,6 +22,7 @@
 #include "dirsched/format.hpp"
 #include "dirsched/output_folder.hpp"
 #include "dirsched/outputs.hpp"
+#include "dirsched/switches.hpp"
 
 namespace dirsched {
 namespace {
@@ -691,6 +692,23 @@ json read_json(const fs::path& p) {
   return read_output_json(p.string());
 }
 
+// The policy a run was made with, as its summary says: the preset's name, then every switch whose
+// effective value differs from that preset ("head_reservation with group_reservation=off"). A summary
+// without switches (an import, an older run) or with a policy that is no preset gives the name alone.
+std::string effective_policy(const record::Summary& s) {
+  std::string text = s.policy;
+  const std::optional<Switches> base = s.switches ? preset(s.policy) : std::nullopt;
+  if (!base) return text;
+  std::string changed;
+  for (const auto& [name, on] : *s.switches) {
+    const std::optional<Switch> sw = switch_from_string(name);
+    if (!sw || base->on(*sw) == on) continue;
+    changed += (changed.empty() ? "" : " and ") + name + (on ? "=on" : "=off");
+  }
+  if (!changed.empty()) text += " with " + changed;
+  return text;
+}
+
 RunFacts load_run(const std::string& dir) {
   RunFacts r;
   r.dir = dir;
@@ -708,7 +726,7 @@ RunFacts load_run(const std::string& dir) {
   r.name = name;
   r.label = dir + " (scenario " + (r.summary.scenario.empty() ? std::string("?") : r.summary.scenario);
   if (!vars.empty()) r.label += ", " + values_text(vars);
-  r.label += ", policy " + r.summary.policy + ", seed " + std::to_string(r.summary.seed);
+  r.label += ", policy " + effective_policy(r.summary) + ", seed " + std::to_string(r.summary.seed);
   if (r.summary.engine != record::Engine::kSim)
     r.label += ", engine " + std::string(record::to_string(r.summary.engine)) + ", time scale " +
                g6(r.summary.time_scale);
@@ -773,7 +791,7 @@ Comparison compare_runs(const std::string& dir_a, const std::string& dir_b, std:
     o += "note: different engines or time scales (" + na + " " + engine(a) + " x" + g6(a.summary.time_scale) + ", " +
          nb + " " + engine(b) + " x" + g6(b.summary.time_scale) +
          "): times are not comparable; placements, order and counts are compared, times are shown only\n";
-  const std::string &pa = a.summary.policy, &pb = b.summary.policy;
+  const std::string pa = effective_policy(a.summary), pb = effective_policy(b.summary);
   if (pa != pb) o += "policies: A " + pa + ", B " + pb + "\n";
   o += "notation: placement task[member]@worker (task@worker for a single), time t=... s\n";
 

@@ -51,6 +51,20 @@ grep -q '^policies:' "$tmp/cmp" && no "same policy: no policies line"
 grep -Eq '^  reservation_stall reports +0 +1 ' "$tmp/cmp" || { no "compare counts the reservation_stall reports"; cat "$tmp/cmp"; }
 grep -q '^different: 0 order position(s), 0 moved dispatch(es), metrics differ$' "$tmp/cmp" || no "only the stall count differs"
 
+# A switch flipped over a preset: compare names the effective switches, not the preset alone.
+"$dirsched" run "$starve" --policy head_reservation --switch group_reservation=off --out "$tmp/nr" --outputs events,summary >/dev/null ||
+  no "run --switch group_reservation=off"
+"$dirsched" compare "$tmp/seed" "$tmp/nr" >"$tmp/cmp"
+[[ $? -eq 0 ]] || no "head_reservation without group_reservation dispatches as seed: compare exits 0"
+grep -q '^B: .*, policy head_reservation with group_reservation=off, seed 0)$' "$tmp/cmp" ||
+  { no "compare's header names the switch that differs from the preset"; cat "$tmp/cmp"; }
+grep -q '^policies: A seed, B head_reservation with group_reservation=off$' "$tmp/cmp" || no "policies line with the switch"
+"$dirsched" run "$starve" --policy current --switch staging=off --switch view_deps=off --out "$tmp/cur" --outputs events,summary >/dev/null ||
+  no "run current with two switches off"
+"$dirsched" compare "$tmp/cur" "$tmp/hr" >"$tmp/cmp"
+grep -q '^A: .*, policy current with staging=off and view_deps=off, seed 0)$' "$tmp/cmp" || { no "two switches, in table order"; cat "$tmp/cmp"; }
+grep -q '^B: .*, policy head_reservation, seed 0)$' "$tmp/cmp" || no "a preset as it is: its name alone"
+
 # Bad names stop before anything runs (exit 2, one line, nothing written).
 "$dirsched" run "$starve" --policy fifo --out "$tmp/bad" >"$tmp/out" 2>"$tmp/err"
 [[ $? -eq 2 && ! -e "$tmp/bad" ]] || no "unknown --policy exits 2 and writes nothing"

@@ -9,7 +9,7 @@ root=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
-(cd "$tmp" && bash "$root/scripts/regress-policies.sh" "$dirsched" regress-policies >out.txt 2>err.txt)
+(cd "$tmp" && bash "$root/scripts/regress-policies.sh" "$dirsched" out/regress-policies >out.txt 2>err.txt)
 rc=$?
 [[ $rc -eq 0 ]] || { echo "FAIL regress-policies.sh exited $rc (expected 0 when the runs differ)"; cat "$tmp/err.txt"; fail=1; }
 for doc in README.md docs/tutorial-two-policies.md; do
