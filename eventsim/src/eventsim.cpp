@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "dirsched/instant_loop.hpp"
 #include "dirsched/jitter.hpp"
 #include "dirsched/mpi_lanes.hpp"
 #include "dirsched/replay.hpp"
@@ -18,14 +19,11 @@ namespace dirsched {
 
 namespace {
 
-// The SimGrid driver's constants (sim/src/sim.cpp): one instant is 1e-9 s wide, the clock ends at 2^32 s.
 constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kSameInstant = 1e-9;
-constexpr double kMaxClockS = 4294967296.0;
 
-// The SimGrid driver's loop with its only activity, a member's duration, as a timer. Each step below
-// names the step of sim.cpp it mirrors; a change to the instant rules changes both (the byte-identity
-// test on the shipped scenarios fails otherwise).
+// The SimGrid driver's engine (sim/src/sim.cpp) with its only activity, a member's duration, as a
+// timer; both run the one instant loop (dirsched/instant_loop.hpp). Each step below names the step of
+// sim.cpp it mirrors (the byte-identity test on the shipped scenarios fails where they part).
 class EventDriver {
  public:
   EventDriver(Run& run, std::uint64_t seed, bool keep_order)
@@ -34,39 +32,51 @@ class EventDriver {
         rng_(seed),
         keep_order_(keep_order),
         replay_(s_, *run.core),
-        lanes_(run.core->registry(), s_.switches[Switch::kMpiGroupLane]) {}
+        lanes_(run.core->registry(), s_.switches[Switch::kMpiGroupLane]),
+        loop_(*this, *run.core, replay_) {}
 
-  // Driver::main_loop: the next timer, op or stall deadline is the next instant.
-  void run() {
-    while (true) {
-      const double t_timer = timers_.empty() ? kInf : timers_.top().end;
-      const double t_op = next_op_time();
-      const double t_stall = run_.core->next_stall_deadline().value_or(kInf);
-      const double t_next = std::min({t_timer, t_op, t_stall});
-      if (t_next == kInf) break;
-      double instant = std::max(clock_, t_next);  // a clock never goes back
-      if (!(instant <= kMaxClockS)) {
-        clock_overflow_ = true;
-        return;
-      }
-      clock_ = instant;
-      for (double nominal : {t_timer, t_op})
-        if (std::abs(nominal - instant) <= kSameInstant) instant = std::max(last_instant_, std::min(instant, nominal));
-      if (std::abs(t_stall - instant) <= kSameInstant) instant = std::max(instant, t_stall);
-      last_instant_ = instant;
-      run_.core->set_time(instant);
-      try {
-        step(instant);
-      } catch (const InvariantViolation& v) {
-        run_.result.violation = v.violation;
-        break;
+  void run() { clock_overflow_ = loop_.run(run_.result.violation) == LoopEnd::kClockOverflow; }
+
+  // The instant loop's engine: time jumps to the next instant (a clock never goes back); no faults, no
+  // activity ends on its own.
+  double next_timer() const { return timers_.empty() ? kInf : timers_.top().end; }
+  double next_fault() const { return kInf; }
+  bool busy() const { return false; }
+  double pass_time(double t_next) {
+    clock_ = std::max(clock_, t_next);
+    return clock_;
+  }
+  void faults_due(double) {}
+  std::vector<MemberEnd>& due() { return due_; }
+  void after_instant(double) {}
+
+  // Driver::collect_finished without activities: the timers due now, a preparation's or a duration's.
+  void ends_due(double instant) {
+    while (!timers_.empty() && timers_.top().end <= instant + kSameInstant) {
+      const Timer t = timers_.top();
+      timers_.pop();
+      Member& m = members_.at(t.seq);
+      if (m.preparing) {
+        m.preparing = false;
+        run_member(t.seq, m);
+      } else {
+        end(t.seq);
       }
     }
   }
 
+  // Driver::carry_out without scheduler costs: start each dispatch; the ends that came due at once
+  // are reported for the next iteration.
+  auto carry_out() {
+    return [this](const std::vector<Dispatch>& ds) {
+      for (const Dispatch& d : ds) start(d);
+      run_.core->report_instant(due_);
+    };
+  }
+
   Replay& replay() { return replay_; }
   bool clock_overflow() const { return clock_overflow_; }
-  double last_instant() const { return last_instant_; }
+  double last_instant() const { return loop_.last_instant(); }
 
  private:
   // A member's preparation (prepare_s, staging #1583) then its duration, each a timer, as on SimGrid;
@@ -84,39 +94,6 @@ class EventDriver {
     std::uint64_t seq;
     bool operator>(const Timer& o) const { return end != o.end ? end > o.end : seq > o.seq; }
   };
-
-  double next_op_time() const {
-    if (!replay_.next()) return kInf;
-    return replay_.next_enabled() ? replay_.earliest_start() : kInf;
-  }
-
-  // Driver::carry_out without scheduler costs: start each dispatch; the ends that came due at once
-  // are reported for the next iteration.
-  auto carry_out() {
-    return [this](const std::vector<Dispatch>& ds) {
-      for (const Dispatch& d : ds) start(d);
-      run_.core->report_instant(due_);
-    };
-  }
-
-  // Driver::step without faults: the ends due now, the completions of the instant with its
-  // iterations, then the ops due now, one at a time, each followed by the iterations.
-  void step(double instant) {
-    while (!timers_.empty() && timers_.top().end <= instant + kSameInstant) {
-      const Timer t = timers_.top();
-      timers_.pop();
-      Member& m = members_.at(t.seq);
-      if (m.preparing) {
-        m.preparing = false;
-        run_member(t.seq, m);
-      } else {
-        end(t.seq);
-      }
-    }
-    complete_instant(*run_.core, due_, carry_out());
-    while (next_op_time() <= instant + kSameInstant)
-      if (replay_.run_next(instant)) run_instant(*run_.core, carry_out());
-  }
 
   // Driver::start and advance: the same draws in the same order (the jitter factor, then an empirical
   // pick), a timer for a positive duration, an end at once otherwise.
@@ -197,7 +174,8 @@ class EventDriver {
   bool keep_order_;
   Replay replay_;
   MpiLanes lanes_;  // mpi_group_lane (#1624)
-  double clock_ = 0, last_instant_ = 0;
+  InstantLoop<EventDriver> loop_;
+  double clock_ = 0;
   bool clock_overflow_ = false;
   std::unordered_map<std::uint64_t, Member> members_;  // running, by dispatch seq
   std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> timers_;

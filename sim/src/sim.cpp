@@ -18,6 +18,7 @@
 #include <unordered_map>
 
 #include "dirsched/containers.hpp"
+#include "dirsched/instant_loop.hpp"
 #include "dirsched/jitter.hpp"
 #include "dirsched/mpi_lanes.hpp"
 #include "dirsched/platform.hpp"
@@ -33,15 +34,16 @@ namespace dirsched {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-// Two times closer than this are one instant (SimGrid's own timing precision is 1e-9 s by default).
-constexpr double kSameInstant = 1e-9;
-// The loader keeps every time a scenario gives at most 2^32 s (136 years), where a double still
-// resolves 1 us; a platform can still make a transfer or a computation longer: the run stops there.
-constexpr double kMaxClockS = 4294967296.0;
+// kSameInstant and kMaxClockS (dirsched/instant_loop.hpp): two times closer than 1e-9 s are one instant
+// (SimGrid's own timing precision by default); the loader keeps every time a scenario gives at most
+// 2^32 s (136 years), where a double still resolves 1 us, and a platform that makes a transfer or a
+// computation longer stops the run there.
 
 using Rng = JitterRng;  // scenario/include/dirsched/jitter.hpp: the same draws on every engine
 
 class Driver {
+  friend class InstantLoop<Driver>;  // its steps: faults_due, ends_due, carry_out
+
  public:
   Driver(Run& run, const RunOptions& options, std::uint64_t seed, InvariantChecker* checker)
       : run_(run),
@@ -105,48 +107,37 @@ class Driver {
 
   void main_loop() {
     wall_start_ = std::chrono::steady_clock::now();
-    while (true) {
-      const double t_timer = timers_.empty() ? kInf : timers_.top().end;
-      const double t_fault = next_fault_ < faults_.size() ? faults_[next_fault_].off_at_s : kInf;
-      const double t_op = next_op_time();
-      // A stall report is due at an exact moment even when nothing else happens then: wake for it.
-      const double t_stall = run_.core->next_stall_deadline().value_or(kInf);
-      const double t_next = std::min({t_timer, t_fault, t_op, t_stall});
-      if (acts_.empty() && t_next == kInf) break;
-      const double now = sg4::Engine::get_clock();
-      if (acts_.empty()) {
-        if (t_next > now) sg4::this_actor::sleep_until(t_next);
-      } else {
-        try {
-          sg4::Activity::wait_any_for(acts_, t_next == kInf ? -1.0 : std::max(0.0, t_next - now));
-        } catch (const simgrid::Exception&) {
-          // A transfer failed; step() finds which one.
-        }
-      }
-      double instant = sg4::Engine::get_clock();
-      if (!(instant <= kMaxClockS)) {  // a cost the platform makes too long (a slow link or host)
-        clock_overflow_ = true;
-        return;
-      }
-      // Snap to the nominal time of a timer, fault or op due within the same instant, so that a
-      // 1 ms duration reads 0.001 in the outputs rather than SimGrid's rounded clock.
-      for (double nominal : {t_timer, t_fault, t_op})
-        if (std::abs(nominal - instant) <= kSameInstant)
-          instant = std::max(last_instant_, std::min(instant, nominal));
-      // SimGrid may wake a hair before the deadline; the report belongs to that instant.
-      if (std::abs(t_stall - instant) <= kSameInstant) instant = std::max(instant, t_stall);
-      last_instant_ = instant;
-      run_.core->set_time(instant);
-      try {
-        step(instant);
-      } catch (const InvariantViolation& v) {
-        run_.result.violation = v.violation;  // the run stops here; the core is left mid-transition
-        break;
-      }
-      report_progress(instant);
+    InstantLoop<Driver> loop(*this, *run_.core, *replay_);
+    const LoopEnd end = loop.run(run_.result.violation);
+    last_instant_ = loop.last_instant();
+    if (end == LoopEnd::kClockOverflow) {  // a cost the platform makes too long (a slow link or host)
+      clock_overflow_ = true;
+      return;
     }
     finish();
   }
+
+  // The instant loop's engine (dirsched/instant_loop.hpp): SimGrid's clock passes while the actor sleeps
+  // or waits for an activity; transfers and computations end on their own; hosts and links fail.
+  double next_timer() const { return timers_.empty() ? kInf : timers_.top().end; }
+  double next_fault() const { return next_fault_ < faults_.size() ? faults_[next_fault_].off_at_s : kInf; }
+  bool busy() const { return !acts_.empty(); }
+  double pass_time(double t_next) {
+    const double now = sg4::Engine::get_clock();
+    if (acts_.empty()) {
+      if (t_next > now) sg4::this_actor::sleep_until(t_next);
+    } else {
+      try {
+        sg4::Activity::wait_any_for(acts_, t_next == kInf ? -1.0 : std::max(0.0, t_next - now));
+      } catch (const simgrid::Exception&) {
+        // A transfer failed; ends_due() finds which one.
+      }
+    }
+    return sg4::Engine::get_clock();
+  }
+  void ends_due(double instant) { collect_finished(instant); }
+  std::vector<MemberEnd>& due() { return due_; }
+  void after_instant(double instant) { report_progress(instant); }
 
  private:
   struct Flight {
@@ -176,16 +167,6 @@ class Driver {
     return f.host < nl_hosts_.size() ? nl_hosts_[f.host] : sub_hosts_[f.host - nl_hosts_.size()];
   }
 
-  // --- the orchestrator's replay ---
-  double next_op_time() const {
-    if (!replay_->next()) return kInf;
-    return replay_->next_enabled() ? replay_->earliest_start() : kInf;
-  }
-
-  void run_op(double instant) {
-    if (replay_->run_next(instant)) settle();
-  }
-
   // --- carrying out dispatches ---
   // The iterations of the instant. With a scheduler cost, each iteration keeps the scheduler busy
   // (iteration_cost_s, then dispatch_cost_s before each dispatch goes out); completions that come due
@@ -209,7 +190,6 @@ class Driver {
       run_.core->report_instant(due_);  // ends that came due at once: the next iteration
     };
   }
-  void settle() { run_instant(*run_.core, carry_out()); }
 
   // The clock a member's timers count from (SimGrid's under scheduler costs, else the instant's).
   double timer_base() const {
@@ -602,10 +582,10 @@ class Driver {
     }
   }
 
-  // --- one instant ---
-  void step(double instant) {
-    // 1. Faults first: a member whose completion is due at this very instant is still running when
-    // its host goes off, so it fails. Then the completions of the instant.
+  // --- one instant (the loop's step 1: the faults due now) ---
+  // A member whose completion is due at this very instant is still running when its host goes off, so
+  // it fails.
+  void faults_due(double instant) {
     while (next_fault_ < faults_.size() && faults_[next_fault_].off_at_s <= instant + kSameInstant) {
       const FaultSpec& f = faults_[next_fault_++];
       std::vector<std::uint64_t> lost;
@@ -644,12 +624,6 @@ class Driver {
         lose(seq);
       }
     }
-    // 2. Completions in the instant's order (Scheduler::report_instant), then the iterations of the instant.
-    collect_finished(instant);
-    // Nothing arrived (an instant of ops only): the scheduler has nothing new to look at.
-    complete_instant(*run_.core, due_, carry_out());
-    // 3. Orchestrator ops due now, one at a time.
-    while (next_op_time() <= instant + kSameInstant) run_op(instant);
   }
 
   void report_progress(double instant) {
