@@ -1,0 +1,371 @@
+// `dirsched optimize`: the best variant of a scenario's vars under the objective, searched in this
+// process or, with --plan-batches, one batch of runs at a time for another engine to run.
+#include "verbs.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <chrono>
+
+#include "collect.hpp"
+#include "dirsched/error.hpp"
+#include "dirsched/json_reader.hpp"
+#include "dirsched/output_folder.hpp"
+#include "dirsched/outputs.hpp"
+#include "dirsched/sweep.hpp"
+#include "evaluate.hpp"
+#include "options.hpp"
+
+namespace dirsched::cli {
+namespace {
+
+// A copy of `j` with every "$NAME" of a variable in `values` replaced by its value.
+nlohmann::json with_values(nlohmann::json j, const VarAssignment& values) {
+  if (j.is_string()) {
+    const std::string& t = j.get_ref<const std::string&>();
+    if (t.size() > 1 && t[0] == '$' && values.count(t.substr(1))) return values.at(t.substr(1));
+    return j;
+  }
+  if (j.is_array() || j.is_object())
+    for (auto& x : j) x = with_values(x, values);
+  return j;
+}
+
+// `dirsched optimize`: the best variant of a scenario's vars under the objective (see search_space).
+// optimize --plan-batches DIR: the evaluations the search needs next, none of which has run yet.
+struct PendingBatch {
+  std::vector<std::string> lines;  // one self-contained `dirsched run` line each
+};
+constexpr int kExitBatchPending = 6;  // optimize --plan-batches: a batch of runs is to be run first
+constexpr const char* kBatchesMarker = ".dirsched-optimize-batches";
+
+// The work folder of optimize --plan-batches: new (made here), or one an earlier call made for the same
+// scenario document, --policy/--switch and --cfg (its marker says); anything else is refused, exit 2.
+void claim_batches_folder(const std::filesystem::path& dir, const std::string& key) {
+  namespace fs = std::filesystem;
+  const fs::path marker = dir / kBatchesMarker;
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_empty(dir, ec)) {
+    if (!fs::exists(marker))
+      throw BadInput("--plan-batches " + dir.string() +
+                     ": the folder holds files dirsched did not write (no " + kBatchesMarker + ")");
+    const nlohmann::json m = read_json_file(marker.string());
+    if (!m.is_object() || m.value("key", std::string()) != key)
+      throw BadInput("--plan-batches " + dir.string() +
+                     ": its evaluations were run for another scenario document, --policy/--switch or "
+                     "--cfg; give a new folder");
+    return;
+  }
+  fs::create_directories(dir);
+  write_file_atomic(marker, nlohmann::json({{"dirsched", "optimize-batches"}, {"key", key}}).dump() + "\n");
+}
+
+int cmd_optimize(const std::string& file, const std::string& out, std::size_t budget, std::uint64_t seed,
+                 unsigned jobs, const std::vector<std::string>& cfg, const PolicyFlag& policy,
+                 std::optional<std::size_t> replicates_flag, const RankChoice& choice, const std::string& batches) {
+  namespace fs = std::filesystem;
+  const nlohmann::json doc = read_json_file(file);
+  std::string base_dir = fs::path(file).parent_path().string();
+  if (base_dir.empty()) base_dir = ".";
+  const Scenario base = parse_scenario(doc, file, base_dir, {}, policy.choice());  // parsed once; variants below from the document
+  if (base.vars.empty()) {
+    std::cerr << "dirsched: " << file << ": vars: the scenario has no sweep variables\n";
+    return 2;
+  }
+  // The folder: new, or one an earlier optimize wrote (its marker); replaced whole at the end.
+  const std::string dir = check_output_folder(out, FolderKind::kOptimize, "--out").string();
+  std::vector<std::size_t> dims;
+  std::vector<std::string> names;
+  for (const auto& [name, c] : base.vars) dims.push_back(c.size()), names.push_back(name);
+  std::size_t replicates = replicates_flag.value_or(base.replicates);
+  const bool jitter = seed_matters(base);
+  if (replicates > 1 && !jitter) {
+    std::cerr << "dirsched: " << file << ": no callable has a jitter or an empirical duration: deterministic, no replications needed; "
+              << "1 run per evaluation\n";
+    replicates = 1;
+  }
+  const std::vector<std::string> sim_args = simgrid_args(cfg);
+  // --plan-batches: every evaluation is a run folder DIR/vPOINT-sSEED that a plan line writes; the search
+  // replays from the start on every call, reading the runs done, and stops at the first batch with runs
+  // still to do (printed as a plan, exit 6). Same search, same seeds: the same result as a local optimize.
+  const std::string self = fs::canonical("/proc/self/exe").string();
+  fs::path batch_dir;
+  if (!batches.empty()) {
+    batch_dir = fs::absolute(batches);
+    // Two folders: the evaluations stay while optimize.json and best.json replace --out at the end.
+    if (fs::absolute(fs::path(out)).lexically_normal() == batch_dir.lexically_normal() ||
+        fs::absolute(fs::path(out) / "").lexically_normal() == (batch_dir / "").lexically_normal())
+      throw OutputRefused("--plan-batches " + batches + ": the same folder as --out; give two folders");
+    if (const auto st = fs::status(batch_dir); fs::exists(st) && !fs::is_directory(st))
+      throw OutputRefused("--plan-batches " + batches + ": is a file, not a folder");
+    refuse_line_breaks("optimize --plan-batches", {fs::absolute(file).string(), batch_dir.string()});
+    std::string key = doc.dump() + "\n" + policy.args();
+    for (const std::string& c : cfg) key += "\n" + c;
+    std::uint64_t h = 1469598103934665603ull;  // FNV-1a: the marker keeps a digest, not the document
+    for (unsigned char c : key) h = (h ^ c) * 1099511628211ull;
+    claim_batches_folder(batch_dir, std::to_string(h));
+  }
+  auto evaluate_from_batches = [&](const std::vector<std::size_t>& points, const std::vector<Scenario>& loaded) {
+    std::vector<SweepRow> rows;
+    PendingBatch pending;
+    for (std::size_t i = 0; i < points.size(); ++i)
+      for (std::size_t r = 0; r < replicates; ++r) {
+        const Variant v = variant_at(base, points[i]);
+        const std::uint64_t s = loaded[i].seed + r;
+        const fs::path folder = batch_dir / ("v" + std::to_string(points[i]) + "-s" + std::to_string(s));
+        if (fs::exists(folder / marker_name(FolderKind::kRun)) && fs::exists(folder / "summary.json")) {
+          const std::string path = (folder / "summary.json").string();
+          const record::Summary summary = read_summary(path);
+          // The folder holds the run its name says: that seed, this variant's values (a run of another
+          // variant put there would be scored as this one).
+          bool same = summary.seed == s && summary.vars && summary.vars->size() == v.values.size();
+          for (std::size_t k = 0; same && k < summary.vars->size(); ++k) {
+            const auto& [name, value] = (*summary.vars)[k];
+            const auto it = v.values.find(name);
+            same = it != v.values.end() && nlohmann::json::parse(value.dump()) == it->second;
+          }
+          if (!same) {
+            const nlohmann::json want = v.values;
+            nlohmann::ordered_json got = nlohmann::ordered_json::object();
+            if (summary.vars)
+              for (const auto& [name, value] : *summary.vars) got[name] = value;
+            throw BadInput(path + ": the run of seed " + std::to_string(summary.seed) + " and vars " + got.dump() +
+                           ", in the folder of variant " + std::to_string(points[i]) + " seed " + std::to_string(s) +
+                           " (vars " + want.dump() + "); remove the folder and call again");
+          }
+          rows.push_back(row_from_summary(v, summary));
+          continue;
+        }
+        rows.emplace_back();
+        std::string cmd = self + " run " + shell_quote(fs::absolute(file).string()) + " --out " +
+                          shell_quote(folder.string()) + " --outputs summary --seed " + std::to_string(s) + " --var-any";
+        cmd += run_line_args(v.values, cfg, policy);
+        pending.lines.push_back(cmd);
+      }
+    if (!pending.lines.empty()) throw pending;
+    return rows;
+  };
+  std::map<std::size_t, std::vector<MetricStats>> means;  // point -> per metric (mean only)
+  std::map<std::size_t, bool> clean;
+  std::size_t runs = 0;
+  auto evaluate = [&](const std::vector<std::size_t>& points) {
+    std::vector<Scenario> loaded;
+    loaded.reserve(points.size());
+    std::vector<Evaluation> evals;
+    for (std::size_t p : points) {
+      const Variant v = variant_at(base, p);
+      loaded.push_back(parse_scenario(doc, file, base_dir, v.values, policy.choice()));
+    }
+    for (std::size_t i = 0; i < points.size(); ++i)
+      for (std::size_t r = 0; r < replicates; ++r)
+        evals.push_back({&loaded[i], loaded[i].seed + r, variant_at(base, points[i])});
+    const std::vector<SweepRow> rows =
+        batches.empty() ? evaluate_all(evals, jobs, sim_args) : evaluate_from_batches(points, loaded);
+    runs += rows.size();
+    std::vector<Score> scores;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      std::vector<MetricStats> m(metric::kCount);
+      bool ok = true;
+      for (std::size_t r = 0; r < replicates; ++r) {
+        const SweepRow& row = rows[i * replicates + r];
+        ok &= row.clean;
+        for (std::size_t k = 0; k < metric::kCount; ++k) m[k].mean += metric_value(row, k) / static_cast<double>(replicates);
+      }
+      Score s = {ok ? 0.0 : 1.0};
+      for (std::size_t k : choice.objective) s.push_back(m[k].mean);
+      means[points[i]] = m;
+      clean[points[i]] = ok;
+      scores.push_back(s);
+    }
+    return scores;
+  };
+  const auto started = std::chrono::steady_clock::now();
+  // A `choose` variable is searched by swapping one id (or, ordered, exchanging two positions) rather
+  // than over all its lists at once, which under a budget smaller than the space is a random sample.
+  std::vector<const std::vector<nlohmann::json>*> spaces;
+  std::vector<bool> ordered;
+  for (const auto& [name, c] : base.vars) {
+    spaces.push_back(base.vars_left_out.count(name) ? &c : nullptr);
+    ordered.push_back(spaces.back() && holds_arrangements(c));
+  }
+  const Neighbours swaps = [&](std::size_t k, std::size_t candidate) {
+    return spaces[k] ? swap_neighbours(*spaces[k], candidate, ordered[k]) : std::vector<std::size_t>{};
+  };
+  SearchResult res;
+  try {
+    res = search_space(dims, budget, seed, evaluate, swaps);
+  } catch (const PendingBatch& p) {
+    std::string plan;
+    for (const std::string& line : p.lines) plan += line + "\n";
+    write_file_atomic(batch_dir / "pending.plan", plan);
+    std::cout << plan;
+    std::cerr << "dirsched optimize: " << p.lines.size() << " run" << (p.lines.size() == 1 ? "" : "s")
+              << " of the search's next batch to do (" << runs << " done; the plan is also in "
+              << (batch_dir / "pending.plan").string()
+              << "): run them on any engine, then run this optimize command again (exit 6 until the search ends)\n";
+    return kExitBatchPending;
+  }
+  if (!batches.empty()) {
+    std::error_code ec;
+    fs::remove(batch_dir / "pending.plan", ec);
+  }
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const Variant best = variant_at(base, res.best);
+  // Pareto among the evaluated clean points.
+  std::vector<std::pair<double, double>> points;
+  std::vector<std::size_t> point_of;
+  for (const auto& [p, m] : means)
+    if (clean[p]) points.emplace_back(m[choice.pareto_a].mean, m[choice.pareto_b].mean), point_of.push_back(p);
+  nlohmann::json pareto = nlohmann::json::array();
+  for (std::size_t k : non_dominated(points)) {
+    const std::size_t p = point_of[k];
+    nlohmann::json vals = nlohmann::json::object();
+    for (const auto& [name, v] : variant_at(base, p).values) vals[name] = v;
+    pareto.push_back({{"variant", p},
+                      {"vars", vals},
+                      {metric_def(choice.pareto_a).name, points[k].first},
+                      {metric_def(choice.pareto_b).name, points[k].second}});
+  }
+  nlohmann::json objective = nlohmann::json::object();
+  for (std::size_t k = 0; k < metric::kCount; ++k) objective[metric_def(k).name] = means[res.best][k].mean;
+  objective["clean"] = clean[res.best];
+  nlohmann::json order = nlohmann::json::array({"clean"});
+  for (std::size_t k : choice.objective) order.push_back(metric_def(k).name);
+  nlohmann::json best_vals = nlohmann::json::object();
+  for (const auto& [k, v] : best.values) best_vals[k] = v;
+  nlohmann::json left_out = nlohmann::json::object();
+  for (const auto& [k, n] : base.vars_left_out) left_out[k] = n;
+  nlohmann::json convergence = nlohmann::json::array();
+  for (const auto& [n, p] : res.improvements)
+    convergence.push_back({{"evaluations", n}, {"variant", p}, {"score", res.scores.at(p)}});
+  nlohmann::json o = {
+      {"best", best_vals},
+      {"variant", res.best},
+      {"objective", objective},
+      {"objective_order", order},
+      {"evaluations", res.evaluations},
+      {"runs", runs},
+      {"replicates", replicates},
+      {"space", variant_count_text(base)},
+      {"left_out", left_out},
+      {"exhaustive", res.exhaustive},
+      {"method", res.exhaustive ? "exhaustive: every variant evaluated"
+                                : "seeded coordinate descent with random restarts (search seed " + std::to_string(seed) +
+                                      "): one variable's candidates at a time (a choose space's: the lists one swap "
+                                      "away), best kept, until the budget"},
+      {"budget", budget},
+      {"pareto", {{"metrics", {metric_def(choice.pareto_a).name, metric_def(choice.pareto_b).name}}, {"variants", pareto}}},
+      {"convergence", convergence},
+      {"evaluation", batches.empty()
+                         ? "each evaluation: the scenario document parsed once, each variant built from it, each run in a "
+                           "process forked from this one (SimGrid: one engine per process), summary metrics only, no "
+                           "output folder"
+                         : "each evaluation: a run folder of --plan-batches " + batch_dir.string() +
+                               " (a plan line of a batch, run by any engine), read back from its summary.json"}};
+  nlohmann::json best_doc = with_values(doc, best.values);
+  best_doc.erase("vars");
+  // best.json lives in DIR: a relative platform path is made relative to DIR, so that it still names the
+  // same file when best.json is run from there.
+  if (best_doc.contains("platform") && best_doc["platform"].is_string()) {
+    const fs::path platform(best_doc["platform"].get<std::string>());
+    if (platform.is_relative())
+      best_doc["platform"] = fs::proximate(fs::absolute(fs::path(base_dir) / platform),
+                                           fs::absolute(dir)).lexically_normal().generic_string();
+  }
+  best_doc["description"] = doc.value("description", std::string()) + (doc.contains("description") ? " " : "") +
+                            "(dirsched optimize: best of " + std::to_string(res.evaluations) + " evaluations: " +
+                            best_vals.dump() + ")";
+  NewParents parents(dir);
+  TempPath tmp(temp_path_beside(dir));
+  create_temp_dir(tmp);
+  write_file(tmp.path() / "optimize.json", o.dump(2) + "\n");
+  write_file(tmp.path() / "best.json", best_doc.dump(2) + "\n");
+  // The convergence chart: the best primary key over evaluations.
+  {
+    const double w = 640, h = 320, left = 70, top = 50, pw = 520, ph = 220;
+    double ymax = 0;
+    for (const auto& c : convergence) ymax = std::max(ymax, c["score"][1].get<double>());
+    if (ymax <= 0) ymax = 1;
+    const double xmax = std::max<double>(1, static_cast<double>(res.evaluations));
+    std::string pts;
+    double last_y = 0;
+    for (const auto& c : convergence) {
+      const double x = left + pw * c["evaluations"].get<double>() / xmax, y = top + ph - ph * c["score"][1].get<double>() / ymax;
+      pts += (pts.empty() ? "" : " ") + g6_text(x) + "," + g6_text(last_y == 0 ? y : last_y) + " " + g6_text(x) + "," + g6_text(y);
+      last_y = y;
+    }
+    pts += " " + g6_text(left + pw) + "," + g6_text(last_y);
+    std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + g6_text(w) + "\" height=\"" + g6_text(h) +
+                      "\" font-family=\"Helvetica,Arial,sans-serif\" font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" "
+                      "fill=\"#fff\"/>\n<text x=\"10\" y=\"20\" font-size=\"13\" font-weight=\"bold\">Best " +
+                      std::string(metric_def(choice.objective.front()).name) + " found over " +
+                      std::to_string(res.evaluations) + " evaluations (" + (res.exhaustive ? "exhaustive" : "search") +
+                      ")</text>\n<rect x=\"" + g6_text(left) + "\" y=\"" + g6_text(top) + "\" width=\"" + g6_text(pw) +
+                      "\" height=\"" + g6_text(ph) + "\" fill=\"none\" stroke=\"#333\"/>\n<text x=\"" + g6_text(left - 6) +
+                      "\" y=\"" + g6_text(top + 4) + "\" text-anchor=\"end\">" + g6_text(ymax) + "</text>\n<text x=\"" +
+                      g6_text(left - 6) + "\" y=\"" + g6_text(top + ph) + "\" text-anchor=\"end\">0</text>\n<text x=\"" +
+                      g6_text(left + pw) + "\" y=\"" + g6_text(top + ph + 16) + "\" text-anchor=\"end\">" +
+                      std::to_string(res.evaluations) + " evaluations</text>\n<polyline points=\"" + pts +
+                      "\" fill=\"none\" stroke=\"#2e9e5b\" stroke-width=\"2\"/>\n</svg>\n";
+    write_file(tmp.path() / "optimize-convergence.svg", svg);
+  }
+  write_file(tmp.path() / marker_name(FolderKind::kOptimize), optimize_marker_text());
+  replace_folder(tmp, dir, FolderKind::kOptimize);
+  parents.keep();
+  std::cout << (res.exhaustive ? "exhaustive: " : "search (seeded coordinate descent, seed " + std::to_string(seed) + "): ")
+            << res.evaluations << " of " << variant_count_text(base) << " variants evaluated (" << runs << " runs, "
+            << replicates << " per variant; " << g6_text(static_cast<double>(runs) / std::max(secs, 1e-9))
+            << " runs/s)\nbest: variant " << res.best << " (" << best_vals.dump() << "): makespan "
+            << g6_text(objective["makespan"].get<double>()) << " s, worst group wait "
+            << g6_text(objective["group_wait_max"].get<double>()) << " s" << (clean[res.best] ? "" : " NOT CLEAN") << "\n"
+            << "Pareto (" << metric_def(choice.pareto_a).name << ", " << metric_def(choice.pareto_b).name << "): "
+            << pareto.size() << " variant(s)\noptimize.json, best.json and optimize-convergence.svg in " << dir << "/\n";
+  return clean[res.best] ? 0 : 1;
+}
+
+struct OptimizeArgs {
+  std::string file, out, batches, objective, pareto;
+  std::size_t budget = 1000;
+  std::uint64_t seed = 0;
+  unsigned jobs = 2;
+  std::optional<std::size_t> replicates;
+} args;
+
+void declare(CLI::App& optimize, Common& common) {
+  optimize.add_option("scenario", args.file, "Scenario JSON file with a vars block")->required();
+  optimize.add_option("--out", args.out, "Folder for optimize.json, best.json and the convergence chart")->required();
+  optimize.add_option("--budget", args.budget, "Evaluations at most (default 1000): exhaustive when the space fits")
+      ->check(cli::whole_number(1, 100000000));
+  optimize.add_option("--seed", args.seed, "Seed of the search")->check(any_seed());
+  optimize.add_option("-j,--jobs", args.jobs, "Runs at once (processes)")->check(cli::whole_number(1, 256));
+  optimize.add_option("--replicates", args.replicates, "Seeds per evaluation (default the scenario's replicates)")
+      ->check(cli::whole_number(1, 10000));
+  optimize.add_option("--objective", args.objective, "Ranking keys after clean, in order, comma-separated");
+  optimize.add_option("--pareto", args.pareto, "Two metrics A,B of the Pareto set (default makespan,group_wait_max)");
+  add_cfg(optimize, common.cfg);
+  optimize.add_option("--plan-batches", args.batches,
+                      "Run nothing: print the search's next batch of runs as a plan (exit 6), their run folders "
+                      "kept in this folder; call again after running it, until optimize.json is written");
+  add_policy_flags(optimize, common.policy);
+}
+
+int run(CLI::App& optimize, Common& common) {
+  RankChoice choice;
+  if (!parse_rank_choice(args.objective, args.pareto, choice)) return 2;
+  if (optimize.count("--plan-batches") && args.batches.empty())
+    throw OutputRefused("--plan-batches: an empty path");  // it ran the search here, as if not given
+  return cmd_optimize(args.file, args.out, args.budget, args.seed, args.jobs, common.cfg, common.policy,
+                      args.replicates, choice, args.batches);
+}
+
+}  // namespace
+
+const Verb kOptimizeVerb{"optimize", "Search a scenario's vars for the best variant", declare, run, nullptr};
+
+}  // namespace dirsched::cli
