@@ -1993,7 +1993,15 @@ std::string import_strace(const ImportOptions& options, const std::string& out_a
     std::vector<std::string> foreign;
     for (const auto& e : fs::directory_iterator(out)) {
       const std::string n = e.path().filename().string();
-      if (temp_owner(n) != 0) continue;
+      // Exactly a temporary of one of the import's own names, left by a process that is gone (the shared
+      // predicate of the folder rule); any other name holding ".tmp-dirsched-" is the user's.
+      if (const pid_t owner = temp_owner_of(n, [](const std::string& b) {
+            return b == "scenario.json" || b == "import-report.json" || b == ".dirsched-import" || b == "observed";
+          })) {
+        if (owner == getpid() || process_gone(owner)) continue;
+        throw OutputRefused("--out " + out_arg + ": holds " + n + ", a temporary of a dirsched still running (process " +
+                            std::to_string(owner) + "); wait for it to finish, or stop it");
+      }
       struct stat es {};
       const bool got = lstat(e.path().c_str(), &es) == 0;
       const bool dir = got && S_ISDIR(es.st_mode), file = got && S_ISREG(es.st_mode);

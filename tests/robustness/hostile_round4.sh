@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Issue 53, hostile inputs round 4: what the import, the folder rule and the readers of user files
+# did with hostile inputs (each case failed before its fix: data loss, a hang, bad_alloc, exit 0 on a
+# value `run` refuses, a message without its file and line). Every case runs in a sandbox (the working
+# directory, holding a file of its own) that must be left as it was; outputs go to $tmp.
+# Usage: hostile_round4.sh DIRSCHED ROOT
+source "$(dirname "$0")/limits_common.sh"
+ok=$root/scenarios/quick-tour.json
+logs=$root/tests/import
+
+# kept PATH CASE: PATH (a user's entry) must still be there.
+kept() {
+  if [ -e "$1" ]; then echo "ok   $2: $1 kept"; else echo "FAIL $2: $1 was deleted"; fail=1; fi
+}
+
+# F1. A user's entry whose name merely holds ".tmp-dirsched-<digits>-" inside a run or import folder
+# was taken for a temporary of dirsched's and deleted with the old folder (exit 0). Only exactly a
+# temporary of one of the folder's own names (NAME.tmp-dirsched-PID-8HEX) left by a process that is
+# gone is garbage; anything else is the user's (exit 2, kept).
+"$dirsched" run "$ok" --out "$tmp/f1run" >/dev/null 2>&1 || { echo "FAIL f1: the first run"; fail=1; }
+mkdir "$tmp/f1run/results.tmp-dirsched-1-keep" && echo "user data" >"$tmp/f1run/results.tmp-dirsched-1-keep/data.txt"
+expect f1-run-user-folder 2 "holds 1 entry dirsched did not write (results.tmp-dirsched-1-keep/)" \
+  "$dirsched" run "$ok" --out "$tmp/f1run"
+kept "$tmp/f1run/results.tmp-dirsched-1-keep/data.txt" f1-run-user-folder
+rm -r "$tmp/f1run/results.tmp-dirsched-1-keep"
+echo "draft" >"$tmp/f1run/draft.tmp-dirsched-42-x"
+expect f1-run-user-file 2 "holds 1 entry dirsched did not write (draft.tmp-dirsched-42-x)" \
+  "$dirsched" run "$ok" --out "$tmp/f1run"
+kept "$tmp/f1run/draft.tmp-dirsched-42-x" f1-run-user-file
+rm "$tmp/f1run/draft.tmp-dirsched-42-x"
+# The exact shape, but of a name the folder does not own: the user's too.
+echo "notes" >"$tmp/f1run/notes.tmp-dirsched-999999-0badf00d"
+expect f1-run-user-exact-shape 2 "holds 1 entry dirsched did not write (notes.tmp-dirsched-999999-0badf00d)" \
+  "$dirsched" run "$ok" --out "$tmp/f1run"
+kept "$tmp/f1run/notes.tmp-dirsched-999999-0badf00d" f1-run-user-exact-shape
+rm "$tmp/f1run/notes.tmp-dirsched-999999-0badf00d"
+# A temporary of the folder's own summary.json by a live process: not ours to delete.
+echo "{}" >"$tmp/f1run/summary.json.tmp-dirsched-$$-0badf00d"
+expect f1-run-live-temporary 2 "summary.json.tmp-dirsched-$$-0badf00d: a temporary of a dirsched still running (process $$)" \
+  "$dirsched" run "$ok" --out "$tmp/f1run"
+kept "$tmp/f1run/summary.json.tmp-dirsched-$$-0badf00d" f1-run-live-temporary
+rm "$tmp/f1run/summary.json.tmp-dirsched-$$-0badf00d"
+# One a killed render left (a process that is gone): garbage, replaced with the folder.
+echo "{}" >"$tmp/f1run/report.html.tmp-dirsched-999999-0badf00d"
+expect f1-run-dead-temporary 0 "" "$dirsched" run "$ok" --out "$tmp/f1run"
+if [ -e "$tmp/f1run/report.html.tmp-dirsched-999999-0badf00d" ]; then
+  echo "FAIL f1-run-dead-temporary: the dead render's temporary stayed"; fail=1
+fi
+# The import folder: the same rule.
+"$dirsched" import strace "$logs/basic.log" --out "$tmp/f1imp" >/dev/null 2>&1 || { echo "FAIL f1: the first import"; fail=1; }
+mkdir "$tmp/f1imp/results.tmp-dirsched-1-keep" && echo "user data" >"$tmp/f1imp/results.tmp-dirsched-1-keep/data.txt"
+expect f1-import-user-folder 2 "holds results.tmp-dirsched-1-keep/, which dirsched import did not write" \
+  "$dirsched" import strace "$logs/basic.log" --out "$tmp/f1imp"
+kept "$tmp/f1imp/results.tmp-dirsched-1-keep/data.txt" f1-import-user-folder
+rm -r "$tmp/f1imp/results.tmp-dirsched-1-keep"
+echo "draft" >"$tmp/f1imp/observed/draft.tmp-dirsched-42-x"
+expect f1-import-observed-user-file 2 "holds observed/draft.tmp-dirsched-42-x, which dirsched import did not write" \
+  "$dirsched" import strace "$logs/basic.log" --out "$tmp/f1imp"
+kept "$tmp/f1imp/observed/draft.tmp-dirsched-42-x" f1-import-observed-user-file
+rm "$tmp/f1imp/observed/draft.tmp-dirsched-42-x"
+expect f1-import-again 0 "" "$dirsched" import strace "$logs/basic.log" --out "$tmp/f1imp"
+# A sweep folder: a user's file there was removed as a dead process's temporary when swept again.
+printf '{"name":"sw","vars":{"W":[0,1]},"workers":{"next_level":[{"id":0,"kind":"local_chip"},{"id":1,"kind":"local_chip"}]},"callables":{"k":{"namespace":"LOCAL_CHIP","duration_s":0.1}},"trace":[{"op":"submit_next_level","task":"t","callable":"k","worker":"$W"},{"op":"drain"}]}' >"$in/sweep.json"
+"$dirsched" sweep "$in/sweep.json" --out "$tmp/f1sw" --plan >/dev/null 2>&1 || { echo "FAIL f1: the sweep plan"; fail=1; }
+echo "draft" >"$tmp/f1sw/draft.tmp-dirsched-999999-x"
+expect f1-sweep-user-file 0 "" "$dirsched" sweep "$in/sweep.json" --out "$tmp/f1sw" --plan
+kept "$tmp/f1sw/draft.tmp-dirsched-999999-x" f1-sweep-user-file
+
+finish
