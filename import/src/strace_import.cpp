@@ -20,6 +20,7 @@
 #include <sstream>
 #include <tuple>
 #include <unordered_map>
+#include <vector>
 
 #include "dirsched/error.hpp"
 #include "dirsched/json_reader.hpp"
@@ -182,6 +183,54 @@ bool is_hex(std::string_view s) {
   return true;
 }
 
+// The lines of a file descriptor (owned), as std::getline gives them: without their '\n', the last
+// one also without it; a read error ends the lines and is kept (error(): its errno).
+class LineReader {
+ public:
+  explicit LineReader(int fd) : fd_(fd), buf_(std::size_t{1} << 20) {}
+  ~LineReader() { ::close(fd_); }
+  LineReader(const LineReader&) = delete;
+  LineReader& operator=(const LineReader&) = delete;
+
+  bool next(std::string& line) {
+    line.clear();
+    bool took = false;
+    for (;;) {
+      if (pos_ == len_ && !fill()) return took;
+      const char* from = buf_.data() + pos_;
+      const std::size_t left = len_ - pos_;
+      if (const void* nl = std::memchr(from, '\n', left)) {
+        const auto n = static_cast<std::size_t>(static_cast<const char*>(nl) - from);
+        line.append(from, n);
+        pos_ += n + 1;
+        return true;
+      }
+      line.append(from, left);
+      pos_ = len_;
+      took = true;
+    }
+  }
+  int error() const { return error_; }
+
+ private:
+  bool fill() {
+    ssize_t n;
+    do n = ::read(fd_, buf_.data(), buf_.size());
+    while (n < 0 && errno == EINTR);
+    if (n <= 0) {
+      if (n < 0) error_ = errno;
+      return false;
+    }
+    pos_ = 0;
+    len_ = static_cast<std::size_t>(n);
+    return true;
+  }
+  int fd_;
+  std::vector<char> buf_;
+  std::size_t pos_ = 0, len_ = 0;
+  int error_ = 0;
+};
+
 // Reads the log once. The first reading (no `keep`) counts and checks; the second keeps the spans of
 // the process chosen (`keep_pid`) in `keep`, and reads no more than the first reading's lines.
 class LogReader {
@@ -191,17 +240,20 @@ class LogReader {
       : o_(o), p_(p), keep_(keep), keep_pid_(keep_pid), max_lines_(max_lines) {}
 
   void read() {
-    std::ifstream in(o_.log, std::ios::binary);
+    // Opened without blocking and checked on the descriptor (a FIFO blocked the open forever): the log
+    // is read twice, so only a regular file.
     struct stat st {};
-    if (stat(o_.log.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || !in)
-      throw BadInput(o_.log + ": cannot read the log (" +
-                     (stat(o_.log.c_str(), &st) != 0 ? std::strerror(errno) : "not a regular file") + ")");
+    const int fd = open_user_file(o_.log, &st);
+    if (fd < 0) throw BadInput(o_.log + ": cannot read the log (" + std::strerror(errno) + ")");
+    LineReader in(fd);
+    if (!S_ISREG(st.st_mode))
+      throw BadInput(o_.log + ": cannot read the log (not a regular file: a FIFO, a device, a socket or a folder)");
     const double total = static_cast<double>(st.st_size);
     std::string line;
     double done = 0;
     int shown = -1;
     const bool progress = o_.progress && st.st_size > (16 << 20);
-    while (p_.lines < max_lines_ && std::getline(in, line)) {
+    while (p_.lines < max_lines_ && in.next(line)) {
       ++p_.lines;
       done += static_cast<double>(line.size() + 1);
       if (progress) {
@@ -215,7 +267,8 @@ class LogReader {
       take_line(line);
     }
     if (progress) std::fprintf(stderr, "\n");
-    if (in.bad()) throw BadInput(o_.log + ": read error after line " + std::to_string(p_.lines));
+    if (in.error())
+      throw BadInput(o_.log + ": read error after line " + std::to_string(p_.lines) + " (" + std::strerror(in.error()) + ")");
     for (auto& [pid, c] : p_.candidates) c.make_unique_and_fit();
   }
 

@@ -66,4 +66,11 @@ echo "draft" >"$tmp/f1sw/draft.tmp-dirsched-999999-x"
 expect f1-sweep-user-file 0 "" "$dirsched" sweep "$in/sweep.json" --out "$tmp/f1sw" --plan
 kept "$tmp/f1sw/draft.tmp-dirsched-999999-x" f1-sweep-user-file
 
+# F5. A FIFO given where a file is read: `import strace` opened it before its regular-file check and
+# blocked forever; the scenario loader's open blocked too. Opened without blocking, refused at once.
+mkfifo "$in/fifo.log" "$in/fifo.json"
+expect f5-import-fifo 2 "fifo.log: cannot read the log (not a regular file" \
+  timeout 20 "$dirsched" import strace "$in/fifo.log" --out "$tmp/f5"
+expect f5-scenario-fifo 2 "fifo.json: not valid JSON" timeout 20 "$dirsched" run "$in/fifo.json" --out "$tmp/f5"
+
 finish
