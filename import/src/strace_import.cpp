@@ -992,6 +992,14 @@ class Builder {
                               std::to_string(kMaxWorkers) + " workers (the testbed's limit)");
       }
     }
+    // A dispatch span's dur is the scheduler's cost per member (--calibrate-overheads): one that ends
+    // past the limit is refused at its line, not turned into a dispatch cost `run` then refuses. Every
+    // dispatch span imported counts, a retry's too (the calibration reads them all).
+    for (const Attempt& a : attempts_)
+      if (a.dispatch_dur > limit_ns - std::clamp(a.dispatch_ts - t0_, 0LL, limit_ns))
+        refuse(a.line, "a dispatch span of dur=" + std::to_string(a.dispatch_dur) + " (ns) at ts " +
+                           std::to_string(a.dispatch_ts) + " ends more than 2^32 s after the time origin t0 (ts " +
+                           std::to_string(t0_) + ")");
   }
 
   // Workers, kinds, callables, what is left out.
@@ -1481,15 +1489,16 @@ void Builder::write_scenario(const fs::path& file) {
     // imported counts (a left-out task's and a retry's too: the scheduler spent that time).
     for (const Attempt& a : attempts_) dispatches.emplace_back(a.dispatch_ts, a.dispatch_dur);
     std::sort(dispatches.begin(), dispatches.end());
-    std::vector<long long> before(dispatches.size() + 1, 0);  // before[i]: the durs of dispatches[0, i)
-    for (std::size_t i = 0; i < dispatches.size(); ++i) before[i + 1] = before[i] + dispatches[i].second;
+    // before[i]: the durs of dispatches[0, i), in double: a sum of many long spans does not overflow.
+    std::vector<double> before(dispatches.size() + 1, 0);
+    for (std::size_t i = 0; i < dispatches.size(); ++i) before[i + 1] = before[i] + static_cast<double>(dispatches[i].second);
     const auto dispatching = [&](long long from, long long to) {
       const auto at = [&](long long ts) {
         return static_cast<std::size_t>(
             std::lower_bound(dispatches.begin(), dispatches.end(), std::make_pair(ts, std::numeric_limits<long long>::min())) -
             dispatches.begin());
       };
-      return static_cast<double>(before[at(to)] - before[at(from)]);
+      return before[at(to)] - before[at(from)];
     };
     for (auto& [w, list] : per_worker) {
       std::sort(list.begin(), list.end(), [](const Run& x, const Run& y) { return x.start < y.start; });

@@ -73,4 +73,11 @@ expect f5-import-fifo 2 "fifo.log: cannot read the log (not a regular file" \
   timeout 20 "$dirsched" import strace "$in/fifo.log" --out "$tmp/f5"
 expect f5-scenario-fifo 2 "fifo.json: not valid JSON" timeout 20 "$dirsched" run "$in/fifo.json" --out "$tmp/f5"
 
+# F10. --calibrate-overheads on dispatch spans of dur=2^63-1: exit 0 with a dispatch cost of 9.2e9 s
+# that `run` refuses. Refused at the first such dispatch span's line.
+sed 's/name=node.dispatch ts=\([0-9]*\) dur=[0-9]*/name=node.dispatch ts=\1 dur=9223372036854775807/' "$logs/basic.log" >"$in/f10.log"
+expect f10-dispatch-dur 2 "f10.log:6: a dispatch span of dur=9223372036854775807 (ns) at ts 1000200000 ends more than 2^32 s after the time origin t0" \
+  "$dirsched" import strace "$in/f10.log" --out "$tmp/f10" --calibrate-overheads
+[ -e "$tmp/f10" ] && { echo "FAIL f10-dispatch-dur: wrote $tmp/f10"; fail=1; }
+
 finish
