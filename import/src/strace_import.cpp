@@ -162,6 +162,39 @@ struct Parsed {
   std::unordered_map<std::string, std::uint32_t> hid_index;
 };
 
+// Text of the log as a JSON string can hold it: valid UTF-8 is kept, every byte that is not part of
+// a valid sequence (a log is bytes: \xff\xfe in a warning) is written as the text \xNN. (The report's
+// dump threw on them: "invalid UTF-8 byte", without the file or the line.)
+std::string json_safe_text(std::string_view s) {
+  std::string o;
+  o.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    std::size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 && c >= 0xc2 ? 2 : (c >> 4) == 0xe ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    if (n > 1) {
+      if (i + n > s.size()) n = 0;
+      for (std::size_t k = 1; n && k < n; ++k)
+        if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) n = 0;
+      if (n) {  // no overlong 3- and 4-byte forms, no surrogates, nothing past U+10FFFF
+        const auto c1 = static_cast<unsigned char>(s[i + 1]);
+        if ((c == 0xe0 && c1 < 0xa0) || (c == 0xed && c1 >= 0xa0) || (c == 0xf0 && c1 < 0x90) || (c == 0xf4 && c1 >= 0x90))
+          n = 0;
+      }
+    }
+    if (n == 0) {
+      static const char* const kHex = "0123456789abcdef";
+      o += "\\x";
+      o += kHex[c >> 4];
+      o += kHex[c & 0xf];
+      ++i;
+      continue;
+    }
+    o.append(s.data() + i, n);
+    i += n;
+  }
+  return o;
+}
+
 bool parse_ll(std::string_view s, long long& out) {
   if (s.empty()) return false;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
@@ -300,7 +333,7 @@ class LogReader {
 
   void stall(std::string_view text) {
     ++p_.stall_warnings;
-    if (p_.stall_lines.size() < 20) p_.stall_lines.push_back(std::string(text));
+    if (p_.stall_lines.size() < 20) p_.stall_lines.push_back(json_safe_text(text));
   }
 
   // `[mono_ns=<ns>][T0x<hex>][<LEVEL>] <func>: <message>`

@@ -80,4 +80,17 @@ expect f10-dispatch-dur 2 "f10.log:6: a dispatch span of dur=9223372036854775807
   "$dirsched" import strace "$in/f10.log" --out "$tmp/f10" --calibrate-overheads
 [ -e "$tmp/f10" ] && { echo "FAIL f10-dispatch-dur: wrote $tmp/f10"; fail=1; }
 
+# F11. A stall warning holding the bytes \xff\xfe: the report's dump threw "invalid UTF-8 byte" with
+# no file or line. The bytes are kept, escaped, in the report.
+sed 's/reservation stalled: group_slot=1/reservation stalled: group_slot=1 \xff\xfe/' "$logs/basic.log" >"$in/f11.log"
+grep -q $'\xff\xfe' "$in/f11.log" || { echo "FAIL f11: the log lacks the bytes"; fail=1; }
+expect f11-stall-bytes 0 "" "$dirsched" import strace "$in/f11.log" --out "$tmp/f11"
+python3 - "$tmp/f11/import-report.json" <<'PY' || fail=1
+import json, sys
+lines = json.load(open(sys.argv[1]))["stall_warnings"]["lines"]
+if len(lines) != 1 or "group_slot=1 \\xff\\xfe" not in lines[0]:
+    print("FAIL f11-stall-bytes: the report's stall line is", lines); sys.exit(1)
+print("ok   f11-stall-bytes-escaped")
+PY
+
 finish
