@@ -719,10 +719,14 @@ class Builder {
                            " (<level>.submit, .dispatch, .complete, ... at depth 0): nothing to import");
     }
     if (pids.size() > 1) {
+      // The first few by pid, and how many there are: a log of 20,000 processes made one 0.8 MB line.
+      constexpr std::size_t kShown = 5;
       std::string list;
-      for (long long pid : pids) list += (list.empty() ? "" : "; ") + describe(pid);
-      refuse(p_.candidates.at(pids[1]).first_line,
-             "several scheduler processes and no choice: give --pid N or --level WORD (" + list + ")");
+      for (std::size_t i = 0; i < pids.size() && i < kShown; ++i) list += (list.empty() ? "" : "; ") + describe(pids[i]);
+      if (pids.size() > kShown) list += "; and " + std::to_string(pids.size() - kShown) + " more";
+      refuse(p_.candidates.at(pids[1]).first_line, std::to_string(pids.size()) +
+                                                       " scheduler processes and no choice: give --pid N or --level WORD (" +
+                                                       list + ")");
     }
     pid_ = pids[0];
     const Candidate& c = p_.candidates.at(pid_);
