@@ -1327,6 +1327,11 @@ std::vector<Builder::Edge> Builder::infer_edges(long long gap_ns) const {
       if (p.run != t.run || p.slot >= t.slot || submit_of(t)->ts >= it->end) continue;
       if (std::any_of(targets.begin(), targets.end(), [&](long long w) { return busy_between(w, it->end, first); }))
         continue;
+      if (edges.size() == kMaxInferredEdges)
+        refuse(members(t).begin().at->line,
+               "--infer-deps " + human_number(*o_.infer_gap_us) + ": more than " + std::to_string(kMaxInferredEdges) +
+                   " inferred dependencies (the import's bound on guessed edges, docs/limits.md), passed at task " +
+                   name_of(t) + "; give a smaller gap");
       edges.push_back({&p, &t, first - it->end});
     }
   }

@@ -108,4 +108,29 @@ if [ "$(wc -c <"$tmp/err")" -gt 2000 ] || ! grep -q "; and 19995 more)" "$tmp/er
   echo "FAIL f15-many-pids: $(wc -c <"$tmp/err") bytes of error, wanted a few candidates and the count"; fail=1
 else echo "ok   f15-short-message"; fi
 
+# F4. --infer-deps 1000 on 2,000 producers that end just before 2,000 consumers start: N x N edges,
+# bad_alloc (exit 134) where memory is short, gigabytes and exit 0 where it is not. Refused past the
+# stated bound (1,000,000 inferred edges), naming it, before anything is written.
+python3 - "$in/f4.log" <<'PY'
+import sys
+n = 2000
+head = "[mono_ns=%d][T0x1][TIMING] x: [STRACE] v=1 pid=7 tid=1 inv=1 hid=%s depth=0 name=node.%s ts=%d dur=%d "
+with open(sys.argv[1], "w") as f:
+    t0 = 1000000000
+    f.write(head % (t0, "0", "graph_build", t0, 1000) + "run_id=1\n")
+    def task(slot, worker, submit, start, end):
+        ids = "run_id=1 task_slot=%d group_index=0 " % slot
+        f.write(head % (submit, "a1", "submit", submit, 100) + ids + "group_size=1 worker_id=%d\n" % worker)
+        d = ids + "worker_id=%d dispatch_id=0 endpoint_kind=local_mailbox prepare_only=0" % worker
+        f.write(head % (start, "a1", "dispatch", start, 100) + d + "\n")
+        f.write(head % (end, "a1", "complete", end, 100) + d + " outcome=0\n")
+    for i in range(n):  # producers on workers 0..n-1, all ending at t0 + 20 ms
+        task(i, i, t0 + 10000 + i, t0 + 5000000, t0 + 20000000)
+    for j in range(n):  # consumers, submitted before that, starting 10 us after it on idle workers
+        task(n + j, n + j, t0 + 3000000 + j, t0 + 20010000, t0 + 30000000)
+PY
+expect f4-infer-deps-bound 2 "more than 1000000 inferred dependencies (the import's bound on guessed edges, docs/limits.md)" \
+  "$dirsched" import strace "$in/f4.log" --out "$tmp/f4" --infer-deps 1000
+[ -e "$tmp/f4" ] && { echo "FAIL f4-infer-deps-bound: wrote $tmp/f4"; fail=1; }
+
 finish
