@@ -143,4 +143,24 @@ elif [ "$(grep -c 'class="node"' "$tmp/f14.svg")" != 2 ] || [ "$(grep -c 'class=
   echo "FAIL f14-dag-dot-parses: dot read $(grep -c 'class="node"' "$tmp/f14.svg") nodes and $(grep -c 'class="edge"' "$tmp/f14.svg") edges, wanted 2 and 1"; fail=1
 else echo "ok   f14-dag-dot-parses"; fi
 
+# F17. scripts/slurm-array.sh: a plan whose last line has no newline lost that line (wc -l counts
+# newlines), and task id 08 (as a zero-padded --array range gives it) was a bash octal error.
+slurm=$root/scripts/slurm-array.sh
+printf 'echo one >>%s\necho two >>%s\necho three >>%s' "$tmp/f17.out" "$tmp/f17.out" "$tmp/f17.out" >"$in/f17.plan"
+rc=0; SLURM_ARRAY_TASK_ID=1 bash "$slurm" "$in/f17.plan" 3 >/dev/null 2>"$tmp/err" || rc=$?
+if [ "$rc" != 0 ] || [ "$(cat "$tmp/f17.out" 2>/dev/null | tr '\n' ' ')" != "one two three " ]; then
+  echo "FAIL f17-last-line-without-newline: exit $rc, ran: $(cat "$tmp/f17.out" 2>/dev/null | tr '\n' ' ')"; fail=1
+else echo "ok   f17-last-line-without-newline"; fi
+rm -f "$tmp/f17.out"
+rc=0; SLURM_ARRAY_TASK_ID=3 bash "$slurm" "$in/f17.plan" 1 >/dev/null 2>"$tmp/err" || rc=$?
+if [ "$rc" != 0 ] || [ "$(cat "$tmp/f17.out" 2>/dev/null)" != "three" ]; then
+  echo "FAIL f17-last-task: exit $rc, ran: $(cat "$tmp/f17.out" 2>/dev/null)"; fail=1
+else echo "ok   f17-last-task"; fi
+rm -f "$tmp/f17.out"
+for i in 1 2 3 4 5 6 7 8 9; do echo "echo $i >>$tmp/f17.out"; done >"$in/f17b.plan"
+rc=0; SLURM_ARRAY_TASK_ID=08 bash "$slurm" "$in/f17b.plan" 1 >/dev/null 2>"$tmp/err" || rc=$?
+if [ "$rc" != 0 ] || [ -s "$tmp/err" ] || [ "$(cat "$tmp/f17.out" 2>/dev/null)" != "8" ]; then
+  echo "FAIL f17-task-08: exit $rc, ran: $(cat "$tmp/f17.out" 2>/dev/null), stderr: $(head -c 200 "$tmp/err")"; fail=1
+else echo "ok   f17-task-08"; fi
+
 finish
