@@ -638,14 +638,15 @@ class Testbed:
             # The scenario is concrete (no "$NAME" in it, and the CLI refuses a var nothing uses): the
             # variant's values go to its variant.json, written here as the CLI writes one.
             scenarios.append((index, s, {n: as_json[n] for n in names}))
+        # Every argument checked before the folder is claimed: a refusal leaves nothing behind.
+        if executor is not None and not isinstance(executor, Executor):
+            raise TypeError("sweep: executor must be a concurrent.futures.Executor, got %r" % (executor,))
+        policy_args = self._policy_args(policy)
         cli = find_cli()
         out = os.path.abspath(out)
         self._prepare_sweep_folder(out, make_orch_fn, len(variants), cli)
 
-        policy_args = self._policy_args(policy)
         tasks = [(cli, out, index, s, chosen, policy_args) for index, s, chosen in scenarios]
-        if executor is not None and not isinstance(executor, Executor):
-            raise TypeError("sweep: executor must be a concurrent.futures.Executor, got %r" % (executor,))
         stop = threading.Event()  # set on an interrupt: queued variants do not start
         pool = ThreadPoolExecutor(max_workers=max(1, int(jobs))) if executor is None else None
         if pool is not None:

@@ -254,5 +254,42 @@ class ReplicatedSweepRanksLikeTheCli(_InATemporaryFolder):
                 tb.register("j%d" % len(tb._callables), "LOCAL_CHIP", jitter=bad)
 
 
+class SweepHostile(unittest.TestCase):
+    """Issue 53: values that are not numbers come back as given; a bad argument claims no folder."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="dirsched-py-sweep-")
+        self.addCleanup(shutil.rmtree, self.tmp)
+        self.tb = Testbed([{"id": 0, "kind": "local_chip"}, {"id": 1, "kind": "local_chip"}])
+        self.k = self.tb.register("k", "LOCAL_CHIP")
+
+    def make(self, mode, flag):
+        k = self.k
+
+        def fn(orch, args, cfg):
+            orch.submit_next_level(k(duration_s=1 if mode == "fast" else 2), TaskArgs(), worker=0)
+
+        return fn
+
+    def test_string_values_come_back_as_given(self):
+        # sweep.csv writes the string fast bare and "true"/"1" as true/1: every variant ran, then
+        # reading the rows raised JSONDecodeError, or gave True and 1 for "true" and "1".
+        values = {"mode": ["fast", "slow"], "flag": ["true", "1", True]}
+        r = self.tb.sweep(self.make, values, os.path.join(self.tmp, "s"), jobs=2)
+        self.assertEqual(len(r.rows), 6)
+        got = sorted((row["variant"], row["flag"], row["mode"]) for row in r.rows)
+        want = [(i, v["flag"], v["mode"]) for i, v in enumerate(r.variants)]
+        self.assertEqual(got, want)
+        for row in r.rows:
+            self.assertIs(type(row["flag"]), type(r.variants[row["variant"]]["flag"]))
+        self.assertEqual(r.result(r.ranking[0]).makespan_s, 1)
+
+    def test_a_bad_executor_claims_no_folder(self):
+        out = os.path.join(self.tmp, "never")
+        with self.assertRaises(TypeError):
+            self.tb.sweep(self.make, {"mode": ["fast"], "flag": [1]}, out, executor=object())
+        self.assertFalse(os.path.exists(out), "an empty sweep folder left behind")
+
+
 if __name__ == "__main__":
     unittest.main()
