@@ -780,9 +780,18 @@ class Testbed:
     def _write_beside(folder, doc, kind="scenario"):
         parent = os.path.dirname(folder)
         os.makedirs(parent, exist_ok=True)
-        # The CLI's temporary naming (NAME.tmp-dirsched-PID-RANDOM): `--collect` recognises a leftover.
-        prefix = os.path.basename(folder) + "." + kind + ".tmp-dirsched-%d-" % os.getpid()
-        fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".json", dir=parent)
+        # Exactly the CLI's temporary naming (NAME.TAG.tmp-dirsched-PID-8HEX, nothing after it): the CLI
+        # takes only that shape for a temporary (a leftover of a process that is gone is removed, a live
+        # one's waited for); any other name holding ".tmp-dirsched-" is a user's file.
+        while True:
+            tmp = os.path.join(
+                parent, "%s.%s.tmp-dirsched-%d-%s" % (os.path.basename(folder), kind, os.getpid(), os.urandom(4).hex())
+            )
+            try:
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
+                break
+            except FileExistsError:
+                continue
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(dumps(doc) if kind == "scenario" else json.dumps(doc, indent=2, sort_keys=True) + "\n")
         return tmp

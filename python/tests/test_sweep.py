@@ -13,6 +13,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(HERE, ".."))
 
 from dirsched import CliError, Testbed, find_cli  # noqa: E402
+from dirsched._cli import call_cli  # noqa: E402
 from dirsched.simpler import TaskArgs  # noqa: E402
 
 SCENARIO = os.path.join(ROOT, "scenarios", "sweep-group-worker-set.json")
@@ -289,6 +290,18 @@ class SweepHostile(unittest.TestCase):
         with self.assertRaises(TypeError):
             self.tb.sweep(self.make, {"mode": ["fast"], "flag": [1]}, out, executor=object())
         self.assertFalse(os.path.exists(out), "an empty sweep folder left behind")
+
+    def test_its_temporaries_are_named_as_the_clis(self):
+        # The CLI takes only NAME.tmp-dirsched-PID-8HEX for a temporary (issue 53 F1: any other name
+        # holding ".tmp-dirsched-" is a user's); the front end's scenario files beside a variant folder
+        # ended in mkstemp's "XXXXXXXX.json", so `--collect` took a live one for a stray folder.
+        out = os.path.join(self.tmp, "s")
+        self.tb.sweep(self.make, {"mode": ["fast"], "flag": [1]}, out)
+        tmp = Testbed._write_beside(os.path.join(out, "variant-0000"), {"x": 1}, "variant")
+        self.addCleanup(os.unlink, tmp)
+        with self.assertRaises(CliError) as e:
+            call_cli(["sweep", "--collect", out], find_cli())
+        self.assertIn("a temporary of a dirsched still running (process %d)" % os.getpid(), e.exception.stderr)
 
 
 if __name__ == "__main__":
