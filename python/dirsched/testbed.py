@@ -93,7 +93,8 @@ def _run_plan_line(line):
     command, split as the shell would and run without one. Module level, so that any executor can pickle
     it; a failure is a CliError naming the command."""
     argv = shlex.split(line)
-    proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                          encoding="utf-8", errors="surrogateescape")
     if proc.returncode != 0:
         raise CliError(argv, proc.returncode, proc.stderr, proc.stdout)
 
@@ -591,7 +592,7 @@ class Testbed:
         ``policy`` (when given) is passed as `--policy`; a failed CLI call raises CliError."""
         scenario = self._record(orch_fn, args, cfg, seed=seed)
         cli = find_cli()
-        out = os.path.abspath(out)
+        out = os.path.abspath(os.fsdecode(out))  # bytes or str, as Python names files (surrogateescape)
         tmp = self._write_beside(out, scenario)
         try:
             stdout = call_cli(
@@ -643,7 +644,7 @@ class Testbed:
             raise TypeError("sweep: executor must be a concurrent.futures.Executor, got %r" % (executor,))
         policy_args = self._policy_args(policy)
         cli = find_cli()
-        out = os.path.abspath(out)
+        out = os.path.abspath(os.fsdecode(out))  # bytes or str, as Python names files (surrogateescape)
         self._prepare_sweep_folder(out, make_orch_fn, len(variants), cli)
 
         tasks = [(cli, out, index, s, chosen, policy_args) for index, s, chosen in scenarios]
