@@ -724,9 +724,8 @@ class Builder {
       std::string list;
       for (std::size_t i = 0; i < pids.size() && i < kShown; ++i) list += (list.empty() ? "" : "; ") + describe(pids[i]);
       if (pids.size() > kShown) list += "; and " + std::to_string(pids.size() - kShown) + " more";
-      refuse(p_.candidates.at(pids[1]).first_line, std::to_string(pids.size()) +
-                                                       " scheduler processes and no choice: give --pid N or --level WORD (" +
-                                                       list + ")");
+      refuse(p_.candidates.at(pids[1]).first_line, "several scheduler processes and no choice: give --pid N or --level WORD (" +
+                                                       std::to_string(pids.size()) + " processes: " + list + ")");
     }
     pid_ = pids[0];
     const Candidate& c = p_.candidates.at(pid_);

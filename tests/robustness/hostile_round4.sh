@@ -102,7 +102,7 @@ with open(sys.argv[1], "w") as f:
         f.write("[mono_ns=1000000000][T0x1][TIMING] submit: [STRACE] v=1 pid=%d tid=1 inv=1 hid=a1 depth=0 name=node.submit "
                 "ts=1000000000 dur=1000 run_id=1 task_slot=0 group_index=0 group_size=1 worker_id=0\n" % pid)
 PY
-expect f15-many-pids 2 "f15.log:2: 20000 scheduler processes and no choice: give --pid N or --level WORD (pid 1 (level node" \
+expect f15-many-pids 2 "f15.log:2: several scheduler processes and no choice: give --pid N or --level WORD (20000 processes: pid 1 (level node" \
   "$dirsched" import strace "$in/f15.log" --out "$tmp/f15"
 if [ "$(wc -c <"$tmp/err")" -gt 2000 ] || ! grep -q "; and 19995 more)" "$tmp/err"; then
   echo "FAIL f15-many-pids: $(wc -c <"$tmp/err") bytes of error, wanted a few candidates and the count"; fail=1
