@@ -216,31 +216,70 @@ bool is_hex(std::string_view s) {
   return true;
 }
 
+constexpr std::string_view kRecordHead = "[mono_ns=";
+constexpr std::string_view kStallText = "NEXT_LEVEL group reservation stalled";
+
 // The lines of a file descriptor (owned), as std::getline gives them: without their '\n', the last
 // one also without it; a read error ends the lines and is kept (error(): its errno).
+//
+// Memory is bounded by what can be a record, never by a line's length: a line that passes kProbe bytes
+// with no record head ("[mono_ns=") in it is no longer kept. Its bytes are read on to its end and
+// counted (Long::bytes), and only whether a head or a stall warning comes later is watched. A head
+// found later starts what is kept (the text before it was noise, as on a short line); without one the
+// line comes back empty, its length and whether it held a stall warning in Long (1 GB of NUL bytes
+// without a newline was held whole, then 'read error').
 class LineReader {
  public:
+  static constexpr std::size_t kProbe = std::size_t{1} << 20;
+  struct Long {
+    std::uint64_t bytes = 0;  // the bytes skipped, 0 for a line kept whole
+    bool stall = false;       // a stall warning was among them
+  };
+
   explicit LineReader(int fd) : fd_(fd), buf_(std::size_t{1} << 20) {}
   ~LineReader() { ::close(fd_); }
   LineReader(const LineReader&) = delete;
   LineReader& operator=(const LineReader&) = delete;
 
-  bool next(std::string& line) {
+  bool next(std::string& line, Long& skipped) {
     line.clear();
-    bool took = false;
+    skipped = Long{};
+    bool took = false, skipping = false, head = false;
+    std::string carry;  // skipping: the last bytes skipped, so that a marker cut by a read is still seen
+    const std::size_t keep = std::max(kRecordHead.size(), kStallText.size()) - 1;
     for (;;) {
       if (pos_ == len_ && !fill()) return took;
       const char* from = buf_.data() + pos_;
       const std::size_t left = len_ - pos_;
-      if (const void* nl = std::memchr(from, '\n', left)) {
-        const auto n = static_cast<std::size_t>(static_cast<const char*>(nl) - from);
-        line.append(from, n);
-        pos_ += n + 1;
-        return true;
-      }
-      line.append(from, left);
-      pos_ = len_;
+      const void* nl = std::memchr(from, '\n', left);
+      const std::size_t n = nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - from) : left;
+      pos_ += nl ? n + 1 : n;
       took = true;
+      if (!skipping) {
+        line.append(from, n);
+        if (!head && line.size() > kProbe && !(head = line.find(kRecordHead) != std::string::npos)) {
+          skipping = true;
+          skipped.bytes = line.size();
+          skipped.stall = line.find(kStallText) != std::string::npos;
+          carry = line.substr(line.size() - keep);
+          line.clear();
+          line.shrink_to_fit();
+        }
+      } else {
+        std::string window = carry;
+        window.append(from, n);
+        if (!skipped.stall && window.find(kStallText) != std::string::npos) skipped.stall = true;
+        if (const auto at = window.find(kRecordHead); at != std::string::npos) {
+          skipping = false;  // a record starts here: kept from its head on
+          head = true;
+          skipped.bytes += at - std::min(at, carry.size());
+          line.assign(window, at, std::string::npos);
+        } else {
+          skipped.bytes += n;
+          carry = window.substr(window.size() - std::min(window.size(), keep));
+        }
+      }
+      if (nl) return true;
     }
   }
   int error() const { return error_; }
@@ -283,12 +322,13 @@ class LogReader {
       throw BadInput(o_.log + ": cannot read the log (not a regular file: a FIFO, a device, a socket or a folder)");
     const double total = static_cast<double>(st.st_size);
     std::string line;
+    LineReader::Long skipped;
     double done = 0;
     int shown = -1;
     const bool progress = o_.progress && st.st_size > (16 << 20);
-    while (p_.lines < max_lines_ && in.next(line)) {
+    while (p_.lines < max_lines_ && in.next(line, skipped)) {
       ++p_.lines;
-      done += static_cast<double>(line.size() + 1);
+      done += static_cast<double>(line.size() + skipped.bytes + 1);
       if (progress) {
         const int pct = static_cast<int>(100 * done / total);
         if (pct != shown) {
@@ -297,7 +337,17 @@ class LogReader {
           shown = pct;
         }
       }
-      take_line(line);
+      if (skipped.bytes == 0) {
+        take_line(line);
+      } else if (line.empty()) {  // a long line without a record: noise, or a stall warning, of any length
+        if (skipped.stall)
+          stall("(a line of " + std::to_string(skipped.bytes) + " bytes holding a stall warning, not kept)");
+        else
+          ++p_.noise;
+      } else {  // long text, then a record: the text is noise, as before a record on a short line
+        ++p_.noise;
+        take_line(line);
+      }
     }
     if (progress) std::fprintf(stderr, "\n");
     if (in.error())
@@ -312,10 +362,10 @@ class LogReader {
 
   void take_line(std::string_view line) {
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    static constexpr std::string_view kHead = "[mono_ns=";
+    static constexpr std::string_view kHead = kRecordHead;
     std::size_t at = line.find(kHead);
     if (at == std::string_view::npos) {
-      if (line.find("NEXT_LEVEL group reservation stalled") != std::string_view::npos)
+      if (line.find(kStallText) != std::string_view::npos)
         stall(line);
       else
         ++p_.noise;
