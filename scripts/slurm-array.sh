@@ -14,7 +14,12 @@ die() { echo "slurm-array.sh: $*" >&2; exit 2; }
 [[ -f $plan && -r $plan ]] || die "$plan: no such plan file"
 [[ $k =~ ^[1-9][0-9]{0,8}$ ]] || die "K: expected a whole number of plan lines per task, got '$k'"
 [[ $task =~ ^[0-9]+$ ]] || die "SLURM_ARRAY_TASK_ID is not set: submit with sbatch --array=1-M"
+# Decimal, whatever its leading zeros (bash reads 08 as a bad octal number); at most 9 digits after them.
+[[ $task =~ ^0*([0-9]{1,9})$ ]] || die "array task $task: more than a plan's lines can number"
+task=$((10#${BASH_REMATCH[1]}))
+# Every line, the last one too when no newline ends it (wc -l counts newlines only).
 lines=$(wc -l <"$plan")
+[[ -s $plan && -n $(tail -c 1 "$plan") ]] && lines=$((lines + 1))
 tasks=$(((lines + k - 1) / k))
 ((task >= 1)) || die "array task $task: the task ids are 1-based (--array=1-$tasks for $lines lines, $k per task)"
 ((task <= tasks)) || die "array task $task: the plan has $lines lines, $k per task: --array=1-$tasks"

@@ -40,7 +40,10 @@ bool table_in_enum_order() {
 
 std::optional<unsigned> pr_number(std::string_view text) {
   if (!text.empty() && text.front() == '#') text.remove_prefix(1);
-  if (text.empty() || text.size() > 9) return std::nullopt;
+  if (text.empty()) return std::nullopt;
+  // Leading zeros are optional, however many (upto:0000000001565); at most 9 digits after them.
+  while (text.size() > 1 && text.front() == '0') text.remove_prefix(1);
+  if (text.size() > 9) return std::nullopt;
   unsigned n = 0;
   for (char c : text) {
     if (c < '0' || c > '9') return std::nullopt;

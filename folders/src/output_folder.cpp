@@ -20,6 +20,7 @@
 #include <climits>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <mutex>
 #include <random>
 #include <set>
@@ -260,7 +261,15 @@ std::vector<std::string> foreign_entries(const fs::path& dir, FolderKind kind) {
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    if (name == marker_name(kind) || temp_owner(name) != 0) continue;
+    if (name == marker_name(kind)) continue;
+    // Exactly a temporary of one of the folder's own names (render's pictures, the marker): the garbage
+    // of a process that is gone, removed with the folder; one of a live process is not ours to delete.
+    // Any other name holding ".tmp-dirsched-" is the user's like every other name.
+    if (const pid_t owner = temp_owner_of(name, [&](const std::string& b) { return b == marker_name(kind) || own.count(b); })) {
+      if (owner == getpid() || process_gone(owner)) continue;
+      throw OutputRefused((dir / name).string() + ": a temporary of a dirsched still running (process " +
+                          std::to_string(owner) + "); wait for it to finish, or stop it");
+    }
     struct stat st {};
     const bool file = lstat(it->path().c_str(), &st) == 0 && S_ISREG(st.st_mode);
     if (!file || !own.count(name)) foreign.push_back(file ? name : name + "/");
@@ -375,13 +384,43 @@ fs::path temp_path_beside(const fs::path& dest, const std::string& tag) {
                                std::to_string(getpid()) + "-" + random_tag());
 }
 
+namespace {
+// Where the suffix ".tmp-dirsched-PID-HEX" (PID decimal, HEX 8 hex digits, nothing after) of `name`
+// starts, and its PID; 0 when `name` does not end so or has nothing before the suffix.
+pid_t temp_suffix(const std::string& name, std::size_t* at) {
+  const std::size_t mark = std::strlen(kTempMark);
+  const auto where = name.rfind(kTempMark);
+  if (where == std::string::npos || where == 0) return 0;
+  const std::string tail = name.substr(where + mark);  // PID-HEX
+  const auto dash = tail.find('-');
+  if (dash == std::string::npos || dash == 0 || dash > 10 || tail.size() - dash - 1 != 8) return 0;
+  for (std::size_t i = 0; i < tail.size(); ++i)
+    if (i != dash && !(i < dash ? std::isdigit(static_cast<unsigned char>(tail[i]))
+                                : std::isxdigit(static_cast<unsigned char>(tail[i]))))
+      return 0;
+  const long long pid = std::strtoll(tail.c_str(), nullptr, 10);
+  if (pid <= 0 || pid > INT_MAX) return 0;
+  *at = where;
+  return static_cast<pid_t>(pid);
+}
+}  // namespace
+
 pid_t temp_owner(const std::string& name) {
-  const auto at = name.find(kTempMark);
-  if (at == std::string::npos) return 0;
-  const char* digits = name.c_str() + at + std::strlen(kTempMark);
-  char* end = nullptr;
-  const long pid = std::strtol(digits, &end, 10);
-  return end != digits && *end == '-' && pid > 0 ? static_cast<pid_t>(pid) : 0;
+  std::size_t at = 0;
+  return temp_suffix(name, &at);
+}
+
+pid_t temp_owner_of(const std::string& name, const std::function<bool(const std::string&)>& is_base) {
+  std::size_t at = 0;
+  const pid_t pid = temp_suffix(name, &at);
+  if (pid == 0) return 0;
+  const std::string prefix = name.substr(0, at);  // BASE or BASE.TAG
+  if (is_base(prefix)) return pid;
+  const auto dot = prefix.rfind('.');
+  if (dot == std::string::npos || dot == 0 || dot + 1 == prefix.size()) return 0;
+  for (std::size_t i = dot + 1; i < prefix.size(); ++i)
+    if (!std::islower(static_cast<unsigned char>(prefix[i]))) return 0;
+  return is_base(prefix.substr(0, dot)) ? pid : 0;
 }
 
 bool process_gone(pid_t pid) {
@@ -611,25 +650,8 @@ std::vector<fs::path> remove_dead_temporaries(const fs::path& dest) {
   // DEST.TAG.tmp-dirsched-PID-HEX (the streamed files beside it): nothing else is touched.
   const std::string base = dest.filename().string();
   const fs::path parent = dest.has_parent_path() ? dest.parent_path() : fs::path(".");
-  auto ours = [&](const std::string& name) -> pid_t {
-    if (name.size() <= base.size() + 1 || name.compare(0, base.size() + 1, base + ".") != 0) return 0;
-    std::string rest = name.substr(base.size());  // ".tmp-dirsched-..." or ".TAG.tmp-dirsched-..."
-    if (rest.rfind(kTempMark, 0) != 0) {
-      const auto dot = rest.find('.', 1);
-      if (dot == std::string::npos) return 0;
-      for (std::size_t i = 1; i < dot; ++i)
-        if (!std::islower(static_cast<unsigned char>(rest[i]))) return 0;
-      rest = rest.substr(dot);
-      if (rest.rfind(kTempMark, 0) != 0) return 0;
-    }
-    const std::string tail = rest.substr(std::strlen(kTempMark));  // PID-HEX
-    const auto dash = tail.find('-');
-    if (dash == std::string::npos || dash == 0 || tail.size() - dash - 1 != 8) return 0;
-    for (std::size_t i = 0; i < tail.size(); ++i)
-      if (i != dash && !(i < dash ? std::isdigit(static_cast<unsigned char>(tail[i]))
-                                  : std::isxdigit(static_cast<unsigned char>(tail[i]))))
-        return 0;
-    return temp_owner(name);
+  auto ours = [&](const std::string& name) {
+    return temp_owner_of(name, [&](const std::string& b) { return b == base; });
   };
   std::vector<fs::path> removed;
   std::error_code ec;

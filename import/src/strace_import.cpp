@@ -20,6 +20,7 @@
 #include <sstream>
 #include <tuple>
 #include <unordered_map>
+#include <vector>
 
 #include "dirsched/error.hpp"
 #include "dirsched/json_reader.hpp"
@@ -161,6 +162,39 @@ struct Parsed {
   std::unordered_map<std::string, std::uint32_t> hid_index;
 };
 
+// Text of the log as a JSON string can hold it: valid UTF-8 is kept, every byte that is not part of
+// a valid sequence (a log is bytes: \xff\xfe in a warning) is written as the text \xNN. (The report's
+// dump threw on them: "invalid UTF-8 byte", without the file or the line.)
+std::string json_safe_text(std::string_view s) {
+  std::string o;
+  o.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    std::size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 && c >= 0xc2 ? 2 : (c >> 4) == 0xe ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    if (n > 1) {
+      if (i + n > s.size()) n = 0;
+      for (std::size_t k = 1; n && k < n; ++k)
+        if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) n = 0;
+      if (n) {  // no overlong 3- and 4-byte forms, no surrogates, nothing past U+10FFFF
+        const auto c1 = static_cast<unsigned char>(s[i + 1]);
+        if ((c == 0xe0 && c1 < 0xa0) || (c == 0xed && c1 >= 0xa0) || (c == 0xf0 && c1 < 0x90) || (c == 0xf4 && c1 >= 0x90))
+          n = 0;
+      }
+    }
+    if (n == 0) {
+      static const char* const kHex = "0123456789abcdef";
+      o += "\\x";
+      o += kHex[c >> 4];
+      o += kHex[c & 0xf];
+      ++i;
+      continue;
+    }
+    o.append(s.data() + i, n);
+    i += n;
+  }
+  return o;
+}
+
 bool parse_ll(std::string_view s, long long& out) {
   if (s.empty()) return false;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
@@ -182,6 +216,93 @@ bool is_hex(std::string_view s) {
   return true;
 }
 
+constexpr std::string_view kRecordHead = "[mono_ns=";
+constexpr std::string_view kStallText = "NEXT_LEVEL group reservation stalled";
+
+// The lines of a file descriptor (owned), as std::getline gives them: without their '\n', the last
+// one also without it; a read error ends the lines and is kept (error(): its errno).
+//
+// Memory is bounded by what can be a record, never by a line's length: a line that passes kProbe bytes
+// with no record head ("[mono_ns=") in it is no longer kept. Its bytes are read on to its end and
+// counted (Long::bytes), and only whether a head or a stall warning comes later is watched. A head
+// found later starts what is kept (the text before it was noise, as on a short line); without one the
+// line comes back empty, its length and whether it held a stall warning in Long (1 GB of NUL bytes
+// without a newline was held whole, then 'read error').
+class LineReader {
+ public:
+  static constexpr std::size_t kProbe = std::size_t{1} << 20;
+  struct Long {
+    std::uint64_t bytes = 0;  // the bytes skipped, 0 for a line kept whole
+    bool stall = false;       // a stall warning was among them
+  };
+
+  explicit LineReader(int fd) : fd_(fd), buf_(std::size_t{1} << 20) {}
+  ~LineReader() { ::close(fd_); }
+  LineReader(const LineReader&) = delete;
+  LineReader& operator=(const LineReader&) = delete;
+
+  bool next(std::string& line, Long& skipped) {
+    line.clear();
+    skipped = Long{};
+    bool took = false, skipping = false, head = false;
+    std::string carry;  // skipping: the last bytes skipped, so that a marker cut by a read is still seen
+    const std::size_t keep = std::max(kRecordHead.size(), kStallText.size()) - 1;
+    for (;;) {
+      if (pos_ == len_ && !fill()) return took;
+      const char* from = buf_.data() + pos_;
+      const std::size_t left = len_ - pos_;
+      const void* nl = std::memchr(from, '\n', left);
+      const std::size_t n = nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - from) : left;
+      pos_ += nl ? n + 1 : n;
+      took = true;
+      if (!skipping) {
+        line.append(from, n);
+        if (!head && line.size() > kProbe && !(head = line.find(kRecordHead) != std::string::npos)) {
+          skipping = true;
+          skipped.bytes = line.size();
+          skipped.stall = line.find(kStallText) != std::string::npos;
+          carry = line.substr(line.size() - keep);
+          line.clear();
+          line.shrink_to_fit();
+        }
+      } else {
+        std::string window = carry;
+        window.append(from, n);
+        if (!skipped.stall && window.find(kStallText) != std::string::npos) skipped.stall = true;
+        if (const auto at = window.find(kRecordHead); at != std::string::npos) {
+          skipping = false;  // a record starts here: kept from its head on
+          head = true;
+          skipped.bytes += at - std::min(at, carry.size());
+          line.assign(window, at, std::string::npos);
+        } else {
+          skipped.bytes += n;
+          carry = window.substr(window.size() - std::min(window.size(), keep));
+        }
+      }
+      if (nl) return true;
+    }
+  }
+  int error() const { return error_; }
+
+ private:
+  bool fill() {
+    ssize_t n;
+    do n = ::read(fd_, buf_.data(), buf_.size());
+    while (n < 0 && errno == EINTR);
+    if (n <= 0) {
+      if (n < 0) error_ = errno;
+      return false;
+    }
+    pos_ = 0;
+    len_ = static_cast<std::size_t>(n);
+    return true;
+  }
+  int fd_;
+  std::vector<char> buf_;
+  std::size_t pos_ = 0, len_ = 0;
+  int error_ = 0;
+};
+
 // Reads the log once. The first reading (no `keep`) counts and checks; the second keeps the spans of
 // the process chosen (`keep_pid`) in `keep`, and reads no more than the first reading's lines.
 class LogReader {
@@ -191,19 +312,23 @@ class LogReader {
       : o_(o), p_(p), keep_(keep), keep_pid_(keep_pid), max_lines_(max_lines) {}
 
   void read() {
-    std::ifstream in(o_.log, std::ios::binary);
+    // Opened without blocking and checked on the descriptor (a FIFO blocked the open forever): the log
+    // is read twice, so only a regular file.
     struct stat st {};
-    if (stat(o_.log.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || !in)
-      throw BadInput(o_.log + ": cannot read the log (" +
-                     (stat(o_.log.c_str(), &st) != 0 ? std::strerror(errno) : "not a regular file") + ")");
+    const int fd = open_user_file(o_.log, &st);
+    if (fd < 0) throw BadInput(o_.log + ": cannot read the log (" + std::strerror(errno) + ")");
+    LineReader in(fd);
+    if (!S_ISREG(st.st_mode))
+      throw BadInput(o_.log + ": cannot read the log (not a regular file: a FIFO, a device, a socket or a folder)");
     const double total = static_cast<double>(st.st_size);
     std::string line;
+    LineReader::Long skipped;
     double done = 0;
     int shown = -1;
     const bool progress = o_.progress && st.st_size > (16 << 20);
-    while (p_.lines < max_lines_ && std::getline(in, line)) {
+    while (p_.lines < max_lines_ && in.next(line, skipped)) {
       ++p_.lines;
-      done += static_cast<double>(line.size() + 1);
+      done += static_cast<double>(line.size() + skipped.bytes + 1);
       if (progress) {
         const int pct = static_cast<int>(100 * done / total);
         if (pct != shown) {
@@ -212,10 +337,21 @@ class LogReader {
           shown = pct;
         }
       }
-      take_line(line);
+      if (skipped.bytes == 0) {
+        take_line(line);
+      } else if (line.empty()) {  // a long line without a record: noise, or a stall warning, of any length
+        if (skipped.stall)
+          stall("(a line of " + std::to_string(skipped.bytes) + " bytes holding a stall warning, not kept)");
+        else
+          ++p_.noise;
+      } else {  // long text, then a record: the text is noise, as before a record on a short line
+        ++p_.noise;
+        take_line(line);
+      }
     }
     if (progress) std::fprintf(stderr, "\n");
-    if (in.bad()) throw BadInput(o_.log + ": read error after line " + std::to_string(p_.lines));
+    if (in.error())
+      throw BadInput(o_.log + ": read error after line " + std::to_string(p_.lines) + " (" + std::strerror(in.error()) + ")");
     for (auto& [pid, c] : p_.candidates) c.make_unique_and_fit();
   }
 
@@ -226,10 +362,10 @@ class LogReader {
 
   void take_line(std::string_view line) {
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    static constexpr std::string_view kHead = "[mono_ns=";
+    static constexpr std::string_view kHead = kRecordHead;
     std::size_t at = line.find(kHead);
     if (at == std::string_view::npos) {
-      if (line.find("NEXT_LEVEL group reservation stalled") != std::string_view::npos)
+      if (line.find(kStallText) != std::string_view::npos)
         stall(line);
       else
         ++p_.noise;
@@ -247,7 +383,7 @@ class LogReader {
 
   void stall(std::string_view text) {
     ++p_.stall_warnings;
-    if (p_.stall_lines.size() < 20) p_.stall_lines.push_back(std::string(text));
+    if (p_.stall_lines.size() < 20) p_.stall_lines.push_back(json_safe_text(text));
   }
 
   // `[mono_ns=<ns>][T0x<hex>][<LEVEL>] <func>: <message>`
@@ -633,10 +769,13 @@ class Builder {
                            " (<level>.submit, .dispatch, .complete, ... at depth 0): nothing to import");
     }
     if (pids.size() > 1) {
+      // The first few by pid, and how many there are: a log of 20,000 processes made one 0.8 MB line.
+      constexpr std::size_t kShown = 5;
       std::string list;
-      for (long long pid : pids) list += (list.empty() ? "" : "; ") + describe(pid);
-      refuse(p_.candidates.at(pids[1]).first_line,
-             "several scheduler processes and no choice: give --pid N or --level WORD (" + list + ")");
+      for (std::size_t i = 0; i < pids.size() && i < kShown; ++i) list += (list.empty() ? "" : "; ") + describe(pids[i]);
+      if (pids.size() > kShown) list += "; and " + std::to_string(pids.size() - kShown) + " more";
+      refuse(p_.candidates.at(pids[1]).first_line, "several scheduler processes and no choice: give --pid N or --level WORD (" +
+                                                       std::to_string(pids.size()) + " processes: " + list + ")");
     }
     pid_ = pids[0];
     const Candidate& c = p_.candidates.at(pid_);
@@ -939,6 +1078,14 @@ class Builder {
                               std::to_string(kMaxWorkers) + " workers (the testbed's limit)");
       }
     }
+    // A dispatch span's dur is the scheduler's cost per member (--calibrate-overheads): one that ends
+    // past the limit is refused at its line, not turned into a dispatch cost `run` then refuses. Every
+    // dispatch span imported counts, a retry's too (the calibration reads them all).
+    for (const Attempt& a : attempts_)
+      if (a.dispatch_dur > limit_ns - std::clamp(a.dispatch_ts - t0_, 0LL, limit_ns))
+        refuse(a.line, "a dispatch span of dur=" + std::to_string(a.dispatch_dur) + " (ns) at ts " +
+                           std::to_string(a.dispatch_ts) + " ends more than 2^32 s after the time origin t0 (ts " +
+                           std::to_string(t0_) + ")");
   }
 
   // Workers, kinds, callables, what is left out.
@@ -1229,6 +1376,11 @@ std::vector<Builder::Edge> Builder::infer_edges(long long gap_ns) const {
       if (p.run != t.run || p.slot >= t.slot || submit_of(t)->ts >= it->end) continue;
       if (std::any_of(targets.begin(), targets.end(), [&](long long w) { return busy_between(w, it->end, first); }))
         continue;
+      if (edges.size() == kMaxInferredEdges)
+        refuse(members(t).begin().at->line,
+               "--infer-deps " + human_number(*o_.infer_gap_us) + ": more than " + std::to_string(kMaxInferredEdges) +
+                   " inferred dependencies (the import's bound on guessed edges, docs/limits.md), passed at task " +
+                   name_of(t) + "; give a smaller gap");
       edges.push_back({&p, &t, first - it->end});
     }
   }
@@ -1428,15 +1580,16 @@ void Builder::write_scenario(const fs::path& file) {
     // imported counts (a left-out task's and a retry's too: the scheduler spent that time).
     for (const Attempt& a : attempts_) dispatches.emplace_back(a.dispatch_ts, a.dispatch_dur);
     std::sort(dispatches.begin(), dispatches.end());
-    std::vector<long long> before(dispatches.size() + 1, 0);  // before[i]: the durs of dispatches[0, i)
-    for (std::size_t i = 0; i < dispatches.size(); ++i) before[i + 1] = before[i] + dispatches[i].second;
+    // before[i]: the durs of dispatches[0, i), in double: a sum of many long spans does not overflow.
+    std::vector<double> before(dispatches.size() + 1, 0);
+    for (std::size_t i = 0; i < dispatches.size(); ++i) before[i + 1] = before[i] + static_cast<double>(dispatches[i].second);
     const auto dispatching = [&](long long from, long long to) {
       const auto at = [&](long long ts) {
         return static_cast<std::size_t>(
             std::lower_bound(dispatches.begin(), dispatches.end(), std::make_pair(ts, std::numeric_limits<long long>::min())) -
             dispatches.begin());
       };
-      return static_cast<double>(before[at(to)] - before[at(from)]);
+      return before[at(to)] - before[at(from)];
     };
     for (auto& [w, list] : per_worker) {
       std::sort(list.begin(), list.end(), [](const Run& x, const Run& y) { return x.start < y.start; });
@@ -1993,7 +2146,15 @@ std::string import_strace(const ImportOptions& options, const std::string& out_a
     std::vector<std::string> foreign;
     for (const auto& e : fs::directory_iterator(out)) {
       const std::string n = e.path().filename().string();
-      if (temp_owner(n) != 0) continue;
+      // Exactly a temporary of one of the import's own names, left by a process that is gone (the shared
+      // predicate of the folder rule); any other name holding ".tmp-dirsched-" is the user's.
+      if (const pid_t owner = temp_owner_of(n, [](const std::string& b) {
+            return b == "scenario.json" || b == "import-report.json" || b == ".dirsched-import" || b == "observed";
+          })) {
+        if (owner == getpid() || process_gone(owner)) continue;
+        throw OutputRefused("--out " + out_arg + ": holds " + n + ", a temporary of a dirsched still running (process " +
+                            std::to_string(owner) + "); wait for it to finish, or stop it");
+      }
       struct stat es {};
       const bool got = lstat(e.path().c_str(), &es) == 0;
       const bool dir = got && S_ISDIR(es.st_mode), file = got && S_ISREG(es.st_mode);

@@ -49,17 +49,15 @@ namespace {
 // anything but a regular file. Returns the descriptor, blocking again, or -1 (errno set) when it
 // cannot be opened.
 int open_regular(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return -1;
   struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+  const int fd = open_user_file(path, &st);  // never blocks (json_reader.hpp)
+  if (fd < 0) return -1;
+  if (!S_ISREG(st.st_mode)) {
     ::close(fd);
     throw BadInput(path +
                    ": not a regular file (a FIFO, a device, a socket or a folder); a run "
                    "folder holds regular files only");
   }
-  const int flags = ::fcntl(fd, F_GETFL);
-  if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
   return fd;
 }
 

@@ -66,14 +66,23 @@ def interrupt_children():
                 pass
 
 
+def _arg(a):
+    """One argument of the command line: a path given as bytes or a path-like object as Python names
+    files (os.fsdecode: bytes that are not UTF-8 kept as surrogate escapes), anything else as str."""
+    return os.fsdecode(a) if isinstance(a, (bytes, os.PathLike)) else str(a)
+
+
 def call_cli(args, cli=None):
     """Runs `dirsched ARGS...`; returns its stdout, or raises CliError.
 
     An interrupt (Ctrl-C, a Jupyter interrupt: KeyboardInterrupt) is forwarded to the child as SIGINT,
     never SIGKILL, so that it removes its temporaries; the call waits for it (SIGKILL only if it has
     not stopped after _INTERRUPT_GRACE_S seconds) and re-raises the KeyboardInterrupt."""
-    command = [cli or find_cli()] + [str(a) for a in args]
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    command = [cli or find_cli()] + [_arg(a) for a in args]
+    # A path is bytes to the system: one that is not UTF-8 comes back in the CLI's output as it went in,
+    # and is decoded as Python decodes file names (surrogateescape), never a UnicodeDecodeError.
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                            encoding="utf-8", errors="surrogateescape")
     with _children_lock:
         _children.add(proc)
     try:

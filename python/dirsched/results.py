@@ -178,9 +178,12 @@ class SweepResult:
         with open(self.csv, encoding="utf-8", newline="") as f:
             self.rows = list(csv.DictReader(f))
         for r in self.rows:
+            index = int(r["variant"]) if r.get("variant", "").isdigit() else None
             for k, v in list(r.items()):
                 if k in self.names:
-                    r[k] = json.loads(v)
+                    # The value as given to sweep (variants[index]): sweep.csv writes a string bare
+                    # (fast, not "fast") and cannot tell "true" or "1" from true or 1.
+                    r[k] = self.variants[index][k] if index is not None and index < len(self.variants) else v
                 elif k == "variant":
                     r[k] = int(v)
                 elif k != "outcome":

@@ -93,7 +93,8 @@ def _run_plan_line(line):
     command, split as the shell would and run without one. Module level, so that any executor can pickle
     it; a failure is a CliError naming the command."""
     argv = shlex.split(line)
-    proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                          encoding="utf-8", errors="surrogateescape")
     if proc.returncode != 0:
         raise CliError(argv, proc.returncode, proc.stderr, proc.stdout)
 
@@ -591,7 +592,7 @@ class Testbed:
         ``policy`` (when given) is passed as `--policy`; a failed CLI call raises CliError."""
         scenario = self._record(orch_fn, args, cfg, seed=seed)
         cli = find_cli()
-        out = os.path.abspath(out)
+        out = os.path.abspath(os.fsdecode(out))  # bytes or str, as Python names files (surrogateescape)
         tmp = self._write_beside(out, scenario)
         try:
             stdout = call_cli(
@@ -638,14 +639,15 @@ class Testbed:
             # The scenario is concrete (no "$NAME" in it, and the CLI refuses a var nothing uses): the
             # variant's values go to its variant.json, written here as the CLI writes one.
             scenarios.append((index, s, {n: as_json[n] for n in names}))
-        cli = find_cli()
-        out = os.path.abspath(out)
-        self._prepare_sweep_folder(out, make_orch_fn, len(variants), cli)
-
-        policy_args = self._policy_args(policy)
-        tasks = [(cli, out, index, s, chosen, policy_args) for index, s, chosen in scenarios]
+        # Every argument checked before the folder is claimed: a refusal leaves nothing behind.
         if executor is not None and not isinstance(executor, Executor):
             raise TypeError("sweep: executor must be a concurrent.futures.Executor, got %r" % (executor,))
+        policy_args = self._policy_args(policy)
+        cli = find_cli()
+        out = os.path.abspath(os.fsdecode(out))  # bytes or str, as Python names files (surrogateescape)
+        self._prepare_sweep_folder(out, make_orch_fn, len(variants), cli)
+
+        tasks = [(cli, out, index, s, chosen, policy_args) for index, s, chosen in scenarios]
         stop = threading.Event()  # set on an interrupt: queued variants do not start
         pool = ThreadPoolExecutor(max_workers=max(1, int(jobs))) if executor is None else None
         if pool is not None:
@@ -779,9 +781,18 @@ class Testbed:
     def _write_beside(folder, doc, kind="scenario"):
         parent = os.path.dirname(folder)
         os.makedirs(parent, exist_ok=True)
-        # The CLI's temporary naming (NAME.tmp-dirsched-PID-RANDOM): `--collect` recognises a leftover.
-        prefix = os.path.basename(folder) + "." + kind + ".tmp-dirsched-%d-" % os.getpid()
-        fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".json", dir=parent)
+        # Exactly the CLI's temporary naming (NAME.TAG.tmp-dirsched-PID-8HEX, nothing after it): the CLI
+        # takes only that shape for a temporary (a leftover of a process that is gone is removed, a live
+        # one's waited for); any other name holding ".tmp-dirsched-" is a user's file.
+        while True:
+            tmp = os.path.join(
+                parent, "%s.%s.tmp-dirsched-%d-%s" % (os.path.basename(folder), kind, os.getpid(), os.urandom(4).hex())
+            )
+            try:
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
+                break
+            except FileExistsError:
+                continue
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(dumps(doc) if kind == "scenario" else json.dumps(doc, indent=2, sort_keys=True) + "\n")
         return tmp

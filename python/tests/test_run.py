@@ -268,5 +268,49 @@ class DefaultPolicy(TempDir):
         self.assertEqual(r.groups[0]["overtakes"], 5)
 
 
+class PathsThatAreNotUtf8(TempDir):
+    """Issue 53 F16: a path with bytes that are not UTF-8 (as os.listdir gives it, with surrogate escapes,
+    or as bytes): the run was written, then decoding the CLI's output raised UnicodeDecodeError."""
+
+    def one_task(self):
+        tb = Testbed([{"id": 0, "kind": "local_chip"}])
+        k = tb.register("k", "LOCAL_CHIP")
+
+        def fn(orch, args, cfg):
+            orch.submit_next_level(k(duration_s=1), TaskArgs(), worker=0)
+
+        return tb, fn
+
+    def test_run_into_a_path_that_is_not_utf8(self):
+        tb, fn = self.one_task()
+        out = os.path.join(self.tmp, os.fsdecode(b"run-\xff\xfe"))
+        r = tb.run(fn, out)
+        self.assertEqual(r.makespan_s, 1)
+        self.assertIn(out, r.stdout)  # the path as Python names it (surrogate escapes), byte for byte
+        self.assertTrue(os.path.isfile(os.path.join(out, "summary.json")))
+
+    def test_run_into_a_bytes_path(self):
+        tb, fn = self.one_task()
+        out = os.path.join(os.fsencode(self.tmp), b"run-\xff")
+        r = tb.run(fn, out)
+        self.assertEqual(r.makespan_s, 1)
+        self.assertTrue(os.path.isfile(os.path.join(out, b"summary.json")))
+
+    def test_sweep_into_a_path_that_is_not_utf8(self):
+        tb, _ = self.one_task()
+        k = tb.register("k2", "LOCAL_CHIP")
+
+        def make(d):
+            def fn(orch, args, cfg):
+                orch.submit_next_level(k(duration_s=d), TaskArgs(), worker=0)
+
+            return fn
+
+        out = os.path.join(self.tmp, os.fsdecode(b"sweep-\xff"))
+        r = tb.sweep(make, {"d": [1, 2]}, out, jobs=1)
+        self.assertEqual(r.ranking, [0, 1])
+        self.assertEqual(r.result(1).makespan_s, 2)
+
+
 if __name__ == "__main__":
     unittest.main()

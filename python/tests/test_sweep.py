@@ -13,6 +13,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(HERE, ".."))
 
 from dirsched import CliError, Testbed, find_cli  # noqa: E402
+from dirsched._cli import call_cli  # noqa: E402
 from dirsched.simpler import TaskArgs  # noqa: E402
 
 SCENARIO = os.path.join(ROOT, "scenarios", "sweep-group-worker-set.json")
@@ -252,6 +253,55 @@ class ReplicatedSweepRanksLikeTheCli(_InATemporaryFolder):
                            (("normal", -0.1), ValueError)):
             with self.assertRaises(error):
                 tb.register("j%d" % len(tb._callables), "LOCAL_CHIP", jitter=bad)
+
+
+class SweepHostile(unittest.TestCase):
+    """Issue 53: values that are not numbers come back as given; a bad argument claims no folder."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="dirsched-py-sweep-")
+        self.addCleanup(shutil.rmtree, self.tmp)
+        self.tb = Testbed([{"id": 0, "kind": "local_chip"}, {"id": 1, "kind": "local_chip"}])
+        self.k = self.tb.register("k", "LOCAL_CHIP")
+
+    def make(self, mode, flag):
+        k = self.k
+
+        def fn(orch, args, cfg):
+            orch.submit_next_level(k(duration_s=1 if mode == "fast" else 2), TaskArgs(), worker=0)
+
+        return fn
+
+    def test_string_values_come_back_as_given(self):
+        # sweep.csv writes the string fast bare and "true"/"1" as true/1: every variant ran, then
+        # reading the rows raised JSONDecodeError, or gave True and 1 for "true" and "1".
+        values = {"mode": ["fast", "slow"], "flag": ["true", "1", True]}
+        r = self.tb.sweep(self.make, values, os.path.join(self.tmp, "s"), jobs=2)
+        self.assertEqual(len(r.rows), 6)
+        got = sorted((row["variant"], row["flag"], row["mode"]) for row in r.rows)
+        want = [(i, v["flag"], v["mode"]) for i, v in enumerate(r.variants)]
+        self.assertEqual(got, want)
+        for row in r.rows:
+            self.assertIs(type(row["flag"]), type(r.variants[row["variant"]]["flag"]))
+        self.assertEqual(r.result(r.ranking[0]).makespan_s, 1)
+
+    def test_a_bad_executor_claims_no_folder(self):
+        out = os.path.join(self.tmp, "never")
+        with self.assertRaises(TypeError):
+            self.tb.sweep(self.make, {"mode": ["fast"], "flag": [1]}, out, executor=object())
+        self.assertFalse(os.path.exists(out), "an empty sweep folder left behind")
+
+    def test_its_temporaries_are_named_as_the_clis(self):
+        # The CLI takes only NAME.tmp-dirsched-PID-8HEX for a temporary (issue 53 F1: any other name
+        # holding ".tmp-dirsched-" is a user's); the front end's scenario files beside a variant folder
+        # ended in mkstemp's "XXXXXXXX.json", so `--collect` took a live one for a stray folder.
+        out = os.path.join(self.tmp, "s")
+        self.tb.sweep(self.make, {"mode": ["fast"], "flag": [1]}, out)
+        tmp = Testbed._write_beside(os.path.join(out, "variant-0000"), {"x": 1}, "variant")
+        self.addCleanup(os.unlink, tmp)
+        with self.assertRaises(CliError) as e:
+            call_cli(["sweep", "--collect", out], find_cli())
+        self.assertIn("a temporary of a dirsched still running (process %d)" % os.getpid(), e.exception.stderr)
 
 
 if __name__ == "__main__":

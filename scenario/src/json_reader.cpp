@@ -1,6 +1,8 @@
 #include "dirsched/json_reader.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cmath>
@@ -318,11 +320,19 @@ using File = std::unique_ptr<std::FILE, FileCloser>;
 
 File open_checked(const std::string& file, std::uint64_t* size) {
   struct stat st {};
-  if (::stat(file.c_str(), &st) != 0)
-    throw ScenarioError(file, "", "cannot open the file: " + std::string(std::strerror(errno)));
-  if (S_ISDIR(st.st_mode)) throw ScenarioError(file, "", "is a directory, not a JSON file");
-  File f(std::fopen(file.c_str(), "rb"));
-  if (!f) throw ScenarioError(file, "", "cannot open the file: " + std::string(std::strerror(errno)));
+  const int fd = open_user_file(file, &st);
+  if (fd < 0) throw ScenarioError(file, "", "cannot open the file: " + std::string(std::strerror(errno)));
+  if (S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    throw ScenarioError(file, "", "is a directory, not a JSON file");
+  }
+  File f(::fdopen(fd, "rb"));
+  if (!f) {
+    const int e = errno;
+    ::close(fd);
+    throw ScenarioError(file, "", "cannot open the file: " + std::string(std::strerror(e)));
+  }
+  // A pipe (`<(...)`) is read as it comes; a FIFO nobody writes to reads as empty, never waited on.
   *size = S_ISREG(st.st_mode) ? static_cast<std::uint64_t>(st.st_size) : 0;
   return f;
 }
@@ -351,6 +361,20 @@ std::string size_text(std::uint64_t bytes) {
 }
 
 }  // namespace
+
+int open_user_file(const std::string& path, struct stat* st) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return -1;
+  if (::fstat(fd, st) != 0) {
+    const int e = errno;
+    ::close(fd);
+    errno = e;
+    return -1;
+  }
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  return fd;
+}
 
 std::string number_text(double v) {
   if (v == std::floor(v) && std::abs(v) <= 9007199254740992.0)

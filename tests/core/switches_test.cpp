@@ -72,6 +72,12 @@ TEST(Switches, UnknownPresetsNameWhatIsKnown) {
   EXPECT_EQ(canonical_policy_name("upto:#1729"), "upto:1729");
   EXPECT_EQ(canonical_policy_name("upto:01565"), "upto:1565");  // it was recorded as typed
   EXPECT_EQ(canonical_policy_name("upto:#01565"), "upto:1565");
+  // Issue 53: leading zeros are optional however many there are (13 characters were refused).
+  EXPECT_EQ(canonical_policy_name("upto:0000000001565"), "upto:1565");
+  ASSERT_TRUE(preset("upto:0000000001565"));
+  EXPECT_EQ(*preset("upto:0000000001565"), *preset("head_reservation"));
+  EXPECT_FALSE(preset("upto:0000"));              // PR 0 is no PR of the ladder
+  EXPECT_FALSE(preset("upto:00001234567890"));    // 10 significant digits
   EXPECT_EQ(canonical_policy_name("upto:15x65"), "upto:15x65");  // refused by preset(), named as given
   EXPECT_EQ(canonical_policy_name("current"), "current");
 }

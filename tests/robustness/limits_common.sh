@@ -36,7 +36,7 @@ expect() {
     rm -rf "${sandbox:?}"/* && echo "the user's own data" >"$sandbox/mine.txt" && before=$(snapshot)
   fi
   if [ -n "$why" ]; then
-    echo "FAIL $name: $why"; sed 's/^/  | /' "$tmp/err" | head -5; fail=1
+    echo "FAIL $name: $why"; cut -c1-300 "$tmp/err" | sed "s/^/  | /" | head -5; fail=1
   else
     echo "ok   $name"
   fi

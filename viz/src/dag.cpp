@@ -111,12 +111,15 @@ std::unique_ptr<Graph> materialise(const Spec& spec, const std::vector<bool>& ke
   std::vector<Agnode_t*> made(spec.nodes.size(), nullptr);
   for (std::size_t i = 0; i < spec.nodes.size(); ++i) {
     if (!keep.empty() && !keep[i]) continue;
-    made[i] = agnode(g, c(spec.nodes[i].name), 1);
+    // The id as labels are written (dot_escape): cgraph's writer quotes an id and escapes its '"', never
+    // a backslash, so a name ending in '\' closed its own quote (`"a\"`) and dot could not read
+    // dag.dot. Doubling each backslash keeps distinct names distinct.
+    made[i] = agnode(g, c(dot_escape(spec.nodes[i].name)), 1);
     for (const auto& [k, val] : spec.nodes[i].attrs) agsafeset(made[i], c(k), c(val), c(""));
   }
   for (const Spec::Edge& e : spec.edges) {
     if (!made[e.from] || !made[e.to]) continue;
-    Agedge_t* edge = agedge(g, made[e.from], made[e.to], e.key.empty() ? nullptr : c(e.key), 1);
+    Agedge_t* edge = agedge(g, made[e.from], made[e.to], e.key.empty() ? nullptr : c(dot_escape(e.key)), 1);
     for (const auto& [k, val] : e.attrs) agsafeset(edge, c(k), c(val), c(""));
   }
   return graph;

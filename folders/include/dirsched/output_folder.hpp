@@ -9,7 +9,8 @@
 //
 // What dirsched owns inside a run folder: the marker lists every file the run wrote (`"files"`, and
 // `render` adds the pictures it draws there before it draws them). A run folder is replaced only when
-// every entry in it is a regular file the marker lists (or a temporary of ours, or the marker itself):
+// every entry in it is a regular file the marker lists (or the marker itself, or exactly a temporary of
+// one of those names left by a process that is gone; a live one's refuses the replace):
 // a file the user added (notes.txt beside summary.json), a folder or a link makes the replace refuse
 // (OutputRefused naming the folder and the first such entries), before and again at the exchange. A
 // marker without the list (written by a dirsched before the list existed) is trusted for the names a
@@ -36,6 +37,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -84,7 +86,8 @@ std::string run_marker_json(record::RunMarker marker);
 const std::vector<std::string>& optimize_file_names();
 const std::string& optimize_marker_text();
 // The entries of run folder (or, with kOptimize, optimize folder) `dir` that dirsched did not write (see
-// the header), sorted; OutputRefused when its marker is not dirsched's.
+// the header), sorted; OutputRefused when its marker is not dirsched's, or when it holds a temporary
+// of a dirsched still running.
 std::vector<std::string> foreign_entries(const std::filesystem::path& dir, FolderKind kind = FolderKind::kRun);
 // Throws OutputRefused ("LABEL: holds N entries dirsched did not write (a, b, c); replacing the folder
 // would delete them: move them out, or INSTEAD") when `dir` has foreign entries.
@@ -117,8 +120,15 @@ class NewParents {
 
 // A unique temporary name beside `dest`: DEST + "." + tag + ".tmp-dirsched-PID-RANDOM" ("" tag: no tag).
 std::filesystem::path temp_path_beside(const std::filesystem::path& dest, const std::string& tag = "");
-// Whether a file name is one of the temporaries above, and the pid that made it (0 when it is not).
+// Whether a file name is one of the temporaries above, and the pid that made it (0 when it is not): it
+// ends exactly in ".tmp-dirsched-PID-HEX" (decimal PID, 8 hex digits) after a non-empty name. A name
+// that merely holds ".tmp-dirsched-" (`results.tmp-dirsched-1-keep`) is not one.
 pid_t temp_owner(const std::string& file_name);
+// temp_owner, for the temporaries of one name only: BASE.tmp-dirsched-PID-HEX or BASE.TAG.tmp-dirsched-
+// PID-HEX (TAG lowercase letters) with `is_base(BASE)`; 0 for any other name. The one predicate of what
+// dirsched may take as its own garbage: in the folder beside an output (remove_dead_temporaries) and
+// inside a run or import folder being replaced (foreign_entries, import), each then asks process_gone.
+pid_t temp_owner_of(const std::string& file_name, const std::function<bool(const std::string&)>& is_base);
 // Whether process `pid` is gone from this machine (kill(pid, 0) says ESRCH, or it is a zombie: killed,
 // not yet reaped): only then is what it left garbage; a live process, or one this user may not signal,
 // keeps its temporaries.

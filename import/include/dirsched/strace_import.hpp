@@ -11,6 +11,7 @@
 // before the whole log has been read and checked.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -24,6 +25,12 @@ class ImportError : public BadInput {
  public:
   using BadInput::BadInput;
 };
+
+// --infer-deps guesses at most this many edges in all (every one is an arg of its consumer and an entry
+// of the report): past it the import is refused (exit 2) at the consumer that passes it, naming the
+// bound, rather than running out of memory (2,000 producers ending just before 2,000 consumers make
+// 4,000,000). docs/limits.md.
+inline constexpr std::size_t kMaxInferredEdges = 1'000'000;
 
 struct ImportOptions {
   std::string log;                     // the host log

@@ -18,6 +18,8 @@
 // itself is never held. The file is read in 1 MiB chunks, so memory follows one element, not the file.
 #pragma once
 
+#include <sys/stat.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -43,6 +45,13 @@ class ScenarioError : public BadInput {
 
 inline constexpr std::size_t kMaxJsonDepth = 64;
 inline constexpr std::uint64_t kMaxJsonFileBytes = std::uint64_t{256} << 20;  // 256 MiB
+
+// Opens a file a user named, to read it, without ever blocking there: O_NONBLOCK on the open (a FIFO
+// with no writer blocks a plain open() forever, before any check by name could refuse it), then fstat
+// of what was opened, and the descriptor back to blocking reads. Returns the descriptor with `*st`
+// filled (the caller refuses what it cannot read: a folder, or anything but a regular file where it
+// reads twice or seeks), or -1 with errno set. Every reader of a user's file opens it here.
+int open_user_file(const std::string& path, struct stat* st);
 
 // The whole file as a DOM. `file` names it in errors.
 nlohmann::json read_json_file(const std::string& file);
