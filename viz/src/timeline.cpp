@@ -771,9 +771,13 @@ std::string report_html(const RunView& v, const record::Summary* summary,
   o += "<h1>" + esc(title) + "</h1>\n";
   // The timeline comes right after the headline numbers, in the first screen (issue 55): its legend,
   // under its axis, names every mark it holds.
+  bool queues = false;
+  for (const LegendItem& it : timeline_legend(v)) queues |= it.kind == "area";
   const std::string timeline_section =
-      "<h2 id=\"timeline\">Timeline</h2><p>Each worker's runs over time, its queued singles at the bottom of its "
-      "lane; the legend under the axis names every mark drawn. Pointing at a bar shows its dependency arrows.</p>\n"
+      "<h2 id=\"timeline\">Timeline</h2><p>Each worker's runs over time" +
+      std::string(queues ? ", what waited in its queue at the bottom of its lane" : "") +
+      "; the legend under the axis names every mark drawn." +
+      (v.deps.empty() ? "" : " Pointing at a bar shows its dependency arrows.") + "</p>\n" +
       "<div class=\"pic timeline\">" + strip_xml_header(timeline) + "</div>\n";
   if (!summary) {
     o += "<table class=\"run\"><tr><th>outcome</th><td>?</td></tr></table>\n";
