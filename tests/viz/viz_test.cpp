@@ -919,6 +919,11 @@ TEST(DagPicture, WithoutDependenciesShowsTheTasksByWorkerInDispatchOrder) {
   for (auto it = std::sregex_iterator(svg.begin(), svg.end(), box); it != std::sregex_iterator(); ++it)
     boxes.push_back((*it)[1]);
   EXPECT_EQ(boxes, (std::vector<std::string>{"a0", "a1", "g[0]", "b0", "g[1]"}));
+  // A summary whose worker list lacks a worker that ran: its tasks still drawn, in a row after the others.
+  const json only0 = json::parse(R"({"scenario":"t","workers":[{"worker":0,"kind":"local_chip"}]})");
+  const std::string partial = *dag_picture(parse_run(no_deps_log(false), rec(only0)), kDefaultPictureBudget).svg;
+  EXPECT_EQ(count(partial, "<g class=\"worker-row\">"), 2u);
+  EXPECT_EQ(count(partial, "<g class=\"node\">"), 5u);
   // One state: said in the caption, no colour key.
   EXPECT_NE(svg.find("all COMPLETED"), std::string::npos);
   EXPECT_EQ(svg.find("class=\"states\""), std::string::npos);

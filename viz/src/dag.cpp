@@ -559,7 +559,10 @@ std::string worker_rows_svg(const RunView& v) {
   };
   std::vector<std::pair<std::string, std::vector<Box>>> rows;
   std::map<std::string, std::size_t> row_of;
-  for (const std::string& lane : v.lanes) {
+  std::vector<std::string> lanes = v.lanes;  // then any lane with runs the lane list lacks
+  for (const auto& [lane, bars] : v.bars)
+    if (std::find(v.lanes.begin(), v.lanes.end(), lane) == v.lanes.end()) lanes.push_back(lane);
+  for (const std::string& lane : lanes) {
     auto it = v.bars.find(lane);
     if (it == v.bars.end() || it->second.empty()) continue;
     std::vector<Box> boxes;
