@@ -228,10 +228,13 @@ TEST(DagPicture, SameRunDrawsTheSameBytes) {
   EXPECT_EQ(*svg, *dag_svg(v));
 }
 
-TEST(TimelinePicture, HasALanePerWorkerThenTheTwoFifos) {
+// The group FIFO and SUB FIFO lanes only when something queued there: kLog's group g waited READY 1-3,
+// no SUB task ever queued.
+TEST(TimelinePicture, HasALanePerWorkerThenTheFifosThatQueued) {
   json s = summary();
   const std::string svg = timeline_svg(parse_run(kLog, rec(s)));
-  EXPECT_EQ(count(svg, "class=\"lane\""), 5u);
+  EXPECT_EQ(count(svg, "class=\"lane\""), 4u);
+  EXPECT_EQ(svg.find(">SUB FIFO<"), std::string::npos);
   const auto w5 = svg.find(">worker 5<"), w2 = svg.find(">worker 2<"), sub = svg.find(">sub0<"),
              group = svg.find(">group FIFO<");
   ASSERT_NE(w5, std::string::npos);
@@ -500,7 +503,7 @@ TEST(TimelinePicture, ExplainsWhyAGroupWaited) {
                                                       "behind group h, holding g, 1-1.5 s"}));
   EXPECT_EQ(titles("overtake"),
             (std::vector<std::string>{"s2 overtook g: dispatched on 5 at 1 s while g was READY"}));
-  // Each on its own lane (lanes from y 30, 32 apart: worker 5, worker 2, sub0, group FIFO): the idle
+  // Each on its own lane (lanes from y 30, 42 apart: worker 5, worker 2, sub0, group FIFO): the idle
   // shade on worker 2's lane only, the strips on the lane of the worker named, or the group FIFO's.
   auto ys = [&](const std::string& cls) {
     std::vector<std::string> out;
@@ -509,8 +512,8 @@ TEST(TimelinePicture, ExplainsWhyAGroupWaited) {
       out.push_back((*it)[1]);
     return out;
   };
-  EXPECT_EQ(ys("starved-idle"), (std::vector<std::string>{"62"}));
-  EXPECT_EQ(ys("held"), (std::vector<std::string>{"62.5", "30.5", "126.5"}));
+  EXPECT_EQ(ys("starved-idle"), (std::vector<std::string>{"72"}));
+  EXPECT_EQ(ys("held"), (std::vector<std::string>{"72.5", "30.5", "156.5"}));
   // g's first member bar and the arrow from a (ended at 1 on worker 5) in one hover group.
   const std::regex task_group("<g class=\"task\"><rect class=\"bar\"[^>]*><title>g\\[0\\] on 5[^<]*</title></rect>\n"
                               "(<text[^>]*>[^<]*</text>\n)?<g class=\"deps\"><g><title>a -> g</title><line [^>]*/>"
@@ -519,7 +522,7 @@ TEST(TimelinePicture, ExplainsWhyAGroupWaited) {
   EXPECT_EQ(count(svg, "<g class=\"task\">"), 1u);  // c, the other consumer, never ran
   EXPECT_NE(svg.find(".task:hover>.deps"), std::string::npos);
   for (const char* item : {">g READY: its wait, its idle targets<", ">single that overtook a READY group<",
-                           ">strip (group colour): a busy target, or the group ahead, holding it<",
+                           ">strip, in the group's colour: a busy target or the group ahead holding it<",
                            ">dependencies: arrows while the pointer is on a bar<"})
     EXPECT_NE(svg.find(item), std::string::npos) << item;
   // Without the summary there is no blocking chain and no overtake to draw; the wait and idle shade stay.
@@ -618,7 +621,7 @@ TEST(PolicyPictures, ReservedIdleTimeIsABandOnlyUnderHeadReservation) {
   EXPECT_EQ(v.reserved[0].to, 2.0);
   const std::string svg = timeline_svg(v);
   EXPECT_EQ(count(svg, "class=\"reserved\""), 1u);
-  EXPECT_EQ(count(svg, "reserved, idle</text>"), 1u);  // in the legend
+  EXPECT_EQ(count(svg, ">reserved, idle: held for the blocked group head</text>"), 1u);  // in the legend
   const json seed = policy_summary("seed");
   EXPECT_TRUE(parse_run(kReservedLog, rec(seed)).reserved.empty());
 }
@@ -704,7 +707,7 @@ std::pair<RunView, json> wide_run(int workers) {
 TEST(TimelinePicture, PastTheLaneLimitDrawsOnlyBusyWorkersAndCountsTheIdleOnes) {
   auto [v, s] = wide_run(static_cast<int>(kMaxIdleLanes) + 100);
   const std::string svg = timeline_svg(v);
-  EXPECT_EQ(count(svg, "class=\"lane\""), 3u + 2u) << "workers 0, 7, 299 and the two FIFOs";
+  EXPECT_EQ(count(svg, "class=\"lane\""), 3u) << "workers 0, 7, 299 (no FIFO lane: nothing queued)";
   EXPECT_NE(svg.find(">worker 7<"), std::string::npos);
   EXPECT_NE(svg.find(">worker 299<"), std::string::npos);
   EXPECT_EQ(svg.find(">worker 8<"), std::string::npos);
@@ -722,13 +725,236 @@ TEST(TimelinePicture, PastTheLaneLimitDrawsOnlyBusyWorkersAndCountsTheIdleOnes) 
 TEST(TimelinePicture, UpToTheLaneLimitDrawsEveryWorkerAsBefore) {
   auto [v, s] = wide_run(static_cast<int>(kMaxIdleLanes));
   const std::string svg = timeline_svg(v);
-  EXPECT_EQ(count(svg, "class=\"lane\""), kMaxIdleLanes + 2);
+  EXPECT_EQ(count(svg, "class=\"lane\""), kMaxIdleLanes);
   EXPECT_EQ(svg.find("idle-note"), std::string::npos);
   // The first lane sits where it always did: 30 px from the top.
   EXPECT_NE(svg.find("<rect class=\"lane\" x=\"0\" y=\"30\""), std::string::npos);
   const std::string html = report_html(v, rec(s), std::nullopt, svg);
   EXPECT_EQ(count(html, "<td>local_chip</td>"), kMaxIdleLanes);
   EXPECT_EQ(html.find("not listed"), std::string::npos);
+}
+
+
+// Issue 55, "a legend that lists only what the picture holds": every swatch's colour is used by a mark
+// above the legend, drawn the same way; no entry for a mark the picture lacks (reserved band, stall
+// report, merged runs, a queue that never held anything).
+std::string above_legend(const std::string& svg) { return svg.substr(0, svg.find("<g class=\"legend\">")); }
+std::string legend_part(const std::string& svg) { return svg.substr(svg.find("<g class=\"legend\">")); }
+bool has_entry(const std::vector<LegendItem>& legend, const std::string& prefix) {
+  for (const LegendItem& it : legend)
+    if (it.text.rfind(prefix, 0) == 0) return true;
+  return false;
+}
+
+TEST(TimelineLegend, EverySwatchIsAMarkDrawnAboveIt) {
+  json s = summary();
+  s["groups"][0]["blocked_by"] = json::parse(R"([{"from_s":1,"to_s":2,"worker":2,"task":"b"}])");
+  s["critical_path"] = json::array({json{{"task", "a"}, {"start_s", 0}, {"end_s", 1}, {"why", "submitted"}, {"after", nullptr}}});
+  const json hr = policy_summary("head_reservation");
+  for (const RunView& v : {parse_run(kLog, rec(s)), parse_run(kLog, nullptr), parse_run(kReservedLog, rec(hr))}) {
+    const std::string svg = timeline_svg(v), body = above_legend(svg), legend = legend_part(svg);
+    const std::vector<LegendItem> items = timeline_legend(v);
+    ASSERT_FALSE(items.empty());
+    for (const LegendItem& it : items) {
+      const std::string c = "\"" + it.colour + "\"";
+      EXPECT_TRUE(body.find("fill=" + c) != std::string::npos || body.find("stroke=" + c) != std::string::npos)
+          << it.text << ": " << it.colour << " is drawn nowhere above the legend";
+      EXPECT_NE(legend.find(">" + it.text + "<"), std::string::npos) << it.text;
+    }
+  }
+}
+
+TEST(TimelineLegend, AnEntryOnlyWhenItsMarkIsInThePicture) {
+  json s = summary();
+  const RunView plain = parse_run(kLog, rec(s));
+  const std::vector<LegendItem> legend = timeline_legend(plain);
+  // kLog at 1,200 px: every run is wider than a pixel, no policy band, no stall, no SUB task queued.
+  EXPECT_FALSE(has_entry(legend, "runs merged")) << "no run is thinner than a pixel";
+  EXPECT_FALSE(has_entry(legend, "reserved, idle"));
+  EXPECT_FALSE(has_entry(legend, "stall report"));
+  EXPECT_FALSE(has_entry(legend, "SUB tasks queued"));
+  EXPECT_FALSE(has_entry(legend, "on the critical path"));
+  EXPECT_TRUE(has_entry(legend, "singles queued on the worker"));  // s2 waited on worker 5, 0-1 s
+  EXPECT_TRUE(has_entry(legend, "groups queued"));                 // g, 1-3 s
+  const std::string svg = timeline_svg(plain);
+  EXPECT_EQ(svg.find("class=\"agg\""), std::string::npos);
+  EXPECT_EQ(svg.find("reserved, idle"), std::string::npos) << "not even in the header";
+  EXPECT_EQ(svg.find("stall report"), std::string::npos) << "not even in the header";
+  // Now each mark is there, and so is its entry.
+  RunView merged = plain;
+  for (int k = 0; k < 3; ++k) merged.bars["2"].push_back({"t" + std::to_string(k), 0, "single", "2", 3.5 + 0.0001 * k,
+                                                          3.5 + 0.0001 * (k + 1), false, 100u + static_cast<unsigned>(k), -1});
+  EXPECT_TRUE(has_entry(timeline_legend(merged), "runs merged"));
+  EXPECT_NE(timeline_svg(merged).find("class=\"agg\""), std::string::npos);
+  const json hr = policy_summary("head_reservation");
+  const RunView reserving = parse_run(kReservedLog, rec(hr));
+  EXPECT_TRUE(has_entry(timeline_legend(reserving), "reserved, idle"));
+  EXPECT_TRUE(has_entry(timeline_legend(reserving), "stall report"));
+  // A queue that never held anything (dispatched at once) draws no depth and has no entry.
+  const char* at_once = R"({"seq":0,"t_s":0,"event":"submit","task":"a","kind":"single","callable":"k","members":1,"workers":[0]}
+{"seq":1,"t_s":0,"event":"ready","task":"a","queue":"worker:0"}
+{"seq":2,"t_s":0,"event":"dispatch","task":"a","member":0,"worker":0}
+{"seq":3,"t_s":1,"event":"member_end","task":"a","member":0,"worker":0,"outcome":"success"}
+{"seq":4,"t_s":1,"event":"complete","task":"a"}
+)";
+  const RunView once = parse_run(at_once, nullptr);
+  EXPECT_FALSE(has_entry(timeline_legend(once), "singles queued"));
+  EXPECT_EQ(timeline_svg(once).find("class=\"depth\""), std::string::npos);
+  EXPECT_EQ(timeline_svg(once).find(">group FIFO<"), std::string::npos);
+}
+
+// The strip's swatch is the group's colour (it was dark grey while the strips were orange), and the
+// queue's swatch is filled as its depth is.
+TEST(TimelineLegend, SwatchesAreDrawnAsTheirMarks) {
+  json s = summary();
+  s["groups"][0]["blocked_by"] = json::parse(R"([{"from_s":1,"to_s":2,"worker":2,"task":"b"}])");
+  const std::string svg = timeline_svg(parse_run(kLog, rec(s)));
+  const std::smatch strip = [&] {
+    std::smatch m;
+    std::regex_search(svg, m, std::regex("class=\"held\"[^>]* fill=\"(#[0-9a-f]{6})\""));
+    return m;
+  }();
+  ASSERT_FALSE(strip.empty());
+  const std::string legend = legend_part(svg);
+  EXPECT_TRUE(std::regex_search(legend, std::regex("height=\"4\" fill=\"" + strip[1].str() +
+                                                   "\"/><text class=\"legend-item\"[^>]*>strip, in the group's colour")))
+      << legend;
+  std::smatch depth;
+  ASSERT_TRUE(std::regex_search(svg, depth, std::regex("class=\"depth\" data-queue=\"worker:5\" d=\"[^\"]*\" fill=\"(#[0-9a-f]{6})\" fill-opacity=\"([0-9.]+)\"")));
+  EXPECT_TRUE(std::regex_search(legend, std::regex("fill=\"" + depth[1].str() + "\" fill-opacity=\"" + depth[2].str() +
+                                                   "\"/><text class=\"legend-item\"[^>]*>singles queued on the worker")))
+      << legend;
+}
+
+// FIFO depth has a band of its own at the bottom of the lane, below the bars with a gap, so it never
+// runs along a bar's edge (where it read as the critical path's outline), and its scale stays inside
+// its lane. kLog's lanes: worker 5 at y 30, 42 high, its bars 33-51; the group FIFO at y 156.
+TEST(TimelinePicture, QueueDepthHasItsOwnBandAndItsLabelStaysInItsLane) {
+  json s = summary();
+  const std::string svg = timeline_svg(parse_run(kLog, rec(s)));
+  for (const auto& [queue, top] : {std::pair<std::string, double>{"worker:5", 30}, {"group", 156}}) {
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(svg, m, std::regex("class=\"depth\" data-queue=\"" + queue + "\" d=\"([^\"]*)\"")))
+        << queue;
+    const std::string d = m[1];
+    const std::regex v_re("V([0-9.]+)");
+    std::size_t n = 0;
+    for (auto it = std::sregex_iterator(d.begin(), d.end(), v_re); it != std::sregex_iterator(); ++it, ++n) {
+      const double y = std::stod((*it)[1]);
+      EXPECT_GE(y, top + 3 + 18 + 3) << queue << ": the depth reaches the bars' band: " << d;
+      EXPECT_LE(y, top + 42) << queue << ": the depth leaves its lane: " << d;
+    }
+    EXPECT_GE(n, 2u) << d;
+    ASSERT_TRUE(std::regex_search(svg, m, std::regex("class=\"depth\" data-queue=\"" + queue +
+                                                     "\"[^\\n]*\\n<text class=\"depth-scale\" x=\"([0-9.]+)\" y=\"([0-9.]+)\"")));
+    EXPECT_LT(std::stod(m[1]), 120) << "the scale sits in the label column, not over the bars";
+    EXPECT_GT(std::stod(m[2]) - 9, top) << queue;
+    EXPECT_LE(std::stod(m[2]), top + 42) << queue;
+  }
+  EXPECT_EQ(svg.find("<polyline class=\"depth\""), std::string::npos) << "a depth drawn as a line again";
+}
+
+// Issue 55: the timeline in the report's first screen, right after the headline numbers.
+TEST(ReportPage, ShowsTheTimelineRightAfterTheHeadlineNumbers) {
+  json s = summary();
+  s["ready_waits"] = {{"single", {{"count", 1}, {"mean_s", 1}, {"p95_s", 1}, {"max_s", 1}}}};
+  const RunView v = parse_run(kLog, rec(s));
+  const std::string html = report_html(v, rec(s), dag_svg(v), timeline_svg(v));
+  const auto headline = html.find("<table class=\"run\">"), timeline = html.find("<h2 id=\"timeline\">");
+  ASSERT_NE(headline, std::string::npos);
+  ASSERT_NE(timeline, std::string::npos);
+  EXPECT_EQ(html.find("<h2", headline), timeline) << "a section between the headline numbers and the timeline";
+  EXPECT_LT(timeline, html.find("<h2>DAG</h2>"));
+  EXPECT_LT(timeline, html.find("<h2>Workers</h2>"));
+}
+
+// Issue 55, "the DAG says what it is": a run without dependencies is drawn as its tasks by worker, in
+// dispatch order, under one line saying there are none; the states' colours only when they differ.
+const char* kNoDeps =
+    R"({"seq":0,"t_s":0,"event":"submit","task":"a0","kind":"single","callable":"k","members":1,"workers":[0]}
+{"seq":1,"t_s":0,"event":"ready","task":"a0","queue":"worker:0"}
+{"seq":2,"t_s":0,"event":"dispatch","task":"a0","member":0,"worker":0}
+{"seq":3,"t_s":0,"event":"submit","task":"b0","kind":"single","callable":"k","members":1,"workers":[1]}
+{"seq":4,"t_s":0,"event":"ready","task":"b0","queue":"worker:1"}
+{"seq":5,"t_s":0,"event":"dispatch","task":"b0","member":0,"worker":1}
+{"seq":6,"t_s":0,"event":"submit","task":"a1","kind":"single","callable":"k","members":1,"workers":[0]}
+{"seq":7,"t_s":0,"event":"ready","task":"a1","queue":"worker:0"}
+{"seq":8,"t_s":0,"event":"submit","task":"g","kind":"group","callable":"k","members":2,"workers":[0,1]}
+{"seq":9,"t_s":1,"event":"member_end","task":"a0","member":0,"worker":0,"outcome":"success"}
+{"seq":10,"t_s":1,"event":"complete","task":"a0"}
+{"seq":11,"t_s":1,"event":"dispatch","task":"a1","member":0,"worker":0}
+{"seq":12,"t_s":1,"event":"member_end","task":"b0","member":0,"worker":1,"outcome":"OUTCOME_B"}
+{"seq":13,"t_s":1,"event":"COMPLETE_B","task":"b0"}
+{"seq":14,"t_s":2,"event":"member_end","task":"a1","member":0,"worker":0,"outcome":"success"}
+{"seq":15,"t_s":2,"event":"complete","task":"a1"}
+{"seq":16,"t_s":2,"event":"ready","task":"g","queue":"group"}
+{"seq":17,"t_s":2,"event":"group_launched","task":"g"}
+{"seq":18,"t_s":2,"event":"dispatch","task":"g","member":0,"worker":0}
+{"seq":19,"t_s":2,"event":"dispatch","task":"g","member":1,"worker":1}
+{"seq":20,"t_s":3,"event":"member_end","task":"g","member":0,"worker":0,"outcome":"success"}
+{"seq":21,"t_s":3,"event":"member_end","task":"g","member":1,"worker":1,"outcome":"success"}
+{"seq":22,"t_s":3,"event":"complete","task":"g"}
+)";
+std::string no_deps_log(bool b_fails) {
+  std::string log = kNoDeps;
+  auto put = [&](const std::string& from, const std::string& to) { log.replace(log.find(from), from.size(), to); };
+  put("OUTCOME_B", b_fails ? "failure" : "success");
+  put("COMPLETE_B", b_fails ? "fail" : "complete");
+  return log;
+}
+
+TEST(DagPicture, WithoutDependenciesShowsTheTasksByWorkerInDispatchOrder) {
+  const RunView v = parse_run(no_deps_log(false), nullptr);
+  ASSERT_TRUE(v.deps.empty());
+  const DagPicture d = dag_picture(v, kDefaultPictureBudget);
+  ASSERT_TRUE(d.svg.has_value());
+  EXPECT_EQ(d.note, "") << "nothing for summary.json's notes";
+  const std::string& svg = *d.svg;
+  EXPECT_NE(svg.find(">No dependencies: 4 tasks, none waits for another's output<"), std::string::npos) << svg;
+  EXPECT_EQ(count(svg, "<g class=\"worker-row\">"), 2u);
+  EXPECT_EQ(svg.find("<title>dag</title>"), std::string::npos) << "unconnected boxes laid out by dot";
+  // Worker 0's row reads a0, a1, g[0]; worker 1's b0, g[1]: rows in lane order, boxes in dispatch order.
+  std::vector<std::string> boxes;
+  const std::regex box(R"(<g class="node"><title>[^<]*</title><rect [^>]*/><text [^>]*>([^<]*)</text></g>)");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), box); it != std::sregex_iterator(); ++it)
+    boxes.push_back((*it)[1]);
+  EXPECT_EQ(boxes, (std::vector<std::string>{"a0", "a1", "g[0]", "b0", "g[1]"}));
+  // A summary whose worker list lacks a worker that ran: its tasks still drawn, in a row after the others.
+  const json only0 = json::parse(R"({"scenario":"t","workers":[{"worker":0,"kind":"local_chip"}]})");
+  const std::string partial = *dag_picture(parse_run(no_deps_log(false), rec(only0)), kDefaultPictureBudget).svg;
+  EXPECT_EQ(count(partial, "<g class=\"worker-row\">"), 2u);
+  EXPECT_EQ(count(partial, "<g class=\"node\">"), 5u);
+  // One state: said in the caption, no colour key.
+  EXPECT_NE(svg.find("all COMPLETED"), std::string::npos);
+  EXPECT_EQ(svg.find("class=\"states\""), std::string::npos);
+  const std::string html = report_html(v, nullptr, d.svg, timeline_svg(v));
+  EXPECT_EQ(count(html, "No dependencies"), 1u) << "said once, by the picture";
+  EXPECT_EQ(count(report_html(v, nullptr, std::nullopt, timeline_svg(v)), "<p class=\"no-deps\">No dependencies"), 1u)
+      << "said by the report when there is no picture";
+  EXPECT_EQ(html.find("class=\"swatch\""), std::string::npos) << "a state key where every task is COMPLETED";
+  // States that differ: the key, with only the states the run has.
+  const RunView failed = parse_run(no_deps_log(true), nullptr);
+  const std::string fsvg = *dag_picture(failed, kDefaultPictureBudget).svg;
+  EXPECT_NE(fsvg.find("class=\"states\""), std::string::npos);
+  EXPECT_NE(fsvg.find(">FAILED</text>"), std::string::npos);
+  EXPECT_EQ(fsvg.find(">CANCELLED</text>"), std::string::npos);
+  const std::string fhtml = report_html(failed, nullptr, std::nullopt, timeline_svg(failed));
+  EXPECT_EQ(count(fhtml, "class=\"swatch\""), 2u) << "COMPLETED and FAILED";
+  EXPECT_EQ(fhtml.find("</span>CANCELLED"), std::string::npos);
+}
+
+TEST(DagPicture, WithDependenciesIsTheGraphAndItsKeyListsTheStatesItHas) {
+  const RunView v = parse_run(kLog, nullptr);
+  const DagPicture d = dag_picture(v, kDefaultPictureBudget);
+  ASSERT_TRUE(d.svg.has_value());
+  EXPECT_EQ(d.svg->find("No dependencies"), std::string::npos);
+  EXPECT_NE(d.svg->find("<title>a&#45;&gt;g"), std::string::npos) << *d.svg;
+  const std::string html = report_html(v, nullptr, d.svg, timeline_svg(v));
+  EXPECT_EQ(html.find("no-deps"), std::string::npos);
+  for (const char* st : {"COMPLETED", "FAILED", "POISONED", "REJECTED"})
+    EXPECT_NE(html.find(std::string("</span>") + st), std::string::npos) << st;
+  EXPECT_EQ(html.find("</span>CANCELLED"), std::string::npos);
+  EXPECT_EQ(html.find("</span>NOT_SUBMITTED"), std::string::npos);
 }
 
 }  // namespace

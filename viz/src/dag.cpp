@@ -549,6 +549,122 @@ std::optional<std::string> draw_in_child(const Spec& spec, double seconds) {
   return out;
 }
 
+// A run without dependencies (issue 55): a DAG of it is as many unconnected boxes as tasks, which says
+// nothing. Instead, one line saying so, and the tasks grouped by worker, each worker's in the order they
+// were dispatched (a group's member under each worker it ran on); the tasks that never ran in a row of
+// their own. Box fill is the final state; the states' key only when they differ. Linear in the tasks.
+std::string worker_rows_svg(const RunView& v) {
+  constexpr int kLabelW = 90, kBoxH = 24, kGap = 6, kMaxW = 1000, kRowPad = 6;
+  auto box_w = [](const std::string& label) { return std::max(40, 7 * static_cast<int>(label.size()) + 14); };
+  struct Box {
+    const TaskView* task;
+    std::string label;
+  };
+  std::vector<std::pair<std::string, std::vector<Box>>> rows;
+  std::map<std::string, std::size_t> row_of;
+  std::vector<std::string> lanes = v.lanes;  // then any lane with runs the lane list lacks
+  for (const auto& [lane, bars] : v.bars)
+    if (std::find(v.lanes.begin(), v.lanes.end(), lane) == v.lanes.end()) lanes.push_back(lane);
+  for (const std::string& lane : lanes) {
+    auto it = v.bars.find(lane);
+    if (it == v.bars.end() || it->second.empty()) continue;
+    std::vector<Box> boxes;
+    for (const MemberBar& b : it->second) {
+      const TaskView* t = v.find(b.task);
+      if (!t) continue;
+      boxes.push_back({t, b.kind == "group" || b.kind == "sub_group" ? b.task + "[" + std::to_string(b.member) + "]"
+                                                                      : b.task});
+    }
+    rows.emplace_back(lane.rfind("sub", 0) == 0 ? lane : "worker " + lane, std::move(boxes));
+  }
+  std::vector<Box> idle;
+  for (const TaskView& t : v.tasks)
+    if (t.runs.empty()) idle.push_back({&t, t.name});
+  if (!idle.empty()) rows.emplace_back("never ran", std::move(idle));
+  std::vector<std::string> states;  // in the order of the DAG's legend
+  for (const char* st : {"COMPLETED", "FAILED", "POISONED", "CANCELLED", "REJECTED", "NOT_SUBMITTED"})
+    for (const TaskView& t : v.tasks)
+      if (t.state == st) {
+        states.push_back(st);
+        break;
+      }
+  for (const TaskView& t : v.tasks)
+    if (std::string(state_colour(t.state)) == state_colour("PENDING")) {
+      states.push_back("PENDING");  // any state short of a final one: the run left it there
+      break;
+    }
+  // Place every box: rows wrap past kMaxW, each row framed as its worker's cluster.
+  struct Placed {
+    const Box* box;
+    int x, y, w;
+  };
+  std::vector<Placed> placed;
+  std::vector<std::pair<int, int>> frames;  // each row's top and height
+  int y = 56;
+  for (const auto& [name, boxes] : rows) {
+    const int top = y;
+    int x = kLabelW;
+    for (const Box& b : boxes) {
+      const int w = box_w(b.label);
+      if (x > kLabelW && x + w > kMaxW) x = kLabelW, y += kBoxH + kGap;
+      placed.push_back({&b, x, y + kRowPad, w});
+      x += w + kGap;
+    }
+    y += kBoxH + 2 * kRowPad;
+    frames.emplace_back(top, y - top);
+    y += kGap;
+  }
+  const int legend_y = y + 10, H = legend_y + (states.size() > 1 ? 24 : 0);
+  bool grouped = false;
+  for (const TaskView& t : v.tasks) grouped |= t.kind == "group" || t.kind == "sub_group";
+  const std::string line2 = "Tasks by worker, left to right in the order they were dispatched" +
+                            (states.size() == 1 ? "; all " + states.front() : std::string()) +
+                            (grouped ? "; a thick border: a group's member [index]" : "") + " (dag.dot has the graph)";
+  int right = 10 + 6 * static_cast<int>(line2.size());  // the frames as wide as the widest row or the caption
+  for (const Placed& p : placed) right = std::max(right, p.x + p.w + kGap);
+  right = std::min(right, kMaxW + 6);
+  const int W = right + 10;
+  std::string o = "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n<svg width=\"" +
+                  std::to_string(W) + "\" height=\"" + std::to_string(H) + "\" viewBox=\"0 0 " +
+                  std::to_string(W) + " " + std::to_string(H) +
+                  "\" xmlns=\"http://www.w3.org/2000/svg\" font-family=\"Helvetica\" font-size=\"11\">\n";
+  o += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  o += "<text class=\"no-deps\" x=\"10\" y=\"20\" font-size=\"13\" font-weight=\"bold\">No dependencies: " +
+       std::to_string(v.tasks.size()) + (v.tasks.size() == 1 ? " task" : " tasks") +
+       ", none waits for another's output</text>\n";
+  o += "<text x=\"10\" y=\"40\">" + html_escape(line2) + "</text>\n";
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    o += "<g class=\"worker-row\"><rect x=\"4\" y=\"" + std::to_string(frames[r].first) + "\" width=\"" +
+         std::to_string(right - 4) + "\" height=\"" + std::to_string(frames[r].second) +
+         "\" fill=\"#f4f6f8\" stroke=\"#cccccc\"/><text x=\"10\" y=\"" +
+         std::to_string(frames[r].first + kRowPad + 16) + "\">" + html_escape(rows[r].first) + "</text></g>\n";
+  }
+  for (const Placed& p : placed) {
+    const TaskView& t = *p.box->task;
+    const bool sub = t.kind == "sub" || t.kind == "sub_group";
+    o += "<g class=\"node\"><title>" + html_escape(t.kind + " " + t.name + ": " + t.state) + "</title><rect x=\"" +
+         std::to_string(p.x) + "\" y=\"" + std::to_string(p.y) + "\" width=\"" + std::to_string(p.w) +
+         "\" height=\"" + std::to_string(kBoxH) + "\"" + (sub ? " rx=\"10\"" : "") + " fill=\"" +
+         state_colour(t.state) + "\" stroke=\"black\"" +
+         (t.kind == "group" || t.kind == "sub_group" ? " stroke-width=\"2\"" : "") + "/><text x=\"" +
+         std::to_string(p.x + 7) + "\" y=\"" + std::to_string(p.y + 16) + "\">" + html_escape(p.box->label) +
+         "</text></g>\n";
+  }
+  if (states.size() > 1) {
+    o += "<g class=\"states\">";
+    int x = 10;
+    for (const std::string& st : states) {
+      const std::string text = st == "PENDING" ? "not finished" : st;
+      o += "<rect x=\"" + std::to_string(x) + "\" y=\"" + std::to_string(legend_y) +
+           "\" width=\"12\" height=\"12\" fill=\"" + state_colour(st) + "\" stroke=\"black\"/><text x=\"" +
+           std::to_string(x + 16) + "\" y=\"" + std::to_string(legend_y + 10) + "\">" + text + "</text>";
+      x += 16 + 7 * static_cast<int>(text.size()) + 14;
+    }
+    o += "</g>\n";
+  }
+  return o + "</svg>\n";
+}
+
 std::string seconds_text(double s) {
   char b[32];
   std::snprintf(b, sizeof b, "%g", s);
@@ -566,6 +682,10 @@ DagPicture dag_picture(const RunView& v, double budget_s) {
                            " dependencies";
   const std::string budget = "the picture budget (" + seconds_text(budget_s) + " s, --picture-budget)";
   DagPicture out;
+  if (v.deps.empty() && !v.tasks.empty() && v.tasks.size() <= kDagWindowTasks) {
+    out.svg = worker_rows_svg(v);
+    return out;
+  }
   std::string why;  // why the full drawing is not there
   Spec full = build(v);
   const Cost c = cost_of(full);

@@ -63,7 +63,13 @@ const char* bar_colour(const MemberBar& b) {
   return "#4f81bd";
 }
 
-constexpr double kLabelW = 120, kLaneH = 32, kBarH = 18, kAxisH = 40, kLegendRowH = 16;
+// A lane: its bars (and a group's wait spans, a stall's diamond) in the top part, from kBarTop, and the
+// depth of its queue as a filled step area in a band of its own at the bottom, kDepthBand high, below a
+// gap: a queue never runs along a bar's edge, where it would read as the critical path's outline.
+constexpr double kLabelW = 120, kLaneH = 42, kBarTop = 3, kBarH = 18, kDepthBand = 12, kAxisH = 40,
+                 kLegendRowH = 16;
+constexpr const char* kWorkerDepth = "#7f8c8d", *kGroupDepth = "#8e44ad", *kSubDepth = "#16a085";
+constexpr double kDepthOpacity = 0.5, kShadeOpacity = 0.22;
 
 // Each waiting group gets its own hue, so two groups' waits never share one shading.
 // Past the six named ones, every group shares a neutral grey (the legend counts them as "N more").
@@ -96,6 +102,73 @@ constexpr std::size_t kNamedShades = 6;  // the legend names this many waiting g
 // this many dependencies; past it, none, and the legend says so.
 constexpr std::size_t kMaxDepArrows = 4000;
 
+// Time to x in the timeline.
+struct XScale {
+  double span, plot_w;
+  double operator()(double t) const { return kLabelW + t / span * plot_w; }
+};
+XScale x_scale(const RunView& v, const TimelineOptions& opt) {
+  return {v.end_time > 0 ? v.end_time : 1, opt.width_px - kLabelW - 20};
+}
+
+// A lane's runs as drawn: a run a pixel wide or more is its own bar; a thinner one merges with the runs
+// that start within a pixel of it into one box ("runs merged").
+struct DrawnRun {
+  std::size_t first = 0, n = 1;
+  double x0 = 0, x1 = 0;
+  bool merged = false, failed = false;
+};
+std::vector<DrawnRun> drawn_runs(const std::vector<MemberBar>& bars, double end_time, const XScale& x_of) {
+  std::vector<DrawnRun> out;
+  for (std::size_t k = 0; k < bars.size();) {
+    DrawnRun d;
+    d.first = k;
+    d.x0 = x_of(bars[k].start);
+    d.x1 = x_of(bars[k].end < 0 ? end_time : bars[k].end);
+    if (d.x1 - d.x0 >= 1.0) {
+      d.failed = bars[k].failed;
+      out.push_back(d);
+      ++k;
+      continue;
+    }
+    d.merged = true;
+    d.n = 0;
+    // The bar at k is always taken, so the merge ends whatever the times (issue 28: a bar that ends
+    // before it starts once made this loop spin).
+    do {
+      d.x1 = std::max(d.x1, x_of(bars[k].end < 0 ? end_time : bars[k].end));
+      d.failed |= bars[k].failed;
+      ++d.n;
+      ++k;
+    } while (k < bars.size() && x_of(bars[k].start) <= d.x1 + 1.0);
+    out.push_back(d);
+  }
+  return out;
+}
+
+// A queue's deepest depth (0: nothing ever waited in it, and nothing is drawn).
+int deepest(const RunView& v, const std::string& queue) {
+  auto it = v.depth.find(queue);
+  int m = 0;
+  if (it != v.depth.end())
+    for (const DepthStep& s : it->second) m = std::max(m, s.depth);
+  return m;
+}
+
+// The group FIFO lane holds the group queue's depth, the waiting groups' spans and the stall reports:
+// drawn when any of them is; the SUB FIFO lane when SUB tasks queued.
+bool has_group_lane(const RunView& v) {
+  return deepest(v, "group") > 0 || !v.stalls.empty() || !waiting_groups(v).empty();
+}
+bool has_sub_lane(const RunView& v) { return deepest(v, "sub") > 0; }
+
+// The colour of a waiting group's marks (its shade, span and strips), by its order among them.
+std::map<std::string, std::size_t> shade_index(const RunView& v) {
+  std::map<std::string, std::size_t> shade_of;
+  for (const TaskView* g : waiting_groups(v)) shade_of.emplace(g->name, std::min(shade_of.size(), kNamedShades));
+  return shade_of;
+}
+
 }  // namespace
 
 std::vector<std::string> drawn_lanes(const RunView& v, std::size_t* hidden) {
@@ -124,41 +197,64 @@ std::vector<std::string> drawn_lanes(const RunView& v, std::size_t* hidden) {
 // A trace with runs: each run's span as a band under the time axis, the colours alternating.
 constexpr const char* kRunBand[2] = {"#9fb6d6", "#d6b99f"};
 
-std::vector<LegendItem> timeline_legend(const RunView& v) {
-  // Only what the drawing holds, and a bounded list at any size (issue 24).
-  bool single = false, group = false, sub = false, failed = false;
-  for (const auto& [lane, bars] : v.bars)
-    for (const MemberBar& b : bars) {
+std::vector<LegendItem> timeline_legend(const RunView& v, const TimelineOptions& opt) {
+  // Only what the drawing holds (issue 55: no entry for a mark the picture lacks), a bounded list at
+  // any size (issue 24), each swatch drawn as its mark is.
+  const std::vector<std::string> lanes = drawn_lanes(v, nullptr);
+  const std::set<std::string> drawn(lanes.begin(), lanes.end());
+  const XScale x_of = x_scale(v, opt);
+  bool single = false, group = false, sub = false, failed = false, merged = false, staged = false;
+  for (const auto& [lane, bars] : v.bars) {
+    if (!drawn.count(lane)) continue;
+    for (const DrawnRun& d : drawn_runs(bars, v.end_time, x_of)) {
+      if (d.merged) {
+        merged |= !d.failed;
+        failed |= d.failed;
+        continue;
+      }
+      const MemberBar& b = bars[d.first];
       failed |= b.failed;
       if (b.kind == "group") group = true;
       else if (b.kind == "sub" || b.kind == "sub_group") sub = true;
       else single = true;
     }
+    for (const MemberBar& b : bars) staged |= b.staged >= 0;
+  }
   std::vector<LegendItem> items;
   if (single) items.push_back({"bar", "#4f81bd", "single"});
   if (group) items.push_back({"bar", "#e8a33d", "group member"});
   if (sub) items.push_back({"bar", "#5aa27c", "SUB task"});
   if (failed) items.push_back({"bar", "#e05a47", "failed"});
-  if (!v.bars.empty()) items.push_back({"bar", "#6f8fb5", "runs merged (thinner than a pixel)"});
+  if (merged) items.push_back({"bar", "#6f8fb5", "runs merged (thinner than a pixel)"});
   if (!v.critical.empty()) items.push_back({"outline", "#d4006a", "on the critical path"});
-  bool staged = false;
-  for (const auto& [lane, bars] : v.bars)
-    for (const MemberBar& b : bars) staged |= b.staged >= 0;
-  if (staged) items.push_back({"outline", "#3d5a80", "staged (staging): from its staging to its activation"});
+  if (staged) items.push_back({"staged", "#3d5a80", "staged (staging): from its staging to its activation"});
+  bool reserved = false;
+  for (const ReservedInterval& r : v.reserved) reserved |= drawn.count(r.worker) > 0;
+  if (reserved) items.push_back({"reserved", "#9aa7b8", "reserved, idle: held for the blocked group head"});
   if (!v.run_spans.empty()) items.push_back({"bar", kRunBand[0], "runs (bands under the time axis)"});
   bool fifo = false;
-  for (const auto& [queue, steps] : v.depth) fifo |= queue.rfind("worker:", 0) == 0 && !steps.empty();
-  if (fifo) items.push_back({"line", "#c0392b", "worker's single FIFO depth (scale at the lane's right)"});
-  if (v.depth.count("group")) items.push_back({"line", "#8e44ad", "group FIFO depth"});
-  if (v.depth.count("sub")) items.push_back({"line", "#16a085", "SUB FIFO depth"});
+  for (const std::string& lane : lanes) fifo |= lane.rfind("sub", 0) != 0 && deepest(v, "worker:" + lane) > 0;
+  if (fifo) items.push_back({"area", kWorkerDepth, "singles queued on the worker (at the lane's bottom)"});
+  if (deepest(v, "group") > 0) items.push_back({"area", kGroupDepth, "groups queued (READY) in the group FIFO"});
+  if (has_sub_lane(v)) items.push_back({"area", kSubDepth, "SUB tasks queued"});
   const std::vector<const TaskView*> groups = waiting_groups(v);
   for (std::size_t k = 0; k < groups.size() && k < kNamedShades; ++k)
     items.push_back({"shade", shade_colour(k), groups[k]->name + " READY: its wait, its idle targets"});
   if (groups.size() > kNamedShades)
     items.push_back({"shade", shade_colour(kNamedShades),
                      std::to_string(groups.size() - kNamedShades) + " more groups READY: waits, idle targets"});
-  if (!v.held.empty()) items.push_back({"strip", "#555555", "strip (group colour): a busy target, or the group ahead, holding it"});
+  if (!v.held.empty()) {
+    // Drawn in the held group's colour: the first one's here.
+    const std::map<std::string, std::size_t> shade_of = shade_index(v);
+    auto it = shade_of.find(v.held.front().group);
+    bool on_target = false, ahead = false;
+    for (const HeldInterval& h : v.held) (h.worker.empty() ? ahead : on_target) = true;
+    items.push_back({"strip", shade_colour(it == shade_of.end() ? kNamedShades : it->second),
+                     std::string("strip, in the group's colour: ") + (on_target ? "a busy target" : "") +
+                         (on_target && ahead ? " or " : "") + (ahead ? "the group ahead" : "") + " holding it"});
+  }
   if (!v.overtakes.empty()) items.push_back({"mark", "#d35400", "single that overtook a READY group"});
+  if (!v.stalls.empty()) items.push_back({"stall", "#b0006d", "stall report"});
   if (!v.deps.empty())
     items.push_back({"line", "#555555",
                      v.deps.size() > kMaxDepArrows
@@ -198,17 +294,17 @@ std::string stacked_timelines_svg(const std::vector<std::pair<std::string, RunVi
 }
 
 std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
-  const double plot_w = opt.width_px - kLabelW - 20;
-  const double span = v.end_time > 0 ? v.end_time : 1;
-  auto x_of = [&](double t) { return kLabelW + t / span * plot_w; };
+  const XScale x_of = x_scale(v, opt);
+  const double plot_w = x_of.plot_w, span = x_of.span;
   std::size_t hidden = 0;
   std::vector<std::string> lanes = drawn_lanes(v, &hidden);
   const std::size_t worker_lanes = lanes.size();
   // Past kMaxIdleLanes workers, one line under the title says how many idle ones were left out.
   const double kTop = hidden ? 46 : 30;
-  lanes.push_back("group FIFO");
-  lanes.push_back("SUB FIFO");
-  const std::vector<LegendItem> legend = timeline_legend(v);
+  const bool group_lane = has_group_lane(v), sub_lane = has_sub_lane(v);
+  if (group_lane) lanes.push_back("group FIFO");
+  if (sub_lane) lanes.push_back("SUB FIFO");
+  const std::vector<LegendItem> legend = timeline_legend(v, opt);
   const std::size_t legend_cols = 3;
   const double legend_h = kLegendRowH * std::ceil(static_cast<double>(legend.size()) / legend_cols) + 10;
   const double height = kTop + kLaneH * static_cast<double>(lanes.size()) + kAxisH + legend_h;
@@ -232,19 +328,18 @@ std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
          num(kLaneH) + "\" fill=\"" + (i % 2 ? "#f4f6f8" : "#ffffff") + "\"/>\n";
     const bool sub = lanes[i].rfind("sub", 0) == 0;
     const std::string label = i < worker_lanes ? (sub ? lanes[i] : "worker " + lanes[i]) : lanes[i];
-    o += "<text class=\"lane-label\" x=\"6\" y=\"" + num(y + kLaneH / 2 + 4) + "\">" + esc(label) +
+    o += "<text class=\"lane-label\" x=\"6\" y=\"" + num(y + kBarTop + kBarH / 2 + 4) + "\">" + esc(label) +
          "</text>\n";
   }
   // Waiting groups (issue 24), each in its own colour: its READY wait as a span on the group lane, the
   // part of it with some target idle shaded there; on the target lanes, an idle target shaded and a busy
   // one holding the group (the blocking chain, from the summary) marked by a strip at the lane's top.
-  std::map<std::string, std::size_t> shade_of;
-  for (const TaskView* g : waiting_groups(v)) shade_of.emplace(g->name, std::min(shade_of.size(), kNamedShades));
+  const std::map<std::string, std::size_t> shade_of = shade_index(v);
   auto colour_of = [&](const std::string& group) {
     auto it = shade_of.find(group);
     return shade_colour(it == shade_of.end() ? kNamedShades : it->second);
   };
-  {
+  if (group_lane) {
     std::size_t k = 0;
     for (const TaskView* g : waiting_groups(v)) {
       const double to = ready_wait_end(v, *g), x0 = x_of(g->ready), x1 = std::max(x0 + 1, x_of(to));
@@ -258,6 +353,7 @@ std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
     }
   }
   for (const StarvedInterval& s : v.starved) {
+    if (!group_lane) break;
     const double x0 = x_of(s.from), w = std::max(1.0, x_of(s.to) - x0);
     o += "<rect class=\"starved\" x=\"" + num(x0) + "\" y=\"" + num(lane_y(worker_lanes)) + "\" width=\"" + num(w) +
          "\" height=\"" + num(kLaneH) + "\" fill=\"" + colour_of(s.group) + "\" fill-opacity=\"0.22\" data-group=\"" +
@@ -280,7 +376,7 @@ std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
   for (const ReservedInterval& r : v.reserved) {
     if (!lane_of.count(r.worker)) continue;
     const double x0 = x_of(r.from), w = std::max(1.0, x_of(r.to) - x0);
-    o += "<rect class=\"reserved\" x=\"" + num(x0) + "\" y=\"" + num(lane_y(lane_of[r.worker]) + 3) +
+    o += "<rect class=\"reserved\" x=\"" + num(x0) + "\" y=\"" + num(lane_y(lane_of[r.worker]) + kBarTop) +
          "\" width=\"" + num(w) + "\" height=\"" + num(kBarH) +
          "\" fill=\"#9aa7b8\" fill-opacity=\"0.55\" stroke=\"#5d6b7e\" "
          "stroke-dasharray=\"3,2\"><title>worker " +
@@ -294,7 +390,7 @@ std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
     for (const MemberBar& b : it->second) {
       if (b.staged < 0) continue;
       const double x0 = x_of(b.staged), w = std::max(1.0, x_of(b.start) - x0);
-      o += "<rect class=\"staged\" x=\"" + num(x0) + "\" y=\"" + num(lane_y(i) + 3) + "\" width=\"" + num(w) +
+      o += "<rect class=\"staged\" x=\"" + num(x0) + "\" y=\"" + num(lane_y(i) + kBarTop) + "\" width=\"" + num(w) +
            "\" height=\"" + num(kBarH) +
            "\" fill=\"#6f8fb5\" fill-opacity=\"0.2\" stroke=\"#3d5a80\" stroke-dasharray=\"4,2\"><title>" +
            esc(b.task) + " staged on " + esc(lanes[i]) + ", " + g6(b.staged) + "-" + g6(b.start) +
@@ -307,7 +403,7 @@ std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
   std::map<std::string, std::vector<std::string>> producers_of;
   if (v.deps.size() <= kMaxDepArrows)
     for (const DepEdge& d : v.deps) producers_of[d.consumer].push_back(d.producer);
-  auto mid_y = [&](const std::string& lane) { return lane_y(lane_of.at(lane)) + 3 + kBarH / 2; };
+  auto mid_y = [&](const std::string& lane) { return lane_y(lane_of.at(lane)) + kBarTop + kBarH / 2; };
   // Each producer's last-ending run on a drawn lane, found once.
   std::map<std::string, const MemberBar*> last_run;
   for (const auto& [consumer, producers] : producers_of)
@@ -344,13 +440,12 @@ std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
   for (std::size_t i = 0; i < worker_lanes; ++i) {
     auto it = v.bars.find(lanes[i]);
     if (it == v.bars.end()) continue;
-    const double y = lane_y(i) + 3;  // the band below the bars holds the FIFO depth line
+    const double y = lane_y(i) + kBarTop;  // the band below the bars holds the queue's depth
     const auto& bars = it->second;
-    for (std::size_t k = 0; k < bars.size();) {
-      const MemberBar& b = bars[k];
-      const double end = b.end < 0 ? v.end_time : b.end;
-      double x0 = x_of(b.start), x1 = x_of(end);
-      if (x1 - x0 >= 1.0) {
+    for (const DrawnRun& d : drawn_runs(bars, v.end_time, x_of)) {
+      if (!d.merged) {
+        const MemberBar& b = bars[d.first];
+        const double end = b.end < 0 ? v.end_time : b.end, x0 = d.x0, x1 = d.x1;
         const std::string name = b.kind == "group" || b.kind == "sub_group"
                                      ? b.task + "[" + std::to_string(b.member) + "]"
                                      : b.task;
@@ -367,22 +462,11 @@ std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
           o += "<text class=\"bar-label\" x=\"" + num(x0 + 3) + "\" y=\"" + num(y + 13) +
                "\" fill=\"#ffffff\">" + esc(name) + "</text>\n";
         if (!arrows.empty()) o += arrows + "</g>\n";
-        ++k;
         continue;
       }
-      std::size_t n = 0;
-      bool failed = false;
-      // The bar at k is always taken, so the merge ends whatever the times (issue 28: a bar that ends
-      // before it starts once made this loop spin).
-      do {
-        x1 = std::max(x1, x_of(bars[k].end < 0 ? v.end_time : bars[k].end));
-        failed |= bars[k].failed;
-        ++n;
-        ++k;
-      } while (k < bars.size() && x_of(bars[k].start) <= x1 + 1.0);
-      o += "<rect class=\"agg\" x=\"" + num(x0) + "\" y=\"" + num(y) + "\" width=\"" +
-           num(std::max(1.0, x1 - x0)) + "\" height=\"" + num(kBarH) + "\" fill=\"" +
-           (failed ? "#e05a47" : "#6f8fb5") + "\"><title>" + std::to_string(n) +
+      o += "<rect class=\"agg\" x=\"" + num(d.x0) + "\" y=\"" + num(y) + "\" width=\"" +
+           num(std::max(1.0, d.x1 - d.x0)) + "\" height=\"" + num(kBarH) + "\" fill=\"" +
+           (d.failed ? "#e05a47" : "#6f8fb5") + "\"><title>" + std::to_string(d.n) +
            " member runs</title></rect>\n";
     }
   }
@@ -403,43 +487,40 @@ std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
     const TaskView* t = v.find(ov.single);
     if (!t || t->runs.empty() || !lane_of.count(t->runs.front().worker)) continue;
     const MemberBar& b = t->runs.front();
-    const double x = x_of(b.start), y = lane_y(lane_of.at(b.worker)) + 3;
+    const double x = x_of(b.start), y = lane_y(lane_of.at(b.worker)) + kBarTop;
     o += "<path class=\"overtake\" d=\"M" + num(x) + " " + num(y) + " h9 l-4.5 8 z\" fill=\"#d35400\" "
          "stroke=\"#ffffff\" stroke-width=\"0.8\"><title>" + esc(ov.single) + " overtook " + esc(ov.group) +
          ": dispatched on " + esc(b.worker) + " at " + g6(b.start) + " s while " + esc(ov.group) +
          " was READY</title></path>\n";
   }
-  // Queue depth step lines: a worker's single FIFO in its lane, the two shared FIFOs in theirs.
-  auto steps = [&](const std::string& queue, std::size_t row, const char* colour, bool under_bars) {
-    auto it = v.depth.find(queue);
-    if (it == v.depth.end() || it->second.empty()) return;
-    int max_depth = 1;
-    for (const DepthStep& s : it->second) max_depth = std::max(max_depth, s.depth);
-    const double base = lane_y(row) + kLaneH - 1.5, amp = under_bars ? kLaneH - kBarH - 5 : kLaneH - 8;
-    std::string pts;
+  // Queue depths, as filled steps in the band at the bottom of the lane (a worker's single FIFO in its
+  // lane, the two shared FIFOs in theirs), the band's top the deepest depth; the scale ("queued: up to
+  // N") under the lane's name, in the lane.
+  auto steps = [&](const std::string& queue, std::size_t row, const char* colour) {
+    const int max_depth = deepest(v, queue);
+    if (max_depth <= 0) return;
+    const double base = lane_y(row) + kLaneH - 2, amp = kDepthBand;
+    std::string d = "M" + num(x_of(0)) + " " + num(base);
     double prev_y = base;
-    pts += num(x_of(0)) + "," + num(base);
-    for (const DepthStep& s : it->second) {
+    for (const DepthStep& s : v.depth.at(queue)) {
       const double y = base - amp * s.depth / max_depth;
-      pts += " " + num(x_of(s.t)) + "," + num(prev_y) + " " + num(x_of(s.t)) + "," + num(y);
+      if (y != prev_y) d += " H" + num(x_of(s.t)) + " V" + num(y);
       prev_y = y;
     }
-    pts += " " + num(x_of(span)) + "," + num(prev_y);
-    o += "<polyline class=\"depth\" data-queue=\"" + esc(queue) + "\" points=\"" + pts +
-         "\" fill=\"none\" stroke=\"" + colour + "\" stroke-width=\"1.5\"><title>" + esc(queue) +
-         " depth (max " + std::to_string(max_depth) + ")</title></polyline>\n";
-    // The scale: the line's top is the lane's deepest queue, named at the right edge.
-    o += "<text class=\"depth-scale\" x=\"" + num(opt.width_px - 4) + "\" y=\"" + num(base - amp + 4) +
-         "\" text-anchor=\"end\" font-size=\"9\" fill=\"" + colour + "\">depth " + std::to_string(max_depth) +
-         "</text>\n";
+    d += " H" + num(x_of(span)) + " V" + num(base) + " z";
+    o += "<path class=\"depth\" data-queue=\"" + esc(queue) + "\" d=\"" + d + "\" fill=\"" + colour +
+         "\" fill-opacity=\"" + num(kDepthOpacity) + "\"><title>" + esc(queue) + " depth (max " +
+         std::to_string(max_depth) + ")</title></path>\n";
+    o += "<text class=\"depth-scale\" x=\"6\" y=\"" + num(base - 1) + "\" font-size=\"9\" fill=\"" + colour +
+         "\">queued: up to " + std::to_string(max_depth) + "</text>\n";
   };
   for (std::size_t i = 0; i < worker_lanes; ++i)
-    if (lanes[i].rfind("sub", 0) != 0) steps("worker:" + lanes[i], i, "#c0392b", true);
-  steps("group", worker_lanes, "#8e44ad", false);
-  steps("sub", worker_lanes + 1, "#16a085", false);
+    if (lanes[i].rfind("sub", 0) != 0) steps("worker:" + lanes[i], i, kWorkerDepth);
+  if (group_lane) steps("group", worker_lanes, kGroupDepth);
+  if (sub_lane) steps("sub", worker_lanes + (group_lane ? 1 : 0), kSubDepth);
   // Stall reports: a diamond on the group FIFO lane and a dashed line down from the top.
   for (const StallMark& m : v.stalls) {
-    const double x = x_of(m.t), yg = lane_y(worker_lanes) + kLaneH / 2;
+    const double x = x_of(m.t), yg = lane_y(worker_lanes) + kBarTop + kBarH / 2;
     o += "<line class=\"stall-line\" x1=\"" + num(x) + "\" y1=\"" + num(kTop) + "\" x2=\"" + num(x) +
          "\" y2=\"" + num(yg) + "\" stroke=\"#b0006d\" stroke-width=\"1\" stroke-dasharray=\"4,3\"/>\n";
     std::string what = m.event + " " + m.task + " at " + g6(m.t) + " s, waited " + g6(m.waited_s) + " s";
@@ -454,19 +535,9 @@ std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
     o += "<path class=\"stall\" d=\"M" + num(x) + " " + num(yg - 7) +
          " l6 7 l-6 7 l-6 -7 z\" fill=\"#b0006d\"><title>" + esc(what) + "</title></path>\n";
   }
-  // What the policy adds to the picture, named in the header line.
-  {
-    double lx = opt.width_px - 430;
-    o += "<text class=\"policy-legend\" x=\"" + num(lx) + "\" y=\"18\">policy " + esc(v.policy) + "</text>\n";
-    lx += 150;
-    o += "<rect x=\"" + num(lx) +
-         "\" y=\"8\" width=\"14\" height=\"12\" fill=\"#9aa7b8\" fill-opacity=\"0.55\" stroke=\"#5d6b7e\" "
-         "stroke-dasharray=\"3,2\"/><text x=\"" +
-         num(lx + 18) + "\" y=\"18\">reserved, idle</text>\n";
-    lx += 110;
-    o += "<path d=\"M" + num(lx + 6) + " 7 l6 7 l-6 7 l-6 -7 z\" fill=\"#b0006d\"/><text x=\"" +
-         num(lx + 16) + "\" y=\"18\">stall report</text>\n";
-  }
+  // The policy, named in the header line (what it adds to the picture is in the legend).
+  o += "<text class=\"policy-legend\" x=\"" + num(opt.width_px - 20) + "\" y=\"18\" text-anchor=\"end\">policy " +
+       esc(v.policy) + "</text>\n";
   // Time axis.
   const double axis_y = kTop + kLaneH * static_cast<double>(lanes.size()) + 4;
   o += "<line x1=\"" + num(kLabelW) + "\" y1=\"" + num(axis_y) + "\" x2=\"" + num(kLabelW + plot_w) +
@@ -499,17 +570,31 @@ std::string timeline_svg(const RunView& v, const TimelineOptions& opt) {
     const LegendItem& it = legend[k];
     const double x = 10 + col_w * static_cast<double>(k % legend_cols);
     const double y = legend_y + kLegendRowH * static_cast<double>(k / legend_cols);
+    const std::string c = it.colour;
     if (it.kind == "line")
       o += "<line x1=\"" + num(x) + "\" y1=\"" + num(y + 6) + "\" x2=\"" + num(x + 18) + "\" y2=\"" +
-           num(y + 6) + "\" stroke=\"" + it.colour + "\" stroke-width=\"2\"/>";
+           num(y + 6) + "\" stroke=\"" + c + "\" stroke-width=\"1.2\"/>";
     else if (it.kind == "strip")
-      o += "<rect x=\"" + num(x) + "\" y=\"" + num(y + 1) + "\" width=\"18\" height=\"4\" fill=\"" + it.colour + "\"/>";
+      o += "<rect x=\"" + num(x) + "\" y=\"" + num(y + 1) + "\" width=\"18\" height=\"4\" fill=\"" + c + "\"/>";
     else if (it.kind == "mark")
-      o += "<path d=\"M" + num(x + 4) + " " + num(y + 1) + " h9 l-4.5 8 z\" fill=\"" + it.colour + "\"/>";
+      o += "<path d=\"M" + num(x + 4) + " " + num(y + 1) + " h9 l-4.5 8 z\" fill=\"" + c +
+           "\" stroke=\"#ffffff\" stroke-width=\"0.8\"/>";
+    else if (it.kind == "area")  // steps up and down, as a queue's depth is drawn
+      o += "<path d=\"M" + num(x) + " " + num(y + 12) + " V" + num(y + 8) + " H" + num(x + 6) + " V" + num(y + 1) +
+           " H" + num(x + 13) + " V" + num(y + 6) + " H" + num(x + 18) + " V" + num(y + 12) + " z\" fill=\"" + c +
+           "\" fill-opacity=\"" + num(kDepthOpacity) + "\"/>";
+    else if (it.kind == "stall")
+      o += "<path d=\"M" + num(x + 9) + " " + num(y - 1) + " l6 7 l-6 7 l-6 -7 z\" fill=\"" + c + "\"/>";
+    else if (it.kind == "reserved")
+      o += "<rect x=\"" + num(x) + "\" y=\"" + num(y) + "\" width=\"18\" height=\"12\" fill=\"" + c +
+           "\" fill-opacity=\"0.55\" stroke=\"#5d6b7e\" stroke-dasharray=\"3,2\"/>";
+    else if (it.kind == "staged")
+      o += "<rect x=\"" + num(x) + "\" y=\"" + num(y) + "\" width=\"18\" height=\"12\" fill=\"#6f8fb5\" "
+           "fill-opacity=\"0.2\" stroke=\"" + c + "\" stroke-dasharray=\"4,2\"/>";
     else
       o += "<rect x=\"" + num(x) + "\" y=\"" + num(y) + "\" width=\"18\" height=\"12\" fill=\"" +
-           (it.kind == "outline" ? "none\" stroke=\"" + it.colour + "\" stroke-width=\"2" : it.colour) + "\"" +
-           (it.kind == "shade" ? " fill-opacity=\"0.35\"" : "") + "/>";
+           (it.kind == "outline" ? "none\" stroke=\"" + c + "\" stroke-width=\"2" : c) + "\"" +
+           (it.kind == "shade" ? " fill-opacity=\"" + num(kShadeOpacity) + "\"" : std::string()) + "/>";
     o += "<text class=\"legend-item\" x=\"" + num(x + 24) + "\" y=\"" + num(y + 10) + "\">" + esc(it.text) +
          "</text>\n";
   }
@@ -684,8 +769,19 @@ std::string report_html(const RunView& v, const record::Summary* summary,
       "#ddd;padding:6px}"
       "</style></head><body>\n";
   o += "<h1>" + esc(title) + "</h1>\n";
+  // The timeline comes right after the headline numbers, in the first screen (issue 55): its legend,
+  // under its axis, names every mark it holds.
+  bool queues = false;
+  for (const LegendItem& it : timeline_legend(v)) queues |= it.kind == "area";
+  const std::string timeline_section =
+      "<h2 id=\"timeline\">Timeline</h2><p>Each worker's runs over time" +
+      std::string(queues ? ", what waited in its queue at the bottom of its lane" : "") +
+      "; the legend under the axis names every mark drawn." +
+      (v.deps.empty() ? "" : " Pointing at a bar shows its dependency arrows.") + "</p>\n" +
+      "<div class=\"pic timeline\">" + strip_xml_header(timeline) + "</div>\n";
   if (!summary) {
     o += "<table class=\"run\"><tr><th>outcome</th><td>?</td></tr></table>\n";
+    o += timeline_section;
   } else {
     const record::Summary& s = *summary;
     if (!s.description.empty()) o += "<p class=\"description\">" + esc(s.description) + "</p>\n";
@@ -726,6 +822,7 @@ std::string report_html(const RunView& v, const record::Summary* summary,
       if (n > 0) o += "<tr><th>" + esc(state) + "</th><td class=\"num\">" + std::to_string(n) + "</td></tr>";
     if (s.tasks.total > 0) o += "<tr><th>total</th><td class=\"num\">" + std::to_string(s.tasks.total) + "</td></tr>";
     o += "</table>\n";
+    o += timeline_section;
     if (s.ready_waits_single || s.ready_waits_group) {
       o +=
           "<h2>READY waits</h2><table><tr><th>tasks</th><th>count</th><th>mean (s)</th><th>p95 (s)</th><th>max "
@@ -870,19 +967,37 @@ std::string report_html(const RunView& v, const record::Summary* summary,
   } else {
     o += "<p>No group in this run.</p>\n";
   }
-  o += "<h2>Timeline</h2><p>Bars: member runs (blue single, orange group member, green SUB, red failed). Red "
-       "step line: "
-       "the worker's single FIFO depth. A waiting group, in its own colour: its READY wait as a span on the "
-       "group FIFO lane, its idle targets shaded, the busy targets that held it marked by a strip at their "
-       "lane's top; an orange triangle marks a single that overtook it. Pointing at a bar shows its "
-       "dependency arrows (always shown on the critical path). Grey dashed band (head_reservation): a worker reserved for the blocked group head while "
-       "idle. Magenta diamond and line: a stall report.</p>\n";
-  o += "<div class=\"pic\">" + strip_xml_header(timeline) + "</div>\n";
-  o += "<h2>DAG</h2><p>";
-  for (const char* s : {"COMPLETED", "FAILED", "POISONED", "CANCELLED", "REJECTED", "NOT_SUBMITTED"})
-    o += std::string("<span class=\"swatch\" style=\"background:") + state_colour(s) + "\"></span>" + s;
-  o += "<br>Shapes: box single, 3-D box group, ellipse SUB, double octagon SUB group. Edges name their "
-       "buffer.</p>\n";
+  // The DAG: what it shows in one line, the shapes of the kinds it holds, and the states' colours only
+  // when they differ (issue 55).
+  o += "<h2>DAG</h2>";
+  {
+    std::set<std::string> kinds, colours;
+    for (const TaskView& t : v.tasks) kinds.insert(t.kind), colours.insert(state_colour(t.state));
+    if (v.deps.empty()) {
+      // dag.svg says it in its first line; said here when there is no picture.
+      if (!dag) o += "<p class=\"no-deps\">No dependencies: no task waits for another's output.</p>\n";
+    } else {
+      std::string shapes;
+      for (const auto& [kind, shape] : {std::pair<const char*, const char*>{"single", "box single"},
+                                        {"group", "3-D box group"},
+                                        {"sub", "ellipse SUB"},
+                                        {"sub_group", "double octagon SUB group"}})
+        if (kinds.count(kind)) shapes += (shapes.empty() ? "" : ", ") + std::string(shape);
+      o += "<p>Arrows: a task's input from the task that wrote it, named by its buffer. Shapes: " + shapes + ".</p>\n";
+    }
+    if (colours.size() > 1) {
+      o += "<p class=\"states\">";
+      for (const char* s : {"COMPLETED", "FAILED", "POISONED", "CANCELLED", "REJECTED", "NOT_SUBMITTED", "PENDING"}) {
+        bool present = false;
+        for (const TaskView& t : v.tasks) present |= std::string(state_colour(t.state)) == state_colour(s) &&
+                                                     (t.state == s || std::string(s) == "PENDING");
+        if (present)
+          o += std::string("<span class=\"swatch\" style=\"background:") + state_colour(s) + "\"></span>" +
+               (std::string(s) == "PENDING" ? "not finished" : s);
+      }
+      o += "</p>\n";
+    }
+  }
   if (dag)
     o += "<div class=\"pic\">" + strip_xml_header(*dag) + "</div>\n";
   else

@@ -174,12 +174,17 @@ struct TimelineOptions {
 };
 // One entry of the timeline's own legend. timeline_legend() lists what the drawing uses; a feature
 // that draws something new (a reserved band, a stall mark) appends its entry there.
+// Each swatch is drawn as the mark it names is (timeline_svg draws both): an entry only when that mark
+// is in the picture (a merged run only when some runs are thinner than a pixel at this width).
 struct LegendItem {
-  std::string kind;  // "bar" (filled box), "shade" (translucent box), "outline", "line", "strip" (thin box), "mark" (triangle)
+  // "bar" (filled box), "shade" (translucent box), "outline", "line", "strip" (thin box), "mark"
+  // (triangle), "area" (a queue's depth: filled steps), "span" (a group's READY wait), "reserved"
+  // (dashed band), "staged" (dashed box), "stall" (diamond)
+  std::string kind;
   std::string colour;
   std::string text;
 };
-std::vector<LegendItem> timeline_legend(const RunView& run);
+std::vector<LegendItem> timeline_legend(const RunView& run, const TimelineOptions& options = {});
 // Past this many workers, the timeline draws only the lanes with something on them (a run, a queued
 // single, a reservation, a starved group's or a stall report's target), the report lists only the workers
 // that ran something, and trace.json names only the threads that hold a run; each says how many idle
