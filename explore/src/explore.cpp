@@ -13,7 +13,6 @@
 #include <fstream>
 #include <new>
 
-#include <pthread.h>
 #include <sys/resource.h>
 
 // AddressSanitizer and ThreadSanitizer: the heap is their allocator's, and their shadow memory is
@@ -224,26 +223,6 @@ constexpr std::uint16_t kNoChoice = 0xffff;
 // At 64 nodes between checks the bound is overshot by at most 64 states' copies.
 constexpr std::size_t kMemoryCheckEvery = 64;
 
-// What the stack keeps free below the deepest visit(): the end-of-path work (a terminal state, a
-// witness) and the sanitizers' larger frames.
-constexpr std::size_t kStackReserve = std::size_t{2} << 20;
-
-// The lowest address visit() may reach: the bottom of this thread's stack plus kStackReserve (the
-// stack grows down). 0 when the thread cannot tell (then only the other bounds apply).
-std::uintptr_t stack_floor() {
-  pthread_attr_t attr;
-  if (pthread_getattr_np(pthread_self(), &attr) != 0) return 0;
-  void* low = nullptr;
-  std::size_t size = 0;
-  const int rc = pthread_attr_getstack(&attr, &low, &size);
-  pthread_attr_destroy(&attr);
-  if (rc != 0) return 0;
-  const std::uintptr_t here = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
-  const std::uintptr_t floor = reinterpret_cast<std::uintptr_t>(low) + kStackReserve;
-  // A stack smaller than the reserve still explores a few levels, down to half of what is left.
-  return floor < here ? floor : reinterpret_cast<std::uintptr_t>(low) + (here - reinterpret_cast<std::uintptr_t>(low)) / 2;
-}
-
 // A failed allocation, as a note says it.
 std::string allocation_failed(const ExploreOptions& o) {
   if (!o.data_limit) return "an allocation failed";
@@ -269,7 +248,6 @@ class Explorer {
   }
 
   ojson run() {
-    stack_floor_ = stack_floor();
     setup_ = {"building the initial state", 0, 0};
     const std::size_t before_root = heap_in_use();
     State first = root();
@@ -278,7 +256,7 @@ class Explorer {
     state_bytes_ = after_root > before_root ? after_root - before_root : 0;
     check_setup_memory(o_, setup_.text());
     try {
-      return result(visit(std::move(first)));
+      return result(search(std::move(first)));
     } catch (const std::bad_alloc&) {
       // Past DataLimit (a step the checks did not see in time): the states on the path are gone, and
       // with them the unfinished dynamic programming of the groups; what was counted stays.
@@ -313,10 +291,7 @@ class Explorer {
     out["states"] = nodes_;
     out["transitions"] = transitions_;
     out["stopped_early"] = stopped_;
-    if (out_of_stack_)
-      out["note"] = "stopped at depth " + std::to_string(stack_stop_depth_) +
-                    ": a deeper path would overflow the stack (ulimit -s); results cover only the states visited";
-    else if (stopped_ && !out_of_memory_)
+    if (stopped_ && !out_of_memory_)
       out["note"] =
           "stopped after max_states=" + std::to_string(o_.max_states) + " states: results cover only those";
     else if (stopped_)
@@ -641,12 +616,21 @@ class Explorer {
     return id;
   }
 
-  // Depth-first: returns the node of `st`, exploring it first if new.
-  std::uint32_t visit(State st, const Hash128* known = nullptr) {
-    const Hash128 h = known ? *known : key(st);
+  // A state on the depth-first path: its choices, the one being explored (whose child, if new, is
+  // the frame above) and that transition's overtakes, to fold in once the child is done.
+  struct Frame {
+    State st;  // empty once its last choice took it (the last choice needs no copy)
+    std::uint32_t id = 0;
+    std::vector<Choice> cs;
+    std::size_t k = 0;
+    std::size_t tasks_here = 0;  // tasks submitted at this state (for the groups no child speaks of)
+    std::vector<int> d;          // the overtakes of choice k's transition, per group
+  };
+
+  // A new state (its hash `h` not yet visited): numbers it and pushes its frame, choices computed.
+  void open(State st, const Hash128& h, std::vector<Frame>& stack) {
     const std::uint32_t id = static_cast<std::uint32_t>(nodes_);
-    const std::uint32_t found = visited_.find_or_insert(h, id);
-    if (found != VisitedSet::kEmpty) return found;
+    visited_.find_or_insert(h, id);
     new_node();
     // Time is not modelled, so "can stall" means: some reachable state has the stall condition of
     // the policy open for this group (an episode that would be reported if it lasted long enough).
@@ -657,54 +641,84 @@ class Explorer {
     // The states held on the depth-first path, not the visited set, are what grow with a large
     // scenario (each holds a copy of the core): the heap is checked as check_memory() says.
     if (!stopped_ && nodes_ >= next_memory_check_) check_memory();
-    // visit() recurses once per step of the path: a path of tens of thousands of steps (a long trace)
-    // would overflow the stack, so the search stops while kStackReserve is left.
-    if (!stopped_ && reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0)) < stack_floor_)
-      stopped_ = out_of_stack_ = true, stack_stop_depth_ = path_.size();
-    std::vector<Choice> cs;
-    if (!stopped_) cs = choices(st);
-    if (cs.empty() && !stopped_) terminal(st);
-    const std::size_t tasks_here = st.core->task_count();
-    std::vector<int> delta;
-    for (std::size_t k = 0; k < cs.size(); ++k) {
-      // Past a bound nothing more is explored: the siblings left on the path would each cost a copy
-      // of the state (the very thing a memory bound is there to stop).
-      if (stopped_) break;
-      State next;
-      std::optional<Violation> violation;
-      path_.push_back(static_cast<std::uint16_t>(k));
-      ++transitions_;
-      const bool last = k + 1 == cs.size();
-      if (last) next = std::move(st);  // st is not needed after its last choice
-      if (apply(last ? next : st, cs[k], next, delta, violation)) {
-        const Hash128 ch = key(next);
-        const std::uint32_t child = visited_.find(ch);
-        const std::vector<int> d = delta;
-        const std::uint32_t c = child != VisitedSet::kEmpty ? child : visit(std::move(next), &ch);
-        for (std::size_t g = 0; g < groups_; ++g) {
-          const int cmax = best_max_[c * groups_ + g], cmin = best_min_[c * groups_ + g];
-          if (cmax < 0) continue;  // the group never exists below this child
-          const std::size_t at = id * groups_ + g;
-          if (d[g] + cmax > best_max_[at])
-            best_max_[at] = d[g] + cmax, next_max_[at] = static_cast<std::uint16_t>(k);
-          if (d[g] + cmin < best_min_[at])
-            best_min_[at] = d[g] + cmin, next_min_[at] = static_cast<std::uint16_t>(k);
-        }
-      } else {
-        record_violation(*violation);
-      }
-      path_.pop_back();
-    }
-    // Where no child said anything of a group (a terminal state, or a group that never exists below):
-    // a group submitted by now contributes 0 more overtakes, one never submitted is marked -1.
+    Frame f;
+    f.id = id;
+    if (!stopped_) f.cs = choices(st);
+    if (f.cs.empty() && !stopped_) terminal(st);
+    f.tasks_here = st.core->task_count();
+    f.st = std::move(st);
+    stack.push_back(std::move(f));
+  }
+
+  // The best overtake counts of `f` through its choice f.k, whose child is node c.
+  void fold(const Frame& f, std::uint32_t c) {
     for (std::size_t g = 0; g < groups_; ++g) {
-      const std::size_t at = id * groups_ + g;
+      const int cmax = best_max_[c * groups_ + g], cmin = best_min_[c * groups_ + g];
+      if (cmax < 0) continue;  // the group never exists below this child
+      const std::size_t at = f.id * groups_ + g;
+      if (f.d[g] + cmax > best_max_[at]) best_max_[at] = f.d[g] + cmax, next_max_[at] = static_cast<std::uint16_t>(f.k);
+      if (f.d[g] + cmin < best_min_[at]) best_min_[at] = f.d[g] + cmin, next_min_[at] = static_cast<std::uint16_t>(f.k);
+    }
+  }
+
+  // Where no child said anything of a group (a terminal state, or a group that never exists below):
+  // a group submitted by now contributes 0 more overtakes, one never submitted is marked -1.
+  void close(const Frame& f) {
+    for (std::size_t g = 0; g < groups_; ++g) {
+      const std::size_t at = f.id * groups_ + g;
       if (best_max_[at] != std::numeric_limits<int>::min()) continue;
       const TaskId gid = f_.group_task[g];
-      const bool present = gid.valid() && gid.index() < tasks_here;
+      const bool present = gid.valid() && gid.index() < f.tasks_here;
       best_max_[at] = best_min_[at] = present ? 0 : -1;
     }
-    return id;
+  }
+
+  // Depth-first from `first` (not yet visited), with an explicit stack of frames rather than one C
+  // stack frame per step, so a path is as deep as the heap allows (max_memory bounds it). Every child
+  // is finished before its parent goes on to its next choice: the order of the recursive search
+  // (states numbered, transitions counted, witnesses and bounds the same). Returns the root's node.
+  std::uint32_t search(State first) {
+    std::vector<Frame> stack;
+    const Hash128 h = key(first);
+    open(std::move(first), h, stack);
+    std::vector<int> delta;
+    for (;;) {
+      Frame& f = stack.back();
+      // Past a bound nothing more is explored: the siblings left on the path would each cost a copy
+      // of the state (the very thing a memory bound is there to stop).
+      if (f.k < f.cs.size() && !stopped_) {
+        const std::size_t k = f.k;
+        State next;
+        std::optional<Violation> violation;
+        path_.push_back(static_cast<std::uint16_t>(k));
+        ++transitions_;
+        const bool last = k + 1 == f.cs.size();
+        if (last) next = std::move(f.st);  // st is not needed after its last choice
+        if (apply(last ? next : f.st, f.cs[k], next, delta, violation)) {
+          const Hash128 ch = key(next);
+          const std::uint32_t child = visited_.find(ch);
+          f.d = delta;
+          if (child == VisitedSet::kEmpty) {
+            open(std::move(next), ch, stack);  // f is not to be used past this (the stack may move)
+            continue;
+          }
+          fold(f, child);
+        } else {
+          record_violation(*violation);
+        }
+        path_.pop_back();
+        ++f.k;
+        continue;
+      }
+      close(f);
+      const std::uint32_t id = f.id;
+      stack.pop_back();
+      if (stack.empty()) return id;
+      Frame& parent = stack.back();
+      fold(parent, id);
+      path_.pop_back();
+      ++parent.k;
+    }
   }
 
   // The heap against max_memory, at the first node and then as often as the growth seen so far needs
@@ -746,9 +760,6 @@ class Explorer {
   std::size_t transitions_ = 0;
   bool stopped_ = false;
   bool out_of_memory_ = false;  // stopped by max_memory (else by max_states)
-  bool out_of_stack_ = false;   // stopped by the depth the thread's stack allows
-  std::size_t stack_stop_depth_ = 0;
-  std::uintptr_t stack_floor_ = 0;  // visit() stops expanding below this address
   std::size_t memory_stop_at_ = 0;
   std::set<std::string> outcomes_;
   std::set<std::string> can_stall_;  // groups whose stall condition holds in some visited state
