@@ -50,8 +50,9 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 run() {  # binary scenario max_states out -> "wall user kib states bytes_per_state"
-  /usr/bin/time -f "%e %U %M" -o "$tmp/time" "$1" explore "$2" --max-states "$3" --quiet ${EXTRA:-} >"$4" || true
-  read -r s u kib <"$tmp/time"
+  # exit status 5 (stopped early at the cap) is the expected end; time then writes a line before its own
+  /usr/bin/time -f "%e %U %M" -o "$tmp/time" "$1" explore "$2" --max-states "$3" --quiet ${EXTRA:-} >"$4" 2>/dev/null || true
+  read -r s u kib < <(tail -n 1 "$tmp/time")
   states=$(grep -m1 '"states"' "$4" | tr -dc 0-9)
   bps=$(grep -m1 '"bytes_per_state"' "$4" | tr -dc 0-9)
   echo "$s $u $kib $states $bps"
