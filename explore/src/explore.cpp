@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <memory>
@@ -13,7 +14,6 @@
 #include <fstream>
 #include <new>
 
-#include <pthread.h>
 #include <sys/resource.h>
 
 // AddressSanitizer and ThreadSanitizer: the heap is their allocator's, and their shadow memory is
@@ -59,6 +59,8 @@ std::uint64_t avalanche(std::uint64_t x) {
   return x;
 }
 
+constexpr bool kLittleEndian = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
+
 struct Hash128 {
   std::uint64_t a = 0, b = 0;
   friend bool operator==(const Hash128& x, const Hash128& y) { return x.a == y.a && x.b == y.b; }
@@ -69,7 +71,11 @@ Hash128 hash_words(const std::vector<std::uint32_t>& s) {
   const std::size_t n = s.size();
   std::size_t i = 0;
   for (; i + 2 <= n; i += 2) {
-    const std::uint64_t w = std::uint64_t{s[i]} | std::uint64_t{s[i + 1]} << 32;
+    std::uint64_t w;  // s[i] | s[i + 1] << 32 on a little-endian machine, in one load
+    if constexpr (kLittleEndian)
+      std::memcpy(&w, s.data() + i, sizeof w);
+    else
+      w = std::uint64_t{s[i]} | std::uint64_t{s[i + 1]} << 32;
     a = rotl(a ^ (w * 0x9e3779b97f4a7c15ULL), 27) * 0xc2b2ae3d27d4eb4fULL + 0x165667b19e3779f9ULL;
     b = rotl(b ^ (w * 0xff51afd7ed558ccdULL), 33) * 0x87c37b91114253d5ULL + 0x52dce729ULL;
   }
@@ -221,28 +227,49 @@ struct Choice {
 };
 
 constexpr std::uint16_t kNoChoice = 0xffff;
+// Per node and group: the most and fewest overtakes below it, and the choice index achieving each
+// (kNoChoice at a terminal state).
+struct Best {
+  int max = std::numeric_limits<int>::min();
+  int min = std::numeric_limits<int>::max();
+  std::uint16_t next_max = kNoChoice, next_min = kNoChoice;
+};
+static_assert(sizeof(Best) == 12, "a node costs 12 bytes a group");
+
+// The Best entries of every node, in pages of a fixed size: grows without a copy of what it holds and
+// without the slack of a doubled vector (what it holds is about what it uses: bytes_per_state).
+class BestTable {
+ public:
+  static constexpr std::size_t kPage = std::size_t{1} << 14;  // entries (192 KiB)
+  Best& operator[](std::size_t i) { return pages_[i / kPage][i % kPage]; }
+  const Best& operator[](std::size_t i) const { return pages_[i / kPage][i % kPage]; }
+  void grow_to(std::size_t n) {
+    while (pages_.size() * kPage < n) pages_.push_back(std::make_unique<Best[]>(kPage));
+  }
+  std::size_t bytes() const { return pages_.size() * kPage * sizeof(Best) + pages_.capacity() * sizeof(void*); }
+
+ private:
+  std::vector<std::unique_ptr<Best[]>> pages_;
+};
+
+// States kept for reuse (Explorer::give()): a depth-first step frees at most a couple at a time.
+constexpr std::size_t kSpares = 4;
+
+// The checker and the explorer's Watch, as one observer (no list to allocate per transition).
+class Pair : public Observer {
+ public:
+  Pair(Observer* a, Observer* b) : a_(a), b_(b) {}
+  void on_event(const Event& e) override {
+    a_->on_event(e);
+    b_->on_event(e);
+  }
+
+ private:
+  Observer* a_;
+  Observer* b_;
+};
 // At 64 nodes between checks the bound is overshot by at most 64 states' copies.
 constexpr std::size_t kMemoryCheckEvery = 64;
-
-// What the stack keeps free below the deepest visit(): the end-of-path work (a terminal state, a
-// witness) and the sanitizers' larger frames.
-constexpr std::size_t kStackReserve = std::size_t{2} << 20;
-
-// The lowest address visit() may reach: the bottom of this thread's stack plus kStackReserve (the
-// stack grows down). 0 when the thread cannot tell (then only the other bounds apply).
-std::uintptr_t stack_floor() {
-  pthread_attr_t attr;
-  if (pthread_getattr_np(pthread_self(), &attr) != 0) return 0;
-  void* low = nullptr;
-  std::size_t size = 0;
-  const int rc = pthread_attr_getstack(&attr, &low, &size);
-  pthread_attr_destroy(&attr);
-  if (rc != 0) return 0;
-  const std::uintptr_t here = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
-  const std::uintptr_t floor = reinterpret_cast<std::uintptr_t>(low) + kStackReserve;
-  // A stack smaller than the reserve still explores a few levels, down to half of what is left.
-  return floor < here ? floor : reinterpret_cast<std::uintptr_t>(low) + (here - reinterpret_cast<std::uintptr_t>(low)) / 2;
-}
 
 // A failed allocation, as a note says it.
 std::string allocation_failed(const ExploreOptions& o) {
@@ -269,7 +296,6 @@ class Explorer {
   }
 
   ojson run() {
-    stack_floor_ = stack_floor();
     setup_ = {"building the initial state", 0, 0};
     const std::size_t before_root = heap_in_use();
     State first = root();
@@ -278,7 +304,7 @@ class Explorer {
     state_bytes_ = after_root > before_root ? after_root - before_root : 0;
     check_setup_memory(o_, setup_.text());
     try {
-      return result(visit(std::move(first)));
+      return result(search(std::move(first)));
     } catch (const std::bad_alloc&) {
       // Past DataLimit (a step the checks did not see in time): the states on the path are gone, and
       // with them the unfinished dynamic programming of the groups; what was counted stays.
@@ -313,10 +339,7 @@ class Explorer {
     out["states"] = nodes_;
     out["transitions"] = transitions_;
     out["stopped_early"] = stopped_;
-    if (out_of_stack_)
-      out["note"] = "stopped at depth " + std::to_string(stack_stop_depth_) +
-                    ": a deeper path would overflow the stack (ulimit -s); results cover only the states visited";
-    else if (stopped_ && !out_of_memory_)
+    if (stopped_ && !out_of_memory_)
       out["note"] =
           "stopped after max_states=" + std::to_string(o_.max_states) + " states: results cover only those";
     else if (stopped_)
@@ -338,10 +361,10 @@ class Explorer {
     ojson groups = ojson::object();
     for (std::size_t g = 0; g < groups_; ++g) {
       const std::size_t k = r * groups_ + g;
-      if (best_max_[k] < 0) continue;  // never submitted on any path
-      groups[f_.group_names[g]] = {{"max_overtakes", best_max_[k]},
+      if (best_[k].max < 0) continue;  // never submitted on any path
+      groups[f_.group_names[g]] = {{"max_overtakes", best_[k].max},
                                    {"witness", witness(g, true)},
-                                   {"min_overtakes", best_min_[k]},
+                                   {"min_overtakes", best_[k].min},
                                    {"min_witness", witness(g, false)},
                                    {"can_stall", can_stall_.count(f_.group_names[g]) > 0}};
     }
@@ -430,6 +453,10 @@ class Explorer {
           (core.state(id) == TaskState::kPending || core.state(id) == TaskState::kReady))
         ++subs;
     if (subs > 1) return false;
+    // L2's waited-on workers: the targets of every PENDING or READY group, gathered once (at the first
+    // member that gets that far).
+    bool waited_known = false;
+    waited_.clear();
     for (std::size_t i = 0; i < running.size(); ++i) {
       const auto [task, member] = running[i];
       if (is_sub(core.kind(task))) continue;
@@ -455,17 +482,19 @@ class Explorer {
             read_later = true;
       if (read_later) continue;
       // L2
-      const std::uint32_t w = *registry_.index_of(core.target(task, member));
+      const WorkerId target = core.target(task, member);
+      const std::uint32_t w = *registry_.index_of(target);
       if (f_.targeted_from(p, w)) continue;
-      bool waited_on = false;
-      for (TaskId g : f_.group_task) {
-        if (!g.valid() || g.index() >= core.task_count()) continue;
-        const TaskState gs = core.state(g);
-        if (gs != TaskState::kPending && gs != TaskState::kReady) continue;
-        for (std::uint32_t m = 0; m < core.members(g); ++m)
-          waited_on |= core.target(g, m) == core.target(task, member);
+      if (!waited_known) {
+        waited_known = true;
+        for (TaskId g : f_.group_task) {
+          if (!g.valid() || g.index() >= core.task_count()) continue;
+          const TaskState gs = core.state(g);
+          if (gs != TaskState::kPending && gs != TaskState::kReady) continue;
+          for (std::uint32_t m = 0; m < core.members(g); ++m) waited_.push_back(core.target(g, m));
+        }
       }
-      if (waited_on) continue;
+      if (std::find(waited_.begin(), waited_.end(), target) != waited_.end()) continue;
       // L4, second half: no other member of the same task still running.
       if (may_fail && core.members(task) > 1) {
         std::size_t same = 0;
@@ -495,16 +524,20 @@ class Explorer {
     if (o_.failures) out.push_back({false, m, Outcome::kFailure});
   }
 
-  std::vector<Choice> choices(const State& st) const {
-    std::vector<Choice> out;
+  // Appends the choices of `st` to `out`.
+  void choices(const State& st, std::vector<Choice>& out) const {
     const auto running = st.core->running();
     std::size_t pick = 0;
     if (o_.por && local_member(st, running, pick)) {
       push_ends(st, running[pick], out);
-      return out;
+      return;
     }
     if (st.replay->next_enabled()) out.push_back({true, {}, Outcome::kSuccess});
     for (const auto& m : running) push_ends(st, m, out);
+  }
+  std::vector<Choice> choices(const State& st) const {
+    std::vector<Choice> out;
+    choices(st, out);
     return out;
   }
 
@@ -522,12 +555,10 @@ class Explorer {
   // `from` may be `to` moved in (the last choice of a state needs no copy).
   bool apply(const State& from, const Choice& c, State& to, std::vector<int>& delta,
              std::optional<Violation>& violation) {
-    if (&from != &to) to = from.copy();
+    if (&from != &to) copy_into(from, to);
     delta.assign(groups_, 0);
     Watch watch(*to.core, f_, to.verdicts, delta);
-    ObserverList observers;
-    observers.add(to.checker.get());
-    observers.add(&watch);
+    Pair observers(to.checker.get(), &watch);
     to.core->set_observer(&observers);
     Scheduler* core = to.core.get();
     to.checker->set_dump([core] { return core->dump(); });
@@ -579,7 +610,8 @@ class Explorer {
     State st = root();
     std::uint32_t node = visited_.find(key(st));
     while (node != VisitedSet::kEmpty) {
-      const std::uint16_t k = (max ? next_max_ : next_min_)[node * groups_ + g];
+      const Best& b = best_[node * groups_ + g];
+      const std::uint16_t k = max ? b.next_max : b.next_min;
       if (k == kNoChoice) break;
       const std::vector<Choice> cs = choices(st);
       steps.push_back(step_name(st, cs[k]));
@@ -598,7 +630,8 @@ class Explorer {
   }
 
   void terminal(const State& st) {
-    State end = st.copy();
+    State end = take();
+    copy_into(st, end);
     std::vector<int> delta(groups_, 0);
     Watch watch(*end.core, f_, end.verdicts, delta);
     end.core->set_observer(&watch);
@@ -625,28 +658,59 @@ class Explorer {
       if (!stuck_.count(s.task))
         stuck_[s.task] = {
             {"task", s.task}, {"state", to_string(s.state)}, {"reason", s.reason}, {"witness", path_steps()}};
+    give(end);
+  }
+
+  // A copy of `from` in `to`: into to's core by assignment when `to` is a spare (its tables' buffers
+  // are reused: no allocation per table), else a new one.
+  void copy_into(const State& from, State& to) const {
+    if (to.core)
+      *to.core = *from.core;
+    else
+      to.core = std::make_unique<Scheduler>(*from.core);
+    to.replay = std::make_unique<Replay>(*from.replay);
+    to.replay->rebind(*to.core);
+    to.checker = std::make_unique<InvariantChecker>(*from.checker);
+    to.verdicts = from.verdicts;
+  }
+  // A state to copy into: a spare one if any.
+  State take() {
+    if (spare_.empty()) return State{};
+    State st = std::move(spare_.back());
+    spare_.pop_back();
+    return st;
+  }
+  // A state no longer needed: kept as a spare (a few at most) for the next copy.
+  void give(State& st) {
+    if (st.core && spare_.size() < kSpares) spare_.push_back(std::move(st));
   }
 
   std::size_t bytes_held() const {
-    return visited_.bytes() + best_max_.capacity() * sizeof(int) + best_min_.capacity() * sizeof(int) +
-           next_max_.capacity() * sizeof(std::uint16_t) + next_min_.capacity() * sizeof(std::uint16_t);
+    return visited_.bytes() + best_.bytes();
   }
 
   std::uint32_t new_node() {
     const auto id = static_cast<std::uint32_t>(nodes_++);
-    best_max_.resize(nodes_ * groups_, std::numeric_limits<int>::min());
-    best_min_.resize(nodes_ * groups_, std::numeric_limits<int>::max());
-    next_max_.resize(nodes_ * groups_, kNoChoice);
-    next_min_.resize(nodes_ * groups_, kNoChoice);
+    best_.grow_to(nodes_ * groups_);
     return id;
   }
 
-  // Depth-first: returns the node of `st`, exploring it first if new.
-  std::uint32_t visit(State st, const Hash128* known = nullptr) {
-    const Hash128 h = known ? *known : key(st);
+  // A state on the depth-first path: its choices, the one being explored (whose child, if new, is
+  // the frame above) and that transition's overtakes, to fold in once the child is done.
+  // Its choices are choices_[first, end), and the overtakes of choice k's transition (per group) are
+  // deltas_[depth * groups_, + groups_): two stacks shared by every frame, so a frame allocates nothing.
+  struct Frame {
+    State st;  // empty once its last choice took it (the last choice needs no copy)
+    std::uint32_t id = 0;
+    std::size_t first = 0, end = 0;
+    std::size_t k = 0;           // the choice being explored: choices_[first + k]
+    std::size_t tasks_here = 0;  // tasks submitted at this state (for the groups no child speaks of)
+  };
+
+  // A new state (its hash `h` not yet visited): numbers it and pushes its frame, choices computed.
+  void open(State st, const Hash128& h, std::vector<Frame>& stack) {
     const std::uint32_t id = static_cast<std::uint32_t>(nodes_);
-    const std::uint32_t found = visited_.find_or_insert(h, id);
-    if (found != VisitedSet::kEmpty) return found;
+    visited_.find_or_insert(h, id);
     new_node();
     // Time is not modelled, so "can stall" means: some reachable state has the stall condition of
     // the policy open for this group (an episode that would be reported if it lasted long enough).
@@ -657,54 +721,95 @@ class Explorer {
     // The states held on the depth-first path, not the visited set, are what grow with a large
     // scenario (each holds a copy of the core): the heap is checked as check_memory() says.
     if (!stopped_ && nodes_ >= next_memory_check_) check_memory();
-    // visit() recurses once per step of the path: a path of tens of thousands of steps (a long trace)
-    // would overflow the stack, so the search stops while kStackReserve is left.
-    if (!stopped_ && reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0)) < stack_floor_)
-      stopped_ = out_of_stack_ = true, stack_stop_depth_ = path_.size();
-    std::vector<Choice> cs;
-    if (!stopped_) cs = choices(st);
-    if (cs.empty() && !stopped_) terminal(st);
-    const std::size_t tasks_here = st.core->task_count();
+    Frame f;
+    f.id = id;
+    f.first = f.end = choices_.size();
+    if (!stopped_) choices(st, choices_), f.end = choices_.size();
+    if (f.first == f.end && !stopped_) terminal(st);
+    f.tasks_here = st.core->task_count();
+    f.st = std::move(st);
+    stack.push_back(std::move(f));
+    deltas_.resize(stack.size() * groups_);
+  }
+
+  // The best overtake counts of `f` (at `depth` on the path) through its choice f.k, whose child is
+  // node c.
+  void fold(const Frame& f, std::size_t depth, std::uint32_t c) {
+    const int* d = deltas_.data() + depth * groups_;
+    for (std::size_t g = 0; g < groups_; ++g) {
+      const Best& below = best_[c * groups_ + g];
+      if (below.max < 0) continue;  // the group never exists below this child
+      Best& here = best_[f.id * groups_ + g];
+      if (d[g] + below.max > here.max) here.max = d[g] + below.max, here.next_max = static_cast<std::uint16_t>(f.k);
+      if (d[g] + below.min < here.min) here.min = d[g] + below.min, here.next_min = static_cast<std::uint16_t>(f.k);
+    }
+  }
+
+  // Where no child said anything of a group (a terminal state, or a group that never exists below):
+  // a group submitted by now contributes 0 more overtakes, one never submitted is marked -1.
+  void close(const Frame& f) {
+    for (std::size_t g = 0; g < groups_; ++g) {
+      const std::size_t at = f.id * groups_ + g;
+      Best& b = best_[at];
+      if (b.max != std::numeric_limits<int>::min()) continue;
+      const TaskId gid = f_.group_task[g];
+      const bool present = gid.valid() && gid.index() < f.tasks_here;
+      b.max = b.min = present ? 0 : -1;
+    }
+  }
+
+  // Depth-first from `first` (not yet visited), with an explicit stack of frames rather than one C
+  // stack frame per step, so a path is as deep as the heap allows (max_memory bounds it). Every child
+  // is finished before its parent goes on to its next choice: the order of the recursive search
+  // (states numbered, transitions counted, witnesses and bounds the same). Returns the root's node.
+  std::uint32_t search(State first) {
+    std::vector<Frame> stack;
+    const Hash128 h = key(first);
+    open(std::move(first), h, stack);
     std::vector<int> delta;
-    for (std::size_t k = 0; k < cs.size(); ++k) {
+    for (;;) {
+      Frame& f = stack.back();
+      const std::size_t depth = stack.size() - 1;
       // Past a bound nothing more is explored: the siblings left on the path would each cost a copy
       // of the state (the very thing a memory bound is there to stop).
-      if (stopped_) break;
-      State next;
-      std::optional<Violation> violation;
-      path_.push_back(static_cast<std::uint16_t>(k));
-      ++transitions_;
-      const bool last = k + 1 == cs.size();
-      if (last) next = std::move(st);  // st is not needed after its last choice
-      if (apply(last ? next : st, cs[k], next, delta, violation)) {
-        const Hash128 ch = key(next);
-        const std::uint32_t child = visited_.find(ch);
-        const std::vector<int> d = delta;
-        const std::uint32_t c = child != VisitedSet::kEmpty ? child : visit(std::move(next), &ch);
-        for (std::size_t g = 0; g < groups_; ++g) {
-          const int cmax = best_max_[c * groups_ + g], cmin = best_min_[c * groups_ + g];
-          if (cmax < 0) continue;  // the group never exists below this child
-          const std::size_t at = id * groups_ + g;
-          if (d[g] + cmax > best_max_[at])
-            best_max_[at] = d[g] + cmax, next_max_[at] = static_cast<std::uint16_t>(k);
-          if (d[g] + cmin < best_min_[at])
-            best_min_[at] = d[g] + cmin, next_min_[at] = static_cast<std::uint16_t>(k);
+      if (f.first + f.k < f.end && !stopped_) {
+        const std::size_t k = f.k;
+        std::optional<Violation> violation;
+        path_.push_back(static_cast<std::uint16_t>(k));
+        ++transitions_;
+        const bool last = f.first + k + 1 == f.end;
+        // st is not needed after its last choice; the others are applied to a copy (into a spare).
+        State next = last ? std::move(f.st) : take();
+        const Choice c = choices_[f.first + k];
+        if (apply(last ? next : f.st, c, next, delta, violation)) {
+          const Hash128 ch = key(next);
+          const std::uint32_t child = visited_.find(ch);
+          std::copy(delta.begin(), delta.end(), deltas_.begin() + static_cast<std::ptrdiff_t>(depth * groups_));
+          if (child == VisitedSet::kEmpty) {
+            open(std::move(next), ch, stack);  // f is not to be used past this (the stack may move)
+            continue;
+          }
+          fold(f, depth, child);
+        } else {
+          record_violation(*violation);
         }
-      } else {
-        record_violation(*violation);
+        give(next);
+        path_.pop_back();
+        ++f.k;
+        continue;
       }
+      close(f);
+      const std::uint32_t id = f.id;
+      choices_.resize(f.first);
+      give(f.st);
+      stack.pop_back();
+      deltas_.resize(stack.size() * groups_);
+      if (stack.empty()) return id;
+      Frame& parent = stack.back();
+      fold(parent, depth - 1, id);
       path_.pop_back();
+      ++parent.k;
     }
-    // Where no child said anything of a group (a terminal state, or a group that never exists below):
-    // a group submitted by now contributes 0 more overtakes, one never submitted is marked -1.
-    for (std::size_t g = 0; g < groups_; ++g) {
-      const std::size_t at = id * groups_ + g;
-      if (best_max_[at] != std::numeric_limits<int>::min()) continue;
-      const TaskId gid = f_.group_task[g];
-      const bool present = gid.valid() && gid.index() < tasks_here;
-      best_max_[at] = best_min_[at] = present ? 0 : -1;
-    }
-    return id;
   }
 
   // The heap against max_memory, at the first node and then as often as the growth seen so far needs
@@ -739,16 +844,16 @@ class Explorer {
   std::size_t nodes_ = 0;
   // Per node and group (node * groups_ + g): the best overtake counts below it and the choice index
   // achieving them (kNoChoice at a terminal state).
-  std::vector<int> best_max_, best_min_;
-  std::vector<std::uint16_t> next_max_, next_min_;
+  BestTable best_;
   std::vector<std::uint16_t> path_;  // choice indices from the root to the state being explored
+  std::vector<Choice> choices_;      // the choices of every state on the path (Frame)
+  std::vector<int> deltas_;          // per state on the path, its current transition's overtakes (Frame)
+  mutable std::vector<WorkerId> waited_;  // local_member()'s, reused
+  std::vector<State> spare_;         // states no longer needed, copied into (take(), give())
   std::vector<std::uint32_t> scratch_;
   std::size_t transitions_ = 0;
   bool stopped_ = false;
   bool out_of_memory_ = false;  // stopped by max_memory (else by max_states)
-  bool out_of_stack_ = false;   // stopped by the depth the thread's stack allows
-  std::size_t stack_stop_depth_ = 0;
-  std::uintptr_t stack_floor_ = 0;  // visit() stops expanding below this address
   std::size_t memory_stop_at_ = 0;
   std::set<std::string> outcomes_;
   std::set<std::string> can_stall_;  // groups whose stall condition holds in some visited state

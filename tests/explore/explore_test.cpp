@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <pthread.h>
+
 #include <set>
 
 namespace dirsched {
@@ -420,6 +422,57 @@ TEST(Explore, StopsAtMaxMemoryDuringTheSetUpWithNoState) {
   EXPECT_NE(note.find("during the set-up (building the trace, "), std::string::npos) << note;
   EXPECT_NE(note.find("of 100001 ops), before the first state: the heap in use was "), std::string::npos) << note;
   EXPECT_LT(heap_in_use(), o.max_memory);  // what the set-up held is given back
+}
+
+}  // namespace
+}  // namespace dirsched
+
+namespace dirsched {
+namespace {
+
+// Runs explore() on a thread whose stack is `stack_bytes` (so the test does not depend on ulimit -s).
+nlohmann::ordered_json explore_on_small_stack(const Scenario& s, const ExploreOptions& o, std::size_t stack_bytes) {
+  struct Job {
+    const Scenario* s;
+    const ExploreOptions* o;
+    nlohmann::ordered_json out;
+  } job{&s, &o, {}};
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, stack_bytes);
+  pthread_t thread;
+  const int rc = pthread_create(
+      &thread, &attr,
+      [](void* p) -> void* {
+        auto* j = static_cast<Job*>(p);
+        j->out = explore(*j->s, *j->o);
+        return nullptr;
+      },
+      &job);
+  pthread_attr_destroy(&attr);
+  if (rc != 0) ADD_FAILURE() << "pthread_create: " << rc;
+  else pthread_join(thread, nullptr);
+  return job.out;
+}
+
+// The search keeps its path on the heap, not the C stack: a path of 8,001 steps (4,000 singles on two
+// chips, each local as soon as it runs, so one order: submit, end, submit, end...) is explored to its
+// end on a 1 MiB thread stack. The recursive search stopped after 358 states there ("a deeper path
+// would overflow the stack"), and at about 13,000 on the usual 8 MiB.
+TEST(Explore, PathOfThousandsOfStepsNeedsNoStackPerStep) {
+  constexpr int kTasks = 4000;
+  std::string trace = "[";
+  for (int i = 0; i < kTasks; ++i)
+    trace += std::string(i ? "," : "") + R"({"op":"submit_next_level","task":"t)" + std::to_string(i) +
+             R"(","callable":"k","worker":)" + std::to_string(i % 2) + "}";
+  trace += R"(,{"op":"drain"}])";
+  const Scenario s = load(trace);
+  const auto r = explore_on_small_stack(s, {}, std::size_t{1} << 20);
+  ASSERT_TRUE(r.contains("stopped_early")) << r.dump();
+  EXPECT_FALSE(r["stopped_early"].get<bool>()) << r.value("note", "");
+  EXPECT_EQ(r["states"].get<std::size_t>(), 2u * kTasks + 2);  // each submit, each end, the drain
+  EXPECT_EQ(r["terminal_outcomes"].get<std::size_t>(), 1u);
+  EXPECT_TRUE(r["violations"].empty());
 }
 
 }  // namespace

@@ -60,9 +60,10 @@
 // What it does not prove: completions that coincide in time are explored one at a time, not as one
 // simultaneous batch (so every order of them is explored, and registration_order_completions, which
 // orders a batch, changes nothing here: each transition reports one end); durations, transfer costs and faults are not modelled; past max_states, or once
-// the heap in use passes max_memory, or once the depth-first path is as deep as the thread's stack
-// allows (2 MiB kept free; about 13,000 steps in 8 MiB), the result covers only the states visited
-// (`stopped_early`, and a note saying which bound stopped it).
+// the heap in use passes max_memory, the result covers only the states visited (`stopped_early`, and
+// a note saying which bound stopped it). The depth-first path is an explicit stack on the heap (one
+// frame per step, a copy of the state only where a state has choices left), not the C stack: a path
+// is as deep as max_memory allows, whatever ulimit -s says.
 //
 // The memory bound (docs/limits.md). The heap in use (heap_in_use()) is checked during the set-up, every
 // 4,096 ops while the trace is built (a generate block or a streamed trace file) and while its facts
