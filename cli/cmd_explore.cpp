@@ -19,7 +19,7 @@
 namespace dirsched::cli {
 namespace {
 
-// explore that stopped at --max-states, --max-memory or the stack's depth (docs/progress-and-pictures.md).
+// explore that stopped at --max-states or --max-memory (docs/progress-and-pictures.md).
 constexpr int kExitExploreStoppedEarly = 5;
 
 std::string file;
