@@ -17,7 +17,7 @@ void declare(CLI::App& bis, Common& common) {
   bis.add_option("--from", options.from, "The ladder point to start from: seed (default), head_reservation, upto:N");
   bis.add_option("--to", options.to, "The ladder point to end at: current (default), upto:N");
   bis.add_option("--seed", options.seed, "Seed, overriding the scenario's")->check(any_seed());
-  bis.add_option("--cfg", common.cfg, "SimGrid configuration, passed through");
+  add_cfg(bis, common.cfg);
   bis.add_option("--var", vars, kVarHelp);
   bis.add_flag("--var-any", g_var_any, kVarAnyHelp);
   bis.add_flag("--json", options.json, "The report as one JSON document on stdout");

@@ -163,7 +163,7 @@ std::vector<std::string> files, vars;
 
 void declare(CLI::App& check, Common& common) {
   check.add_option("scenarios", files, "Scenario JSON files")->required();
-  check.add_option("--cfg", common.cfg, "SimGrid configuration, passed through");
+  add_cfg(check, common.cfg);
   add_policy_flags(check, common.policy);
   check.add_option("--var", vars, kVarHelp);
   check.add_flag("--var-any", g_var_any, kVarAnyHelp);

@@ -145,9 +145,7 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
         rows.emplace_back();
         std::string cmd = self + " run " + shell_quote(fs::absolute(file).string()) + " --out " +
                           shell_quote(folder.string()) + " --outputs summary --seed " + std::to_string(s) + " --var-any";
-        for (const auto& [name, value] : v.values) cmd += " --var " + shell_quote(name + "=" + value.dump());
-        for (const std::string& c : cfg) cmd += " --cfg=" + shell_quote(c);
-        cmd += policy.args();
+        cmd += run_line_args(v.values, cfg, policy);
         pending.lines.push_back(cmd);
       }
     if (!pending.lines.empty()) throw pending;
@@ -350,7 +348,7 @@ void declare(CLI::App& optimize, Common& common) {
       ->check(cli::whole_number(1, 10000));
   optimize.add_option("--objective", args.objective, "Ranking keys after clean, in order, comma-separated");
   optimize.add_option("--pareto", args.pareto, "Two metrics A,B of the Pareto set (default makespan,group_wait_max)");
-  optimize.add_option("--cfg", common.cfg, "SimGrid configuration, passed through");
+  add_cfg(optimize, common.cfg);
   optimize.add_option("--plan-batches", args.batches,
                       "Run nothing: print the search's next batch of runs as a plan (exit 6), their run folders "
                       "kept in this folder; call again after running it, until optimize.json is written");

@@ -34,8 +34,7 @@ std::string with_observed_section(const std::string& report, const Fidelity& f, 
 // Redraws the pictures of a run folder from its events.jsonl (and summary.json, for lane order).
 int cmd_render(const std::string& dir_arg, double budget_s, const std::string& observed) {
   namespace fs = std::filesystem;
-  std::string dir = dir_arg;
-  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  const std::string dir = without_trailing_slashes(dir_arg);
   const fs::path events = fs::path(dir) / "events.jsonl";
   if (!fs::exists(events)) {
     std::cerr << "dirsched: " << events.string() << ": no such file (render needs a run folder)\n";

@@ -1,5 +1,6 @@
 // `dirsched run`: one scenario replayed into a run folder.
 #include "verbs.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>

@@ -108,9 +108,7 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
       std::string cmd = self + " run " + shell_quote(fs::absolute(file).string()) + " --out " +
                         shell_quote((fs::absolute(out) / variant_dir(v)).string()) + " --outputs " +
                         shell_quote(outputs.empty() ? "summary" : outputs);
-      for (const auto& [name, value] : v.values) cmd += " --var " + shell_quote(name + "=" + value.dump());
-      for (const std::string& c : cfg) cmd += " --cfg=" + shell_quote(c);
-      cmd += policy.args();
+      cmd += run_line_args(v.values, cfg, policy);
       if (budget_s != viz::kDefaultPictureBudget) cmd += " --picture-budget " + nlohmann::json(budget_s).dump();
       lines.variants.push_back(v.index);
       lines.lines.push_back(cmd);
@@ -182,12 +180,19 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
   return 0;
 }
 
+// Removes DIR/replicates.jsonl when it is there (a failure to is a write error, exit 3).
+void remove_replicates(const std::string& dir) {
+  const std::filesystem::path path = std::filesystem::path(dir) / "replicates.jsonl";
+  std::error_code ec;
+  std::filesystem::remove(path, ec);
+  if (ec) throw_write_error(path, ec.value());
+}
+
 // `sweep --prepare DIR --name N --origin O --variants K`: DIR becomes the sweep folder of N (from O) with
 // variants 0..K-1, as `sweep` makes it before it runs anything (prepare_sweep_folder: another
 // scenario's folder refused, the stale variant folders removed when they hold nothing of the user's);
 // the front end then runs each variant into DIR/variant-NNNN and calls `--collect`.
 int cmd_prepare(const std::string& out, const std::string& name, const std::string& origin, std::size_t count) {
-  namespace fs = std::filesystem;
   for (const auto& [flag, value] : {std::pair{"--name", &name}, {"--origin", &origin}})
     if (!plain_text_name(*value))
       throw BadInput(std::string("sweep --prepare ") + flag + " " + quoted(*value) +
@@ -196,9 +201,7 @@ int cmd_prepare(const std::string& out, const std::string& name, const std::stri
   SweepMarker marker{name, origin, {}};
   for (std::size_t i = 0; i < count; ++i) marker.variants.push_back(i);
   prepare_sweep_folder(dir, marker);
-  std::error_code ec;  // an earlier replicated CLI sweep's replicates: --collect would mix them in
-  fs::remove(fs::path(dir) / "replicates.jsonl", ec);
-  if (ec) throw_write_error(fs::path(dir) / "replicates.jsonl", ec.value());
+  remove_replicates(dir);  // an earlier replicated CLI sweep's replicates: --collect would mix them in
   return 0;
 }
 
@@ -260,9 +263,7 @@ int cmd_replicate(const std::string& dir_arg, std::size_t replicates, unsigned j
   if (replicates > 1)
     std::cerr << "dirsched: " << dir << ": no callable has a jitter or an empirical duration: the variants are "
               << "deterministic and need no replications (every seed gives the same run); 1 replicate\n";
-  std::error_code ec;  // an earlier --replicate's: one replicate now, so none
-  fs::remove(fs::path(dir) / "replicates.jsonl", ec);
-  if (ec) throw_write_error(fs::path(dir) / "replicates.jsonl", ec.value());
+  remove_replicates(dir);  // an earlier --replicate's: one replicate now, so none
   return 0;
 }
 
@@ -326,7 +327,7 @@ void declare(CLI::App& sweep, Common& common) {
                    "group_wait_max,single_wait_max,single_wait_mean)");
   sweep.add_option("--pareto", args.pareto, "Two metrics A,B: print their non-dominated variants and draw them "
                                             "(sweep-pareto.svg; default makespan,group_wait_max)");
-  sweep.add_option("--cfg", common.cfg, "SimGrid configuration, passed through");
+  add_cfg(sweep, common.cfg);
   add_policy_flags(sweep, common.policy);
   args.outputs_option = sweep.add_option("--outputs", args.outputs,
                                          "What each variant writes, as run --outputs (must include summary; default "

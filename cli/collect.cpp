@@ -111,8 +111,7 @@ int cmd_collect(const std::string& dir, const RankChoice& choice) {
     std::cerr << "dirsched: " << dir << ": no variant-* folders to collect\n";
     return 2;
   }
-  std::string d = dir;
-  while (d.size() > 1 && d.back() == '/') d.pop_back();
+  const std::string d = without_trailing_slashes(dir);
   // Every output below is drawn from this one ranking.
   const std::string rep_path = (fs::path(d) / "replicates.jsonl").string();
   std::vector<std::uint64_t> seeds;

@@ -74,6 +74,18 @@ std::string PolicyFlag::args() const {
   return out;
 }
 
+std::string run_line_args(const VarAssignment& values, const std::vector<std::string>& cfg, const PolicyFlag& policy) {
+  std::string out;
+  for (const auto& [name, value] : values) out += " --var " + shell_quote(name + "=" + value.dump());
+  for (const std::string& c : cfg) out += " --cfg=" + shell_quote(c);
+  return out + policy.args();
+}
+
+std::string without_trailing_slashes(std::string dir) {
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  return dir;
+}
+
 bool named(const std::vector<std::string>& selected, const char* name) {
   return std::find(selected.begin(), selected.end(), name) != selected.end();
 }
@@ -201,6 +213,10 @@ void add_policy_flags(CLI::App& command, PolicyFlag& policy) {
       ->take_all()
       ->expected(1)
       ->allow_extra_args(false);
+}
+
+void add_cfg(CLI::App& command, std::vector<std::string>& cfg) {
+  command.add_option("--cfg", cfg, "SimGrid configuration, passed through");
 }
 
 CLI::Option* add_picture_budget(CLI::App& command, double& budget_s) {

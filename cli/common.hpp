@@ -46,6 +46,13 @@ bool plain_text_name(const std::string& name);
 // that is refused for its bytes is shown on one line, readably.
 std::string quoted(const std::string& s);
 
+// The tail of a plan's `dirsched run` line for a variant: its --var values, the --cfg values and the
+// --policy/--switch flags, each shell-quoted.
+std::string run_line_args(const VarAssignment& values, const std::vector<std::string>& cfg, const PolicyFlag& policy);
+
+// `dir` without trailing slashes ("/" stays).
+std::string without_trailing_slashes(std::string dir);
+
 // A plan is one command per line (Slurm arrays and GNU parallel read it so): a path with a line break
 // would split its commands.
 void refuse_line_breaks(const std::string& command, std::initializer_list<std::string> paths);
@@ -79,6 +86,7 @@ extern const char* const kVarHelp;     // --var
 extern const char* const kVarAnyHelp;  // --var-any
 CLI::Validator any_seed();             // --seed: a whole number in [0, 2^64-1]
 void add_policy_flags(CLI::App& command, PolicyFlag& policy);  // --policy, --switch
+void add_cfg(CLI::App& command, std::vector<std::string>& cfg);  // --cfg (run says more)
 CLI::Option* add_picture_budget(CLI::App& command, double& budget_s);
 void add_quiet(CLI::App& command, bool& quiet);
 
