@@ -35,7 +35,7 @@ using dirsched::cli::Verb;
 // In the order `dirsched --help` lists them.
 const Verb* const kVerbs[] = {&cli::kRunVerb,     &cli::kSweepVerb,   &cli::kOptimizeVerb, &cli::kCompareVerb,
                               &cli::kCheckVerb,   &cli::kBisectVerb,  &cli::kRenderVerb,   &cli::kExploreVerb,
-                              &cli::kGenVerb,     &cli::kImportVerb,  &cli::kFidelityVerb};
+                              &cli::kGenVerb,     &cli::kImportVerb,  &cli::kFidelityVerb, &cli::kWhyVerb};
 constexpr std::size_t kVerbCount = sizeof kVerbs / sizeof kVerbs[0];
 
 // Text on stderr, and on stdout for the commands that print text (not the JSON of gen and explore,

@@ -44,5 +44,6 @@ extern const Verb kExploreVerb;
 extern const Verb kGenVerb;
 extern const Verb kImportVerb;
 extern const Verb kFidelityVerb;
+extern const Verb kWhyVerb;
 
 }  // namespace dirsched::cli

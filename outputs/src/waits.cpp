@@ -78,6 +78,7 @@ const char* wait_cause_name(WaitCause c) {
     case WaitCause::kTargetsBusy: return "targets_busy";
     case WaitCause::kTargetIdle: return "target_idle";
     case WaitCause::kSubPool: return "sub_pool";
+    case WaitCause::kTargetHeld: return "target_held";
   }
   return "?";
 }
@@ -442,7 +443,9 @@ void WaitAttribution::set_piece(std::uint32_t wi, double t) {
 
 void WaitAttribution::head_flush(Live& g, double t) {
   Extra& gx = g.extra();
-  gx.snap[gx.idle_targets > 0 ? 1 : 0].add_diff(t, gx.piece_since);
+  // An idle target is held when the group is the blocked head and the version reserves for it.
+  const bool held = blocked_head_.valid() && blocked_head_ == head_ && core_.switches()[Switch::kGroupReservation];
+  gx.snap[gx.idle_targets > 0 ? (held ? 2 : 1) : 0].add_diff(t, gx.piece_since);
   gx.piece_since = t;
 }
 
@@ -775,8 +778,9 @@ void WaitAttribution::on_event(const Event& e) {
     }
     case EventKind::kGroupBlocked: {
       if (blocked_head_ == e.task) break;
-      blocked_head_ = e.task;
       Live* it = live_.find(e.task.index());
+      if (it && head_ == e.task) head_flush(*it, t);  // its idle targets are held from now on
+      blocked_head_ = e.task;
       if (!it) break;
       for (std::uint32_t wi : it->targets()) {
         workers_[wi].reserved = true;
@@ -794,6 +798,7 @@ void WaitAttribution::on_event(const Event& e) {
       c[idx(WaitCause::kGroupQueue)].add_diff(head_of(g), ready_of(g));
       c[idx(WaitCause::kTargetsBusy)] = g.snap(0);
       c[idx(WaitCause::kTargetIdle)] = g.snap(1);
+      c[idx(WaitCause::kTargetHeld)] = g.snap(2);
       chain_for(e.task, t);
       StartReason reason = StartReason::kScheduler;
       std::uint32_t pred = 0;

@@ -28,6 +28,10 @@ auto counts(M& m) {
   return std::array<decltype(&m.failed), 4>{&m.failed, &m.poisoned, &m.rejected, &m.stuck};
 }
 
+// Every column but the variables: variant, clean, the times, the counts, outcome, overtakes_max, stalls,
+// group_held_target_s.
+constexpr std::size_t kFixedColumns = 1 + 1 + kTimeColumns.size() + kCountColumns.size() + 4;
+
 long whole(const std::string& text, const std::string& where, const char* column) {
   const std::optional<double> v = csv_number(text, where, column);
   if (!v || *v < 0 || *v != std::floor(*v) || *v > 9.0e15)
@@ -43,7 +47,7 @@ std::string sweep_csv_header(const std::vector<std::string>& var_names) {
   o += ",clean";
   for (const char* c : kTimeColumns) o += std::string(",") + c;
   for (const char* c : kCountColumns) o += std::string(",") + c;
-  return o + ",outcome,overtakes_max,stalls\n";
+  return o + ",outcome,overtakes_max,stalls,group_held_target_s\n";
 }
 
 void encode_sweep_row(std::size_t variant, const std::vector<std::string>& values, const SweepMeasures& m,
@@ -53,16 +57,20 @@ void encode_sweep_row(std::size_t variant, const std::vector<std::string>& value
   out += m.clean ? ",true" : ",false";
   for (const double* x : times(m)) out += "," + g6(*x);
   for (const long* n : counts(m)) out += "," + std::to_string(*n);
-  out += "," + csv_field(m.outcome) + "," + std::to_string(m.overtakes_max) + "," + std::to_string(m.stalls) + "\n";
+  out += "," + csv_field(m.outcome) + "," + std::to_string(m.overtakes_max) + "," + std::to_string(m.stalls) + "," +
+         g6(m.group_held_target_s) + "\n";
 }
 
 std::vector<std::string> decode_sweep_header(std::string_view line, const std::string& file) {
   const std::vector<std::string> f = split_csv_line(line, file + " line 1");
-  const std::size_t fixed = 1 + 1 + kTimeColumns.size() + kCountColumns.size() + 3;  // all but the variables
-  if (f.size() >= fixed && f[0] == "variant") {
-    const std::vector<std::string> names(f.begin() + 1, f.end() - static_cast<std::ptrdiff_t>(fixed - 1));
-    if (sweep_csv_header(names) == std::string(line) + "\n") return names;
-  }
+  // Today's header, or one from before group_held_target_s (a column fewer at the end).
+  for (const std::size_t fixed : {kFixedColumns, kFixedColumns - 1})
+    if (f.size() >= fixed && f[0] == "variant") {
+      const std::vector<std::string> names(f.begin() + 1, f.end() - static_cast<std::ptrdiff_t>(fixed - 1));
+      std::string want = sweep_csv_header(names);
+      if (fixed < kFixedColumns) want = want.substr(0, want.rfind(",group_held_target_s")) + "\n";
+      if (want == std::string(line) + "\n") return names;
+    }
   throw RecordError(file + " line 1: not a sweep.csv header (variant, the variables, clean, makespan_s, ... as "
                     "docs/outputs.md lists)");
 }
@@ -71,8 +79,8 @@ SweepCsvRow decode_sweep_row(std::string_view line, std::size_t var_count, const
                              std::size_t line_no) {
   const std::string where = file + " line " + std::to_string(line_no);
   const std::vector<std::string> f = split_csv_line(line, where);
-  const std::size_t want = 1 + var_count + 1 + kTimeColumns.size() + kCountColumns.size() + 3;
-  if (f.size() != want)
+  const std::size_t want = var_count + kFixedColumns;
+  if (f.size() != want && f.size() != want - 1)  // a file from before group_held_target_s
     throw RecordError(where + ": " + std::to_string(f.size()) + " fields, the header has " + std::to_string(want));
   SweepCsvRow r;
   std::size_t at = 0;
@@ -93,6 +101,11 @@ SweepCsvRow decode_sweep_row(std::string_view line, std::size_t var_count, const
   r.measures.outcome = f[at++];
   r.measures.overtakes_max = whole(f[at++], where, "overtakes_max");
   r.measures.stalls = whole(f[at++], where, "stalls");
+  if (at < f.size()) {
+    const std::optional<double> v = csv_number(f[at++], where, "group_held_target_s");
+    if (!v) throw RecordError(where + ": group_held_target_s: an empty cell");
+    r.measures.group_held_target_s = *v;
+  }
   return r;
 }
 

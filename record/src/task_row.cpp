@@ -24,9 +24,11 @@ void append_number(std::string& out, const std::optional<double>& v) {
 
 std::vector<std::string> column_names(const TaskColumns& c) {
   std::vector<std::string> names(kBaseColumns.begin(), kBaseColumns.end());
-  if (c.waits) names.insert(names.end(), kWaitColumns.begin(), kWaitColumns.end());
+  if (c.waits) names.insert(names.end(), kWaitColumns.begin(), kWaitColumns.begin() + kWaitColumnsInPlace);
   if (c.run) names.emplace_back("run");
   if (c.staged) names.emplace_back("staged");
+  if (c.waits && c.held)
+    names.insert(names.end(), kWaitColumns.begin() + kWaitColumnsInPlace, kWaitColumns.end());
   return names;
 }
 
@@ -54,7 +56,7 @@ void encode_task_row(const TaskRow& r, const TaskColumns& columns, std::string& 
   out += ',';
   out += r.final_state;
   if (columns.waits)
-    for (std::size_t k = 0; k < kWaitColumns.size(); ++k) {
+    for (std::size_t k = 0; k < kWaitColumnsInPlace; ++k) {
       out += ',';
       if (r.waits) append_number(out, (*r.waits)[k]);
     }
@@ -66,6 +68,11 @@ void encode_task_row(const TaskRow& r, const TaskColumns& columns, std::string& 
     out += ',';
     append_number(out, r.staged);
   }
+  if (columns.waits && columns.held)
+    for (std::size_t k = kWaitColumnsInPlace; k < kWaitColumns.size(); ++k) {
+      out += ',';
+      if (r.waits) append_number(out, (*r.waits)[k]);
+    }
   out += '\n';
 }
 
@@ -73,10 +80,11 @@ TaskColumns decode_tasks_header(std::string_view line, const std::string& file) 
   const std::vector<std::string> got = split_csv_line(line, file + " line 1");
   for (bool waits : {true, false})
     for (bool run : {false, true})
-      for (bool staged : {false, true}) {
-        const TaskColumns c{waits, run, staged};
-        if (column_names(c) == got) return c;
-      }
+      for (bool staged : {false, true})
+        for (bool held : {true, false}) {
+          const TaskColumns c{waits, run, staged, held && waits};
+          if (column_names(c) == got) return c;
+        }
   throw RecordError(file + " line 1: not a tasks.csv header (job_id,kind,callable,... as docs/outputs.md lists)");
 }
 
@@ -98,21 +106,26 @@ TaskRow decode_task_row(std::string_view line, const TaskColumns& columns, const
   for (std::size_t k = 0; k < 6; ++k) *times[k] = csv_number(f[4 + k], where, kBaseColumns[4 + k]);
   r.final_state = f[10];
   std::size_t at = 11;
-  if (columns.waits) {
-    std::size_t set = 0;
-    std::array<double, kWaitColumns.size()> w{};
-    for (std::size_t k = 0; k < kWaitColumns.size(); ++k, ++at) {
-      const std::optional<double> v = csv_number(f[at], where, kWaitColumns[k]);
-      set += v.has_value();
-      w[k] = v.value_or(0);
-    }
-    if (set != 0 && set != kWaitColumns.size())
-      throw RecordError(where + ": the wait causes are all set (a task that started) or all empty, not " +
-                        std::to_string(set) + " of " + std::to_string(kWaitColumns.size()));
-    if (set) r.waits = w;
-  }
+  std::size_t set = 0;
+  std::array<double, kWaitColumns.size()> w{};
+  auto wait_column = [&](std::size_t k) {
+    const std::optional<double> v = csv_number(f[at++], where, kWaitColumns[k]);
+    set += v.has_value();
+    w[k] = v.value_or(0);
+  };
+  if (columns.waits)
+    for (std::size_t k = 0; k < kWaitColumnsInPlace; ++k) wait_column(k);
   if (columns.run) r.run = f[at++];
   if (columns.staged) r.staged = csv_number(f[at++], where, "staged");
+  if (columns.waits) {
+    const std::size_t n = columns.held ? kWaitColumns.size() : kWaitColumnsInPlace;
+    if (columns.held)
+      for (std::size_t k = kWaitColumnsInPlace; k < kWaitColumns.size(); ++k) wait_column(k);
+    if (set != 0 && set != n)
+      throw RecordError(where + ": the wait causes are all set (a task that started) or all empty, not " +
+                        std::to_string(set) + " of " + std::to_string(n));
+    if (set) r.waits = w;  // a file from before wait_target_held_s: 0 there
+  }
   return r;
 }
 

@@ -105,6 +105,8 @@ SweepRow RankedVariant::mean_row() const {
   SweepRow r = reps.front();
   r.makespan_s = stats[metric::kMakespan].mean;
   r.group_idle_target_s = stats[metric::kIdleTarget].mean;
+  r.group_held_target_s = 0;  // no ranking metric: the plain mean over the replicates
+  for (const SweepRow& x : reps) r.group_held_target_s += x.group_held_target_s / static_cast<double>(reps.size());
   r.group_wait_max_s = stats[metric::kGroupWaitMax].mean;
   r.group_wait_p95_s = stats[metric::kGroupWaitP95].mean;
   r.group_wait_sum_s = stats[metric::kGroupWaitSum].mean;
@@ -540,6 +542,7 @@ nlohmann::json sweep_row_json(const SweepRow& r) {
           {"group_wait", {r.group_wait_mean_s, r.group_wait_p95_s, r.group_wait_max_s, r.group_wait_sum_s}},
           {"single_wait", {r.single_wait_mean_s, r.single_wait_p95_s, r.single_wait_max_s}},
           {"idle_target_s", r.group_idle_target_s},
+          {"held_target_s", r.group_held_target_s},
           {"utilisation", r.utilisation},
           {"counts", {r.failed, r.poisoned, r.rejected, r.stuck, r.overtakes_max, r.stalls}},
           {"outcome", r.outcome},
@@ -558,6 +561,7 @@ SweepRow sweep_row_from_json(const Variant& v, const nlohmann::json& j) {
     r.single_wait_mean_s = s.at(0).get<double>(), r.single_wait_p95_s = s.at(1).get<double>();
     r.single_wait_max_s = s.at(2).get<double>();
     r.group_idle_target_s = j.at("idle_target_s").get<double>();
+    if (j.contains("held_target_s")) r.group_held_target_s = j.at("held_target_s").get<double>();  // older rows: 0
     r.utilisation = j.at("utilisation").get<double>();
     const auto& c = j.at("counts");
     r.failed = c.at(0).get<long>(), r.poisoned = c.at(1).get<long>(), r.rejected = c.at(2).get<long>();

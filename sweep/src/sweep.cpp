@@ -181,6 +181,12 @@ SweepRow row_from_summary(const Variant& v, const record::Summary& s) {
       r.overtakes_max = std::max(r.overtakes_max, static_cast<long>(g.overtakes));
     }
   }
+  // The idle targets held for a group (a reservation: wait_causes' target_held_s, the groups that
+  // launched) are no starvation exposure: held, not idle.
+  if (s.waits)
+    for (const auto& [cause, t] : s.waits->causes)
+      if (cause == "target_held_s") r.group_held_target_s = t;
+  r.group_idle_target_s = std::max(0.0, r.group_idle_target_s - r.group_held_target_s);
   std::uint64_t stalls = s.stalls.size();
   if (s.stalls_omitted)
     for (const auto& [kind, n] : *s.stalls_omitted) stalls += n;
@@ -927,6 +933,7 @@ Comparison compare_runs(const std::string& dir_a, const std::string& dir_b, std:
   metric("single READY wait p95 (s)", ra.single_wait_p95_s, rb.single_wait_p95_s);
   metric("single READY wait max (s)", ra.single_wait_max_s, rb.single_wait_max_s);
   metric("groups waited, idle target (s)", ra.group_idle_target_s, rb.group_idle_target_s);
+  metric("groups waited, held target (s)", ra.group_held_target_s, rb.group_held_target_s);
   metric("failed", static_cast<double>(ra.failed), static_cast<double>(rb.failed));
   metric("poisoned", static_cast<double>(ra.poisoned), static_cast<double>(rb.poisoned));
   metric("rejected", static_cast<double>(ra.rejected), static_cast<double>(rb.rejected));

@@ -80,9 +80,17 @@ TEST(SweepRowRecord, RefusesWhatDoesNotMatchNamingTheLineAndTheColumn) {
   const std::string header = sweep_csv_header({"gw"});
   EXPECT_EQ(decode_sweep_header(header.substr(0, header.size() - 1), "s.csv"), std::vector<std::string>{"gw"});
   auto refusal = [](const std::string& line) { return refusal_of([&] { decode_sweep_row(line, 1, "out/sweep.csv", 3); }); };
-  const std::string good = "0,\"[0,1]\",true,4.5,0,0,0,0,0,0,0,0.5,0,0,0,0,COMPLETED,7,3";
+  const std::string good = "0,\"[0,1]\",true,4.5,0,0,0,0,0,0,0,0.5,0,0,0,0,COMPLETED,7,3,1.5";
   EXPECT_EQ(refusal(good), "(accepted)");
-  EXPECT_EQ(refusal("0,x,true,4.5"), "out/sweep.csv line 3: 4 fields, the header has 19");
+  EXPECT_EQ(decode_sweep_row(good, 1, "s.csv", 2).measures.group_held_target_s, 1.5);
+  // A file from before group_held_target_s: its header and rows read, the held time 0.
+  const std::string old_header = header.substr(0, header.rfind(",group_held_target_s"));
+  EXPECT_EQ(decode_sweep_header(old_header, "s.csv"), std::vector<std::string>{"gw"});
+  const std::string old = good.substr(0, good.rfind(','));
+  EXPECT_EQ(refusal(old), "(accepted)");
+  EXPECT_EQ(decode_sweep_row(old, 1, "s.csv", 2).measures.group_held_target_s, 0);
+  EXPECT_EQ(refusal(old + ","), "out/sweep.csv line 3: group_held_target_s: an empty cell");
+  EXPECT_EQ(refusal("0,x,true,4.5"), "out/sweep.csv line 3: 4 fields, the header has 20");
   EXPECT_EQ(refusal("0,x,yes,4.5,0,0,0,0,0,0,0,0.5,0,0,0,0,COMPLETED,7,3"),
             "out/sweep.csv line 3: clean: 'yes' is not true or false");
   EXPECT_EQ(refusal("0,x,true,,0,0,0,0,0,0,0,0.5,0,0,0,0,COMPLETED,7,3"),

@@ -72,12 +72,13 @@ TEST(TaskRowRecord, QuotedFieldsAndOptionalColumnsRoundTrip) {
   r.starting_time = 1.5;
   r.waiting_time = 1.5;
   r.final_state = "COMPLETED";
-  r.waits = std::array<double, 9>{1.5, 0, 0, 0, 0, 0, 0, 0, 0};
+  r.waits = std::array<double, 10>{1.25, 0, 0, 0, 0, 0, 0, 0, 0, 0.25};
   r.run = "r,1";
   r.staged = 0.25;
   std::string out;
   encode_task_row(r, columns, out);
-  EXPECT_EQ(out, "\"a,\"\"b\"\"\",group,k,0 1,0,,1.5,,1.5,,COMPLETED,1.5,0,0,0,0,0,0,0,0,\"r,1\",0.25\n");
+  // wait_target_held_s (the last cause) after every other column, so the older ones keep their places.
+  EXPECT_EQ(out, "\"a,\"\"b\"\"\",group,k,0 1,0,,1.5,,1.5,,COMPLETED,1.25,0,0,0,0,0,0,0,0,\"r,1\",0.25,0.25\n");
   const TaskRow back = decode_task_row(out.substr(0, out.size() - 1), columns, "t.csv", 2);
   EXPECT_EQ(back.job_id, r.job_id);
   EXPECT_EQ(back.run, r.run);
@@ -88,6 +89,17 @@ TEST(TaskRowRecord, QuotedFieldsAndOptionalColumnsRoundTrip) {
   EXPECT_EQ(again, out);
   EXPECT_EQ(decode_tasks_header(tasks_csv_header(columns).substr(0, tasks_csv_header(columns).size() - 1), "t.csv"),
             columns);
+  // A file from before wait_target_held_s: its header and rows still read, the held time 0.
+  const TaskColumns before{true, true, true, false};
+  std::string old_header = tasks_csv_header(before);
+  EXPECT_EQ(old_header.find("wait_target_held_s"), std::string::npos);
+  EXPECT_EQ(decode_tasks_header(old_header.substr(0, old_header.size() - 1), "t.csv"), before);
+  const std::string old_row = out.substr(0, out.rfind(','));
+  const TaskRow old_back = decode_task_row(old_row, before, "t.csv", 2);
+  ASSERT_TRUE(old_back.waits);
+  EXPECT_EQ((*old_back.waits)[0], 1.25);
+  EXPECT_EQ((*old_back.waits)[9], 0);
+  EXPECT_EQ(old_back.staged, 0.25);
   // An import's file: the eleven base columns only.
   EXPECT_EQ(tasks_csv_header({false, false, false}),
             "job_id,kind,callable,allocated_resources,submission_time,ready_time,starting_time,finish_time,"
@@ -106,8 +118,10 @@ TEST(TaskRowRecord, RefusesWhatDoesNotMatchNamingTheLineAndTheColumn) {
   EXPECT_EQ(refusal("a,single,k,0,0,0,nan,2,1,1,COMPLETED", base),
             "out/tasks.csv line 7: starting_time: 'nan' is not a number");
   EXPECT_EQ(refusal("\"a,single,k,0,0,0,1,2,1,1,COMPLETED", base), "out/tasks.csv line 7: a quoted field is not closed");
-  EXPECT_EQ(refusal("a,single,k,0,0,0,1,2,1,1,COMPLETED,1,,0,0,0,0,0,0,0", {true, false, false}),
+  EXPECT_EQ(refusal("a,single,k,0,0,0,1,2,1,1,COMPLETED,1,,0,0,0,0,0,0,0", {true, false, false, false}),
             "out/tasks.csv line 7: the wait causes are all set (a task that started) or all empty, not 8 of 9");
+  EXPECT_EQ(refusal("a,single,k,0,0,0,1,2,1,1,COMPLETED,1,0,0,0,0,0,0,0,0,", {true, false, false}),
+            "out/tasks.csv line 7: the wait causes are all set (a task that started) or all empty, not 9 of 10");
   EXPECT_EQ(refusal("a,single,k,0,0,0,1,2,1,1,COMPLETED", base), "(accepted)");
   try {
     decode_tasks_header("job_id,kind", "out/tasks.csv");

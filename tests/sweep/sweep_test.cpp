@@ -88,7 +88,7 @@ TEST(SweepCsv, HasACleanColumnAndSingleWaitsBesideGroupWaits) {
       csv.substr(0, csv.find('\n')),
       "variant,gw,clean,makespan_s,group_ready_wait_mean_s,group_ready_wait_p95_s,group_ready_wait_max_s,"
       "single_ready_wait_mean_s,single_ready_wait_p95_s,single_ready_wait_max_s,group_idle_target_s,"
-      "utilisation,failed,poisoned,rejected,stuck,outcome,overtakes_max,stalls");
+      "utilisation,failed,poisoned,rejected,stuck,outcome,overtakes_max,stalls,group_held_target_s");
   EXPECT_NE(csv.find("\n0,\"[0,1]\",false,1,"), std::string::npos) << csv;
   EXPECT_NE(csv.find("\n1,\"[1,2]\",true,0.433,"), std::string::npos) << csv;
 }
@@ -138,7 +138,7 @@ TEST(SweepCsv, EndsWithTheWorstOvertakesOfAGroupAndTheStallReports) {
   EXPECT_EQ(r.overtakes_max, 7);
   EXPECT_EQ(r.stalls, 3);
   const std::string csv = sweep_csv({"gw"}, {r});
-  EXPECT_EQ(csv.substr(csv.find('\n') + 1), "0,\"[0,1]\",true,4.5,0,0,0,0,0,0,0,0,0,0,0,0,COMPLETED,7,3\n") << csv;
+  EXPECT_EQ(csv.substr(csv.find('\n') + 1), "0,\"[0,1]\",true,4.5,0,0,0,0,0,0,0,0,0,0,0,0,COMPLETED,7,3,0\n") << csv;
   const std::string text = ranking_text({r}, {0});
   EXPECT_NE(text.find(", overtakes (max) 7, stall reports 3\n"), std::string::npos) << text;
 }

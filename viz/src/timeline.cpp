@@ -8,6 +8,7 @@
 #include "dirsched/escape.hpp"
 #include "dirsched/format.hpp"
 #include "dirsched/viz.hpp"
+#include "dirsched/why.hpp"
 
 namespace dirsched::viz {
 namespace {
@@ -867,12 +868,8 @@ std::string report_html(const RunView& v, const record::Summary* summary,
           chain += ", ... (" + std::to_string(g.blocked_by->size()) + " in all)";
           break;
         }
-        chain += (chain.empty() ? "" : ", then ") + esc(b.task) +
-                 (b.worker ? " on " + std::to_string(*b.worker) : std::string(" (group ahead)")) + " until " +
-                 g6(b.to_s);
-        // Why the holder itself was late: its own wait and the cause that took most of it.
-        if (b.task_wait_s && b.task_cause)
-          chain += " (" + esc(b.task) + " itself waited " + g6(*b.task_wait_s) + " s, mostly " + esc(*b.task_cause) + ")";
+        // Worded by why.hpp, as `dirsched why` words it (with why the holder itself was late).
+        chain += (chain.empty() ? "" : ", then ") + esc(held_by_text(b));
       }
       rows += "<tr><td>" + esc(g.task) + "</td><td>" + chain + "</td></tr>";
     }

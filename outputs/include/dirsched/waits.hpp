@@ -9,8 +9,12 @@
 //   scheduler     READY single: its worker sat idle and was not held (the scheduler had not iterated)
 //   group_queue   READY group: an earlier group was the group FIFO head
 //   targets_busy  READY group at the FIFO head: every target busy
-//   target_idle   READY group at the FIFO head: a target busy and at least one sitting idle
+//   target_idle   READY group at the FIFO head: a target busy and at least one sitting idle that nothing
+//                 holds (a later single may take it: the starvation exposure)
 //   sub_pool      READY SUB task: the SUB pool had too few idle workers (or an earlier SUB task went first)
+//   target_held   READY group at the FIFO head: a target busy and the idle ones held for it (a reservation:
+//                 group_reservation, in head_reservation and later versions); the price of the reservation,
+//                 not an exposure to overtaking. Last, so the older causes keep their numbers.
 // Transfers are no cause: a task starts at its dispatch, its input transfer comes after (execution),
 // and a producer's output transfer is part of the producer's run.
 //
@@ -72,8 +76,9 @@ enum class WaitCause : std::uint8_t {
   kTargetsBusy,
   kTargetIdle,
   kSubPool,
+  kTargetHeld,
 };
-constexpr std::size_t kWaitCauses = 9;
+constexpr std::size_t kWaitCauses = 10;
 const char* wait_cause_name(WaitCause c);  // "producers", ...
 const char* wait_cause_name(std::size_t c);
 
@@ -203,7 +208,7 @@ class WaitAttribution : public Observer {
   // of a trace submitted at t = 0, snapshots nothing), and a group's targets and head state. Reads of an
   // unmade one see zero sums and no targets.
   struct Extra {
-    std::array<ExactSum, 4> snap;        // singles: the worker's totals at READY; groups: busy, idle
+    std::array<ExactSum, 4> snap;        // singles: the worker's totals at READY; groups: busy, idle, held
     std::vector<std::uint32_t> targets;  // groups: registration indices
     double head = -1;                    // groups: when it became the group FIFO head
     double piece_since = 0;              // groups at the head

@@ -3,7 +3,8 @@
 //
 // The columns: variant, one column per sweep variable (its value: a string as itself, anything else as
 // JSON), then clean, makespan_s, group_ready_wait_{mean,p95,max}_s, single_ready_wait_{mean,p95,max}_s,
-// group_idle_target_s, utilisation, failed, poisoned, rejected, stuck, outcome, overtakes_max, stalls.
+// group_idle_target_s, utilisation, failed, poisoned, rejected, stuck, outcome, overtakes_max, stalls,
+// group_held_target_s (appended later: a file from before it is read with 0 there).
 // Times and the utilisation are written with six significant digits (text/format.hpp's g6), so a row
 // read back holds them rounded so; counts are whole numbers. RFC 4180 quoting; lines end with LF.
 #pragma once
@@ -22,7 +23,10 @@ struct SweepMeasures {
   double makespan_s = 0;
   double group_wait_mean_s = 0, group_wait_p95_s = 0, group_wait_max_s = 0;
   double single_wait_mean_s = 0, single_wait_p95_s = 0, single_wait_max_s = 0;
-  double group_idle_target_s = 0;  // summed over groups
+  // Summed over groups: the time they waited with an idle target that nothing held (a later single may
+  // take it: the starvation exposure), and with an idle target held for them (a reservation's price).
+  double group_idle_target_s = 0;
+  double group_held_target_s = 0;
   double group_wait_sum_s = 0;     // READY waits of every group, summed (a replicated sweep's column, not here)
   double utilisation = 0;          // mean over NEXT_LEVEL workers
   long failed = 0, poisoned = 0, rejected = 0, stuck = 0;
