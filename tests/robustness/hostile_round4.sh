@@ -168,8 +168,11 @@ else echo "ok   f17-task-08"; fi
 # record after long text on its line is still read.
 cp "$logs/basic.log" "$in/f7.log" && head -c 33554432 /dev/zero >>"$in/f7.log"
 python3 - "$dirsched" "$logs/basic.log" "$in/f7.log" "$tmp/f7" <<'PY' || fail=1
-import json, resource, subprocess, sys
+import json, os, resource, subprocess, sys
 dirsched, basic, log, out = sys.argv[1:]
+# A sanitizer build's resident size is the sanitizer's (ASan's quarantine keeps freed chunks): there the
+# bound is not checked, the noise count is; the plain build (CI's first stage) checks both.
+sanitized = os.environ.get("DIRSCHED_SANITIZED") == "1"
 def peak(args):  # the largest resident size of any child so far, KiB
     p = subprocess.run([dirsched] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     return p, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
@@ -177,10 +180,10 @@ _, base = peak(["import", "strace", basic, "--out", out + "-basic"])
 p, kib = peak(["import", "strace", log, "--out", out])
 noise = json.load(open(out + "/import-report.json"))["lines"]["noise"] if p.returncode == 0 else None
 # The same log without the long line is the baseline; the 32 MiB line held whole took 90 MiB more.
-if p.returncode != 0 or noise != 4 or kib > base + 16 * 1024:
+if p.returncode != 0 or noise != 4 or (kib > base + 16 * 1024 and not sanitized):
     print("FAIL f7-long-noise-line: exit %d, noise %s (wanted 4), %d KiB (wanted at most 16 MiB over basic.log's %d KiB): %s"
           % (p.returncode, noise, kib, base, p.stderr.decode(errors="replace")[:300])); sys.exit(1)
-print("ok   f7-long-noise-line (%d KiB, basic.log %d KiB)" % (kib, base))
+print("ok   f7-long-noise-line (%d KiB, basic.log %d KiB%s)" % (kib, base, ", not bounded: a sanitizer build" if sanitized else ""))
 PY
 python3 - "$logs/basic.log" "$in/f7b.log" <<'PY'
 import sys
