@@ -2,7 +2,7 @@
 
 How recording works: ``Testbed.record(fn)`` calls ``fn(orch, args, cfg)`` with a recording orchestrator
 whose submit methods have the runtime's signatures. Each call appends one op to a scenario trace in the
-documented format (../shared/docs/scenario-format.md) and returns at once; nothing is simulated while
+documented format (docs/scenario-format.md) and returns at once; nothing is simulated while
 the function runs, so a submit never blocks and never raises a contract rejection. The CLI replays the
 trace, and its core accepts or rejects each submit exactly as it would a hand-written file.
 
