@@ -20,6 +20,8 @@
 #include <set>
 
 #include "collect.hpp"
+#include "dirsched/selection.hpp"
+#include "evaluate.hpp"
 #include "dirsched/error.hpp"
 #include "dirsched/output_folder.hpp"
 #include "dirsched/progress.hpp"
@@ -180,6 +182,85 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
   return 0;
 }
 
+// `sweep FILE --out DIR --select-best DELTA [--pcs P]`: Kim and Nelson's KN (dirsched/selection.hpp) on
+// the objective's first key, replicate r of every variant run with seed + r (common random numbers) in
+// the evaluation pool; DIR (a sweep folder that lists no variant folders) gets selection.json.
+int cmd_select(const std::string& file, const std::string& out, const SelectionConfig& config, unsigned jobs,
+               const std::vector<Variant>& variants, const std::vector<std::string>& cfg, const PolicyFlag& policy,
+               const RankChoice& choice) {
+  namespace fs = std::filesystem;
+  std::vector<Scenario> loaded;
+  bool jitter = false;
+  for (const Variant& v : variants) {
+    loaded.push_back(load_scenario(file, v.values, TraceRead::kStreamed, policy.choice()));
+    jitter |= seed_matters(loaded.back());
+    if (loaded.back().seed != loaded.front().seed) {
+      std::cerr << "dirsched: " << file << ": seed: the variants have different seeds (a sweep variable in \"seed\"); "
+                << "--select-best runs every variant under the same seeds; take the variable out of \"seed\"\n";
+      return 2;
+    }
+  }
+  if (!jitter) {
+    std::cerr << "dirsched: " << file << ": no callable has a jitter or an empirical duration: the scenario is "
+              << "deterministic and one run per variant tells the best exactly; run the sweep without --select-best\n";
+    return 2;
+  }
+  const std::string dir = check_output_folder(out, FolderKind::kSweep, "--out").string();
+  const std::size_t key = choice.objective.front();
+  std::vector<std::size_t> clean_reps(variants.size(), 0);
+  const std::vector<std::string> sim_args = simgrid_args(cfg);
+  const Sampler sample = [&](const std::vector<std::pair<std::size_t, std::size_t>>& asks) {
+    std::vector<Evaluation> evals;
+    for (const auto& [i, r] : asks) evals.push_back({&loaded[i], loaded[i].seed + r, variants[i]});
+    const std::vector<SweepRow> rows = evaluate_all(evals, jobs, sim_args);
+    std::vector<double> values;
+    for (std::size_t k = 0; k < rows.size(); ++k)
+      values.push_back(metric_value(rows[k], key)), clean_reps[asks[k].first] += rows[k].clean;
+    return values;
+  };
+  const SelectionResult res = select_best(variants.size(), config, sample);
+  const Variant& best = variants[res.best];
+  const std::string method =
+      "KN, the fully sequential procedure of Kim and Nelson (2001, ACM TOMACS 11(3)) on " +
+      std::string(metric_def(key).name) + " (smaller is better): a first stage of " + std::to_string(config.first_stage) +
+      " replicates, then one more replicate per stage of every variant still in contention; replicate r of every "
+      "variant runs with seed + r (common random numbers). Whenever the best is better than every other by at "
+      "least the indifference zone, it is selected with probability at least pcs";
+  nlohmann::json vals = nlohmann::json::object(), per = nlohmann::json::array();
+  for (const auto& [k, v] : best.values) vals[k] = v;
+  for (std::size_t i = 0; i < variants.size(); ++i)
+    per.push_back({{"variant", variants[i].index}, {"replicates", res.replicates[i]}, {"clean_replicates", clean_reps[i]}});
+  const nlohmann::json j = {
+      {"best", best.index},
+      {"vars", vals},
+      {"pcs", config.pcs},
+      {"indifference", config.delta},
+      {"objective", metric_def(key).name},
+      {"method", method},
+      {"first_stage", config.first_stage},
+      {"seed", loaded.front().seed},
+      {"replicates", per},
+      {"runs", res.runs},
+      {"fixed_n", {{"method", "Nelson and Matejcik (1995, Management Science 41(12)) Bonferroni two-stage design from "
+                               "the same first stage: N = max(n0, ceil((t(1 - (1 - pcs)/(k - 1), n0 - 1) S / delta)^2)) "
+                               "per variant, S the largest first-stage sd of a pairwise difference"},
+                   {"per_variant", res.fixed_n},
+                   {"runs", res.fixed_runs}}}};
+  SweepMarker marker{loaded.front().name, fs::weakly_canonical(fs::absolute(file)).string(), {}};
+  prepare_sweep_folder(dir, marker);
+  write_file_atomic(fs::path(dir) / "selection.json", j.dump(2) + "\n");
+  const bool clean = clean_reps[res.best] == res.replicates[res.best];
+  std::string values;
+  for (const auto& [k, v] : best.values) values += (values.empty() ? "" : ", ") + k + "=" + v.dump();
+  std::cout << "selected: variant " << best.index << " (" << values << ")" << (clean ? "" : " NOT CLEAN in some replicates")
+            << ", with probability at least " << g6_text(config.pcs) << " when it is better than every other by "
+            << g6_text(config.delta) << " (" << metric_def(key).name << ")\n"
+            << "KN (Kim and Nelson 2001): " << res.runs << " runs over " << variants.size() << " variants, against "
+            << res.fixed_runs << " for a fixed-N design of the same guarantee (Nelson-Matejcik Bonferroni, "
+            << res.fixed_n << " per variant)\nselection.json in " << without_trailing_slashes(dir) << "/\n";
+  return clean ? 0 : 1;
+}
+
 // Removes DIR/replicates.jsonl when it is there (a failure to is a write error, exit 3).
 void remove_replicates(const std::string& dir) {
   const std::filesystem::path path = std::filesystem::path(dir) / "replicates.jsonl";
@@ -298,6 +379,8 @@ struct SweepArgs {
   bool plan = false, missing = false;
   std::string prepare_dir, prepare_name, prepare_origin, replicate_dir;
   std::size_t prepare_variants = 0;
+  double select_best = 0, pcs = 0.95;
+  std::size_t first_stage = 10;
   CLI::Option *sample_option = nullptr, *plan_option = nullptr, *replicates_option = nullptr,
               *outputs_option = nullptr, *budget_option = nullptr, *lines_per_task_option = nullptr,
               *prepare_option = nullptr, *prepare_name_option = nullptr, *prepare_origin_option = nullptr,
@@ -352,6 +435,14 @@ void declare(CLI::App& sweep, Common& common) {
       "--replicate", args.replicate_dir,
       "For a front end that ran every variant of sweep folder DIR itself (Python's Testbed.sweep): run "
       "replicates 1..N-1 of each (--replicates N) from the scenario.json its folder keeps, for --collect");
+  sweep.add_option("--select-best", args.select_best,
+                   "Select the best variant with a guarantee (Kim and Nelson's KN): DELTA, the difference worth "
+                   "finding, in the first objective key's unit; writes selection.json")
+      ->check(CLI::PositiveNumber);
+  sweep.add_option("--pcs", args.pcs, "--select-best: the probability of correct selection (default 0.95)")
+      ->check(CLI::Range(0.5, 0.999999));
+  sweep.add_option("--first-stage", args.first_stage, "--select-best: replicates of every variant first (default 10)")
+      ->check(cli::whole_number(2, 10000));
   args.prepare_variants_option =
       sweep.add_option("--variants", args.prepare_variants, "--prepare: the variant count")
           ->check(cli::whole_number(1, kMaxMaxVariants));
@@ -401,8 +492,9 @@ int run(CLI::App& sweep, Common& common) {
   if (!args.pareto.empty()) collect_flags += " --pareto " + shell_quote(args.pareto);
   if (!args.collect_dir.empty()) {
     // What only running variants means has no effect on a collect: refused, not ignored.
-    for (const CLI::Option* o : {args.replicates_option, args.outputs_option, args.plan_option,
-                                 args.sample_option, args.budget_option})
+    for (const CLI::Option* o : {args.replicates_option, args.outputs_option, args.plan_option, args.sample_option,
+                                 args.budget_option, sweep.get_option("--select-best"), sweep.get_option("--pcs"),
+                                 sweep.get_option("--first-stage")})
       if (o->count()) {
         std::cerr << "dirsched sweep: " << o->get_name() << " has no effect with --collect (it is about running "
                   << "variants; --collect ranks the folders already there"
@@ -415,6 +507,30 @@ int run(CLI::App& sweep, Common& common) {
     std::cerr << "dirsched sweep: give SCENARIO and --out DIR, or --collect DIR\n";
     return 2;
   }
+  if (sweep.count("--select-best")) {
+    for (const CLI::Option* o : {args.replicates_option, args.outputs_option, args.plan_option, args.budget_option})
+      if (o->count()) {
+        std::cerr << "dirsched sweep: " << o->get_name() << " has no effect with --select-best (it runs the "
+                  << "replicates it needs, in the evaluation pool, and writes selection.json)\n";
+        return 2;
+      }
+    Progress::get().begin("load");
+    const Scenario base = load_scenario(args.file, {}, TraceRead::kStreamed, common.policy.choice());
+    Progress::get().end();
+    if (base.vars.empty()) {
+      std::cerr << "dirsched: " << args.file << ": vars: the scenario has no sweep variables\n";
+      return 2;
+    }
+    const std::vector<Variant> variants = args.sample ? sample_variants(base, *args.sample, args.seed, args.max_variants)
+                                                      : enumerate_variants(base, args.max_variants);
+    return cmd_select(args.file, args.out, {args.select_best, args.pcs, args.first_stage}, args.jobs, variants,
+                      common.cfg, common.policy, choice);
+  }
+  for (const char* flag : {"--pcs", "--first-stage"})
+    if (sweep.count(flag)) {
+      std::cerr << "dirsched sweep: " << flag << " goes with --select-best\n";
+      return 2;
+    }
   const int rc = cmd_sweep(args.file, args.out, args.jobs, args.sample, args.seed, args.max_variants,
                            args.plan, common.cfg, common.policy, args.outputs, common.picture_budget, args.replicates,
                            args.lines_per_task, collect_flags);

@@ -106,6 +106,23 @@ PY
 grep -q "95% intervals of the best's means: makespan \[" "$tmp/out" || { echo "FAIL optimize: no interval printed"; fail=1; }
 grep -qE "^(separated from every other evaluated variant|not separated from the best)" "$tmp/out" ||
   { echo "FAIL optimize: the answer does not say what it is not separated from: $(cat "$tmp/out")"; fail=1; }
+# --select-best: KN picks [4,5,6,7] (the replicated winner, 2 s ahead) with fewer runs than the fixed-N
+# design; selection.json says what it did; a deterministic scenario needs no selection (exit 2, no folder).
+expect select-best 0 "selected: variant 0 (gb=[4,5,6,7]" "$d" sweep "$root/scenarios/choose-worker-set.json" --out "$tmp/sel" --select-best 0.5
+python3 - "$tmp/sel/selection.json" <<'PY' || fail=1
+import json, sys
+s = json.load(open(sys.argv[1]))
+ok = s["best"] == 0 and s["vars"]["gb"] == [4, 5, 6, 7] and s["pcs"] == 0.95 and s["indifference"] == 0.5
+ok = ok and "Kim and Nelson" in s["method"] and s["runs"] == sum(v["replicates"] for v in s["replicates"])
+ok = ok and s["runs"] < s["fixed_n"]["runs"] and len(s["replicates"]) == 6
+if not ok:
+    print("FAIL selection.json:", s)
+    sys.exit(1)
+PY
+expect select-deterministic 2 "deterministic and one run per variant tells the best exactly" "$d" sweep "$tmp/det.json" --out "$tmp/never" --select-best 0.5
+expect select-pcs-alone 2 "--pcs goes with --select-best" "$d" sweep "$tmp/det.json" --out "$tmp/never" --pcs 0.9
+expect select-replicates 2 "--replicates has no effect with --select-best" "$d" sweep "$tmp/two.json" --out "$tmp/never" --select-best 1 --replicates 3
+[[ ! -e "$tmp/never" ]] || { echo "FAIL --select-best refusals wrote $tmp/never"; fail=1; }
 # optimize's own errors say optimize; an empty --objective is refused, not the default.
 expect optimize-objective-empty 2 "dirsched optimize: --objective: an empty list" "$d" optimize "$tmp/two.json" --out "$tmp/never" --objective ''
 expect optimize-objective-typo 2 "dirsched optimize: --objective: unknown metric 'makespn'" "$d" optimize "$tmp/two.json" --out "$tmp/never" --objective makespn
