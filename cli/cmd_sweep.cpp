@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -23,6 +24,7 @@
 #include "dirsched/selection.hpp"
 #include "evaluate.hpp"
 #include "dirsched/error.hpp"
+#include "dirsched/json_reader.hpp"
 #include "dirsched/output_folder.hpp"
 #include "dirsched/progress.hpp"
 #include "dirsched/sweep.hpp"
@@ -185,27 +187,27 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
 // `sweep FILE --out DIR --select-best DELTA [--pcs P]`: Kim and Nelson's KN (dirsched/selection.hpp) on
 // the objective's first key, replicate r of every variant run with seed + r (common random numbers) in
 // the evaluation pool; DIR (a sweep folder that lists no variant folders) gets selection.json.
-int cmd_select(const std::string& file, const std::string& out, const SelectionConfig& config, unsigned jobs,
-               const std::vector<Variant>& variants, const std::vector<std::string>& cfg, const PolicyFlag& policy,
-               const RankChoice& choice) {
+// Kim and Nelson's KN over `loaded` (variants[i]'s scenario), into DIR/selection.json; `claim` (when
+// given) makes DIR a sweep folder once the checks passed. `where` names the input in messages.
+int run_selection(const std::string& where, const std::vector<Scenario>& loaded, const std::vector<Variant>& variants,
+                  const SelectionConfig& config, unsigned jobs, const std::vector<std::string>& cfg,
+                  const RankChoice& choice, const std::function<std::string()>& claim, std::string dir) {
   namespace fs = std::filesystem;
-  std::vector<Scenario> loaded;
   bool jitter = false;
-  for (const Variant& v : variants) {
-    loaded.push_back(load_scenario(file, v.values, TraceRead::kStreamed, policy.choice()));
-    jitter |= seed_matters(loaded.back());
-    if (loaded.back().seed != loaded.front().seed) {
-      std::cerr << "dirsched: " << file << ": seed: the variants have different seeds (a sweep variable in \"seed\"); "
+  for (const Scenario& s : loaded) {
+    jitter |= seed_matters(s);
+    if (s.seed != loaded.front().seed) {
+      std::cerr << "dirsched: " << where << ": seed: the variants have different seeds (a sweep variable in \"seed\"); "
                 << "--select-best runs every variant under the same seeds; take the variable out of \"seed\"\n";
       return 2;
     }
   }
   if (!jitter) {
-    std::cerr << "dirsched: " << file << ": no callable has a jitter or an empirical duration: the scenario is "
+    std::cerr << "dirsched: " << where << ": no callable has a jitter or an empirical duration: the scenario is "
               << "deterministic and one run per variant tells the best exactly; run the sweep without --select-best\n";
     return 2;
   }
-  const std::string dir = check_output_folder(out, FolderKind::kSweep, "--out").string();
+  if (claim) dir = claim();
   const std::size_t key = choice.objective.front();
   std::vector<std::size_t> clean_reps(variants.size(), 0);
   const std::vector<std::string> sim_args = simgrid_args(cfg);
@@ -246,8 +248,6 @@ int cmd_select(const std::string& file, const std::string& out, const SelectionC
                                "per variant, S the largest first-stage sd of a pairwise difference"},
                    {"per_variant", res.fixed_n},
                    {"runs", res.fixed_runs}}}};
-  SweepMarker marker{loaded.front().name, fs::weakly_canonical(fs::absolute(file)).string(), {}};
-  prepare_sweep_folder(dir, marker);
   write_file_atomic(fs::path(dir) / "selection.json", j.dump(2) + "\n");
   const bool clean = clean_reps[res.best] == res.replicates[res.best];
   std::string values;
@@ -259,6 +259,22 @@ int cmd_select(const std::string& file, const std::string& out, const SelectionC
             << res.fixed_runs << " for a fixed-N design of the same guarantee (Nelson-Matejcik Bonferroni, "
             << res.fixed_n << " per variant)\nselection.json in " << without_trailing_slashes(dir) << "/\n";
   return clean ? 0 : 1;
+}
+
+// `sweep FILE --out DIR --select-best DELTA`: DIR becomes a sweep folder listing no variant folders (it
+// holds selection.json).
+int cmd_select(const std::string& file, const std::string& out, const SelectionConfig& config, unsigned jobs,
+               const std::vector<Variant>& variants, const std::vector<std::string>& cfg, const PolicyFlag& policy,
+               const RankChoice& choice) {
+  namespace fs = std::filesystem;
+  std::vector<Scenario> loaded;
+  for (const Variant& v : variants) loaded.push_back(load_scenario(file, v.values, TraceRead::kStreamed, policy.choice()));
+  const auto claim = [&] {
+    const std::string dir = check_output_folder(out, FolderKind::kSweep, "--out").string();
+    prepare_sweep_folder(dir, SweepMarker{loaded.front().name, fs::weakly_canonical(fs::absolute(file)).string(), {}});
+    return dir;
+  };
+  return run_selection(file, loaded, variants, config, jobs, cfg, choice, claim, "");
 }
 
 // Removes DIR/replicates.jsonl when it is there (a failure to is a write error, exit 3).
@@ -291,8 +307,10 @@ int cmd_prepare(const std::string& out, const std::string& name, const std::stri
 // each, as a replicated `sweep` runs them (write_replicates), so that --collect ranks over N paired
 // seeds. Every variant must be complete and all must share one seed; a deterministic set of variants
 // needs no replicates (said, and none written).
+// With `select` (--select-best), Kim and Nelson's KN runs over the variant folders' scenarios instead, into
+// DIR/selection.json (Python's Testbed.sweep(..., select_best=DELTA)).
 int cmd_replicate(const std::string& dir_arg, std::size_t replicates, unsigned jobs, const std::vector<std::string>& cfg,
-                  const PolicyFlag& policy) {
+                  const PolicyFlag& policy, const std::optional<SelectionConfig>& select, const RankChoice& choice) {
   namespace fs = std::filesystem;
   const std::string dir = fs::path(dir_arg).lexically_normal().string();
   if (std::error_code ec; !fs::is_directory(dir, ec)) {
@@ -335,6 +353,14 @@ int cmd_replicate(const std::string& dir_arg, std::size_t replicates, unsigned j
       return 2;
     }
     variants.push_back(std::move(v));
+  }
+  if (select) {
+    for (Variant& v : variants) {  // selection.json's vars: the values variant.json records
+      const nlohmann::json j = read_json_file((fs::path(dir) / variant_dir(v) / "variant.json").string());
+      if (j.contains("vars") && j["vars"].is_object())
+        for (auto it = j["vars"].begin(); it != j["vars"].end(); ++it) v.values[it.key()] = it.value();
+    }
+    return run_selection(dir, loaded, variants, *select, jobs, cfg, choice, {}, dir);
   }
   if (replicates > 1 && jitter) {
     // Replaces an earlier --replicate's file atomically: a failed evaluation leaves it as it was.
@@ -463,20 +489,26 @@ int run(CLI::App& sweep, Common& common) {
   }
   if (args.replicate_option->count()) {
     // With --replicates N, and what a run needs (-j, --cfg, the policy); nothing else of a sweep.
+    const bool select = sweep.count("--select-best") > 0;
     for (const CLI::Option* o : {args.outputs_option, args.plan_option, args.sample_option, args.budget_option,
                                  args.lines_per_task_option, sweep.get_option("--seed"), sweep.get_option("--max-variants"),
-                                 sweep.get_option("--objective"), sweep.get_option("--pareto")})
+                                 select ? args.replicates_option : sweep.get_option("--objective"),
+                                 sweep.get_option("--pareto")})
       if (o->count()) {
         std::cerr << "dirsched sweep: " << o->get_name() << " has no effect with --replicate (it runs replicates "
                   << "only; the ranking flags go to --collect)\n";
         return 2;
       }
-    if (!args.replicates || !args.file.empty() || !args.out.empty() || !args.collect_dir.empty() || args.missing) {
-      std::cerr << "dirsched sweep: --replicate DIR goes with --replicates N (and -j, --cfg, --policy, "
-                   "--switch), not with a scenario, --out or --collect\n";
+    if ((!args.replicates && !select) || !args.file.empty() || !args.out.empty() || !args.collect_dir.empty() ||
+        args.missing) {
+      std::cerr << "dirsched sweep: --replicate DIR goes with --replicates N or --select-best DELTA (and -j, --cfg, "
+                   "--policy, --switch), not with a scenario, --out or --collect\n";
       return 2;
     }
-    return cmd_replicate(args.replicate_dir, *args.replicates, args.jobs, common.cfg, common.policy);
+    std::optional<SelectionConfig> config;
+    if (select) config = SelectionConfig{args.select_best, args.pcs, args.first_stage};
+    return cmd_replicate(args.replicate_dir, args.replicates.value_or(1), args.jobs, common.cfg, common.policy, config,
+                         choice);
   }
   if (args.missing && args.collect_dir.empty()) {
     std::cerr << "dirsched sweep: --missing goes with --collect DIR\n";
