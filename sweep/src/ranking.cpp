@@ -165,32 +165,41 @@ MetricStats metric_stats(const std::vector<SweepRow>& reps, std::size_t id, bool
 Separations::Separations(const std::vector<const std::vector<SweepRow>*>& reps, const std::vector<bool>& clean,
                          const std::vector<std::size_t>& objective, std::size_t reference)
     : n_(reps.size()), keys_(objective.size()), reference_(reference), clean_(clean) {
-  const std::size_t pairs = reference == kAll ? n_ * (n_ > 0 ? n_ - 1 : 0) / 2 : n_;
-  std::vector<double> p(pairs * keys_, 1.0);
-  std::vector<bool> tested(p.size(), false);
-  sign_.assign(p.size(), 0);
+  first_.assign(reference == kAll ? n_ * (n_ > 0 ? n_ - 1 : 0) / 2 : n_, 0);
+  struct Pending {
+    double p;
+    std::size_t slot, key;
+    int sign;
+  };
+  std::vector<Pending> pending;  // 0 < p <= kFamilyAlpha: for Holm to decide
+  std::size_t exact = 0;
   std::vector<double> d;
   for (std::size_t a = 0; a < n_; ++a)
     for (std::size_t b = a + 1; b < n_; ++b) {
       if (clean_[a] != clean_[b] || (reference != kAll && a != reference && b != reference)) continue;
-      const std::size_t at = slot(a, b) * keys_;
       const std::size_t n = std::min(reps[a]->size(), reps[b]->size());
       for (std::size_t k = 0; k < keys_; ++k) {
         d.assign(n, 0.0);
         for (std::size_t r = 0; r < n; ++r)
           d[r] = metric_value((*reps[a])[r], objective[k]) - metric_value((*reps[b])[r], objective[k]);
         const stats::PairedTest t = stats::paired_test(d);
-        p[at + k] = t.p, tested[at + k] = t.testable;
-        sign_[at + k] = static_cast<signed char>(t.mean < 0 ? -1 : 1);
+        if (!t.testable) continue;
+        ++family_;
+        const int sign = t.mean < 0 ? -1 : 1;
+        if (t.p == 0) ++exact, separate(slot(a, b), k, sign);
+        else if (t.p <= kFamilyAlpha) pending.push_back({t.p, slot(a, b), k, sign});
       }
     }
-  std::vector<double> family;
-  for (std::size_t i = 0; i < p.size(); ++i)
-    if (tested[i]) family.push_back(p[i]);
-  family_ = family.size();
-  const std::vector<bool> reject = stats::holm(family, kFamilyAlpha);
-  for (std::size_t i = 0, f = 0; i < p.size(); ++i)
-    if (!tested[i] || !reject[f++]) sign_[i] = 0;
+  std::stable_sort(pending.begin(), pending.end(), [](const Pending& x, const Pending& y) { return x.p < y.p; });
+  std::vector<double> small;
+  for (const Pending& x : pending) small.push_back(x.p);
+  const std::size_t rejected = stats::holm_count(small, family_, exact, kFamilyAlpha);
+  for (std::size_t i = 0; i < rejected; ++i) separate(pending[i].slot, pending[i].key, pending[i].sign);
+}
+
+void Separations::separate(std::size_t at, std::size_t key, int sign) {
+  const int code = first_[at], with = sign * static_cast<int>(key + 1);
+  if (code == 0 || static_cast<int>(key + 1) < std::abs(code)) first_[at] = static_cast<signed char>(with);
 }
 
 std::size_t Separations::slot(std::size_t a, std::size_t b) const {
@@ -201,11 +210,10 @@ std::size_t Separations::slot(std::size_t a, std::size_t b) const {
 
 std::pair<std::size_t, int> Separations::decide(std::size_t a, std::size_t b) const {
   if (clean_[a] != clean_[b]) return {kAll, clean_[a] ? -1 : 1};
+  const int code = first_[slot(std::min(a, b), std::max(a, b))];
+  if (code == 0) return {keys_, 0};
   const int flip = a < b ? 1 : -1;
-  const std::size_t at = slot(std::min(a, b), std::max(a, b)) * keys_;
-  for (std::size_t k = 0; k < keys_; ++k)
-    if (sign_[at + k]) return {k, flip * sign_[at + k]};
-  return {keys_, 0};
+  return {static_cast<std::size_t>(std::abs(code) - 1), flip * (code < 0 ? -1 : 1)};
 }
 
 Ranking rank_replicated(std::vector<std::vector<SweepRow>> per_variant, const std::vector<std::size_t>& objective,

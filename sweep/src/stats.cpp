@@ -96,16 +96,24 @@ PairedTest paired_test(const std::vector<double>& d) {
   return out;
 }
 
+std::size_t holm_count(const std::vector<double>& small, std::size_t m, std::size_t exact, double alpha) {
+  std::size_t k = 0;
+  while (k < small.size() && small[k] <= alpha / static_cast<double>(m - exact - k)) ++k;
+  return k;
+}
+
 std::vector<bool> holm(const std::vector<double>& p, double alpha) {
   std::vector<std::size_t> order(p.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return p[a] < p[b]; });
   std::vector<bool> reject(p.size(), false);
-  const double m = static_cast<double>(p.size());
-  for (std::size_t k = 0; k < order.size(); ++k) {
-    if (p[order[k]] > alpha / (m - static_cast<double>(k))) break;
-    reject[order[k]] = true;
-  }
+  std::size_t exact = 0;
+  std::vector<double> small;
+  for (std::size_t i : order)
+    if (p[i] == 0) reject[i] = true, ++exact;
+    else if (p[i] <= alpha) small.push_back(p[i]);
+  const std::size_t n = holm_count(small, p.size(), exact, alpha);
+  for (std::size_t k = 0; k < n; ++k) reject[order[exact + k]] = true;
   return reject;
 }
 

@@ -35,6 +35,10 @@ PairedTest paired_test(const std::vector<double>& d);
 // the p-values sorted, the k-th smallest (k from 0) rejected while p <= alpha / (m - k). Rejects a true
 // hypothesis of the family with probability at most alpha, whatever their dependence. In input order.
 std::vector<bool> holm(const std::vector<double>& p, double alpha);
+// Holm's procedure without the whole family in memory: of a family of `m` tests, `exact` have p = 0
+// (rejected first); `small` holds the other p-values at most alpha, ascending (no larger one can be
+// rejected). Returns how many of `small`, from its start, are rejected.
+std::size_t holm_count(const std::vector<double>& small, std::size_t m, std::size_t exact, double alpha);
 
 // The interval of the mean of `x`: low and high.
 struct Interval {

@@ -191,8 +191,8 @@ constexpr double kFamilyAlpha = 0.05;
 // The family-wise comparison of variants (each its replicates, in replicate order, all the same count)
 // on the keys of an objective: every pair of variants with the same `clean` (or, given `reference`,
 // only the pairs holding it), on every key they differ on in some replicate, a paired t-test; Holm's
-// procedure over them all at
-// kFamilyAlpha. Memory: one p-value per pair and key while it is built, one byte after.
+// procedure over them all at kFamilyAlpha. Memory: one byte per pair, and the p-values that are neither
+// 0 nor above kFamilyAlpha (only they wait for Holm's verdict).
 class Separations {
  public:
   static constexpr std::size_t kAll = static_cast<std::size_t>(-1);
@@ -205,9 +205,10 @@ class Separations {
 
  private:
   std::size_t slot(std::size_t a, std::size_t b) const;
+  void separate(std::size_t slot, std::size_t key, int sign);
   std::size_t n_, keys_, reference_, family_ = 0;
   std::vector<bool> clean_;
-  std::vector<signed char> sign_;  // per tested (pair, key): -1, +1, or 0 when Holm does not separate
+  std::vector<signed char> first_;  // per pair: sign x (1 + the first key Holm separates it on), 0 for none
 };
 struct RankedVariant {
   Variant variant;
