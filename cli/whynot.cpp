@@ -391,7 +391,9 @@ void version_edits(const Context& c, std::vector<Edit>& out) {
     e.kind = EditKind::kVersion;
     e.slot = "version";
     e.from = from;
-    e.to = p;
+    e.to = p;  // the two named presets by their names
+    for (const char* name : {"head_reservation", "current"})
+      if (preset(name) == preset(p)) e.to = name;
     e.named = true;
     out.push_back(e);
   }
