@@ -680,7 +680,10 @@ Answer answer(const Question& q) {
              (fell_back ? "; none met the goal, so every other candidate too" : "; the others were not replayed");
   if (capped) method += "; stopped at " + std::to_string(kMaxReplays) + " replays";
 
+  // Not found: the closest change, if it comes closer to the goal than the run as it is.
   const Tried* chosen = search.best ? &*search.best : search.closest ? &*search.closest : nullptr;
+  if (!search.best && chosen && goal_metric(q.goal, chosen->m.task) >= goal_metric(q.goal, c.base.m.task))
+    chosen = nullptr;
   Answer a;
   a.found = already || search.best.has_value();
   ojson edits = ojson::array();
@@ -719,7 +722,7 @@ Answer answer(const Question& q) {
            (already ? "already met, no edit needed"
             : a.found ? "met with " + std::to_string(edits.size()) + " edit" + (edits.size() == 1 ? "" : "s")
                       : "not met within " + std::to_string(q.max_edits) + " edit" + (q.max_edits == 1 ? "" : "s") +
-                            (chosen ? "; the closest change:" : "; no change ran")) +
+                            (chosen ? "; the closest change:" : "; no change came closer than the run as it is")) +
            "\n" + edit_lines + "before: " + metrics_line(c, c.base.m) + "\nafter:  " + metrics_line(c, after) +
            "\nreplays: " + std::to_string(search.replays) + " of " + cli::g6_text(at_most_k) +
            " candidates of at most " + std::to_string(q.max_edits) + " edit" + (q.max_edits == 1 ? "" : "s") + " (" +
