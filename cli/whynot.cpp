@@ -647,7 +647,8 @@ Answer answer(const Question& q) {
     if (cands[k].named) named.push_back(k);
   }
   const bool exhaustive = cands.size() <= kFewCandidates;
-  bool fell_back = false, capped = false;
+  bool capped = false;
+  std::string levels;  // how each number of edits was searched: "1 edit: guided, then every candidate; ..."
   for (std::size_t k = 1; k <= q.max_edits && !already && !search.best; ++k) {
     const auto attempt = [&](const std::vector<std::size_t>& change) {
       if (k > 1 && search.replays + search.refused >= kMaxReplays) {
@@ -657,10 +658,17 @@ Answer answer(const Question& q) {
       search.try_change(change);
       return true;
     };
-    if (!exhaustive) for_each_combination(cands, named, k, attempt);
+    levels += (levels.empty() ? "" : "; ") + std::to_string(k) + (k == 1 ? " edit: " : " edits: ");
+    if (exhaustive) {
+      for_each_combination(cands, all, k, attempt);
+      levels += "every candidate";
+      continue;
+    }
+    for_each_combination(cands, named, k, attempt);
+    levels += "guided";
     if (search.best || capped) break;
-    if (!exhaustive) fell_back = true;
     for_each_combination(cands, all, k, attempt);
+    levels += ", then every candidate";
   }
 
   const std::size_t one_edit = cands.size();
@@ -671,13 +679,14 @@ Answer answer(const Question& q) {
     method = "none: the baseline run already meets the goal";
   else if (exhaustive)
     method = "exhaustive: " + std::to_string(one_edit) + " one-edit candidates (at most " +
-             std::to_string(kFewCandidates) + "), every change of up to the edits needed replayed";
+             std::to_string(kFewCandidates) + "), every change of each number of edits replayed until one met the goal";
   else
     method = "guided: first the " + std::to_string(named.size()) + " of " + std::to_string(one_edit) +
              " one-edit candidates the baseline run names (each single that overtook or held " + q.task +
              " moved to the worker off its set idle first from that single's start, or later in the trace; its own "
-             "worker sets idle together during its wait; its op earlier; every version), and their combinations" +
-             (fell_back ? "; none met the goal, so every other candidate too" : "; the others were not replayed");
+             "worker sets idle together during its wait; its op earlier; every version), and their combinations; "
+             "the others only when none of those met the goal";
+  if (!already) method += " (" + levels + ")";
   if (capped) method += "; stopped at " + std::to_string(kMaxReplays) + " replays";
 
   // Not found: the closest change, if it comes closer to the goal than the run as it is.
@@ -726,7 +735,7 @@ Answer answer(const Question& q) {
            "\n" + edit_lines + "before: " + metrics_line(c, c.base.m) + "\nafter:  " + metrics_line(c, after) +
            "\nreplays: " + std::to_string(search.replays) + " of " + cli::g6_text(at_most_k) +
            " candidates of at most " + std::to_string(q.max_edits) + " edit" + (q.max_edits == 1 ? "" : "s") + " (" +
-           std::to_string(one_edit) + " of one edit); " + (already ? "none" : exhaustive ? "exhaustive" : fell_back ? "guided, then every candidate" : "guided") + "\n";
+           std::to_string(one_edit) + " of one edit); " + (already ? "none" : levels) + "\n";
   return a;
 }
 

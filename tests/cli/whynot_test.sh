@@ -89,6 +89,18 @@ grep -q '"method": "exhaustive' "$tmp/order/whynot.json" || no "few candidates w
 grep -q '"found": false' "$tmp/order/whynot.json" || no "found is not false"
 whynot "$tmp/two" 1 "$demo" --task g --goal 'start<=0.1' --edits placement,order --max-edits 2
 
+# Two edits: the TP trace without the spare chip; no one edit gets tp a READY wait of 6 s, two do.
+python3 - "$tp" "$tmp/in/four-chips.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["workers"]["next_level"] = d["workers"]["next_level"][:4]
+json.dump(d, open(sys.argv[2], "w"), indent=2)
+PY
+before=$(ls -lA --time-style=full-iso "$tmp/in")
+whynot "$tmp/k1" 1 "$tmp/in/four-chips.json" --task tp --goal 'wait<=6'
+whynot "$tmp/k2" 0 "$tmp/in/four-chips.json" --task tp --goal 'wait<=6' --max-edits 2
+[[ $(grep -c '^  placement of' "$tmp/k2.txt") == 2 ]] || { no "two edits expected"; cat "$tmp/k2.txt"; }
+
 # Bad input: exit 2, a message naming it, nothing written.
 bad() {  # WHAT MESSAGE ARGS...
   local what=$1 msg=$2
