@@ -633,10 +633,12 @@ Answer answer(const Question& q) {
   if (wants(EditKind::kPlacement)) placement_edits(c, cands);
   if (wants(EditKind::kOrder)) order_edits(c, cands);
   if (wants(EditKind::kVersion)) version_edits(c, cands);
-  // A one-edit candidate is one the loader accepts.
+  // A one-edit candidate is one the loader accepts: an order edit may move an at_s before an earlier one
+  // (a placement names a registered worker its callable accepts, a version a built switch: both load).
   std::vector<Edit> valid;
   for (const Edit& e : cands)
-    if (load_change(c, changed_doc(c, cands, {static_cast<std::size_t>(&e - cands.data())}))) valid.push_back(e);
+    if (e.kind != EditKind::kOrder || load_change(c, changed_doc(c, cands, {static_cast<std::size_t>(&e - cands.data())})))
+      valid.push_back(e);
   cands = std::move(valid);
 
   Search search{c, cands, 0, 0, {}, {}, {}};
