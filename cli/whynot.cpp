@@ -515,6 +515,16 @@ double changes_of(const std::vector<Edit>& cands, std::size_t k) {
   return e[k];
 }
 
+// Every "$NAME" value of `j` that names an assigned sweep variable, replaced by its value.
+void bake_vars(json& j, const std::map<std::string, json>& assigned) {
+  if (j.is_structured()) {
+    for (json& x : j) bake_vars(x, assigned);
+  } else if (j.is_string() && j.get_ref<const std::string&>().rfind('$', 0) == 0) {
+    const auto it = assigned.find(j.get_ref<const std::string&>().substr(1));
+    if (it != assigned.end()) j = it->second;
+  }
+}
+
 Context load_context(const Question& q) {
   namespace fs = std::filesystem;
   json doc = read_json_file(q.file);
@@ -536,6 +546,11 @@ Context load_context(const Question& q) {
   std::string base_dir = fs::path(q.file).parent_path().string();
   if (base_dir.empty()) base_dir = ".";
   Scenario s = parse_scenario(doc, q.file, base_dir);
+  if (doc.contains("vars")) {  // the values the run takes, written in: an edit may replace a "$NAME"
+    bake_vars(doc, s.assigned);
+    doc.erase("vars");
+    s = parse_scenario(doc, q.file, base_dir);
+  }
   if (const std::optional<std::string> why = event_engine_refusal(s))
     throw BadInput("whynot " + q.file + ": " + *why + " (whynot replays on the event engine)");
   return Context{q, std::move(doc), base_dir, std::move(s), {}, nullptr};

@@ -12,7 +12,8 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 no() { echo "FAIL: $*"; fail=1; }
 mkdir "$tmp/in"
-cp "$root/scenarios/group-starvation.json" "$root/scenarios/group-starvation-tp.json" "$tmp/in/"
+cp "$root/scenarios/group-starvation.json" "$root/scenarios/group-starvation-tp.json" \
+  "$root/scenarios/sweep-group-worker-set.json" "$tmp/in/"
 demo=$tmp/in/group-starvation.json
 tp=$tmp/in/group-starvation-tp.json
 before=$(ls -lA --time-style=full-iso "$tmp/in")
@@ -82,6 +83,11 @@ grep -q '"policy": "current"' "$tmp/tp-current/scenario.json" || no "scenario.js
 # A version edit is written into scenario.json's scheduler block.
 whynot "$tmp/tp-version" 0 "$tp" --task tp --goal no-overtakes --edits version
 grep -q '"to": "head_reservation"' "$tmp/tp-version/whynot.json" || { no "version edit"; cat "$tmp/tp-version.txt"; }
+
+# Sweep variables: the values the run takes are written in, so the group's own "$group_workers" is moved too.
+whynot "$tmp/vars" 0 "$tmp/in/sweep-group-worker-set.json" --task g --goal no-overtakes
+grep -qF 'placement of g (trace[4]): workers' "$tmp/vars.txt" || { no "vars: the group's own set was not tried"; cat "$tmp/vars.txt"; }
+grep -q '"vars"' "$tmp/vars/scenario.json" && no "vars: scenario.json still declares vars"
 
 # Few candidates: exhaustive. Nothing within K edits meets the goal: exit 1, found false, the closest change.
 whynot "$tmp/order" 1 "$demo" --task g --goal 'start<=0.1' --edits order
