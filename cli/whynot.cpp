@@ -639,72 +639,91 @@ std::vector<EditKind> parse_edit_kinds(const std::string& list) {
   return out;
 }
 
-Answer answer(const Question& q) {
-  Context c = load_context(q);
-  find_target(c);
-  run_baseline(c);
+namespace {
+
+// Every one-edit candidate of the kinds asked for, in the candidate order; an order edit only when the
+// loader accepts it (it may move an at_s before an earlier one; a placement names a registered worker
+// its callable accepts and a version a built switch: both load).
+std::vector<Edit> candidates(const Context& c) {
   std::vector<Edit> cands;
-  const auto wants = [&](EditKind k) { return std::find(q.edits.begin(), q.edits.end(), k) != q.edits.end(); };
+  const auto wants = [&](EditKind k) { return std::find(c.q.edits.begin(), c.q.edits.end(), k) != c.q.edits.end(); };
   if (wants(EditKind::kPlacement)) placement_edits(c, cands);
   if (wants(EditKind::kOrder)) order_edits(c, cands);
   if (wants(EditKind::kVersion)) version_edits(c, cands);
-  // A one-edit candidate is one the loader accepts: an order edit may move an at_s before an earlier one
-  // (a placement names a registered worker its callable accepts, a version a built switch: both load).
   std::vector<Edit> valid;
-  for (const Edit& e : cands)
-    if (e.kind != EditKind::kOrder || load_change(c, changed_doc(c, cands, {static_cast<std::size_t>(&e - cands.data())})))
-      valid.push_back(e);
-  cands = std::move(valid);
+  for (std::size_t k = 0; k < cands.size(); ++k)
+    if (cands[k].kind != EditKind::kOrder || load_change(c, changed_doc(c, cands, {k}))) valid.push_back(cands[k]);
+  return valid;
+}
 
-  Search search{c, cands, 0, 0, {}, {}, {}};
-  const bool already = meets(q.goal, c.base.m.task);
+struct SearchOutcome {
+  bool exhaustive = false, capped = false;
+  std::size_t named = 0;
+  std::string levels;  // how each number of edits was searched: "1 edit: guided, then every candidate; ..."
+};
+
+// Fewest edits first: at each number of edits, the named candidates' changes (guided), then, when none met
+// the goal, every change; or every change at once when the candidates are few.
+SearchOutcome search_changes(const Context& c, const std::vector<Edit>& cands, Search& search) {
+  SearchOutcome o;
   std::vector<std::size_t> named, all;
   for (std::size_t k = 0; k < cands.size(); ++k) {
     all.push_back(k);
     if (cands[k].named) named.push_back(k);
   }
-  const bool exhaustive = cands.size() <= kFewCandidates;
-  bool capped = false;
-  std::string levels;  // how each number of edits was searched: "1 edit: guided, then every candidate; ..."
-  for (std::size_t k = 1; k <= q.max_edits && !already && !search.best; ++k) {
+  o.named = named.size();
+  o.exhaustive = cands.size() <= kFewCandidates;
+  for (std::size_t k = 1; k <= c.q.max_edits && !search.best && !o.capped; ++k) {
     const auto attempt = [&](const std::vector<std::size_t>& change) {
       if (k > 1 && search.replays + search.refused >= kMaxReplays) {
-        capped = true;
+        o.capped = true;
         return false;
       }
       search.try_change(change);
       return true;
     };
-    levels += (levels.empty() ? "" : "; ") + std::to_string(k) + (k == 1 ? " edit: " : " edits: ");
-    if (exhaustive) {
-      for_each_combination(cands, all, k, attempt);
-      levels += "every candidate";
-      continue;
+    o.levels += (o.levels.empty() ? "" : "; ") + std::to_string(k) + (k == 1 ? " edit: " : " edits: ");
+    if (!o.exhaustive) {
+      for_each_combination(cands, named, k, attempt);
+      o.levels += "guided";
+      if (search.best || o.capped) break;
+      o.levels += ", then ";
     }
-    for_each_combination(cands, named, k, attempt);
-    levels += "guided";
-    if (search.best || capped) break;
     for_each_combination(cands, all, k, attempt);
-    levels += ", then every candidate";
+    o.levels += "every candidate";
   }
+  return o;
+}
 
-  const std::size_t one_edit = cands.size();
-  double at_most_k = 0;
-  for (std::size_t k = 1; k <= q.max_edits; ++k) at_most_k += changes_of(cands, k);
-  std::string method;
-  if (already)
-    method = "none: the baseline run already meets the goal";
-  else if (exhaustive)
-    method = "exhaustive: " + std::to_string(one_edit) + " one-edit candidates (at most " +
-             std::to_string(kFewCandidates) + "), every change of each number of edits replayed until one met the goal";
-  else
-    method = "guided: first the " + std::to_string(named.size()) + " of " + std::to_string(one_edit) +
-             " one-edit candidates the baseline run names (each single that overtook or held " + q.task +
-             " moved to the worker off its set idle first from that single's start, or later in the trace; its own "
-             "worker sets idle together during its wait; its op earlier; every version), and their combinations; "
-             "the others only when none of those met the goal";
-  if (!already) method += " (" + levels + ")";
-  if (capped) method += "; stopped at " + std::to_string(kMaxReplays) + " replays";
+std::string method_text(const Context& c, const SearchOutcome& o, std::size_t one_edit) {
+  std::string method =
+      o.exhaustive
+          ? "exhaustive: " + std::to_string(one_edit) + " one-edit candidates (at most " +
+                std::to_string(kFewCandidates) + "), every change of each number of edits replayed until one met the goal"
+          : "guided: first the " + std::to_string(o.named) + " of " + std::to_string(one_edit) +
+                " one-edit candidates the baseline run names (each single that overtook or held " + c.q.task +
+                " moved to the worker off its set idle first from that single's start, or later in the trace; its "
+                "own worker sets idle together during its wait; its op earlier; every version), and their "
+                "combinations; the others only when none of those met the goal";
+  method += " (" + o.levels + ")";
+  if (o.capped) method += "; stopped at " + std::to_string(kMaxReplays) + " replays";
+  return method;
+}
+
+std::string plural(std::size_t n, const char* word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
+
+}  // namespace
+
+Answer answer(const Question& q) {
+  Context c = load_context(q);
+  find_target(c);
+  run_baseline(c);
+  const std::vector<Edit> cands = candidates(c);
+  Search search{c, cands, 0, 0, {}, {}, {}};
+  const bool already = meets(q.goal, c.base.m.task);
+  const SearchOutcome o = already ? SearchOutcome{} : search_changes(c, cands, search);
+  std::uint64_t at_most_k = 0;
+  for (std::size_t k = 1; k <= q.max_edits; ++k) at_most_k += static_cast<std::uint64_t>(std::llround(changes_of(cands, k)));
 
   // Not found: the closest change, if it comes closer to the goal than the run as it is.
   const Tried* chosen = search.best ? &*search.best : search.closest ? &*search.closest : nullptr;
@@ -712,21 +731,20 @@ Answer answer(const Question& q) {
     chosen = nullptr;
   Answer a;
   a.found = already || search.best.has_value();
-  ojson edits = ojson::array();
+  ojson edits = ojson::array(), edit_kinds = ojson::array();
   std::string edit_lines;
-  if (chosen && !already)
+  if (chosen)
     for (std::size_t k : chosen->change) {
       edits.push_back(edit_json(cands[k]));
       edit_lines += "  " + edit_text(cands[k]) + "\n";
     }
-  const Metrics after = chosen && !already ? chosen->m : c.base.m;
-  a.scenario = chosen && !already ? changed_doc(c, cands, chosen->change) : c.doc;
+  for (EditKind k : q.edits) edit_kinds.push_back(kind_name(k));
+  const Metrics after = chosen ? chosen->m : c.base.m;
+  a.scenario = chosen ? changed_doc(c, cands, chosen->change) : c.doc;
   a.scenario["description"] = c.doc.value("description", std::string()) +
                               (c.doc.contains("description") ? " " : "") + "(dirsched whynot --task " + q.task +
-                              " --goal " + q.goal.text + ": " + std::to_string(edits.size()) + " edit(s), " +
+                              " --goal " + q.goal.text + ": " + plural(edits.size(), "edit") + ", " +
                               (a.found ? "goal met" : "goal not met: the closest change found") + ")";
-  ojson edit_kinds = ojson::array();
-  for (EditKind k : q.edits) edit_kinds.push_back(kind_name(k));
   a.report = {{"task", q.task},
               {"goal", q.goal.text},
               {"found", a.found},
@@ -734,10 +752,10 @@ Answer answer(const Question& q) {
               {"before", metrics_json(q.goal, c.base.m)},
               {"after", metrics_json(q.goal, after)},
               {"replays", search.replays},
-              {"candidates", static_cast<std::uint64_t>(std::llround(at_most_k))},
-              {"one_edit_candidates", one_edit},
+              {"candidates", at_most_k},
+              {"one_edit_candidates", cands.size()},
               {"refused", search.refused},
-              {"method", method},
+              {"method", already ? "none: the baseline run already meets the goal" : method_text(c, o, cands.size())},
               {"policy", c.scenario.policy},
               {"edit_kinds", edit_kinds},
               {"max_edits", q.max_edits},
@@ -745,14 +763,14 @@ Answer answer(const Question& q) {
                         "waits (summed); then the candidate order: placement, order, version; the op's place in the "
                         "trace; the value in the order tried"}};
   a.text = q.task + ": " + q.goal.text + " " +
-           (already ? "already met, no edit needed"
-            : a.found ? "met with " + std::to_string(edits.size()) + " edit" + (edits.size() == 1 ? "" : "s")
-                      : "not met within " + std::to_string(q.max_edits) + " edit" + (q.max_edits == 1 ? "" : "s") +
-                            (chosen ? "; the closest change:" : "; no change came closer than the run as it is")) +
+           (already     ? "already met, no edit needed"
+            : a.found   ? "met with " + plural(edits.size(), "edit")
+            : chosen    ? "not met within " + plural(q.max_edits, "edit") + "; the closest change:"
+                        : "not met within " + plural(q.max_edits, "edit") + "; no change came closer than the run as it is") +
            "\n" + edit_lines + "before: " + metrics_line(c, c.base.m) + "\nafter:  " + metrics_line(c, after) +
-           "\nreplays: " + std::to_string(search.replays) + " of " + cli::g6_text(at_most_k) +
-           " candidates of at most " + std::to_string(q.max_edits) + " edit" + (q.max_edits == 1 ? "" : "s") + " (" +
-           std::to_string(one_edit) + " of one edit); " + (already ? "none" : levels) + "\n";
+           "\nreplays: " + std::to_string(search.replays) + " of " + std::to_string(at_most_k) +
+           " candidates of at most " + plural(q.max_edits, "edit") + " (" + std::to_string(cands.size()) +
+           " of one edit); " + (already ? "none" : o.levels) + "\n";
   return a;
 }
 
