@@ -35,7 +35,8 @@ using dirsched::cli::Verb;
 // In the order `dirsched --help` lists them.
 const Verb* const kVerbs[] = {&cli::kRunVerb,     &cli::kSweepVerb,   &cli::kOptimizeVerb, &cli::kCompareVerb,
                               &cli::kCheckVerb,   &cli::kBisectVerb,  &cli::kRenderVerb,   &cli::kExploreVerb,
-                              &cli::kGenVerb,     &cli::kImportVerb,  &cli::kFidelityVerb, &cli::kWhyVerb};
+                              &cli::kGenVerb,     &cli::kImportVerb,  &cli::kFidelityVerb, &cli::kWhyVerb,
+                              &cli::kWhynotVerb};
 constexpr std::size_t kVerbCount = sizeof kVerbs / sizeof kVerbs[0];
 
 // Text on stderr, and on stdout for the commands that print text (not the JSON of gen and explore,

@@ -45,5 +45,6 @@ extern const Verb kGenVerb;
 extern const Verb kImportVerb;
 extern const Verb kFidelityVerb;
 extern const Verb kWhyVerb;
+extern const Verb kWhynotVerb;
 
 }  // namespace dirsched::cli

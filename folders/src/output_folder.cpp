@@ -169,6 +169,7 @@ std::string what_folder(FolderKind kind) {
   return kind == FolderKind::kRun      ? "dirsched run folder"
          : kind == FolderKind::kSweep  ? "dirsched sweep folder"
          : kind == FolderKind::kImport ? "dirsched import folder"
+         : kind == FolderKind::kWhynot ? "dirsched whynot folder"
                                        : "dirsched optimize folder";
 }
 
@@ -182,6 +183,7 @@ const char* marker_name(FolderKind kind) {
   return kind == FolderKind::kRun      ? ".dirsched-run"
          : kind == FolderKind::kSweep  ? ".dirsched-sweep"
          : kind == FolderKind::kImport ? ".dirsched-import"
+         : kind == FolderKind::kWhynot ? ".dirsched-whynot"
                                        : ".dirsched-optimize";
 }
 
@@ -220,16 +222,17 @@ record::RunMarker read_run_marker(const fs::path& dir) {
   }
 }
 
-// The marker of optimize folder `dir` is the one text optimize writes; OutputRefused otherwise (an empty
-// file, or another command's marker, named .dirsched-optimize).
-void check_optimize_marker(const fs::path& dir) {
-  const std::string path = (dir / marker_name(FolderKind::kOptimize)).string();
+// The marker of an optimize (or whynot) folder `dir` is the one text that command writes; OutputRefused
+// otherwise (an empty file, or another command's marker under that name).
+void check_fixed_marker(const fs::path& dir, FolderKind kind, const std::string& want) {
+  const std::string path = (dir / marker_name(kind)).string();
   std::ifstream in(path, std::ios::binary);  // a regular file (has_marker), a few bytes long
   std::string text(64, '\0');
   in.read(text.data(), static_cast<std::streamsize>(text.size()));
   text.resize(static_cast<std::size_t>(in.gcount()));
-  if (text != optimize_marker_text())
-    throw OutputRefused(path + ": not a marker dirsched wrote (it writes {\"dirsched\":\"optimize\"}); remove the folder yourself");
+  if (text != want)
+    throw OutputRefused(path + ": not a marker dirsched wrote (it writes " + want.substr(0, want.size() - 1) +
+                        "); remove the folder yourself");
 }
 
 }  // namespace
@@ -244,11 +247,23 @@ const std::vector<std::string>& optimize_file_names() {
   return names;
 }
 
+const std::string& whynot_marker_text() {
+  static const std::string text = "{\"dirsched\":\"whynot\"}\n";
+  return text;
+}
+
+const std::vector<std::string>& whynot_file_names() {
+  static const std::vector<std::string> names = {"whynot.json", "scenario.json"};
+  return names;
+}
+
 std::vector<std::string> foreign_entries(const fs::path& dir, FolderKind kind) {
   std::set<std::string> own;
-  if (kind == FolderKind::kOptimize) {
-    check_optimize_marker(dir);
-    own.insert(optimize_file_names().begin(), optimize_file_names().end());
+  if (kind == FolderKind::kOptimize || kind == FolderKind::kWhynot) {
+    const bool optimize = kind == FolderKind::kOptimize;
+    check_fixed_marker(dir, kind, optimize ? optimize_marker_text() : whynot_marker_text());
+    const std::vector<std::string>& names = optimize ? optimize_file_names() : whynot_file_names();
+    own.insert(names.begin(), names.end());
   } else {
     const record::RunMarker marker = read_run_marker(dir);
     if (marker.files)
@@ -332,7 +347,7 @@ fs::path check_output_folder(const std::string& out, FolderKind kind, const std:
     if (!has_marker(p, kind))
       throw OutputRefused(label + ": exists and is not a " + what_folder(kind) + " (no " + marker_name(kind) +
                           " in it); give a new path, or remove it yourself");
-    if (kind == FolderKind::kRun || kind == FolderKind::kOptimize) refuse_foreign_entries(p, label, "give a new path", kind);
+    if (kind != FolderKind::kSweep && kind != FolderKind::kImport) refuse_foreign_entries(p, label, "give a new path", kind);
     return p;
   }
   // A new path: its first existing parent must be a folder.
@@ -601,7 +616,7 @@ void replace_folder_now(TempPath& tmp, const fs::path& dest, FolderKind kind) {
   if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode) || !has_marker(dest, kind))
     throw OutputRefused(dest.string() + ": is not a " + what_folder(kind) +
                         " (something else appeared there during the run); the new outputs were not moved in");
-  if (kind == FolderKind::kRun || kind == FolderKind::kOptimize)
+  if (kind != FolderKind::kSweep && kind != FolderKind::kImport)
     refuse_foreign_entries(dest, dest.string(),
                            "give a new path (added during the run: the new outputs were not moved in)", kind);
   auto exchange = [&] {

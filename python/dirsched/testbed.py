@@ -745,6 +745,37 @@ class Testbed:
         result["best_file"] = os.path.join(os.path.abspath(out), "best.json")
         return result
 
+    @staticmethod
+    def whynot(scenario_file, out, task, goal, edits=None, max_edits=None, policy=None, switches=None, cli=None):
+        """`dirsched whynot SCENARIO_FILE --task TASK --goal GOAL --out OUT`: the smallest change to the
+        scenario under which TASK meets GOAL (``"no-overtakes"``, ``"wait<=SECONDS"``, ``"start<=SECONDS"``),
+        each candidate replayed. ``edits``: a list (or comma-separated string) of ``placement`` (the
+        default), ``order``, ``version``; ``max_edits``: edits in one change at most (default 1);
+        ``policy`` and ``switches`` (name -> bool) fix the version asked of. Returns whynot.json as a dict
+        (``found``, ``edits``, ``before``, ``after``, ``replays``, ``candidates``, ``method``, ...) with
+        ``scenario_file`` (OUT/scenario.json, the changed scenario; `dirsched run` on it gives ``after``).
+        Nothing found within ``max_edits`` is no error: ``found`` is False and the closest change is
+        returned. Bad input raises CliError (exit 2)."""
+        args = ["whynot", scenario_file, "--task", task, "--goal", goal, "--out", out]
+        if edits is not None:
+            args += ["--edits", edits if isinstance(edits, str) else ",".join(edits)]
+        if max_edits is not None:
+            args += ["--max-edits", int(max_edits)]
+        args += Testbed._policy_args(policy)
+        for name, on in (switches or {}).items():
+            if not isinstance(on, bool):
+                raise TypeError("switches: %s must be True or False, got %r" % (name, on))
+            args += ["--switch", "%s=%s" % (name, "on" if on else "off")]
+        try:
+            call_cli(args, cli)
+        except CliError as e:
+            if e.returncode != 1:  # 1: nothing met the goal; whynot.json holds the closest change
+                raise
+        with open(os.path.join(out, "whynot.json"), encoding="utf-8") as f:
+            result = json.load(f)
+        result["scenario_file"] = os.path.join(os.path.abspath(out), "scenario.json")
+        return result
+
     # -- helpers --------------------------------------------------------------------------------
     def _prepare_sweep_folder(self, out, make_orch_fn, count, cli):
         """`dirsched sweep --prepare`: the CLI makes OUT the sweep folder of this testbed and function

@@ -71,8 +71,8 @@ class WriteError : public CannotWrite {
 // "cannot write PATH: REASON" from errno.
 [[noreturn]] void throw_write_error(const std::filesystem::path& p, int err);
 
-enum class FolderKind { kRun, kSweep, kImport, kOptimize };
-// ".dirsched-run", ".dirsched-sweep", ".dirsched-import", ".dirsched-optimize"
+enum class FolderKind { kRun, kSweep, kImport, kOptimize, kWhynot };
+// ".dirsched-run", ".dirsched-sweep", ".dirsched-import", ".dirsched-optimize", ".dirsched-whynot"
 const char* marker_name(FolderKind kind);
 bool has_marker(const std::filesystem::path& dir, FolderKind kind);
 
@@ -85,7 +85,10 @@ std::string run_marker_json(record::RunMarker marker);
 // marker's text: the one a folder must hold to be replaced by another optimize.
 const std::vector<std::string>& optimize_file_names();
 const std::string& optimize_marker_text();
-// The entries of run folder (or, with kOptimize, optimize folder) `dir` that dirsched did not write (see
+// The same for `dirsched whynot`'s folder (whynot.json, scenario.json).
+const std::vector<std::string>& whynot_file_names();
+const std::string& whynot_marker_text();
+// The entries of run folder (or, with kOptimize or kWhynot, that command's folder) `dir` that dirsched did not write (see
 // the header), sorted; OutputRefused when its marker is not dirsched's, or when it holds a temporary
 // of a dirsched still running.
 std::vector<std::string> foreign_entries(const std::filesystem::path& dir, FolderKind kind = FolderKind::kRun);
