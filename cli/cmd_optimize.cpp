@@ -237,6 +237,7 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
       for (std::size_t r = 0; r < replicates; ++r) {
         const SweepRow& row = rows[i * replicates + r];
         reps_of[points[i]].push_back(row);
+        reps_of[points[i]].back().variant.values.clear();  // the metrics are what is kept, not the values again
         ok &= row.clean;
         for (std::size_t k = 0; k < metric::kCount; ++k) m[k].mean += metric_value(row, k) / static_cast<double>(replicates);
       }
