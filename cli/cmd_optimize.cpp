@@ -66,6 +66,65 @@ void claim_batches_folder(const std::filesystem::path& dir, const std::string& k
   write_file_atomic(marker, nlohmann::json({{"dirsched", "optimize-batches"}, {"key", key}}).dump() + "\n");
 }
 
+// What the evaluations of a local optimize ran on (optimize.json's `evaluation`).
+std::string evaluation_text(bool events, unsigned jobs) {
+  const std::string common = "each evaluation: the scenario document parsed once, each variant built from it, ";
+  const std::string tail = ", summary metrics only, no event log and no output folder";
+  if (events)
+    return common + "each run on the event engine (SimGrid's rules on a plain event queue, as run --engine event) " +
+           (jobs > 1 ? "in up to " + std::to_string(jobs) + " processes forked from this one, each a contiguous share of a batch"
+                     : std::string("in this process")) +
+           tail;
+  return common + "each run on SimGrid in a process forked from this one (one engine per process), " +
+         std::to_string(jobs) + " at once" + tail;
+}
+
+// The best's intervals and the evaluated variants not separated from it (optimize.json, the answer).
+struct Uncertainty {
+  nlohmann::json ci = nlohmann::json::object(), methods = nlohmann::json::object(), tied = nlohmann::json::array();
+  std::string tied_method, text;
+};
+
+Uncertainty uncertainty(const std::map<std::size_t, std::vector<SweepRow>>& reps_of, std::map<std::size_t, bool>& clean,
+                        std::size_t best, const std::vector<std::size_t>& objective, std::uint64_t seed) {
+  Uncertainty u;
+  std::vector<const std::vector<SweepRow>*> all;
+  std::vector<bool> cl;
+  std::vector<std::size_t> points;
+  std::size_t best_at = 0;
+  for (const auto& [p, rows] : reps_of) {
+    if (p == best) best_at = points.size();
+    points.push_back(p), all.push_back(&rows), cl.push_back(clean[p]);
+  }
+  const std::size_t n = reps_of.at(best).size();
+  std::string shown;
+  for (std::size_t k = 0; k < metric::kCount; ++k) {
+    const bool boot = n > 1 && interval_by_bootstrap(k, all);
+    const MetricStats st = metric_stats(reps_of.at(best), k, boot, seed, best);
+    u.ci[metric_def(k).name] = {st.ci_low, st.ci_high};
+    u.methods[metric_def(k).name] = n > 1 ? interval_method_name(boot) : "none";
+    if (k == metric::kMakespan || k == metric::kGroupWaitMax)
+      shown += (shown.empty() ? "" : ", ") + std::string(metric_def(k).label) + " [" + g6_text(st.ci_low) + ", " +
+               g6_text(st.ci_high) + "] s (" + (boot ? "BCa bootstrap" : "Student t") + ")";
+  }
+  const Separations sep(all, cl, objective, best_at);
+  std::string list;
+  for (std::size_t i = 0; i < points.size(); ++i)
+    if (i != best_at && sep.decide(best_at, i).second == 0)
+      u.tied.push_back(points[i]),
+          list += u.tied.size() > 10 ? "" : (list.empty() ? "" : ", ") + std::to_string(points[i]);
+  if (u.tied.size() > 10) list += ", ... (optimize.json: tied_with)";
+  u.tied_method = n > 1 ? "paired t-tests of the best against every other evaluated variant on every key of the "
+                          "objective, Holm's step-down procedure over all " +
+                              std::to_string(sep.family()) + " of them at family-wise 95%"
+                        : "one run per evaluation: a variant ties with the best when every key is equal";
+  if (n > 1) u.text = "95% intervals of the best's means: " + shown + "\n";
+  u.text += u.tied.empty() ? "separated from every other evaluated variant (" + u.tied_method + ")\n"
+                           : "not separated from the best: " + std::to_string(u.tied.size()) + " evaluated variant(s) (" +
+                                 list + "; " + u.tied_method + "): more replicates may separate them\n";
+  return u;
+}
+
 int cmd_optimize(const std::string& file, const std::string& out, std::size_t budget, std::uint64_t seed,
                  unsigned jobs, const std::vector<std::string>& cfg, const PolicyFlag& policy,
                  std::optional<std::size_t> replicates_flag, const RankChoice& choice, const std::string& batches) {
@@ -153,6 +212,8 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
   };
   std::map<std::size_t, std::vector<MetricStats>> means;  // point -> per metric (mean only)
   std::map<std::size_t, bool> clean;
+  std::map<std::size_t, std::vector<SweepRow>> reps_of;  // point -> its replicates (the intervals, tied_with)
+  bool events = true;                                    // every evaluation ran on the event engine
   std::size_t runs = 0;
   auto evaluate = [&](const std::vector<std::size_t>& points) {
     std::vector<Scenario> loaded;
@@ -167,6 +228,7 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
         evals.push_back({&loaded[i], loaded[i].seed + r, variant_at(base, points[i])});
     const std::vector<SweepRow> rows =
         batches.empty() ? evaluate_all(evals, jobs, sim_args) : evaluate_from_batches(points, loaded);
+    events &= on_event_engine(evals, sim_args);
     runs += rows.size();
     std::vector<Score> scores;
     for (std::size_t i = 0; i < points.size(); ++i) {
@@ -174,6 +236,8 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
       bool ok = true;
       for (std::size_t r = 0; r < replicates; ++r) {
         const SweepRow& row = rows[i * replicates + r];
+        reps_of[points[i]].push_back(row);
+        reps_of[points[i]].back().variant.values.clear();  // the metrics are what is kept, not the values again
         ok &= row.clean;
         for (std::size_t k = 0; k < metric::kCount; ++k) m[k].mean += metric_value(row, k) / static_cast<double>(replicates);
       }
@@ -235,6 +299,7 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
   nlohmann::json objective = nlohmann::json::object();
   for (std::size_t k = 0; k < metric::kCount; ++k) objective[metric_def(k).name] = means[res.best][k].mean;
   objective["clean"] = clean[res.best];
+  const Uncertainty unc = uncertainty(reps_of, clean, res.best, choice.objective, base.seed);
   nlohmann::json order = nlohmann::json::array({"clean"});
   for (std::size_t k : choice.objective) order.push_back(metric_def(k).name);
   nlohmann::json best_vals = nlohmann::json::object();
@@ -249,6 +314,10 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
       {"variant", res.best},
       {"objective", objective},
       {"objective_order", order},
+      {"objective_ci", unc.ci},
+      {"intervals", unc.methods},
+      {"tied_with", unc.tied},
+      {"tied_method", unc.tied_method},
       {"evaluations", res.evaluations},
       {"runs", runs},
       {"replicates", replicates},
@@ -263,9 +332,7 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
       {"pareto", {{"metrics", {metric_def(choice.pareto_a).name, metric_def(choice.pareto_b).name}}, {"variants", pareto}}},
       {"convergence", convergence},
       {"evaluation", batches.empty()
-                         ? "each evaluation: the scenario document parsed once, each variant built from it, each run in a "
-                           "process forked from this one (SimGrid: one engine per process), summary metrics only, no "
-                           "output folder"
+                         ? evaluation_text(events, jobs)
                          : "each evaluation: a run folder of --plan-batches " + batch_dir.string() +
                                " (a plan line of a batch, run by any engine), read back from its summary.json"}};
   nlohmann::json best_doc = with_values(doc, best.values);
@@ -324,6 +391,7 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
             << " runs/s)\nbest: variant " << res.best << " (" << best_vals.dump() << "): makespan "
             << g6_text(objective["makespan"].get<double>()) << " s, worst group wait "
             << g6_text(objective["group_wait_max"].get<double>()) << " s" << (clean[res.best] ? "" : " NOT CLEAN") << "\n"
+            << unc.text
             << "Pareto (" << metric_def(choice.pareto_a).name << ", " << metric_def(choice.pareto_b).name << "): "
             << pareto.size() << " variant(s)\noptimize.json, best.json and optimize-convergence.svg in " << dir << "/\n";
   return clean[res.best] ? 0 : 1;
@@ -357,7 +425,12 @@ void declare(CLI::App& optimize, Common& common) {
 
 int run(CLI::App& optimize, Common& common) {
   RankChoice choice;
-  if (!parse_rank_choice(args.objective, args.pareto, choice)) return 2;
+  for (const char* flag : {"--objective", "--pareto"})
+    if (optimize.count(flag) && (flag[2] == 'o' ? args.objective : args.pareto).empty()) {
+      std::cerr << "dirsched optimize: " << flag << ": an empty list; give metric names (" << objective_names() << ")\n";
+      return 2;
+    }
+  if (!parse_rank_choice(args.objective, args.pareto, choice, "optimize")) return 2;
   if (optimize.count("--plan-batches") && args.batches.empty())
     throw OutputRefused("--plan-batches: an empty path");  // it ran the search here, as if not given
   return cmd_optimize(args.file, args.out, args.budget, args.seed, args.jobs, common.cfg, common.policy,

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -20,7 +21,10 @@
 #include <set>
 
 #include "collect.hpp"
+#include "dirsched/selection.hpp"
+#include "evaluate.hpp"
 #include "dirsched/error.hpp"
+#include "dirsched/json_reader.hpp"
 #include "dirsched/output_folder.hpp"
 #include "dirsched/progress.hpp"
 #include "dirsched/sweep.hpp"
@@ -180,6 +184,99 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
   return 0;
 }
 
+// `sweep FILE --out DIR --select-best DELTA [--pcs P]`: Kim and Nelson's KN (dirsched/selection.hpp) on
+// the objective's first key, replicate r of every variant run with seed + r (common random numbers) in
+// the evaluation pool; DIR (a sweep folder that lists no variant folders) gets selection.json.
+// Kim and Nelson's KN over `loaded` (variants[i]'s scenario), into DIR/selection.json; `claim` (when
+// given) makes DIR a sweep folder once the checks passed. `where` names the input in messages.
+int run_selection(const std::string& where, const std::vector<Scenario>& loaded, const std::vector<Variant>& variants,
+                  const SelectionConfig& config, unsigned jobs, const std::vector<std::string>& cfg,
+                  const RankChoice& choice, const std::function<std::string()>& claim, std::string dir) {
+  namespace fs = std::filesystem;
+  bool jitter = false;
+  for (const Scenario& s : loaded) {
+    jitter |= seed_matters(s);
+    if (s.seed != loaded.front().seed) {
+      std::cerr << "dirsched: " << where << ": seed: the variants have different seeds (a sweep variable in \"seed\"); "
+                << "--select-best runs every variant under the same seeds; take the variable out of \"seed\"\n";
+      return 2;
+    }
+  }
+  if (!jitter) {
+    std::cerr << "dirsched: " << where << ": no callable has a jitter or an empirical duration: the scenario is "
+              << "deterministic and one run per variant tells the best exactly; run the sweep without --select-best\n";
+    return 2;
+  }
+  if (claim) dir = claim();
+  const std::size_t key = choice.objective.front();
+  std::vector<std::size_t> clean_reps(variants.size(), 0);
+  const std::vector<std::string> sim_args = simgrid_args(cfg);
+  const Sampler sample = [&](const std::vector<std::pair<std::size_t, std::size_t>>& asks) {
+    std::vector<Evaluation> evals;
+    for (const auto& [i, r] : asks) evals.push_back({&loaded[i], loaded[i].seed + r, variants[i]});
+    const std::vector<SweepRow> rows = evaluate_all(evals, jobs, sim_args);
+    std::vector<double> values;
+    for (std::size_t k = 0; k < rows.size(); ++k)
+      values.push_back(metric_value(rows[k], key)), clean_reps[asks[k].first] += rows[k].clean;
+    return values;
+  };
+  const SelectionResult res = select_best(variants.size(), config, sample);
+  const Variant& best = variants[res.best];
+  const std::string method =
+      "KN, the fully sequential procedure of Kim and Nelson (2001, ACM TOMACS 11(3)) on " +
+      std::string(metric_def(key).name) + " (smaller is better): a first stage of " + std::to_string(config.first_stage) +
+      " replicates, then one more replicate per stage of every variant still in contention; replicate r of every "
+      "variant runs with seed + r (common random numbers). Whenever the best is better than every other by at "
+      "least the indifference zone, it is selected with probability at least pcs";
+  nlohmann::json vals = nlohmann::json::object(), per = nlohmann::json::array();
+  for (const auto& [k, v] : best.values) vals[k] = v;
+  for (std::size_t i = 0; i < variants.size(); ++i)
+    per.push_back({{"variant", variants[i].index}, {"replicates", res.replicates[i]}, {"clean_replicates", clean_reps[i]}});
+  const nlohmann::json j = {
+      {"best", best.index},
+      {"vars", vals},
+      {"pcs", config.pcs},
+      {"indifference", config.delta},
+      {"objective", metric_def(key).name},
+      {"method", method},
+      {"first_stage", config.first_stage},
+      {"seed", loaded.front().seed},
+      {"replicates", per},
+      {"runs", res.runs},
+      {"fixed_n", {{"method", "Nelson and Matejcik (1995, Management Science 41(12)) Bonferroni two-stage design from "
+                               "the same first stage: N = max(n0, ceil((t(1 - (1 - pcs)/(k - 1), n0 - 1) S / delta)^2)) "
+                               "per variant, S the largest first-stage sd of a pairwise difference"},
+                   {"per_variant", res.fixed_n},
+                   {"runs", res.fixed_runs}}}};
+  write_file_atomic(fs::path(dir) / "selection.json", j.dump(2) + "\n");
+  const bool clean = clean_reps[res.best] == res.replicates[res.best];
+  std::string values;
+  for (const auto& [k, v] : best.values) values += (values.empty() ? "" : ", ") + k + "=" + v.dump();
+  std::cout << "selected: variant " << best.index << " (" << values << ")" << (clean ? "" : " NOT CLEAN in some replicates")
+            << ", with probability at least " << g6_text(config.pcs) << " when it is better than every other by "
+            << g6_text(config.delta) << " (" << metric_def(key).name << ")\n"
+            << "KN (Kim and Nelson 2001): " << res.runs << " runs over " << variants.size() << " variants, against "
+            << res.fixed_runs << " for a fixed-N design of the same guarantee (Nelson-Matejcik Bonferroni, "
+            << res.fixed_n << " per variant)\nselection.json in " << without_trailing_slashes(dir) << "/\n";
+  return clean ? 0 : 1;
+}
+
+// `sweep FILE --out DIR --select-best DELTA`: DIR becomes a sweep folder listing no variant folders (it
+// holds selection.json).
+int cmd_select(const std::string& file, const std::string& out, const SelectionConfig& config, unsigned jobs,
+               const std::vector<Variant>& variants, const std::vector<std::string>& cfg, const PolicyFlag& policy,
+               const RankChoice& choice) {
+  namespace fs = std::filesystem;
+  std::vector<Scenario> loaded;
+  for (const Variant& v : variants) loaded.push_back(load_scenario(file, v.values, TraceRead::kStreamed, policy.choice()));
+  const auto claim = [&] {
+    const std::string dir = check_output_folder(out, FolderKind::kSweep, "--out").string();
+    prepare_sweep_folder(dir, SweepMarker{loaded.front().name, fs::weakly_canonical(fs::absolute(file)).string(), {}});
+    return dir;
+  };
+  return run_selection(file, loaded, variants, config, jobs, cfg, choice, claim, "");
+}
+
 // Removes DIR/replicates.jsonl when it is there (a failure to is a write error, exit 3).
 void remove_replicates(const std::string& dir) {
   const std::filesystem::path path = std::filesystem::path(dir) / "replicates.jsonl";
@@ -210,8 +307,10 @@ int cmd_prepare(const std::string& out, const std::string& name, const std::stri
 // each, as a replicated `sweep` runs them (write_replicates), so that --collect ranks over N paired
 // seeds. Every variant must be complete and all must share one seed; a deterministic set of variants
 // needs no replicates (said, and none written).
+// With `select` (--select-best), Kim and Nelson's KN runs over the variant folders' scenarios instead, into
+// DIR/selection.json (Python's Testbed.sweep(..., select_best=DELTA)).
 int cmd_replicate(const std::string& dir_arg, std::size_t replicates, unsigned jobs, const std::vector<std::string>& cfg,
-                  const PolicyFlag& policy) {
+                  const PolicyFlag& policy, const std::optional<SelectionConfig>& select, const RankChoice& choice) {
   namespace fs = std::filesystem;
   const std::string dir = fs::path(dir_arg).lexically_normal().string();
   if (std::error_code ec; !fs::is_directory(dir, ec)) {
@@ -254,6 +353,14 @@ int cmd_replicate(const std::string& dir_arg, std::size_t replicates, unsigned j
       return 2;
     }
     variants.push_back(std::move(v));
+  }
+  if (select) {
+    for (Variant& v : variants) {  // selection.json's vars: the values variant.json records
+      const nlohmann::json j = read_json_file((fs::path(dir) / variant_dir(v) / "variant.json").string());
+      if (j.contains("vars") && j["vars"].is_object())
+        for (auto it = j["vars"].begin(); it != j["vars"].end(); ++it) v.values[it.key()] = it.value();
+    }
+    return run_selection(dir, loaded, variants, *select, jobs, cfg, choice, {}, dir);
   }
   if (replicates > 1 && jitter) {
     // Replaces an earlier --replicate's file atomically: a failed evaluation leaves it as it was.
@@ -298,6 +405,8 @@ struct SweepArgs {
   bool plan = false, missing = false;
   std::string prepare_dir, prepare_name, prepare_origin, replicate_dir;
   std::size_t prepare_variants = 0;
+  double select_best = 0, pcs = 0.95;
+  std::size_t first_stage = 10;
   CLI::Option *sample_option = nullptr, *plan_option = nullptr, *replicates_option = nullptr,
               *outputs_option = nullptr, *budget_option = nullptr, *lines_per_task_option = nullptr,
               *prepare_option = nullptr, *prepare_name_option = nullptr, *prepare_origin_option = nullptr,
@@ -352,6 +461,14 @@ void declare(CLI::App& sweep, Common& common) {
       "--replicate", args.replicate_dir,
       "For a front end that ran every variant of sweep folder DIR itself (Python's Testbed.sweep): run "
       "replicates 1..N-1 of each (--replicates N) from the scenario.json its folder keeps, for --collect");
+  sweep.add_option("--select-best", args.select_best,
+                   "Select the best variant with a guarantee (Kim and Nelson's KN): DELTA, the difference worth "
+                   "finding, in the first objective key's unit; writes selection.json")
+      ->check(CLI::PositiveNumber);
+  sweep.add_option("--pcs", args.pcs, "--select-best: the probability of correct selection (default 0.95)")
+      ->check(CLI::Range(0.5, 0.999999));
+  sweep.add_option("--first-stage", args.first_stage, "--select-best: replicates of every variant first (default 10)")
+      ->check(cli::whole_number(2, 10000));
   args.prepare_variants_option =
       sweep.add_option("--variants", args.prepare_variants, "--prepare: the variant count")
           ->check(cli::whole_number(1, kMaxMaxVariants));
@@ -372,20 +489,26 @@ int run(CLI::App& sweep, Common& common) {
   }
   if (args.replicate_option->count()) {
     // With --replicates N, and what a run needs (-j, --cfg, the policy); nothing else of a sweep.
+    const bool select = sweep.count("--select-best") > 0;
     for (const CLI::Option* o : {args.outputs_option, args.plan_option, args.sample_option, args.budget_option,
                                  args.lines_per_task_option, sweep.get_option("--seed"), sweep.get_option("--max-variants"),
-                                 sweep.get_option("--objective"), sweep.get_option("--pareto")})
+                                 select ? args.replicates_option : sweep.get_option("--objective"),
+                                 sweep.get_option("--pareto")})
       if (o->count()) {
         std::cerr << "dirsched sweep: " << o->get_name() << " has no effect with --replicate (it runs replicates "
                   << "only; the ranking flags go to --collect)\n";
         return 2;
       }
-    if (!args.replicates || !args.file.empty() || !args.out.empty() || !args.collect_dir.empty() || args.missing) {
-      std::cerr << "dirsched sweep: --replicate DIR goes with --replicates N (and -j, --cfg, --policy, "
-                   "--switch), not with a scenario, --out or --collect\n";
+    if ((!args.replicates && !select) || !args.file.empty() || !args.out.empty() || !args.collect_dir.empty() ||
+        args.missing) {
+      std::cerr << "dirsched sweep: --replicate DIR goes with --replicates N or --select-best DELTA (and -j, --cfg, "
+                   "--policy, --switch), not with a scenario, --out or --collect\n";
       return 2;
     }
-    return cmd_replicate(args.replicate_dir, *args.replicates, args.jobs, common.cfg, common.policy);
+    std::optional<SelectionConfig> config;
+    if (select) config = SelectionConfig{args.select_best, args.pcs, args.first_stage};
+    return cmd_replicate(args.replicate_dir, args.replicates.value_or(1), args.jobs, common.cfg, common.policy, config,
+                         choice);
   }
   if (args.missing && args.collect_dir.empty()) {
     std::cerr << "dirsched sweep: --missing goes with --collect DIR\n";
@@ -401,8 +524,9 @@ int run(CLI::App& sweep, Common& common) {
   if (!args.pareto.empty()) collect_flags += " --pareto " + shell_quote(args.pareto);
   if (!args.collect_dir.empty()) {
     // What only running variants means has no effect on a collect: refused, not ignored.
-    for (const CLI::Option* o : {args.replicates_option, args.outputs_option, args.plan_option,
-                                 args.sample_option, args.budget_option})
+    for (const CLI::Option* o : {args.replicates_option, args.outputs_option, args.plan_option, args.sample_option,
+                                 args.budget_option, sweep.get_option("--select-best"), sweep.get_option("--pcs"),
+                                 sweep.get_option("--first-stage")})
       if (o->count()) {
         std::cerr << "dirsched sweep: " << o->get_name() << " has no effect with --collect (it is about running "
                   << "variants; --collect ranks the folders already there"
@@ -415,6 +539,30 @@ int run(CLI::App& sweep, Common& common) {
     std::cerr << "dirsched sweep: give SCENARIO and --out DIR, or --collect DIR\n";
     return 2;
   }
+  if (sweep.count("--select-best")) {
+    for (const CLI::Option* o : {args.replicates_option, args.outputs_option, args.plan_option, args.budget_option})
+      if (o->count()) {
+        std::cerr << "dirsched sweep: " << o->get_name() << " has no effect with --select-best (it runs the "
+                  << "replicates it needs, in the evaluation pool, and writes selection.json)\n";
+        return 2;
+      }
+    Progress::get().begin("load");
+    const Scenario base = load_scenario(args.file, {}, TraceRead::kStreamed, common.policy.choice());
+    Progress::get().end();
+    if (base.vars.empty()) {
+      std::cerr << "dirsched: " << args.file << ": vars: the scenario has no sweep variables\n";
+      return 2;
+    }
+    const std::vector<Variant> variants = args.sample ? sample_variants(base, *args.sample, args.seed, args.max_variants)
+                                                      : enumerate_variants(base, args.max_variants);
+    return cmd_select(args.file, args.out, {args.select_best, args.pcs, args.first_stage}, args.jobs, variants,
+                      common.cfg, common.policy, choice);
+  }
+  for (const char* flag : {"--pcs", "--first-stage"})
+    if (sweep.count(flag)) {
+      std::cerr << "dirsched sweep: " << flag << " goes with --select-best\n";
+      return 2;
+    }
   const int rc = cmd_sweep(args.file, args.out, args.jobs, args.sample, args.seed, args.max_variants,
                            args.plan, common.cfg, common.policy, args.outputs, common.picture_budget, args.replicates,
                            args.lines_per_task, collect_flags);

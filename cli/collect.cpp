@@ -66,7 +66,8 @@ std::vector<std::vector<SweepRow>> read_replicates(const std::string& path, cons
 
 }  // namespace
 
-bool parse_rank_choice(const std::string& objective, const std::string& pareto, RankChoice& choice) {
+bool parse_rank_choice(const std::string& objective, const std::string& pareto, RankChoice& choice,
+                       const char* verb) {
   const char* flag = "--objective";
   try {
     if (!objective.empty()) choice.objective = parse_objective(objective);
@@ -77,7 +78,7 @@ bool parse_rank_choice(const std::string& objective, const std::string& pareto, 
       choice.pareto_a = two[0], choice.pareto_b = two[1], choice.pareto_given = true;
     }
   } catch (const BadInput& e) {  // parse_objective's refusals
-    std::cerr << "dirsched sweep: " << flag << ": " << e.what() << "\n";
+    std::cerr << "dirsched " << verb << ": " << flag << ": " << e.what() << "\n";
     return false;
   }
   return true;

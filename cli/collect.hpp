@@ -18,9 +18,10 @@ struct RankChoice {
   bool pareto_given = false;
 };
 
-// --objective and --pareto (either may be empty: not given) into `choice`; false after a message when
-// one is refused.
-bool parse_rank_choice(const std::string& objective, const std::string& pareto, RankChoice& choice);
+// --objective and --pareto (either may be empty: not given) into `choice`; false after a message
+// ("dirsched VERB: --objective: ...") when one is refused.
+bool parse_rank_choice(const std::string& objective, const std::string& pareto, RankChoice& choice,
+                       const char* verb = "sweep");
 
 // Replicates 1..N-1 of every variant (replicate 0 is its run folder), in the evaluation pool (summary
 // metrics only): replicate r runs with seed + r, the same seeds for every variant (common random

@@ -143,6 +143,12 @@ SweepRow evaluate_on_events(const Evaluation& e, const std::string& who) {
 
 }  // namespace
 
+bool on_event_engine(const std::vector<Evaluation>& evals, const std::vector<std::string>& simgrid_args) {
+  return simgrid_args.empty() && std::all_of(evals.begin(), evals.end(), [](const Evaluation& e) {
+           return !event_engine_refusal(*e.scenario);
+         });
+}
+
 std::vector<SweepRow> evaluate_all(const std::vector<Evaluation>& evals, unsigned jobs,
                                    const std::vector<std::string>& simgrid_args) {
   const auto who = [&](std::size_t i) {
@@ -150,10 +156,7 @@ std::vector<SweepRow> evaluate_all(const std::vector<Evaluation>& evals, unsigne
   };
   // Durations only, no --cfg: the event engine gives SimGrid's rows without an engine or a process per
   // evaluation. Alone, in this process; with jobs, each child takes a contiguous share.
-  const bool events = simgrid_args.empty() && std::all_of(evals.begin(), evals.end(), [](const Evaluation& e) {
-                        return !event_engine_refusal(*e.scenario);
-                      });
-  if (events) {
+  if (on_event_engine(evals, simgrid_args)) {
     std::vector<SweepRow> rows(evals.size());
     const std::size_t shares = std::min<std::size_t>(std::max(1u, jobs), evals.size());
     if (shares <= 1) {

@@ -31,6 +31,9 @@ std::vector<std::string> run_in_children(std::size_t count, unsigned jobs,
                                          const std::function<std::string(std::size_t)>& work,
                                          const std::function<std::string(std::size_t)>& who);
 
+// Whether evaluate_all runs `evals` on the event engine (durations only, no --cfg), else on SimGrid.
+bool on_event_engine(const std::vector<Evaluation>& evals, const std::vector<std::string>& simgrid_args);
+
 // One row per evaluation, in order. Throws cli::ClassifiedError (the kind the error had) naming the
 // variant and seed of an evaluation that failed (its error, or how its process ended).
 std::vector<SweepRow> evaluate_all(const std::vector<Evaluation>& evals, unsigned jobs,

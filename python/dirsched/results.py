@@ -169,12 +169,20 @@ class SweepResult:
         # The ranking itself comes from ranking.json (machine-readable; never scraped from stdout):
         # ``ranked`` holds per variant its rank (tied variants share one), whether it is tied, the key
         # that decided and whether that was a tie-breaker, and per metric mean, sd, ci_low, ci_high
-        # (95%, Student t) and best_in.
+        # (95%: Student t or the BCa bootstrap, as ranking_data["intervals"] says per metric) and best_in.
+        # Places are family-wise (Holm over every pair and key: ranking_data["places"]).
         with open(os.path.join(self.folder, "ranking.json"), encoding="utf-8") as f:
             self.ranking_data = json.load(f)
         self.ranked = self.ranking_data["ranking"]
         self.ranking = [r["variant"] for r in self.ranked]
         self.replicates = self.ranking_data["replicates"]
+        # Testbed.sweep(..., select_best=DELTA): selection.json (best, vars, pcs, indifference, method,
+        # replicates per variant, runs, fixed_n), else None.
+        selection = os.path.join(self.folder, "selection.json")
+        self.selection = None
+        if os.path.exists(selection):
+            with open(selection, encoding="utf-8") as f:
+                self.selection = json.load(f)
         with open(self.csv, encoding="utf-8", newline="") as f:
             self.rows = list(csv.DictReader(f))
         for r in self.rows:

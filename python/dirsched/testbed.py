@@ -609,7 +609,7 @@ class Testbed:
         return Result(out, stdout)
 
     def sweep(self, make_orch_fn, values, out, jobs=2, seed=0, policy=None, args=None, cfg=None, executor=None,
-              replicates=None):
+              replicates=None, select_best=None, pcs=None):
         """One variant per combination of ``values`` (name -> candidates), ``make_orch_fn(**combination)``
         returning its orchestration function. Variants are numbered as `dirsched sweep` numbers them
         (names in order, the last varying fastest), run into OUT/variant-NNNN, and ranked by
@@ -625,7 +625,21 @@ class Testbed:
         the same for every variant (common random numbers), and the ranking compares variants on paired
         differences (`dirsched sweep --replicates`). Replicate 0 is the variant folder, run as above;
         replicates 1..N-1 are summary metrics only, run by `dirsched sweep --replicate OUT` in this
-        machine's evaluation pool (``jobs`` processes), whatever ``executor`` ran the variants."""
+        machine's evaluation pool (``jobs`` processes), whatever ``executor`` ran the variants.
+
+        ``select_best=DELTA`` (a positive number, in the first objective key's unit: seconds of makespan):
+        after the variants ran, `dirsched sweep --replicate OUT --select-best DELTA` selects the best with
+        Kim and Nelson's fully sequential procedure KN, with probability at least ``pcs`` (default 0.95)
+        whenever it is better than every other by DELTA; the result's ``selection`` is its
+        selection.json. Not with ``replicates``."""
+        if select_best is not None:
+            if isinstance(select_best, bool) or not isinstance(select_best, numbers.Real) or not select_best > 0:
+                raise ValueError("sweep: select_best must be a positive number, got %r" % (select_best,))
+            if replicates is not None:
+                raise ValueError("sweep: select_best runs the replicates it needs; give it or replicates, not both")
+        if pcs is not None and (select_best is None or isinstance(pcs, bool) or not isinstance(pcs, numbers.Real)
+                                or not 0.5 <= pcs < 1):
+            raise ValueError("sweep: pcs goes with select_best and is a probability from 0.5 to below 1, got %r" % (pcs,))
         if replicates is not None and (
             isinstance(replicates, bool) or not isinstance(replicates, numbers.Integral) or not 1 <= replicates <= 10000
         ):
@@ -676,6 +690,9 @@ class Testbed:
         if replicates is not None and replicates > 1:
             call_cli(["sweep", "--replicate", out, "--replicates", int(replicates), "-j", max(1, int(jobs))] + policy_args,
                      cli)
+        if select_best is not None:
+            call_cli(["sweep", "--replicate", out, "--select-best", repr(float(select_best)), "-j", max(1, int(jobs))]
+                     + (["--pcs", repr(float(pcs))] if pcs is not None else []) + policy_args, cli)
         stdout = call_cli(["sweep", "--collect", out], cli)
         result = SweepResult(out, names, [c for c, _ in variants], stdout)
         if replicates is not None and replicates > 1 and result.replicates == 1:

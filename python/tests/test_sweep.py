@@ -232,6 +232,25 @@ class ReplicatedSweepRanksLikeTheCli(_InATemporaryFolder):
         stats = self.result.stats(self.result.ranking[0])
         self.assertLess(stats["ci_low"], stats["ci_high"], "three jittered replicates give an interval")
 
+    def test_select_best_is_the_clis(self):
+        # Kim and Nelson's KN over the same variants and seeds as `dirsched sweep --select-best`.
+        jittered = os.path.join(self.tmp, "jittered.json")
+        subprocess.run([find_cli(), "sweep", jittered, "--out", os.path.join(self.tmp, "cli-sel"), "--select-best", "0.2"],
+                       check=True, stdout=subprocess.DEVNULL)
+        tb = four_chips()
+        k = tb.register("k", "LOCAL_CHIP", duration_s=1, jitter=("uniform", 0.2))
+        r = tb.sweep(make_sweep_fn(k), {"group_workers": CANDIDATES}, os.path.join(self.tmp, "py-sel"), select_best=0.2)
+        with open(os.path.join(self.tmp, "cli-sel", "selection.json"), encoding="utf-8") as f:
+            cli = json.load(f)
+        for key in ("best", "vars", "pcs", "indifference", "replicates", "runs", "fixed_n"):
+            self.assertEqual(r.selection[key], cli[key], key)
+        self.assertIn("Kim and Nelson", r.selection["method"])
+        for bad in ({"select_best": 0}, {"select_best": True}, {"select_best": 0.2, "replicates": 3},
+                    {"pcs": 0.9}, {"select_best": 0.2, "pcs": 1.0}):
+            with self.assertRaises(ValueError):
+                tb.sweep(make_sweep_fn(k), {"group_workers": CANDIDATES}, os.path.join(self.tmp, "never"), **bad)
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, "never")))
+
     def test_a_deterministic_sweep_runs_one_replicate(self):
         tb = four_chips()
         k = tb.register("k", "LOCAL_CHIP", duration_s=1)

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "dirsched/sweep.hpp"
+#include "dirsched/stats.hpp"
 #include "dirsched/error.hpp"
 #include "dirsched/escape.hpp"
 #include "dirsched/format.hpp"
@@ -123,36 +124,97 @@ SweepRow RankedVariant::mean_row() const {
   return r;
 }
 
-int compare_on(const RankedVariant& a, const RankedVariant& b, std::size_t id) {
-  const std::size_t n = std::min(a.reps.size(), b.reps.size());
-  double sum = 0;
-  std::vector<double> d(n);
-  for (std::size_t r = 0; r < n; ++r) sum += d[r] = metric_value(a.reps[r], id) - metric_value(b.reps[r], id);
-  const double mean = n ? sum / static_cast<double>(n) : 0;
+bool metric_is_extreme(std::size_t id) {
+  return id == metric::kGroupWaitMax || id == metric::kGroupWaitP95 || id == metric::kOvertakes ||
+         id == metric::kSingleWaitP95 || id == metric::kSingleWaitMax;
+}
+
+bool interval_by_bootstrap(std::size_t id, const std::vector<const std::vector<SweepRow>*>& per_variant) {
+  if (metric_is_extreme(id)) return true;
+  for (const std::vector<SweepRow>* reps : per_variant) {
+    std::size_t zeros = 0;
+    for (const SweepRow& r : *reps) zeros += metric_value(r, id) == 0;
+    if (!reps->empty() && static_cast<double>(zeros) >= kZeroHeavyShare * static_cast<double>(reps->size())) return true;
+  }
+  return false;
+}
+
+const char* interval_method_name(bool bootstrap) { return bootstrap ? "bootstrap" : "student_t"; }
+
+MetricStats metric_stats(const std::vector<SweepRow>& reps, std::size_t id, bool bootstrap, std::uint64_t seed,
+                         std::size_t variant_index) {
+  MetricStats st;
+  std::vector<double> x;
+  for (const SweepRow& r : reps) x.push_back(metric_value(r, id));
+  const double n = static_cast<double>(x.size());
+  for (double v : x) st.mean += v;
+  st.mean /= n;
   double ss = 0;
-  for (double x : d) ss += (x - mean) * (x - mean);
-  const double sd = n > 1 ? std::sqrt(ss / static_cast<double>(n - 1)) : 0;
-  // Differences below a picosecond are rounding, not a result.
-  const double eps = 1e-12;
-  if (std::abs(mean) <= eps) return 0;
-  if (n <= 1 || sd <= eps) return mean < 0 ? -1 : 1;  // one replicate, or a constant difference
-  const double half = t975(n - 1) * sd / std::sqrt(static_cast<double>(n));
-  if (mean + half < 0) return -1;
-  if (mean - half > 0) return 1;
-  return 0;
+  for (double v : x) ss += (v - st.mean) * (v - st.mean);
+  st.sd = x.size() > 1 ? std::sqrt(ss / (n - 1)) : 0;
+  if (bootstrap) {
+    const stats::Interval i = stats::bootstrap_interval(x, stats::mix_seed(seed, variant_index, id), 0.0);
+    st.ci_low = i.low, st.ci_high = i.high;
+  } else {
+    const double half = x.size() > 1 ? t975(x.size() - 1) * st.sd / std::sqrt(n) : 0;
+    st.ci_low = st.mean - half, st.ci_high = st.mean + half;
+  }
+  return st;
 }
 
-namespace {
-
-// The first key of the objective that decides between a and b: (key position, sign), or (size, 0).
-std::pair<std::size_t, int> decide(const RankedVariant& a, const RankedVariant& b, const std::vector<std::size_t>& obj) {
-  if (a.clean != b.clean) return {static_cast<std::size_t>(-1), a.clean ? -1 : 1};
-  for (std::size_t k = 0; k < obj.size(); ++k)
-    if (const int c = compare_on(a, b, obj[k])) return {k, c};
-  return {obj.size(), 0};
+Separations::Separations(const std::vector<const std::vector<SweepRow>*>& reps, const std::vector<bool>& clean,
+                         const std::vector<std::size_t>& objective, std::size_t reference)
+    : n_(reps.size()), keys_(objective.size()), reference_(reference), clean_(clean) {
+  first_.assign(reference == kAll ? n_ * (n_ > 0 ? n_ - 1 : 0) / 2 : n_, 0);
+  struct Pending {
+    double p;
+    std::size_t slot, key;
+    int sign;
+  };
+  std::vector<Pending> pending;  // 0 < p <= kFamilyAlpha: for Holm to decide
+  std::size_t exact = 0;
+  std::vector<double> d;
+  for (std::size_t a = 0; a < n_; ++a)
+    for (std::size_t b = a + 1; b < n_; ++b) {
+      if (clean_[a] != clean_[b] || (reference != kAll && a != reference && b != reference)) continue;
+      const std::size_t n = std::min(reps[a]->size(), reps[b]->size());
+      for (std::size_t k = 0; k < keys_; ++k) {
+        d.assign(n, 0.0);
+        for (std::size_t r = 0; r < n; ++r)
+          d[r] = metric_value((*reps[a])[r], objective[k]) - metric_value((*reps[b])[r], objective[k]);
+        const stats::PairedTest t = stats::paired_test(d);
+        if (!t.testable) continue;
+        ++family_;
+        const int sign = t.mean < 0 ? -1 : 1;
+        if (t.p == 0) ++exact, separate(slot(a, b), k, sign);
+        else if (t.p <= kFamilyAlpha) pending.push_back({t.p, slot(a, b), k, sign});
+      }
+    }
+  std::stable_sort(pending.begin(), pending.end(), [](const Pending& x, const Pending& y) { return x.p < y.p; });
+  std::vector<double> small;
+  for (const Pending& x : pending) small.push_back(x.p);
+  const std::size_t rejected = stats::holm_count(small, family_, exact, kFamilyAlpha);
+  for (std::size_t i = 0; i < rejected; ++i) separate(pending[i].slot, pending[i].key, pending[i].sign);
 }
 
-}  // namespace
+void Separations::separate(std::size_t at, std::size_t key, int sign) {
+  const int code = first_[at], with = sign * static_cast<int>(key + 1);
+  if (code == 0 || static_cast<int>(key + 1) < std::abs(code)) first_[at] = static_cast<signed char>(with);
+}
+
+std::size_t Separations::slot(std::size_t a, std::size_t b) const {
+  if (reference_ != kAll) return a == reference_ ? b : a;
+  // Pair (a, b), a < b, in the order (0,1), (0,2), ..., (1,2), ...
+  return a * n_ - a * (a + 1) / 2 + (b - a - 1);
+}
+
+std::pair<std::size_t, int> Separations::decide(std::size_t a, std::size_t b) const {
+  if (clean_[a] != clean_[b]) return {kAll, clean_[a] ? -1 : 1};
+  const int code = first_[slot(std::min(a, b), std::max(a, b))];
+  if (code == 0) return {keys_, 0};
+  const int flip = a < b ? 1 : -1;
+  return {static_cast<std::size_t>(std::abs(code) - 1), flip * (code < 0 ? -1 : 1)};
+}
 
 Ranking rank_replicated(std::vector<std::vector<SweepRow>> per_variant, const std::vector<std::size_t>& objective,
                         std::vector<std::uint64_t> seeds) {
@@ -160,25 +222,22 @@ Ranking rank_replicated(std::vector<std::vector<SweepRow>> per_variant, const st
   out.objective = objective;
   out.seeds = std::move(seeds);
   out.replicates = per_variant.empty() ? 1 : per_variant.front().size();
+  std::vector<const std::vector<SweepRow>*> reps;
+  for (const auto& r : per_variant) reps.push_back(&r);
+  out.bootstrap.resize(metric::kCount);
+  for (std::size_t m = 0; m < metric::kCount; ++m) out.bootstrap[m] = out.replicates > 1 && interval_by_bootstrap(m, reps);
+  const std::uint64_t seed = out.seeds.empty() ? 0 : out.seeds.front();
   std::vector<RankedVariant> vs;
-  for (auto& reps : per_variant) {
+  std::vector<bool> clean;
+  for (const auto& rows : per_variant) {
     RankedVariant v;
-    v.variant = reps.front().variant;
-    v.reps = std::move(reps);
+    v.variant = rows.front().variant;
+    v.reps = rows;  // a copy: `reps` above points at per_variant, which the Separations below read
     for (const SweepRow& r : v.reps) v.clean_reps += r.clean;
     v.clean = v.clean_reps == v.reps.size();
-    v.stats.resize(metric::kCount);
-    const double n = static_cast<double>(v.reps.size());
-    for (std::size_t m = 0; m < metric::kCount; ++m) {
-      MetricStats& st = v.stats[m];
-      for (const SweepRow& r : v.reps) st.mean += metric_value(r, m);
-      st.mean /= n;
-      double ss = 0;
-      for (const SweepRow& r : v.reps) ss += (metric_value(r, m) - st.mean) * (metric_value(r, m) - st.mean);
-      st.sd = v.reps.size() > 1 ? std::sqrt(ss / (n - 1)) : 0;
-      const double half = v.reps.size() > 1 ? t975(v.reps.size() - 1) * st.sd / std::sqrt(n) : 0;
-      st.ci_low = st.mean - half, st.ci_high = st.mean + half;
-    }
+    for (std::size_t m = 0; m < metric::kCount; ++m)
+      v.stats.push_back(metric_stats(v.reps, m, out.bootstrap[m], seed, v.variant.index));
+    clean.push_back(v.clean);
     vs.push_back(std::move(v));
   }
   // best in k of N: per replicate, the clean variants with the least value of the metric.
@@ -194,12 +253,14 @@ Ranking rank_replicated(std::vector<std::vector<SweepRow>> per_variant, const st
       for (RankedVariant& v : vs)
         if (any && r < v.reps.size() && v.reps[r].clean && metric_value(v.reps[r], m) <= lo + 1e-12) ++v.stats[m].best_in;
     }
-  // Pairwise: wins minus losses, each pair decided by its first deciding key.
+  // Pairwise: wins minus losses, each pair decided by its first key Holm separates it on.
+  const Separations sep(reps, clean, objective);
+  out.family = sep.family();
   const std::size_t n = vs.size();
   std::vector<long> score(n, 0);
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t j = i + 1; j < n; ++j) {
-      const int c = decide(vs[i], vs[j], objective).second;
+      const int c = sep.decide(i, j).second;
       score[i] -= c, score[j] += c;
     }
   std::vector<std::size_t> idx(n);
@@ -211,31 +272,58 @@ Ranking rank_replicated(std::vector<std::vector<SweepRow>> per_variant, const st
       if (vs[a].stats[m].mean != vs[b].stats[m].mean) return vs[a].stats[m].mean < vs[b].stats[m].mean;
     return vs[a].variant.index < vs[b].variant.index;
   });
-  for (std::size_t i : idx) out.order.push_back(std::move(vs[i]));
-  // Places: a variant ties with the first of the place above when no key decides between them.
+  // Places: a variant ties with the first of the place above when no key separates them.
   std::size_t leader = 0;
-  for (std::size_t k = 0; k < out.order.size(); ++k) {
-    RankedVariant& v = out.order[k];
+  for (std::size_t k = 0; k < n; ++k) {
+    RankedVariant& v = vs[idx[k]];
     if (k == 0) {
       v.place = 1;
       continue;
     }
-    const auto [key, sign] = decide(out.order[leader], v, objective);
+    RankedVariant& lead = vs[idx[leader]];
+    const auto [key, sign] = sep.decide(idx[leader], idx[k]);
     if (sign == 0) {
-      v.place = out.order[leader].place;
-      v.tied = out.order[leader].tied = true;
+      v.place = lead.place;
+      v.tied = lead.tied = true;
       continue;
     }
     v.place = k + 1;
-    v.behind = out.order[leader].variant.index;
-    v.decided_by = key == static_cast<std::size_t>(-1) ? "clean" : kMetrics[objective[key]].label;
-    v.tie_breaker = key != static_cast<std::size_t>(-1) && key > 0;
+    v.behind = lead.variant.index;
+    v.decided_by = key == Separations::kAll ? "clean" : kMetrics[objective[key]].label;
+    v.tie_breaker = key != Separations::kAll && key > 0;
     leader = k;
   }
+  for (std::size_t i : idx) out.order.push_back(std::move(vs[i]));
   for (std::size_t k = 0; k < out.order.size(); ++k)  // a tie marks every member of its place
     for (std::size_t j = 0; j < out.order.size(); ++j)
       if (j != k && out.order[j].place == out.order[k].place) out.order[k].tied = true;
   return out;
+}
+
+std::string places_method_text(const Ranking& r) {
+  if (r.replicates <= 1) return "one replicate: exact comparison key by key; equal keys share a place (a tie)";
+  return "places from paired t-tests on every pair of variants and every key of the objective, Holm's step-down "
+         "procedure over all " +
+         std::to_string(r.family) +
+         " of them at family-wise 95% (the chance that any separation is declared between variants that do not "
+         "differ is at most 5%); a pair is decided by its first key Holm separates";
+}
+
+std::string intervals_method_text(const Ranking& r) {
+  if (r.replicates <= 1) return "one replicate: no intervals";
+  std::string t, boot;
+  for (std::size_t m = 0; m < metric::kCount; ++m) {
+    std::string& list = r.bootstrap[m] ? boot : t;
+    list += (list.empty() ? "" : ", ") + std::string(kMetrics[m].name);
+  }
+  std::string o = "95% intervals of the means:";
+  if (!t.empty()) o += " Student t (mean +- t(0.975, N-1) sd/sqrt(N)) for " + t;
+  if (!t.empty() && !boot.empty()) o += ";";
+  if (!boot.empty())
+    o += " BCa bootstrap (" + std::to_string(stats::kBootstrapResamples) +
+         " resamples, seeded, never below 0) for " + boot + " (a maximum, a percentile, or 0 in at least " +
+         std::to_string(static_cast<int>(kZeroHeavyShare * 100)) + "% of some variant's replicates)";
+  return o;
 }
 
 std::set<std::size_t> best_variants(const Ranking& r) {
@@ -285,13 +373,18 @@ std::string ranking_json(const std::vector<std::string>& names, const Ranking& r
   for (std::size_t m : r.objective) obj.push_back(kMetrics[m].name);
   j["objective"] = obj;
   j["var_names"] = names;
-  j["method"] =
-      r.replicates > 1
-          ? "common random numbers (replicate r: seed + r); per metric mean, sample sd, 95% CI of the mean "
-            "(Student t, mean +- t(0.975, N-1) sd/sqrt(N)); variants compared key by key on the paired "
-            "differences with a paired t-interval at 95% (a key decides when it excludes 0); a variant that "
-            "no key separates from the first of the place above shares its place (a tie)"
-          : "one replicate: exact comparison key by key; equal keys share a place (a tie)";
+  j["method"] = r.replicates > 1 ? "common random numbers (replicate r: seed + r); " + places_method_text(r) + "; " +
+                                       intervals_method_text(r) +
+                                       "; a variant that no key separates from the first of the place above shares "
+                                       "its place (a tie)"
+                                 : places_method_text(r);
+  j["places"] = {{"procedure", r.replicates > 1 ? "holm" : "exact"},
+                 {"family_level", 1 - kFamilyAlpha},
+                 {"comparisons", r.family}};
+  json intervals = json::object();
+  for (std::size_t m = 0; m < metric::kCount; ++m)
+    intervals[kMetrics[m].name] = r.replicates > 1 ? interval_method_name(r.bootstrap[m]) : "none";
+  j["intervals"] = {{"level", 0.95}, {"bootstrap_resamples", stats::kBootstrapResamples}, {"by_metric", intervals}};
   json rows = json::array();
   for (const RankedVariant& v : r.order) {
     json x;
@@ -332,7 +425,7 @@ std::string summary_csv(const std::vector<std::string>& names, const Ranking& r)
   o += ",rank,tied,clean,clean_replicates,replicates,decided_by,tie_breaker";
   for (const MetricDef& m : kMetrics)
     o += "," + std::string(m.csv) + "_mean," + m.csv + "_sd," + m.csv + "_ci_low," + m.csv + "_ci_high," + m.csv +
-         "_best_in";
+         "_best_in," + m.csv + "_ci_method";
   o += "\n";
   for (const RankedVariant& v : r.order) {
     o += std::to_string(v.variant.index);
@@ -340,9 +433,11 @@ std::string summary_csv(const std::vector<std::string>& names, const Ranking& r)
     o += "," + std::to_string(v.place) + "," + (v.tied ? "true" : "false") + "," + (v.clean ? "true" : "false") + "," +
          std::to_string(v.clean_reps) + "," + std::to_string(v.reps.size()) + "," + csv_field(v.decided_by) + "," +
          (v.tie_breaker ? "true" : "false");
-    for (const MetricStats& st : v.stats)
+    for (std::size_t m = 0; m < metric::kCount; ++m) {
+      const MetricStats& st = v.stats[m];
       o += "," + g6(st.mean) + "," + g6(st.sd) + "," + g6(st.ci_low) + "," + g6(st.ci_high) + "," +
-           std::to_string(st.best_in);
+           std::to_string(st.best_in) + "," + (r.replicates > 1 ? interval_method_name(r.bootstrap[m]) : "none");
+    }
     o += "\n";
   }
   return o;
@@ -377,10 +472,10 @@ std::string replicated_ranking_text(const Ranking& r) {
   const std::size_t n = r.replicates;
   o += "ranking over " + std::to_string(n) + " replicates (seeds " +
        (r.seeds.empty() ? std::string("?") : std::to_string(r.seeds.front()) + ".." + std::to_string(r.seeds.back())) +
-       ", the same for every variant); means with 95% CI (Student t); places from paired t-intervals at 95% on "
-       "the objective (clean";
+       ", the same for every variant); objective: clean";
   for (std::size_t m : r.objective) o += ", " + std::string(kMetrics[m].name);
-  o += "): a variant no key separates from the place above shares its place (=)\n";
+  o += "\n" + places_method_text(r) + ": a variant no key separates from the place above shares its place (=)\n" +
+       intervals_method_text(r) + "\n";
   auto ci = [&](const RankedVariant& v, std::size_t m, const char* unit) {
     const MetricStats& s = v.stats[m];
     return g6(s.mean) + unit + " [" + g6(s.ci_low) + ", " + g6(s.ci_high) + "]";
@@ -397,13 +492,13 @@ std::string replicated_ranking_text(const Ranking& r) {
          g6(v.stats[metric::kOvertakes].mean);
     if (v.behind)
       o += "; behind variant " + std::to_string(*v.behind) + " on " + v.decided_by +
-           (v.tie_breaker ? " (a tie-breaker: the keys before it do not differ at 95%)" : "");
+           (v.tie_breaker ? " (a tie-breaker: the keys before it do not separate them)" : "");
     o += "\n";
   }
   std::size_t first = 0;
   for (const RankedVariant& v : r.order) first += v.place == 1;
   if (first > 1)
-    o += std::to_string(first) + " variants share first place: no key of the objective tells them apart at 95% (" +
+    o += std::to_string(first) + " variants share first place: no key of the objective tells them apart at family-wise 95% (" +
          std::to_string(n) + " replicates); more replicates may\n";
   return o;
 }
@@ -435,8 +530,9 @@ std::string sweep_svg(const Ranking& rk) {
       "</pattern></defs>\n<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n"
       "<text x=\"10\" y=\"20\" font-size=\"13\" font-weight=\"bold\">Mean makespan per variant over " +
       std::to_string(rk.replicates) +
-      " replicates, in ranking order</text>\n<text x=\"10\" y=\"37\" fill=\"#555\">whiskers: 95% CI (Student t); "
-      "places from paired t-intervals at 95% on the objective; tied places share a number; green: ranked "
+      " replicates, in ranking order</text>\n<text x=\"10\" y=\"37\" fill=\"#555\">whiskers: 95% interval (" +
+      std::string(rk.bootstrap.empty() || !rk.bootstrap[metric::kMakespan] ? "Student t" : "bootstrap") +
+      "); places family-wise at 95% (Holm) on the objective; tied places share a number; green: ranked "
       "first; hatched: not clean</text>\n";
   for (int k = 0; k * step <= axis_max * (1 + 1e-9); ++k) {
     const double v = k * step, x = x_of(v);
@@ -493,7 +589,7 @@ std::string pareto_svg(const Ranking& rk, std::size_t a, std::size_t b) {
                   "font-weight=\"bold\">" +
                   esc(kMetrics[a].label) + " against " + esc(kMetrics[b].label) + " (means over " +
                   std::to_string(rk.replicates) +
-                  " replicates)</text>\n<text x=\"10\" y=\"37\" fill=\"#555\">whiskers: 95% CI (Student t); red "
+                  " replicates)</text>\n<text x=\"10\" y=\"37\" fill=\"#555\">whiskers: 95% intervals (ranking.json: intervals); red "
                   "line: the Pareto front (no clean variant is better on both means); green: ranked first</text>\n";
   for (int k = 0; k * xs <= xa * (1 + 1e-9); ++k)
     o += "<text class=\"tick\" x=\"" + g6(X(k * xs)) + "\" y=\"" + g6(top + ph + 16) + "\" text-anchor=\"middle\">" +

@@ -1,4 +1,4 @@
-// Replicated rankings (paired t-intervals at 95%, ties shared, tie-breakers named), the charts' best
+// Replicated rankings (paired tests, places family-wise at 95% by Holm, ties shared, tie-breakers named), the charts' best
 // drawn from the ranking, any-field sweep variables with their JSON paths, and worker-set spaces.
 #include <gtest/gtest.h>
 
@@ -72,7 +72,7 @@ TEST(ReplicatedRanking, FollowsThePairedReplicatesNotTheFirstSeed) {
   EXPECT_NEAR(st.ci_high - st.mean, t975(4) * st.sd / std::sqrt(5.0), 1e-9);
 }
 
-// Differences whose paired 95% interval holds 0: one place, printed as a tie, never a win.
+// Differences Holm does not separate at family-wise 95%: one place, printed as a tie, never a win.
 TEST(ReplicatedRanking, PrintsIndistinguishableVariantsAsATie) {
   const auto rows = replicated({{10, 12, 11, 13, 10}, {11, 11, 12, 11, 11.5}, {20, 21, 22, 20, 21}});
   const Ranking r = rank_replicated(rows, default_objective(), {0, 1, 2, 3, 4});

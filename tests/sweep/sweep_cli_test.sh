@@ -92,7 +92,41 @@ ok = ok and b["trace"][-2]["workers"] == [4, 5, 6, 7] and o["replicates"] == 5
 if not ok:
     print("FAIL optimize.json/best.json:", o["best"], o["exhaustive"], o["evaluations"])
     sys.exit(1)
+# The best's interval per metric, keyed as objective (its metrics), each [low, high] around the mean and
+# never below 0; tied_with lists other evaluated variants; the evaluation says what ran.
+ci = o["objective_ci"]
+bad = [k for k in o["objective"] if k != "clean" and not (0 <= ci[k][0] <= o["objective"][k] <= ci[k][1])]
+if bad or set(ci) != set(o["objective"]) - {"clean"} or o["variant"] in o["tied_with"] or "Holm" not in o["tied_method"]:
+    print("FAIL optimize.json objective_ci/tied_with:", ci, o["tied_with"], bad)
+    sys.exit(1)
+if "event engine" not in o["evaluation"] or "SimGrid in a process" in o["evaluation"]:
+    print("FAIL optimize.json evaluation:", o["evaluation"])
+    sys.exit(1)
 PY
+grep -q "95% intervals of the best's means: makespan \[" "$tmp/out" || { echo "FAIL optimize: no interval printed"; fail=1; }
+grep -qE "^(separated from every other evaluated variant|not separated from the best)" "$tmp/out" ||
+  { echo "FAIL optimize: the answer does not say what it is not separated from: $(cat "$tmp/out")"; fail=1; }
+# --select-best: KN picks [4,5,6,7] (the replicated winner, 2 s ahead) with fewer runs than the fixed-N
+# design; selection.json says what it did; a deterministic scenario needs no selection (exit 2, no folder).
+expect select-best 0 "selected: variant 0 (gb=[4,5,6,7]" "$d" sweep "$root/scenarios/choose-worker-set.json" --out "$tmp/sel" --select-best 0.5
+python3 - "$tmp/sel/selection.json" <<'PY' || fail=1
+import json, sys
+s = json.load(open(sys.argv[1]))
+ok = s["best"] == 0 and s["vars"]["gb"] == [4, 5, 6, 7] and s["pcs"] == 0.95 and s["indifference"] == 0.5
+ok = ok and "Kim and Nelson" in s["method"] and s["runs"] == sum(v["replicates"] for v in s["replicates"])
+ok = ok and s["runs"] < s["fixed_n"]["runs"] and len(s["replicates"]) == 6
+if not ok:
+    print("FAIL selection.json:", s)
+    sys.exit(1)
+PY
+expect select-deterministic 2 "deterministic and one run per variant tells the best exactly" "$d" sweep "$tmp/det.json" --out "$tmp/never" --select-best 0.5
+expect select-pcs-alone 2 "--pcs goes with --select-best" "$d" sweep "$tmp/det.json" --out "$tmp/never" --pcs 0.9
+expect select-replicates 2 "--replicates has no effect with --select-best" "$d" sweep "$tmp/two.json" --out "$tmp/never" --select-best 1 --replicates 3
+[[ ! -e "$tmp/never" ]] || { echo "FAIL --select-best refusals wrote $tmp/never"; fail=1; }
+# optimize's own errors say optimize; an empty --objective is refused, not the default.
+expect optimize-objective-empty 2 "dirsched optimize: --objective: an empty list" "$d" optimize "$tmp/two.json" --out "$tmp/never" --objective ''
+expect optimize-objective-typo 2 "dirsched optimize: --objective: unknown metric 'makespn'" "$d" optimize "$tmp/two.json" --out "$tmp/never" --objective makespn
+[[ ! -e "$tmp/never" ]] || { echo "FAIL optimize --objective refusals wrote $tmp/never"; fail=1; }
 # optimize's folder follows the folder rule: a folder it did not write is refused, its own is replaced whole.
 mkdir -p "$tmp/mine" && echo keep >"$tmp/mine/best.json"
 expect optimize-foreign 2 "exists and is not a dirsched optimize folder" "$d" optimize "$tmp/two.json" --out "$tmp/mine"

@@ -126,16 +126,20 @@ Comparison compare_runs(const std::string& dir_a, const std::string& dir_b, std:
 //
 // A replicated sweep runs every variant under the same N seeds (replicate r runs with the scenario's
 // seed + r: common random numbers, so two variants' results are paired by replicate). Per variant and
-// metric: the mean, the sample standard deviation and a 95% confidence interval of the mean (Student t,
-// mean +- t(0.975, N-1) sd / sqrt(N)), and "best in k of N" (the replicates in which no clean variant
-// did better on that metric). Two variants are compared key by key of the objective on the paired
-// differences: a paired t-interval at 95% (mean difference +- t(0.975, N-1) sd_d / sqrt(N)); a key
-// decides only when its interval excludes 0 (with one replicate, or a difference that never varies,
-// any difference decides). Clean (every replicate COMPLETED with no REJECTED, FAILED, POISONED or STUCK
-// task) always comes first. The order: by the number of variants a variant beats minus the number that
-// beat it (each pair decided by its first deciding key), then the means key by key, then the index. A
-// variant shares the place of the first variant of the place above when no key decides between the two:
-// a tie, never a win.
+// metric: the mean, the sample standard deviation, a 95% interval of the mean and "best in k of N" (the
+// replicates in which no clean variant did better on that metric). The interval fits the metric
+// (interval_by_bootstrap): Student t (mean +- t(0.975, N-1) sd / sqrt(N)) for a metric that is a sum
+// or a mean and rarely 0; the BCa bootstrap, widened for small N (stats::bootstrap_interval, seeded, 2000
+// resamples, never below 0) for a maximum, a percentile or a metric that is 0 in at least 20% of some
+// variant's replicates. Places are family-wise (Separations): every pair of variants equally clean is
+// tested on every key of the objective (paired t-test on the per-replicate differences; a key on which
+// the pair never differs is no test, Tarone 1990), and Holm's
+// step-down procedure over all those tests keeps the chance of declaring any false separation at 5% or
+// less; a pair is decided by its first key Holm rejects (with one replicate, or a difference that never
+// varies, any difference decides). Clean (every replicate COMPLETED with no REJECTED, FAILED, POISONED or
+// STUCK task) always comes first. The order: by the number of variants a variant beats minus the number
+// that beat it, then the means key by key, then the index. A variant shares the place of the first
+// variant of the place above when no key separates the two: a tie, never a win.
 namespace metric {
 enum Id : std::size_t {
   kMakespan,
@@ -169,6 +173,43 @@ struct MetricStats {
   double mean = 0, sd = 0, ci_low = 0, ci_high = 0;
   std::size_t best_in = 0;
 };
+// The metrics that are a maximum or a percentile of one run (worst and p95 waits, overtakes (max)).
+bool metric_is_extreme(std::size_t id);
+// The share of a variant's replicates at 0 from which a metric counts as zero-heavy.
+constexpr double kZeroHeavyShare = 0.2;
+// Whether the interval of metric `id` is the bootstrap (else Student t), given every variant's
+// replicates: an extreme metric, or one that is 0 in at least kZeroHeavyShare of some variant's.
+bool interval_by_bootstrap(std::size_t id, const std::vector<const std::vector<SweepRow>*>& per_variant);
+// The interval of one variant's replicates of metric `id` by that method ("student_t" or "bootstrap":
+// seeded by `seed`, the variant index and the metric; never below 0).
+MetricStats metric_stats(const std::vector<SweepRow>& reps, std::size_t id, bool bootstrap, std::uint64_t seed,
+                         std::size_t variant_index);
+const char* interval_method_name(bool bootstrap);
+// The family-wise error rate of places and of optimize's tied_with: 5% (95% family-wise).
+constexpr double kFamilyAlpha = 0.05;
+
+// The family-wise comparison of variants (each its replicates, in replicate order, all the same count)
+// on the keys of an objective: every pair of variants with the same `clean` (or, given `reference`,
+// only the pairs holding it), on every key they differ on in some replicate, a paired t-test; Holm's
+// procedure over them all at kFamilyAlpha. Memory: one byte per pair, and the p-values that are neither
+// 0 nor above kFamilyAlpha (only they wait for Holm's verdict).
+class Separations {
+ public:
+  static constexpr std::size_t kAll = static_cast<std::size_t>(-1);
+  Separations(const std::vector<const std::vector<SweepRow>*>& reps, const std::vector<bool>& clean,
+              const std::vector<std::size_t>& objective, std::size_t reference = kAll);
+  // (key position, sign): the first key of the objective Holm separates a and b on, -1 when a is
+  // better (smaller); (objective size, 0) when none does; (kAll, -1 or +1) when one only is clean.
+  std::pair<std::size_t, int> decide(std::size_t a, std::size_t b) const;
+  std::size_t family() const { return family_; }  // the tests Holm's procedure ran over
+
+ private:
+  std::size_t slot(std::size_t a, std::size_t b) const;
+  void separate(std::size_t slot, std::size_t key, int sign);
+  std::size_t n_, keys_, reference_, family_ = 0;
+  std::vector<bool> clean_;
+  std::vector<signed char> first_;  // per pair: sign x (1 + the first key Holm separates it on), 0 for none
+};
 struct RankedVariant {
   Variant variant;
   std::vector<SweepRow> reps;  // by replicate
@@ -184,6 +225,8 @@ struct RankedVariant {
 };
 struct Ranking {
   std::size_t replicates = 1;
+  std::size_t family = 0;                 // the comparisons of pairs and keys Holm's procedure covered
+  std::vector<bool> bootstrap;            // by metric id: its interval is the bootstrap (else Student t)
   std::vector<std::uint64_t> seeds;
   std::vector<std::size_t> objective;
   std::vector<RankedVariant> order;  // best first
@@ -191,8 +234,9 @@ struct Ranking {
 // rows: per variant, its replicates in replicate order (every variant the same count).
 Ranking rank_replicated(std::vector<std::vector<SweepRow>> per_variant, const std::vector<std::size_t>& objective,
                         std::vector<std::uint64_t> seeds);
-// -1: a better than b on `id`, +1: worse, 0: the paired 95% t-interval holds 0 (or no difference).
-int compare_on(const RankedVariant& a, const RankedVariant& b, std::size_t id);
+// The sentences ranking.json's `method` and the printed ranking start with (places, intervals).
+std::string places_method_text(const Ranking& r);
+std::string intervals_method_text(const Ranking& r);
 // Variant indexes ranked first (place 1, clean): what every chart marks best.
 std::set<std::size_t> best_variants(const Ranking& r);
 // The non-dominated clean variants on two metrics (means; smaller is better), as positions in r.order.
