@@ -803,6 +803,12 @@ class Builder {
     if (t.renamed) c += std::string(".") + kNamespaces[t.renamed - 1];
     return c;
   }
+  // A single's worker in the scenario: where it ran (its first dispatch), or, never dispatched, the one its
+  // submit named (they differ only in a `single_elsewhere` anomaly).
+  long long single_target(const TaskObs& t) const {
+    const Attempt* a = members(t).find(0);
+    return a ? a->worker : submit_of(t)->attr[kWorkerId];
+  }
   bool is_group(const TaskObs& t) const { return t.kind == Kind::kGroup || t.kind == Kind::kSubGroup; }
   // The member indices of an imported task: a single's 0, a group's 0..size-1, a SUB task's as dispatched.
   std::vector<int> member_list(const TaskObs& t) const {
@@ -960,9 +966,7 @@ class Builder {
       if (a.completed)
         refuse(s->line, "a completion before its dispatch (" + who + " completed already at line " +
                             std::to_string(a.complete_line) + ")");
-      if (s->ts < a.dispatch_ts)
-        refuse(s->line, "a completion before its dispatch (" + who + ": complete ts " + std::to_string(s->ts) +
-                            " < dispatch ts " + std::to_string(a.dispatch_ts) + ", line " + std::to_string(a.line) + ")");
+      // A complete ts before its dispatch's (or activate's) is an anomaly, named in check().
       a.completed = true;
       a.complete_ts = s->ts;
       a.complete_dur = s->dur;
@@ -1011,44 +1015,124 @@ class Builder {
               refuse(a.line, "group_index " + std::to_string(m) + " outside [0, group_size) (group_size " +
                                  std::to_string(size) + ", run_id " + std::to_string(t.run) + " task_slot " +
                                  std::to_string(t.slot) + ")");
-            if (gi == 0 && a.worker != sub->attr[kWorkerId])
-              refuse(a.line, "a single dispatched to another worker than its submit named (worker " +
-                                 std::to_string(a.worker) + ", the submit at line " + std::to_string(sub->line) +
-                                 " named " + std::to_string(sub->attr[kWorkerId]) + ")");
+            if (gi == 0 && a.worker != sub->attr[kWorkerId] && p == member.first)
+              anomaly("single_elsewhere", t, {sub->line, a.line},
+                      "a single dispatched to worker " + std::to_string(a.worker) + ", its submit named worker " +
+                          std::to_string(sub->attr[kWorkerId]),
+                      "the op targets worker " + std::to_string(a.worker) + ", where it ran");
           } else if (m < 0) {
             refuse(a.line, "group_index " + std::to_string(m) + " outside [0, group_size) on a dispatch");
           }
           if (a.staged && !a.activated)
             refuse(a.line, "prepare_only=1 with no activate (" + member_text(t, m) + " on worker " +
                                std::to_string(a.worker) + ")");
-          if (a.activated && a.completed && a.complete_ts < a.activate_ts)
-            refuse(a.complete_line, "a completion before its dispatch (before its activate at " +
-                                        std::to_string(a.activate_ts) + ")");
+          if (a.completed && a.complete_ts < a.start()) {
+            anomaly("completion_before_dispatch", t, {a.line, a.complete_line},
+                    member_text(t, m) + " on worker " + std::to_string(a.worker) + ": complete ts " +
+                        std::to_string(a.complete_ts) + " < " + (a.activated ? "activate" : "dispatch") + " ts " +
+                        std::to_string(a.start()),
+                    "duration 0: the completion is taken at the member's start, in the scenario and in observed/");
+            const_cast<Attempt&>(a).complete_ts = a.start();
+          }
           if (!a.completed && !o_.allow_truncated)
             refuse(a.line, "a dispatch without a completion (" + member_text(t, m) + " on worker " +
                                std::to_string(a.worker) + "); give --allow-truncated to import a log cut short");
         }
       }
     }
-    // Per worker: one member at a time (a staged dispatch occupies its worker from its activate).
-    struct Busy {
-      long long start, end;
-      std::uint64_t line;
-    };
-    std::map<std::pair<bool, long long>, std::vector<Busy>> per_worker;
+    busy_ = busy_per_worker();
+    for (const auto& [w, list] : busy_) name_overlaps(w, list);
+    name_partial_launches();
+    BusyMap().swap(busy_);
+  }
+
+  // Per worker (SUB or not, id): each dispatch as an interval (a staged one from its activate), by start.
+  struct Busy {
+    long long start, end;
+    const Attempt* a;
+  };
+  using BusyMap = std::map<std::pair<bool, long long>, std::vector<Busy>>;
+  BusyMap busy_per_worker() const {
+    BusyMap per_worker;
     for (const TaskObs& t : tasks_) {
       if (t.submit == kNoSubmit && !is_sub(t)) continue;  // orphans: reported, not imported
       for (const Attempt* a = members(t).begin().at; a != members(t).end().at; ++a)
-        per_worker[{is_sub(t), a->worker}].push_back({a->start(), a->end_or_max(), a->line});
+        per_worker[{is_sub(t), a->worker}].push_back({a->start(), a->end_or_max(), a});
     }
-    for (auto& [w, list] : per_worker) {
-      std::sort(list.begin(), list.end(), [](const Busy& a, const Busy& b) { return a.start < b.start; });
-      for (std::size_t i = 1; i < list.size(); ++i)
-        if (list[i].start < list[i - 1].end)
-          refuse(list[i].line, "two overlapping dispatches on one worker (" + std::string(w.first ? "SUB " : "") +
-                                   "worker " + std::to_string(w.second) + ": this one starts before the one at line " +
-                                   std::to_string(list[i - 1].line) + " ends)");
+    for (auto& [w, list] : per_worker)
+      std::stable_sort(list.begin(), list.end(), [](const Busy& x, const Busy& y) { return x.start < y.start; });
+    return per_worker;
+  }
+
+  // Two members at once on one worker: each dispatch that starts before the latest-ending one before it
+  // has ended. The replay runs one member at a time per worker, so it waits there.
+  void name_overlaps(const std::pair<bool, long long>& w, const std::vector<Busy>& list) {
+    const std::string worker = (w.first ? "SUB worker " : "worker ") + std::to_string(w.second);
+    std::size_t longest = 0;  // the one before i that ends last
+    for (std::size_t i = 1; i < list.size(); ++i) {
+      const Busy& before = list[longest];
+      if (list[i].start < before.end) {
+        const TaskObs& t = tasks_[list[i].a->task];
+        const std::string other = label_of(tasks_[before.a->task], before.a->member);
+        anomaly("worker_overlap", t, {before.a->line, list[i].a->line},
+                worker + " runs " + label_of(t, list[i].a->member) + " from ts " + std::to_string(list[i].start) +
+                    " while " + other + " still runs there (until ts " +
+                    (before.a->completed ? std::to_string(before.end) : std::string("no end logged")) + ")",
+                "the replay runs one member at a time on " + worker + ": " + label_of(t, list[i].a->member) +
+                    " starts there once " + other + " has ended");
+      }
+      if (list[i].end > before.end) longest = i;
     }
+  }
+
+  // A group member dispatched while another of the group's targets still runs another task: the
+  // contract launches a group only when every target is idle, all members at once.
+  void name_partial_launches() {
+    for (const TaskObs& t : tasks_) {
+      if (!submit_of(t) || submit_of(t)->attr[kGroupIndex] != -1) continue;  // NEXT_LEVEL groups (kinds come later)
+      std::vector<const Attempt*> firsts;
+      for (const Member& m : members(t)) firsts.push_back(&m.front());
+      for (const Attempt* a : firsts) {
+        std::string running;
+        std::vector<std::uint64_t> lines = {a->line};
+        for (const Attempt* target : firsts) {
+          if (target == a) continue;
+          if (const Busy* other = running_at(target->worker, a->start(), t)) {
+            running += (running.empty() ? "" : ", ") + std::string("worker ") + std::to_string(target->worker) +
+                       " still runs " + label_of(tasks_[other->a->task], other->a->member);
+            lines.push_back(other->a->line);
+          }
+        }
+        if (running.empty()) continue;
+        anomaly("partial_group_launch", t, lines,
+                label_of(t, a->member) + " dispatched on worker " + std::to_string(a->worker) + " at ts " +
+                    std::to_string(a->start()) + " while " + running,
+                "the replay launches the group as the contract says: every member at once, once all its targets "
+                "are idle, so this member starts later there than it did here");
+      }
+    }
+  }
+
+  // What else runs on NEXT_LEVEL worker w at ts (started at or before it, not yet ended), other than task t.
+  const Busy* running_at(long long w, long long ts, const TaskObs& t) const {
+    auto it = busy_.find({false, w});
+    if (it == busy_.end()) return nullptr;
+    for (const Busy& b : it->second) {
+      if (b.start > ts) break;
+      if (b.end > ts && &tasks_[b.a->task] != &t) return &b;
+    }
+    return nullptr;
+  }
+
+  std::string label_of(const TaskObs& t, int member) const {
+    const bool group = submit_of(t) ? submit_of(t)->attr[kGroupIndex] == -1 : t.members > 1;
+    return name_of(t) + (group ? "[" + std::to_string(member) + "]" : "");
+  }
+
+  void anomaly(const char* kind, const TaskObs& t, std::vector<std::uint64_t> lines, std::string what,
+               std::string scenario) {
+    std::sort(lines.begin(), lines.end());
+    anomalies_.push_back({kind, name_of(t), std::move(lines), std::move(what), std::move(scenario)});
   }
 
   void note(const std::string& text) { assumptions_.push_back(text); }
@@ -1175,6 +1259,8 @@ class Builder {
 
   void write_scenario(const fs::path& file);
   void write_observed(const fs::path& dir);
+  ojson anomalies_json();
+  std::string anomaly_counts() const;
 
   // --deps FILE: the args of each NEXT_LEVEL submit and the buffers, from a trace the Python front end
   // recorded of the same orchestration.
@@ -1208,6 +1294,14 @@ class Builder {
   std::vector<TaskObs> tasks_;                  // in (run_id, task_slot) order
   std::vector<Attempt> attempts_;               // by task, member, dispatch ts
   std::optional<Refusal> first_refusal_;
+  // Where the run breaks the contract or the model's assumptions (import-report.json `anomalies`).
+  struct Anomaly {
+    std::string kind, task;
+    std::vector<std::uint64_t> lines;
+    std::string what, scenario;
+  };
+  std::vector<Anomaly> anomalies_;
+  BusyMap busy_;  // made by check(), dropped after the anomalies are named
   std::uint64_t retirements_ = 0;
   long long earliest_ = 0;  // the earliest ts of a scheduler span of the runs imported
   long long t0_ = 0;
@@ -1404,8 +1498,8 @@ std::string Builder::write(const fs::path& dir) {
   for (TaskObs& t : tasks_) {
     if (t.left_out) continue;
     std::string ns = "LOCAL_PYTHON";
-    if (const Span* sub = submit_of(t)) {
-      const long long w = t.kind == Kind::kSingle ? sub->attr[kWorkerId] : attempts_[t.first].worker;
+    if (submit_of(t)) {
+      const long long w = t.kind == Kind::kSingle ? single_target(t) : attempts_[t.first].worker;
       ns = ns_of_kind(worker_kind(w));
     }
     const std::string plain = callable_of(t);
@@ -1482,6 +1576,7 @@ std::string Builder::write(const fs::path& dir) {
   rep["stall_warnings"] = {{"count", p_.stall_warnings}, {"lines", p_.stall_lines},
                            {"note", "the warning has no time of its own: it is counted, not placed"}};
   rep["assumptions"] = assumptions_;
+  rep["anomalies"] = anomalies_json();
   rep["left_out"] = left_out_;
   rep["no_observed_duration"] = flagged_;
   rep["sub_submit_times_unknown"] = sub_at_;
@@ -1535,6 +1630,10 @@ std::string Builder::write(const fs::path& dir) {
   txt << "  lines: " << p_.lines << " (" << p_.noise << " noise, " << p_.other_records << " other log records, "
       << p_.other_spans << " other spans, " << p_.device_spans << " device-clock spans, " << p_.stall_warnings
       << " stall warnings)\n";
+  txt << "  anomalies: " << anomaly_counts()
+      << (anomalies_.empty() ? "\n"
+                             : ": the observed run breaks the contract or the model's assumptions there "
+                               "(import-report.json anomalies: each with its lines and what the scenario does)\n");
   if (!o_.deps_file.empty())
     txt << "  dependencies: the args of " << joined_ << " NEXT_LEVEL submits joined from " << o_.deps_file << "\n";
   if (o_.infer_gap_us)
@@ -1545,6 +1644,26 @@ std::string Builder::write(const fs::path& dir) {
         << " s\n";
   for (const std::string& a : assumptions_) txt << "  assumed: " << a << "\n";
   return txt.str();
+}
+
+// The anomalies by their first line in the log.
+ojson Builder::anomalies_json() {
+  std::stable_sort(anomalies_.begin(), anomalies_.end(),
+                   [](const Anomaly& a, const Anomaly& b) { return a.lines.front() < b.lines.front(); });
+  ojson list = ojson::array();
+  for (const Anomaly& a : anomalies_)
+    list.push_back({{"kind", a.kind}, {"task", a.task}, {"lines", a.lines}, {"what", a.what}, {"scenario", a.scenario}});
+  return list;
+}
+
+// "none", or "N (k kind, ...)".
+std::string Builder::anomaly_counts() const {
+  if (anomalies_.empty()) return "none";
+  std::map<std::string, std::size_t> by_kind;
+  for (const Anomaly& a : anomalies_) ++by_kind[a.kind];
+  std::string text = std::to_string(anomalies_.size()) + " (";
+  for (const auto& [kind, n] : by_kind) text += (text.back() == '(' ? "" : ", ") + std::to_string(n) + " " + kind;
+  return text + ")";
 }
 
 // scenario.json as `ojson::dump(2)` would write the whole document, the trace and the expect block
@@ -1749,7 +1868,7 @@ void Builder::write_scenario(const fs::path& file) {
       any_fail |= f;
       fails.push_back(f);
     }
-    if (t.kind == Kind::kSingle) op["worker"] = sub->attr[kWorkerId];
+    if (t.kind == Kind::kSingle) op["worker"] = single_target(t);
     if (t.kind == Kind::kGroup) op["workers"] = workers;
     if (auto it = joined_args_.find(&t); it != joined_args_.end()) {
       if (group) args = it->second;
