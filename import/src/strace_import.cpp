@@ -150,10 +150,56 @@ struct Problem {
   std::string rule;
 };
 
+// The stall warnings read into the report (fidelity compares them with a replay's stall reports); the
+// rest are counted.
+constexpr std::size_t kMaxStallsKept = 10'000;
+
+// A whole number after `key` in `text` (its first occurrence), or nullopt.
+std::optional<long long> number_after(std::string_view text, std::string_view key) {
+  const std::size_t at = text.find(key);
+  if (at == std::string_view::npos) return std::nullopt;
+  const char* first = text.data() + at + key.size();
+  long long v = 0;
+  const auto r = std::from_chars(first, text.data() + text.size(), v);
+  return r.ec == std::errc() ? std::optional<long long>(v) : std::nullopt;
+}
+
+// The list after `key=[` up to its `]` (empty when absent), items split at commas.
+std::vector<std::string_view> list_after(std::string_view text, std::string_view key) {
+  std::vector<std::string_view> items;
+  const std::size_t at = text.find(key);
+  if (at == std::string_view::npos) return items;
+  std::string_view rest = text.substr(at + key.size());
+  rest = rest.substr(0, rest.find(']'));
+  while (!rest.empty()) {
+    const std::size_t comma = rest.find(',');
+    if (std::string_view item = rest.substr(0, comma); !item.empty()) items.push_back(item);
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  return items;
+}
+
+// `[WARN] NEXT_LEVEL group reservation stalled: group_slot=S busy_target_ids=[..]
+// idle_targets_with_queued_singles=[w:head_slot=h,..]` as JSON; a field that does not read is null.
+nlohmann::ordered_json read_stall_warning(std::string_view text, std::uint64_t line) {
+  using oj = nlohmann::ordered_json;
+  const auto or_null = [](std::optional<long long> v) { return v ? oj(*v) : oj(nullptr); };
+  oj busy = oj::array(), idle = oj::array();
+  for (std::string_view b : list_after(text, "busy_target_ids=[")) busy.push_back(or_null(number_after(b, "")));
+  for (std::string_view i : list_after(text, "idle_targets_with_queued_singles=["))
+    idle.push_back({{"worker", or_null(number_after(i, ""))}, {"head_slot", or_null(number_after(i, "head_slot="))}});
+  return {{"line", line},
+          {"group_slot", or_null(number_after(text, "group_slot="))},
+          {"busy_target_ids", busy},
+          {"idle_targets_with_queued_singles", idle}};
+}
+
 struct Parsed {
   std::uint64_t lines = 0, noise = 0, other_records = 0, other_spans = 0, device_spans = 0, anchors = 0,
                 stall_warnings = 0, torn = 0, frame_submits = 0;
   std::vector<std::string> stall_lines;  // the first few, as logged
+  nlohmann::ordered_json stall_parsed = nlohmann::ordered_json::array();  // the first kMaxStallsKept, read
   std::map<long long, Candidate> candidates;
   std::map<long long, Problem> problems;  // pid -> its first problem
   std::optional<Problem> torn_unknown;    // a torn record whose pid cannot be read
@@ -384,6 +430,7 @@ class LogReader {
   void stall(std::string_view text) {
     ++p_.stall_warnings;
     if (p_.stall_lines.size() < 20) p_.stall_lines.push_back(json_safe_text(text));
+    if (p_.stall_parsed.size() < kMaxStallsKept) p_.stall_parsed.push_back(read_stall_warning(text, p_.lines));
   }
 
   // `[mono_ns=<ns>][T0x<hex>][<LEVEL>] <func>: <message>`
@@ -1573,8 +1620,10 @@ std::string Builder::write(const fs::path& dir) {
                   {"clock_anchors", p_.anchors},
                   {"torn_records_other_processes", p_.torn},
                   {"post_fence_retirements", retirements_}};
-  rep["stall_warnings"] = {{"count", p_.stall_warnings}, {"lines", p_.stall_lines},
-                           {"note", "the warning has no time of its own: it is counted, not placed"}};
+  rep["stall_warnings"] = {{"count", p_.stall_warnings}, {"lines", p_.stall_lines}, {"warnings", p_.stall_parsed},
+                           {"note", "the warning has no time of its own: it is counted, not placed; the first " +
+                                        std::to_string(kMaxStallsKept) + " are read (fidelity compares them "
+                                        "with a replay's stall reports)"}};
   rep["assumptions"] = assumptions_;
   rep["anomalies"] = anomalies_json();
   rep["left_out"] = left_out_;
