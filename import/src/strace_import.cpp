@@ -1097,6 +1097,7 @@ class Builder {
   struct Busy {
     long long start, end;
     const Attempt* a;
+    long long reach = 0;  // the latest end of this one and those before it on the worker
   };
   using BusyMap = std::map<std::pair<bool, long long>, std::vector<Busy>>;
   BusyMap busy_per_worker() const {
@@ -1106,8 +1107,11 @@ class Builder {
       for (const Attempt* a = members(t).begin().at; a != members(t).end().at; ++a)
         per_worker[{is_sub(t), a->worker}].push_back({a->start(), a->end_or_max(), a});
     }
-    for (auto& [w, list] : per_worker)
+    for (auto& [w, list] : per_worker) {
       std::stable_sort(list.begin(), list.end(), [](const Busy& x, const Busy& y) { return x.start < y.start; });
+      long long reach = std::numeric_limits<long long>::min();
+      for (Busy& b : list) b.reach = reach = std::max(reach, b.end);
+    }
     return per_worker;
   }
 
@@ -1133,42 +1137,63 @@ class Builder {
   }
 
   // A group member dispatched while another of the group's targets still runs another task: the
-  // contract launches a group only when every target is idle, all members at once.
+  // contract launches a group only when every target is idle, all members at once. Per target, only the
+  // other tasks' dispatches there that overlap the window of the group's member starts are looked at, so
+  // a group costs its size times a logarithm unless it has anomalies.
   void name_partial_launches() {
+    constexpr std::size_t kTargetsNamed = 10;  // per member; the rest are counted
     for (const TaskObs& t : tasks_) {
       if (!submit_of(t) || submit_of(t)->attr[kGroupIndex] != -1) continue;  // NEXT_LEVEL groups (kinds come later)
-      std::vector<const Attempt*> firsts;
+      std::vector<const Attempt*> firsts;  // by start
       for (const Member& m : members(t)) firsts.push_back(&m.front());
-      for (const Attempt* a : firsts) {
+      if (firsts.size() < 2) continue;
+      std::stable_sort(firsts.begin(), firsts.end(), [](const Attempt* x, const Attempt* y) { return x->start() < y->start(); });
+      struct Early {
         std::string running;
-        std::vector<std::uint64_t> lines = {a->line};
-        for (const Attempt* target : firsts) {
-          if (target == a) continue;
-          if (const Busy* other = running_at(target->worker, a->start(), t)) {
-            running += (running.empty() ? "" : ", ") + std::string("worker ") + std::to_string(target->worker) +
-                       " still runs " + label_of(tasks_[other->a->task], other->a->member);
-            lines.push_back(other->a->line);
+        std::vector<std::uint64_t> lines;
+        std::size_t targets = 0;
+      };
+      std::map<const Attempt*, Early> early;
+      for (const Attempt* target : firsts)
+        for_other_tasks_on(target->worker, firsts.front()->start(), firsts.back()->start(), t, [&](const Busy& b) {
+          const auto from = std::lower_bound(firsts.begin(), firsts.end(), b.start,
+                                             [](const Attempt* x, long long ts) { return x->start() < ts; });
+          for (auto a = from; a != firsts.end() && (*a)->start() < b.end; ++a) {
+            if (*a == target) continue;
+            Early& e = early[*a];
+            if (e.targets++ >= kTargetsNamed) continue;
+            e.running += (e.running.empty() ? "" : ", ") + std::string("worker ") + std::to_string(target->worker) +
+                         " still runs " + label_of(tasks_[b.a->task], b.a->member);
+            e.lines.push_back(b.a->line);
           }
-        }
-        if (running.empty()) continue;
-        anomaly("partial_group_launch", t, lines,
+        });
+      for (const Attempt* a : firsts) {
+        auto it = early.find(a);
+        if (it == early.end()) continue;
+        Early& e = it->second;
+        if (e.targets > kTargetsNamed) e.running += ", and " + std::to_string(e.targets - kTargetsNamed) + " more";
+        e.lines.push_back(a->line);
+        anomaly("partial_group_launch", t, e.lines,
                 label_of(t, a->member) + " dispatched on worker " + std::to_string(a->worker) + " at ts " +
-                    std::to_string(a->start()) + " while " + running,
+                    std::to_string(a->start()) + " while " + e.running,
                 "the replay launches the group as the contract says: every member at once, once all its targets "
                 "are idle, so this member starts later there than it did here");
       }
     }
   }
 
-  // What else runs on NEXT_LEVEL worker w at ts (started at or before it, not yet ended), other than task t.
-  const Busy* running_at(long long w, long long ts, const TaskObs& t) const {
+  // Calls f on each dispatch on NEXT_LEVEL worker w of a task other than t that started at or before `hi`
+  // and had not ended at `lo` (nothing runs past its end: `reach` bounds the walk back).
+  template <class F>
+  void for_other_tasks_on(long long w, long long lo, long long hi, const TaskObs& t, F f) const {
     auto it = busy_.find({false, w});
-    if (it == busy_.end()) return nullptr;
-    for (const Busy& b : it->second) {
-      if (b.start > ts) break;
-      if (b.end > ts && &tasks_[b.a->task] != &t) return &b;
+    if (it == busy_.end()) return;
+    const std::vector<Busy>& list = it->second;
+    auto at = std::upper_bound(list.begin(), list.end(), hi, [](long long x, const Busy& b) { return x < b.start; });
+    while (at != list.begin() && (at - 1)->reach > lo) {
+      --at;
+      if (at->end > lo && &tasks_[at->a->task] != &t) f(*at);
     }
-    return nullptr;
   }
 
   std::string label_of(const TaskObs& t, int member) const {
