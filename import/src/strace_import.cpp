@@ -1752,6 +1752,7 @@ void Builder::write_scenario(const fs::path& file) {
   // Overheads: the dispatch span's own duration is what the scheduler spends per member.
   if (o_.calibrate_overheads) {
     std::vector<double> dispatch_durs, gaps, busy_gaps;  // ns
+    std::map<std::string, std::vector<double>> durs_by_kind;  // target kind -> dispatch durs (ns)
     struct Run {
       long long start, complete, submit;  // submit -1: none logged (SUB)
       bool staged;
@@ -1763,6 +1764,8 @@ void Builder::write_scenario(const fs::path& file) {
       for (const Member& m : members(t)) {
         const Attempt& a = m.front();
         dispatch_durs.push_back(static_cast<double>(a.dispatch_dur));
+        durs_by_kind[t.submit == kNoSubmit ? std::string("sub") : worker_kind(a.worker)].push_back(
+            static_cast<double>(a.dispatch_dur));
         if (a.completed)
           per_worker[{t.submit == kNoSubmit, a.worker}].push_back(
               {a.start(), a.complete_ts, t.submit != kNoSubmit ? submit_of(t)->ts : -1, a.staged});
@@ -1804,6 +1807,14 @@ void Builder::write_scenario(const fs::path& file) {
     const double dispatch_ns = median(dispatch_durs);
     const double dispatch_cost = dispatch_ns / 1e9;
     sched["dispatch_cost_s"] = dispatch_cost;
+    // Per target kind, when the kinds' medians differ (a remote endpoint's dispatch costs more).
+    ojson by_kind = ojson::object();
+    bool kinds_differ = false;
+    for (auto& [kind, durs] : durs_by_kind) {
+      by_kind[kind] = median(durs) / 1e9;
+      kinds_differ |= by_kind[kind].get<double>() != by_kind.begin().value().get<double>();
+    }
+    if (kinds_differ) sched["dispatch_cost_by_kind_s"] = by_kind;
     // The replay starts a member after iteration_cost_s + dispatch_cost_s from the completion that let it
     // go (docs/simulation.md), the log starts it at its dispatch span: the iteration cost is what the busy
     // gap has beyond the dispatch cost.
@@ -1812,6 +1823,10 @@ void Builder::write_scenario(const fs::path& file) {
     overheads_ = {{"dispatch_cost_s", dispatch_cost},
                   {"method", "median of the dispatch spans' dur over the members imported"},
                   {"dispatch_spans", dispatch_durs.size()},
+                  {"dispatch_cost_by_kind_s", kinds_differ ? by_kind : ojson(nullptr)},
+                  {"by_kind_method", "median of the dispatch spans' dur per target kind (local_chip, local_worker, "
+                                     "remote, sub), written to scheduler.dispatch_cost_by_kind_s when the kinds' "
+                                     "medians differ"},
                   {"iteration_cost_s", iteration_cost},
                   {"iteration_method",
                    !o_.deps_file.empty() || o_.infer_gap_us

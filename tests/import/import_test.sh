@@ -322,7 +322,8 @@ grep -q " inv=2 hid=[0-9a-f]* depth=0 name=node.submit .* run_id=2 task_slot=0 g
   || { echo "FAIL the import of a log of two runs does not read two runs"; fail=1; }
 
 # Calibration: --sample-durations leaves the ops without durations (members draw from their callable's
-# observed list, seeded); --calibrate-overheads sets dispatch_cost_s to the median dispatch span.
+# observed list, seeded); --calibrate-overheads sets dispatch_cost_s to the median dispatch span, and
+# dispatch_cost_by_kind_s to each target kind's median when they differ.
 "$dirsched" import strace "$here/basic.log" --out "$tmp/cal" --sample-durations --calibrate-overheads >/dev/null 2>"$tmp/err" || { echo "FAIL calibrated import"; cat "$tmp/err"; fail=1; }
 "$dirsched" import strace "$here/basic.log" --out "$tmp/samp" --sample-durations >/dev/null 2>"$tmp/err" || { echo "FAIL sampled import"; fail=1; }
 python3 - "$tmp/cal/scenario.json" "$tmp/cal/import-report.json" <<'PY' || fail=1
@@ -338,6 +339,9 @@ ok = s["scheduler"]["dispatch_cost_s"] == 5.5e-06 and all("duration_s" not in o 
 # never a busy gap). iteration_cost_s = 100000 - 5500 ns; the median of all three gaps is 800000 ns.
 ok = ok and s["scheduler"]["iteration_cost_s"] == 9.45e-05 and r["overheads"]["busy_gaps"] == 1
 ok = ok and r["overheads"]["completion_to_next_dispatch_s"]["count"] == 3 and r["overheads"]["completion_to_next_dispatch_s"]["median"] == 0.0008
+# Per target kind: the chips' spans 9000, 7000, 6000, 5000, 5000 (median 6000 ns), the SUB task's 4000.
+ok = ok and s["scheduler"]["dispatch_cost_by_kind_s"] == {"local_chip": 6e-06, "sub": 4e-06}
+ok = ok and r["overheads"]["dispatch_cost_by_kind_s"] == {"local_chip": 6e-06, "sub": 4e-06}
 if not ok: print("FAIL calibration", s["scheduler"], r.get("overheads"))
 sys.exit(0 if ok else 1)
 PY
