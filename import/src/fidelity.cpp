@@ -312,6 +312,9 @@ std::optional<std::pair<std::string, json>> log_stall_warnings(const std::string
   const fs::path report = import_dir / "import-report.json";
   std::error_code ec;
   if (!has_marker(import_dir, FolderKind::kImport) || !fs::is_regular_file(report, ec)) return std::nullopt;
+  // A report past the bound of what fidelity reads (an import of millions of tasks lists them) is not
+  // parsed whole for its warnings: the comparison is left out (null), as for a folder not an import's.
+  if (fs::file_size(report, ec) > kMaxComparedEventsBytes || ec) return std::nullopt;
   std::ifstream in(report, std::ios::binary);
   json j = json::parse(in, nullptr, false);
   if (j.is_discarded() || !j.contains("stall_warnings"))
