@@ -1127,8 +1127,8 @@ class Builder {
         const std::string other = label_of(tasks_[before.a->task], before.a->member);
         anomaly("worker_overlap", t, {before.a->line, list[i].a->line},
                 worker + " runs " + label_of(t, list[i].a->member) + " from ts " + std::to_string(list[i].start) +
-                    " while " + other + " still runs there (until ts " +
-                    (before.a->completed ? std::to_string(before.end) : std::string("no end logged")) + ")",
+                    " while " + other + " still runs there (" +
+                    (before.a->completed ? "until ts " + std::to_string(before.end) : std::string("no end logged")) + ")",
                 "the replay runs one member at a time on " + worker + ": " + label_of(t, list[i].a->member) +
                     " starts there once " + other + " has ended");
       }
