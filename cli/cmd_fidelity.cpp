@@ -45,11 +45,16 @@ void check_output_file(const std::string& path, const std::string& what,
 }
 
 std::string observed_dir, simulated_dir, json_path, svg_path;
+std::vector<std::string> also_observed;
 std::optional<double> bound;
 
 void declare(CLI::App& fid, Common&) {
   fid.add_option("observed", observed_dir, "The recorded run folder (dirsched import's observed/)")->required();
   fid.add_option("simulated", simulated_dir, "A run folder of the replay")->required();
+  fid.add_option("--also-observed", also_observed,
+                 "Other observed runs of the same workload (repeatable): each measure's run-to-run spread, the noise "
+                 "floor the replay's error is judged against")
+      ->expected(1, -1);
   fid.add_option("--json", json_path, "Also write every measure as JSON to FILE");
   fid.add_option("--svg", svg_path, "Also draw both timelines, observed above simulated on one time axis, to FILE");
   fid.add_option("--max-makespan-error", bound, "Exit 1 when |makespan error| is above X (0.05 = 5%)")
@@ -58,14 +63,16 @@ void declare(CLI::App& fid, Common&) {
 
 int run(CLI::App& fid, Common&) {
   std::vector<std::string> reads;
-  for (const std::string& dir : {observed_dir, simulated_dir})
+  std::vector<std::string> dirs = {observed_dir, simulated_dir};
+  dirs.insert(dirs.end(), also_observed.begin(), also_observed.end());
+  for (const std::string& dir : dirs)
     for (const char* name : {"summary.json", "events.jsonl"})
       reads.push_back((std::filesystem::path(dir) / name).string());
   if (fid.count("--json")) check_output_file(json_path, "--json", reads);
   if (fid.count("--svg")) check_output_file(svg_path, "--svg", reads);
   if (fid.count("--json") && fid.count("--svg") && json_path == svg_path)
     throw OutputRefused("--json and --svg: both name " + json_path + "; name two files");
-  const Fidelity f = measure_fidelity(observed_dir, simulated_dir, bound);
+  const Fidelity f = measure_fidelity(observed_dir, simulated_dir, bound, also_observed);
   // Both made before either is written: a refusal drawing the timelines leaves no half of the pair.
   const std::string svg = svg_path.empty() ? std::string() : stacked_timelines(observed_dir, simulated_dir);
   if (!json_path.empty()) write_file_atomic(json_path, f.json.dump(2) + "\n");

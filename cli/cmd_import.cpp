@@ -40,7 +40,7 @@ void declare(CLI::App& imp, Common&) {
   strace->add_flag("--allow-truncated", options.allow_truncated,
                    "Import a log cut short: a dispatch without a completion has no observed end");
   strace->add_flag("--calibrate-overheads", options.calibrate_overheads,
-                   "Estimate scheduler.dispatch_cost_s from the dispatch spans");
+                   "Estimate scheduler.dispatch_cost_s (and per target kind) and iteration_cost_s from the spans");
   strace->add_flag("--sample-durations", options.sample_durations,
                    "Ops carry no duration: each member draws from its callable's observed durations");
 }

@@ -191,6 +191,7 @@ std::optional<std::string> event_engine_refusal(const Scenario& s) {
   if (!s.faults.empty()) return why(s.faults.front().path, "a fault");
   if (s.iteration_cost_s > 0) return why("scheduler.iteration_cost_s", "a scheduler cost");
   if (s.dispatch_cost_s > 0) return why("scheduler.dispatch_cost_s", "a scheduler cost");
+  if (s.any_dispatch_cost_by_kind()) return why("scheduler.dispatch_cost_by_kind_s", "a scheduler cost");
   for (const CallableSpec& c : s.callables) {
     const std::string path = "callables." + c.name;
     if (c.cost.flops) return why(path + ".flops", "a cost in flops");

@@ -150,10 +150,56 @@ struct Problem {
   std::string rule;
 };
 
+// The stall warnings read into the report (fidelity compares them with a replay's stall reports); the
+// rest are counted.
+constexpr std::size_t kMaxStallsKept = 10'000;
+
+// A whole number after `key` in `text` (its first occurrence), or nullopt.
+std::optional<long long> number_after(std::string_view text, std::string_view key) {
+  const std::size_t at = text.find(key);
+  if (at == std::string_view::npos) return std::nullopt;
+  const char* first = text.data() + at + key.size();
+  long long v = 0;
+  const auto r = std::from_chars(first, text.data() + text.size(), v);
+  return r.ec == std::errc() ? std::optional<long long>(v) : std::nullopt;
+}
+
+// The list after `key=[` up to its `]` (empty when absent), items split at commas.
+std::vector<std::string_view> list_after(std::string_view text, std::string_view key) {
+  std::vector<std::string_view> items;
+  const std::size_t at = text.find(key);
+  if (at == std::string_view::npos) return items;
+  std::string_view rest = text.substr(at + key.size());
+  rest = rest.substr(0, rest.find(']'));
+  while (!rest.empty()) {
+    const std::size_t comma = rest.find(',');
+    if (std::string_view item = rest.substr(0, comma); !item.empty()) items.push_back(item);
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  return items;
+}
+
+// `[WARN] NEXT_LEVEL group reservation stalled: group_slot=S busy_target_ids=[..]
+// idle_targets_with_queued_singles=[w:head_slot=h,..]` as JSON; a field that does not read is null.
+nlohmann::ordered_json read_stall_warning(std::string_view text, std::uint64_t line) {
+  using oj = nlohmann::ordered_json;
+  const auto or_null = [](std::optional<long long> v) { return v ? oj(*v) : oj(nullptr); };
+  oj busy = oj::array(), idle = oj::array();
+  for (std::string_view b : list_after(text, "busy_target_ids=[")) busy.push_back(or_null(number_after(b, "")));
+  for (std::string_view i : list_after(text, "idle_targets_with_queued_singles=["))
+    idle.push_back({{"worker", or_null(number_after(i, ""))}, {"head_slot", or_null(number_after(i, "head_slot="))}});
+  return {{"line", line},
+          {"group_slot", or_null(number_after(text, "group_slot="))},
+          {"busy_target_ids", busy},
+          {"idle_targets_with_queued_singles", idle}};
+}
+
 struct Parsed {
   std::uint64_t lines = 0, noise = 0, other_records = 0, other_spans = 0, device_spans = 0, anchors = 0,
                 stall_warnings = 0, torn = 0, frame_submits = 0;
   std::vector<std::string> stall_lines;  // the first few, as logged
+  nlohmann::ordered_json stall_parsed = nlohmann::ordered_json::array();  // the first kMaxStallsKept, read
   std::map<long long, Candidate> candidates;
   std::map<long long, Problem> problems;  // pid -> its first problem
   std::optional<Problem> torn_unknown;    // a torn record whose pid cannot be read
@@ -384,6 +430,7 @@ class LogReader {
   void stall(std::string_view text) {
     ++p_.stall_warnings;
     if (p_.stall_lines.size() < 20) p_.stall_lines.push_back(json_safe_text(text));
+    if (p_.stall_parsed.size() < kMaxStallsKept) p_.stall_parsed.push_back(read_stall_warning(text, p_.lines));
   }
 
   // `[mono_ns=<ns>][T0x<hex>][<LEVEL>] <func>: <message>`
@@ -803,6 +850,12 @@ class Builder {
     if (t.renamed) c += std::string(".") + kNamespaces[t.renamed - 1];
     return c;
   }
+  // A single's worker in the scenario: where it ran (its first dispatch), or, never dispatched, the one its
+  // submit named (they differ only in a `single_elsewhere` anomaly).
+  long long single_target(const TaskObs& t) const {
+    const Attempt* a = members(t).find(0);
+    return a ? a->worker : submit_of(t)->attr[kWorkerId];
+  }
   bool is_group(const TaskObs& t) const { return t.kind == Kind::kGroup || t.kind == Kind::kSubGroup; }
   // The member indices of an imported task: a single's 0, a group's 0..size-1, a SUB task's as dispatched.
   std::vector<int> member_list(const TaskObs& t) const {
@@ -960,9 +1013,7 @@ class Builder {
       if (a.completed)
         refuse(s->line, "a completion before its dispatch (" + who + " completed already at line " +
                             std::to_string(a.complete_line) + ")");
-      if (s->ts < a.dispatch_ts)
-        refuse(s->line, "a completion before its dispatch (" + who + ": complete ts " + std::to_string(s->ts) +
-                            " < dispatch ts " + std::to_string(a.dispatch_ts) + ", line " + std::to_string(a.line) + ")");
+      // A complete ts before its dispatch's (or activate's) is an anomaly, named in check().
       a.completed = true;
       a.complete_ts = s->ts;
       a.complete_dur = s->dur;
@@ -1011,44 +1062,149 @@ class Builder {
               refuse(a.line, "group_index " + std::to_string(m) + " outside [0, group_size) (group_size " +
                                  std::to_string(size) + ", run_id " + std::to_string(t.run) + " task_slot " +
                                  std::to_string(t.slot) + ")");
-            if (gi == 0 && a.worker != sub->attr[kWorkerId])
-              refuse(a.line, "a single dispatched to another worker than its submit named (worker " +
-                                 std::to_string(a.worker) + ", the submit at line " + std::to_string(sub->line) +
-                                 " named " + std::to_string(sub->attr[kWorkerId]) + ")");
+            if (gi == 0 && a.worker != sub->attr[kWorkerId] && p == member.first)
+              anomaly("single_elsewhere", t, {sub->line, a.line},
+                      "a single dispatched to worker " + std::to_string(a.worker) + ", its submit named worker " +
+                          std::to_string(sub->attr[kWorkerId]),
+                      "the op targets worker " + std::to_string(a.worker) + ", where it ran");
           } else if (m < 0) {
             refuse(a.line, "group_index " + std::to_string(m) + " outside [0, group_size) on a dispatch");
           }
           if (a.staged && !a.activated)
             refuse(a.line, "prepare_only=1 with no activate (" + member_text(t, m) + " on worker " +
                                std::to_string(a.worker) + ")");
-          if (a.activated && a.completed && a.complete_ts < a.activate_ts)
-            refuse(a.complete_line, "a completion before its dispatch (before its activate at " +
-                                        std::to_string(a.activate_ts) + ")");
+          if (a.completed && a.complete_ts < a.start()) {
+            anomaly("completion_before_dispatch", t, {a.line, a.complete_line},
+                    member_text(t, m) + " on worker " + std::to_string(a.worker) + ": complete ts " +
+                        std::to_string(a.complete_ts) + " < " + (a.activated ? "activate" : "dispatch") + " ts " +
+                        std::to_string(a.start()),
+                    "duration 0: the completion is taken at the member's start, in the scenario and in observed/");
+            const_cast<Attempt&>(a).complete_ts = a.start();
+          }
           if (!a.completed && !o_.allow_truncated)
             refuse(a.line, "a dispatch without a completion (" + member_text(t, m) + " on worker " +
                                std::to_string(a.worker) + "); give --allow-truncated to import a log cut short");
         }
       }
     }
-    // Per worker: one member at a time (a staged dispatch occupies its worker from its activate).
-    struct Busy {
-      long long start, end;
-      std::uint64_t line;
-    };
-    std::map<std::pair<bool, long long>, std::vector<Busy>> per_worker;
+    busy_ = busy_per_worker();
+    for (const auto& [w, list] : busy_) name_overlaps(w, list);
+    name_partial_launches();
+    BusyMap().swap(busy_);
+  }
+
+  // Per worker (SUB or not, id): each dispatch as an interval (a staged one from its activate), by start.
+  struct Busy {
+    long long start, end;
+    const Attempt* a;
+    long long reach = 0;  // the latest end of this one and those before it on the worker
+  };
+  using BusyMap = std::map<std::pair<bool, long long>, std::vector<Busy>>;
+  BusyMap busy_per_worker() const {
+    BusyMap per_worker;
     for (const TaskObs& t : tasks_) {
       if (t.submit == kNoSubmit && !is_sub(t)) continue;  // orphans: reported, not imported
       for (const Attempt* a = members(t).begin().at; a != members(t).end().at; ++a)
-        per_worker[{is_sub(t), a->worker}].push_back({a->start(), a->end_or_max(), a->line});
+        per_worker[{is_sub(t), a->worker}].push_back({a->start(), a->end_or_max(), a});
     }
     for (auto& [w, list] : per_worker) {
-      std::sort(list.begin(), list.end(), [](const Busy& a, const Busy& b) { return a.start < b.start; });
-      for (std::size_t i = 1; i < list.size(); ++i)
-        if (list[i].start < list[i - 1].end)
-          refuse(list[i].line, "two overlapping dispatches on one worker (" + std::string(w.first ? "SUB " : "") +
-                                   "worker " + std::to_string(w.second) + ": this one starts before the one at line " +
-                                   std::to_string(list[i - 1].line) + " ends)");
+      std::stable_sort(list.begin(), list.end(), [](const Busy& x, const Busy& y) { return x.start < y.start; });
+      long long reach = std::numeric_limits<long long>::min();
+      for (Busy& b : list) b.reach = reach = std::max(reach, b.end);
     }
+    return per_worker;
+  }
+
+  // Two members at once on one worker: each dispatch that starts before the latest-ending one before it
+  // has ended. The replay runs one member at a time per worker, so it waits there.
+  void name_overlaps(const std::pair<bool, long long>& w, const std::vector<Busy>& list) {
+    const std::string worker = (w.first ? "SUB worker " : "worker ") + std::to_string(w.second);
+    std::size_t longest = 0;  // the one before i that ends last
+    for (std::size_t i = 1; i < list.size(); ++i) {
+      const Busy& before = list[longest];
+      if (list[i].start < before.end) {
+        const TaskObs& t = tasks_[list[i].a->task];
+        const std::string other = label_of(tasks_[before.a->task], before.a->member);
+        anomaly("worker_overlap", t, {before.a->line, list[i].a->line},
+                worker + " runs " + label_of(t, list[i].a->member) + " from ts " + std::to_string(list[i].start) +
+                    " while " + other + " still runs there (" +
+                    (before.a->completed ? "until ts " + std::to_string(before.end) : std::string("no end logged")) + ")",
+                "the replay runs one member at a time on " + worker + ": " + label_of(t, list[i].a->member) +
+                    " starts there once " + other + " has ended");
+      }
+      if (list[i].end > before.end) longest = i;
+    }
+  }
+
+  // A group member dispatched while another of the group's targets still runs another task: the
+  // contract launches a group only when every target is idle, all members at once. Per target, only the
+  // other tasks' dispatches there that overlap the window of the group's member starts are looked at, so
+  // a group costs its size times a logarithm unless it has anomalies.
+  void name_partial_launches() {
+    constexpr std::size_t kTargetsNamed = 10;  // per member; the rest are counted
+    for (const TaskObs& t : tasks_) {
+      if (!submit_of(t) || submit_of(t)->attr[kGroupIndex] != -1) continue;  // NEXT_LEVEL groups (kinds come later)
+      std::vector<const Attempt*> firsts;  // by start
+      for (const Member& m : members(t)) firsts.push_back(&m.front());
+      if (firsts.size() < 2) continue;
+      std::stable_sort(firsts.begin(), firsts.end(), [](const Attempt* x, const Attempt* y) { return x->start() < y->start(); });
+      struct Early {
+        std::string running;
+        std::vector<std::uint64_t> lines;
+        std::size_t targets = 0;
+      };
+      std::map<const Attempt*, Early> early;
+      for (const Attempt* target : firsts)
+        for_other_tasks_on(target->worker, firsts.front()->start(), firsts.back()->start(), t, [&](const Busy& b) {
+          const auto from = std::lower_bound(firsts.begin(), firsts.end(), b.start,
+                                             [](const Attempt* x, long long ts) { return x->start() < ts; });
+          for (auto a = from; a != firsts.end() && (*a)->start() < b.end; ++a) {
+            if (*a == target) continue;
+            Early& e = early[*a];
+            if (e.targets++ >= kTargetsNamed) continue;
+            e.running += (e.running.empty() ? "" : ", ") + std::string("worker ") + std::to_string(target->worker) +
+                         " still runs " + label_of(tasks_[b.a->task], b.a->member);
+            e.lines.push_back(b.a->line);
+          }
+        });
+      for (const Attempt* a : firsts) {
+        auto it = early.find(a);
+        if (it == early.end()) continue;
+        Early& e = it->second;
+        if (e.targets > kTargetsNamed) e.running += ", and " + std::to_string(e.targets - kTargetsNamed) + " more";
+        e.lines.push_back(a->line);
+        anomaly("partial_group_launch", t, e.lines,
+                label_of(t, a->member) + " dispatched on worker " + std::to_string(a->worker) + " at ts " +
+                    std::to_string(a->start()) + " while " + e.running,
+                "the replay launches the group as the contract says: every member at once, once all its targets "
+                "are idle, so this member starts later there than it did here");
+      }
+    }
+  }
+
+  // Calls f on each dispatch on NEXT_LEVEL worker w of a task other than t that started at or before `hi`
+  // and had not ended at `lo` (nothing runs past its end: `reach` bounds the walk back).
+  template <class F>
+  void for_other_tasks_on(long long w, long long lo, long long hi, const TaskObs& t, F f) const {
+    auto it = busy_.find({false, w});
+    if (it == busy_.end()) return;
+    const std::vector<Busy>& list = it->second;
+    auto at = std::upper_bound(list.begin(), list.end(), hi, [](long long x, const Busy& b) { return x < b.start; });
+    while (at != list.begin() && (at - 1)->reach > lo) {
+      --at;
+      if (at->end > lo && &tasks_[at->a->task] != &t) f(*at);
+    }
+  }
+
+  std::string label_of(const TaskObs& t, int member) const {
+    const bool group = submit_of(t) ? submit_of(t)->attr[kGroupIndex] == -1 : t.members > 1;
+    return name_of(t) + (group ? "[" + std::to_string(member) + "]" : "");
+  }
+
+  void anomaly(const char* kind, const TaskObs& t, std::vector<std::uint64_t> lines, std::string what,
+               std::string scenario) {
+    std::sort(lines.begin(), lines.end());
+    anomalies_.push_back({kind, name_of(t), std::move(lines), std::move(what), std::move(scenario)});
   }
 
   void note(const std::string& text) { assumptions_.push_back(text); }
@@ -1175,6 +1331,8 @@ class Builder {
 
   void write_scenario(const fs::path& file);
   void write_observed(const fs::path& dir);
+  ojson anomalies_json();
+  std::string anomaly_counts() const;
 
   // --deps FILE: the args of each NEXT_LEVEL submit and the buffers, from a trace the Python front end
   // recorded of the same orchestration.
@@ -1208,6 +1366,14 @@ class Builder {
   std::vector<TaskObs> tasks_;                  // in (run_id, task_slot) order
   std::vector<Attempt> attempts_;               // by task, member, dispatch ts
   std::optional<Refusal> first_refusal_;
+  // Where the run breaks the contract or the model's assumptions (import-report.json `anomalies`).
+  struct Anomaly {
+    std::string kind, task;
+    std::vector<std::uint64_t> lines;
+    std::string what, scenario;
+  };
+  std::vector<Anomaly> anomalies_;
+  BusyMap busy_;  // made by check(), dropped after the anomalies are named
   std::uint64_t retirements_ = 0;
   long long earliest_ = 0;  // the earliest ts of a scheduler span of the runs imported
   long long t0_ = 0;
@@ -1404,8 +1570,8 @@ std::string Builder::write(const fs::path& dir) {
   for (TaskObs& t : tasks_) {
     if (t.left_out) continue;
     std::string ns = "LOCAL_PYTHON";
-    if (const Span* sub = submit_of(t)) {
-      const long long w = t.kind == Kind::kSingle ? sub->attr[kWorkerId] : attempts_[t.first].worker;
+    if (submit_of(t)) {
+      const long long w = t.kind == Kind::kSingle ? single_target(t) : attempts_[t.first].worker;
       ns = ns_of_kind(worker_kind(w));
     }
     const std::string plain = callable_of(t);
@@ -1479,9 +1645,12 @@ std::string Builder::write(const fs::path& dir) {
                   {"clock_anchors", p_.anchors},
                   {"torn_records_other_processes", p_.torn},
                   {"post_fence_retirements", retirements_}};
-  rep["stall_warnings"] = {{"count", p_.stall_warnings}, {"lines", p_.stall_lines},
-                           {"note", "the warning has no time of its own: it is counted, not placed"}};
+  rep["stall_warnings"] = {{"count", p_.stall_warnings}, {"lines", p_.stall_lines}, {"warnings", p_.stall_parsed},
+                           {"note", "the warning has no time of its own: it is counted, not placed; the first " +
+                                        std::to_string(kMaxStallsKept) + " are read (fidelity compares them "
+                                        "with a replay's stall reports)"}};
   rep["assumptions"] = assumptions_;
+  rep["anomalies"] = anomalies_json();
   rep["left_out"] = left_out_;
   rep["no_observed_duration"] = flagged_;
   rep["sub_submit_times_unknown"] = sub_at_;
@@ -1535,6 +1704,10 @@ std::string Builder::write(const fs::path& dir) {
   txt << "  lines: " << p_.lines << " (" << p_.noise << " noise, " << p_.other_records << " other log records, "
       << p_.other_spans << " other spans, " << p_.device_spans << " device-clock spans, " << p_.stall_warnings
       << " stall warnings)\n";
+  txt << "  anomalies: " << anomaly_counts()
+      << (anomalies_.empty() ? "\n"
+                             : ": the observed run breaks the contract or the model's assumptions there "
+                               "(import-report.json anomalies: each with its lines and what the scenario does)\n");
   if (!o_.deps_file.empty())
     txt << "  dependencies: the args of " << joined_ << " NEXT_LEVEL submits joined from " << o_.deps_file << "\n";
   if (o_.infer_gap_us)
@@ -1545,6 +1718,26 @@ std::string Builder::write(const fs::path& dir) {
         << " s\n";
   for (const std::string& a : assumptions_) txt << "  assumed: " << a << "\n";
   return txt.str();
+}
+
+// The anomalies by their first line in the log.
+ojson Builder::anomalies_json() {
+  std::stable_sort(anomalies_.begin(), anomalies_.end(),
+                   [](const Anomaly& a, const Anomaly& b) { return a.lines.front() < b.lines.front(); });
+  ojson list = ojson::array();
+  for (const Anomaly& a : anomalies_)
+    list.push_back({{"kind", a.kind}, {"task", a.task}, {"lines", a.lines}, {"what", a.what}, {"scenario", a.scenario}});
+  return list;
+}
+
+// "none", or "N (k kind, ...)".
+std::string Builder::anomaly_counts() const {
+  if (anomalies_.empty()) return "none";
+  std::map<std::string, std::size_t> by_kind;
+  for (const Anomaly& a : anomalies_) ++by_kind[a.kind];
+  std::string text = std::to_string(anomalies_.size()) + " (";
+  for (const auto& [kind, n] : by_kind) text += (text.back() == '(' ? "" : ", ") + std::to_string(n) + " " + kind;
+  return text + ")";
 }
 
 // scenario.json as `ojson::dump(2)` would write the whole document, the trace and the expect block
@@ -1559,6 +1752,7 @@ void Builder::write_scenario(const fs::path& file) {
   // Overheads: the dispatch span's own duration is what the scheduler spends per member.
   if (o_.calibrate_overheads) {
     std::vector<double> dispatch_durs, gaps, busy_gaps;  // ns
+    std::map<std::string, std::vector<double>> durs_by_kind;  // target kind -> dispatch durs (ns)
     struct Run {
       long long start, complete, submit;  // submit -1: none logged (SUB)
       bool staged;
@@ -1570,6 +1764,8 @@ void Builder::write_scenario(const fs::path& file) {
       for (const Member& m : members(t)) {
         const Attempt& a = m.front();
         dispatch_durs.push_back(static_cast<double>(a.dispatch_dur));
+        durs_by_kind[t.submit == kNoSubmit ? std::string("sub") : worker_kind(a.worker)].push_back(
+            static_cast<double>(a.dispatch_dur));
         if (a.completed)
           per_worker[{t.submit == kNoSubmit, a.worker}].push_back(
               {a.start(), a.complete_ts, t.submit != kNoSubmit ? submit_of(t)->ts : -1, a.staged});
@@ -1611,6 +1807,14 @@ void Builder::write_scenario(const fs::path& file) {
     const double dispatch_ns = median(dispatch_durs);
     const double dispatch_cost = dispatch_ns / 1e9;
     sched["dispatch_cost_s"] = dispatch_cost;
+    // Per target kind, when the kinds' medians differ (a remote endpoint's dispatch costs more).
+    ojson by_kind = ojson::object();
+    bool kinds_differ = false;
+    for (auto& [kind, durs] : durs_by_kind) {
+      by_kind[kind] = median(durs) / 1e9;
+      kinds_differ |= by_kind[kind].get<double>() != by_kind.begin().value().get<double>();
+    }
+    if (kinds_differ) sched["dispatch_cost_by_kind_s"] = by_kind;
     // The replay starts a member after iteration_cost_s + dispatch_cost_s from the completion that let it
     // go (docs/simulation.md), the log starts it at its dispatch span: the iteration cost is what the busy
     // gap has beyond the dispatch cost.
@@ -1619,6 +1823,10 @@ void Builder::write_scenario(const fs::path& file) {
     overheads_ = {{"dispatch_cost_s", dispatch_cost},
                   {"method", "median of the dispatch spans' dur over the members imported"},
                   {"dispatch_spans", dispatch_durs.size()},
+                  {"dispatch_cost_by_kind_s", kinds_differ ? by_kind : ojson(nullptr)},
+                  {"by_kind_method", "median of the dispatch spans' dur per target kind (local_chip, local_worker, "
+                                     "remote, sub), written to scheduler.dispatch_cost_by_kind_s when the kinds' "
+                                     "medians differ"},
                   {"iteration_cost_s", iteration_cost},
                   {"iteration_method",
                    !o_.deps_file.empty() || o_.infer_gap_us
@@ -1749,7 +1957,7 @@ void Builder::write_scenario(const fs::path& file) {
       any_fail |= f;
       fails.push_back(f);
     }
-    if (t.kind == Kind::kSingle) op["worker"] = sub->attr[kWorkerId];
+    if (t.kind == Kind::kSingle) op["worker"] = single_target(t);
     if (t.kind == Kind::kGroup) op["workers"] = workers;
     if (auto it = joined_args_.find(&t); it != joined_args_.end()) {
       if (group) args = it->second;

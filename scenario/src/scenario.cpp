@@ -456,7 +456,7 @@ void TimeBudget::members(const OpSpec& op) {
                    c.cost.empirical.empty() ? 0 : *std::max_element(c.cost.empirical.begin(), c.cost.empirical.end()))) *
                    factor +
                s_.iteration_cost_s +
-               s_.dispatch_cost_s;
+               s_.largest_dispatch_cost_s();
 }
 
 void TimeBudget::visit(const OpSpec& op) {
@@ -1092,6 +1092,12 @@ struct Loader {
     s.scheduler_host = o.str("host", std::string("host0"));
     s.iteration_cost_s = o.time("iteration_cost_s", 0);
     s.dispatch_cost_s = o.time("dispatch_cost_s", 0);
+    if (const json* by_kind = o.get("dispatch_cost_by_kind_s")) {
+      Obj kinds(*by_kind, o.at("dispatch_cost_by_kind_s"), file);
+      for (std::size_t k = 0; k < std::size(Scenario::kDispatchCostKinds); ++k)
+        if (kinds.get(Scenario::kDispatchCostKinds[k])) s.dispatch_cost_by_kind_s[k] = kinds.time(Scenario::kDispatchCostKinds[k], 0);
+      kinds.done();
+    }
     if (const json* p = o.get("policy")) {
       const json& v = resolve_var(s.assigned, file, *p, o.at("policy"));
       if (!v.is_string())

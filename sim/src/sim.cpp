@@ -172,13 +172,13 @@ class Driver {
   // (iteration_cost_s, then dispatch_cost_s before each dispatch goes out); completions that come due
   // meanwhile are applied by the next iteration.
   auto carry_out() {
-    const bool costly = s_.iteration_cost_s > 0 || s_.dispatch_cost_s > 0;
+    const bool costly = scheduler_costly();
     return [this, costly](const std::vector<Dispatch>& ds) {
       if (costly) {
         if (s_.iteration_cost_s > 0) sg4::this_actor::sleep_for(s_.iteration_cost_s);
         for (const Dispatch& d : ds) {
           // A staging is a dispatch decision and pays its cost; an activation pays nothing.
-          if (s_.dispatch_cost_s > 0 && !d.activate) sg4::this_actor::sleep_for(s_.dispatch_cost_s);
+          if (const double cost = dispatch_cost(d); cost > 0 && !d.activate) sg4::this_actor::sleep_for(cost);
           start(d);
         }
         const double clock = sg4::Engine::get_clock();
@@ -191,11 +191,19 @@ class Driver {
     };
   }
 
-  // The clock a member's timers count from (SimGrid's under scheduler costs, else the instant's).
-  double timer_base() const {
-    const bool costly = s_.iteration_cost_s > 0 || s_.dispatch_cost_s > 0;
-    return costly ? sg4::Engine::get_clock() : run_.core->now();
+  bool scheduler_costly() const {
+    return s_.iteration_cost_s > 0 || s_.dispatch_cost_s > 0 || s_.any_dispatch_cost_by_kind();
   }
+  // What sending d costs the scheduler: scheduler.dispatch_cost_by_kind_s for its target's kind, else
+  // dispatch_cost_s.
+  double dispatch_cost(const Dispatch& d) const {
+    if (d.target.sub) return s_.dispatch_cost_for(3);
+    const std::size_t index = *run_.core->registry().index_of(d.target.worker);
+    return s_.dispatch_cost_for(static_cast<std::size_t>(s_.next_level[index].kind));
+  }
+
+  // The clock a member's timers count from (SimGrid's under scheduler costs, else the instant's).
+  double timer_base() const { return scheduler_costly() ? sg4::Engine::get_clock() : run_.core->now(); }
 
   void start(const Dispatch& d) {
     if (d.activate) {

@@ -64,6 +64,7 @@ void check_threads_engine(const Scenario& s) {
     refuse("workers.mpi_groups", "one request at a time per MPI group (mpi_group_lane)");
   if (s.iteration_cost_s > 0) refuse("scheduler.iteration_cost_s", "a simulated scheduler cost");
   if (s.dispatch_cost_s > 0) refuse("scheduler.dispatch_cost_s", "a simulated scheduler cost");
+  if (s.any_dispatch_cost_by_kind()) refuse("scheduler.dispatch_cost_by_kind_s", "a simulated scheduler cost");
 }
 
 std::unique_ptr<Run> run_threads(const Scenario& scenario, const ThreadsOptions& options) {

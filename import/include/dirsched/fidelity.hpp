@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -17,8 +18,12 @@ struct Fidelity {
   bool within = true;           // |makespan_error| <= the bound (true when no bound was given)
 };
 
-// Throws BadInput naming the folder and file when one is missing or malformed.
+// Throws BadInput naming the folder and file when one is missing or malformed. `also_observed`: other
+// observed runs of the same workload; with them the JSON holds `noise_floor` (per measure: the largest
+// difference between two observed runs, the replay's error against `observed`, and whether that error is
+// no larger) and the verdict is stated against it.
 Fidelity measure_fidelity(const std::string& observed, const std::string& simulated,
-                          std::optional<double> max_makespan_error);
+                          std::optional<double> max_makespan_error,
+                          const std::vector<std::string>& also_observed = {});
 
 }  // namespace dirsched

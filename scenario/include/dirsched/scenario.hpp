@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <algorithm>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -163,6 +164,23 @@ struct Scenario {
   std::string scheduler_host = "host0";
   double iteration_cost_s = 0;
   double dispatch_cost_s = 0;
+  // scheduler.dispatch_cost_by_kind_s: the dispatch cost of a member sent to a target of one kind
+  // (local_chip, local_worker, remote, then sub), in place of dispatch_cost_s; a kind not given takes
+  // dispatch_cost_s. Members go out one after another on the scheduler, each after its own cost.
+  static constexpr const char* kDispatchCostKinds[] = {"local_chip", "local_worker", "remote", "sub"};
+  std::optional<double> dispatch_cost_by_kind_s[4];
+  // The cost of a dispatch to a target of kind `kind` (WorkerKind's index, or 3 for SUB).
+  double dispatch_cost_for(std::size_t kind) const { return dispatch_cost_by_kind_s[kind].value_or(dispatch_cost_s); }
+  double largest_dispatch_cost_s() const {
+    double most = 0;
+    for (std::size_t k = 0; k < 4; ++k) most = std::max(most, dispatch_cost_for(k));
+    return most;
+  }
+  bool any_dispatch_cost_by_kind() const {
+    for (const auto& c : dispatch_cost_by_kind_s)
+      if (c && *c > 0) return true;
+    return false;
+  }
   // The runtime version (dirsched/switches.hpp): the preset's name as written back (scheduler.policy,
   // or --policy; "upto:#1565" reads "upto:1565"), and the effective switches: the preset, then
   // scheduler.switches (dropped under --policy), then --switch. Never one the testbed has not built.
