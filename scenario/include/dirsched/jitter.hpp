@@ -1,16 +1,18 @@
 // The seeded draws of a member's duration (its jitter factor, its pick of an empirical duration), shared
 // by every engine so that one seed gives one set of durations on SimGrid, the event engine and threads.
 //
-// Draws are keyed by identity, not by dispatch order: member `member` of the task whose op sits at
-// path P ("trace[3]", "trace[3].ops[1]") draws from its own stream, keyed (seed, hash(P), member), and
-// its d-th value is a pure function of (seed, hash(P), member, d). So the same member draws the same
-// value in every variant of a sweep (other workers, another policy, another dispatch order) and in
-// every replicate that shares the seed: the variants are compared on common random numbers.
+// Draws are keyed by identity, not by dispatch order: member `member` of the scenario's n-th submit (its
+// task's place among the submits in document order, counting into batches and runs' callbacks; sleeps,
+// drains and at_s do not count) draws from its own stream, keyed (seed, n, member), and its d-th value
+// is a pure function of (seed, n, member, d). So the same member draws the same value in every variant
+// of a sweep (other workers, another policy, another dispatch order), on every engine, and whether the
+// trace is held, streamed or generated (Replay::task_key): the variants are compared on common random
+// numbers.
 //
 // The construction is counter-based (SplitMix64, Steele, Lea and Flood, "Fast splittable pseudorandom
 // number generators", OOPSLA 2014): the key is folded through SplitMix64's 64-bit finalizer, one field
 // at a time (a bijection per step), and draw d is the finalizer of key + (d + 1) * golden gamma, that is
-// the d-th output of a SplitMix64 generator seeded with the key. The path is hashed with 64-bit FNV-1a.
+// the d-th output of a SplitMix64 generator seeded with the key.
 // Fixed draw indices per member: 0 and 1 for the jitter factor (uniform: 0; normal, Box-Muller: 0 and
 // 1), 2 for an empirical pick, so that one draw never shifts another.
 #pragma once
@@ -19,7 +21,6 @@
 #include <cmath>
 #include <cstdint>
 #include <optional>
-#include <string_view>
 #include <vector>
 
 #include "dirsched/scenario.hpp"
@@ -34,13 +35,6 @@ constexpr std::uint64_t splitmix64_mix(std::uint64_t z) {
   return z ^ (z >> 31);
 }
 constexpr std::uint64_t kGoldenGamma = 0x9e3779b97f4a7c15ull;
-
-// A task's identity for its draws: 64-bit FNV-1a of its op's path in the scenario.
-constexpr std::uint64_t task_draw_key(std::string_view op_path) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (char c : op_path) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-  return h;
-}
 
 class MemberDraws {
  public:
