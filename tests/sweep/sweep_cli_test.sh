@@ -140,7 +140,7 @@ json.dump({"name": "swap-search", "workers": {"next_level": [{"id": i, "kind": "
            "trace": trace + [{"op": "drain"}]}, open(sys.argv[1], "w"))
 PY
 for seed in 0 1 2 3; do
-  expect "optimize-swap-$seed" 0 "search (seeded coordinate descent, seed $seed): 120 of 495 variants" \
+  expect "optimize-swap-$seed" 0 "search (main-effects surrogate search, seed $seed): 120 of 495 variants" \
     "$d" optimize "$tmp/space.json" --out "$tmp/swap$seed" --budget 120 --seed "$seed" --objective single_wait_mean
   python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); sys.exit(0 if o["best"]=={"gb":[8,9,10,11]} and not o["exhaustive"] else 1)' \
     "$tmp/swap$seed/optimize.json" || { echo "FAIL optimize-swap-$seed: best $(head -c 300 "$tmp/swap$seed/optimize.json")"; fail=1; }
