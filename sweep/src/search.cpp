@@ -217,7 +217,12 @@ void surrogate(const Space& sp, Tally& tally, SearchResult& res, std::mt19937_64
     const std::size_t p = sp.random_point(rng);
     if (std::find(first.begin(), first.end(), p) == first.end()) first.push_back(p);
   }
-  tally.run(first);
+  // In batches of a few: each variant of a batch is a parsed scenario held until the batch ends, and a
+  // variant's scenario holds its `choose` spaces' lists (up to 1,000,000).
+  constexpr std::size_t kDesignBatch = 4;
+  for (std::size_t at = 0; at < first.size(); at += kDesignBatch)
+    tally.run(std::vector<std::size_t>(first.begin() + static_cast<long>(at),
+                                       first.begin() + static_cast<long>(std::min(first.size(), at + kDesignBatch))));
   while (!tally.spent() && res.evaluations < total) {
     const std::vector<std::vector<double>> parts = fit_parts(sp, res, f, offset, nf);
     std::optional<std::size_t> next;
