@@ -116,7 +116,8 @@ std::vector<double> solve_spd(std::vector<double> a, std::vector<double> b, std:
   return b;
 }
 
-constexpr double kRidge = 0.5;  // in units of the standardized key
+constexpr double kRidge = 0.5;     // in units of the standardized key
+constexpr double kOptimism = 1.0;  // standard errors
 
 // Each variable's candidates' part of the predicted first key (a ridge fit of main effects over the
 // clean evaluated points); empty when fewer than two clean points have a key.
@@ -146,12 +147,17 @@ std::vector<std::vector<double>> fit_parts(const Space& sp, const SearchResult& 
     }
   }
   for (std::size_t i = 0; i < nf; ++i) a[i * n + i] += kRidge;
+  std::vector<double> seen(nf, 0.0);  // how many clean evaluated points hold each feature
+  for (std::size_t i = 0; i < nf; ++i) seen[i] = a[i * n + i] - kRidge;
   const std::vector<double> w = solve_spd(std::move(a), std::move(b), n);
+  // Optimism under uncertainty: a feature's effect is taken kOptimism standard errors better than its
+  // estimate (1 / sqrt(points holding it + penalty) in standardized units), so a value seldom or never
+  // evaluated is tried rather than predicted at the mean forever (a sum still, as the walk needs).
   std::vector<std::vector<double>> parts(sp.dims.size());
   for (std::size_t k = 0; k < sp.dims.size(); ++k)
     for (const std::vector<std::uint32_t>& c : f[k]) {
       double v = 0;
-      for (std::uint32_t i : c) v += w[offset[k] + i];
+      for (std::uint32_t i : c) v += w[offset[k] + i] - kOptimism / std::sqrt(seen[offset[k] + i] + kRidge);
       parts[k].push_back(v);
     }
   return parts;
@@ -199,6 +205,14 @@ std::optional<std::size_t> best_predicted(const Space& sp, const Tally& tally, c
   return std::nullopt;
 }
 
+// How many features variable k's candidates use (one past the largest index).
+std::size_t feature_count(const Features& f, std::size_t k) {
+  std::uint32_t most = 0;
+  for (const std::vector<std::uint32_t>& c : f[k])
+    for (std::uint32_t i : c) most = std::max(most, i + 1);
+  return most;
+}
+
 // The main-effects surrogate search (sweep.hpp).
 void surrogate(const Space& sp, Tally& tally, SearchResult& res, std::mt19937_64& rng, const Features& f,
                std::size_t budget, std::size_t total) {
@@ -206,10 +220,7 @@ void surrogate(const Space& sp, Tally& tally, SearchResult& res, std::mt19937_64
   std::size_t nf = 0;
   for (std::size_t k = 0; k < sp.dims.size(); ++k) {
     offset[k] = nf;
-    std::uint32_t most = 0;
-    for (const std::vector<std::uint32_t>& c : f[k])
-      for (std::uint32_t i : c) most = std::max(most, i + 1);
-    nf += most;
+    nf += feature_count(f, k);
   }
   const std::size_t design = std::min(budget, std::max<std::size_t>(4, budget / 10));
   std::vector<std::size_t> first;
@@ -239,10 +250,7 @@ bool model_fits(const std::vector<std::size_t>& dims, const Features* f) {
   std::size_t nf = 0;
   for (std::size_t k = 0; k < dims.size(); ++k) {
     if ((*f)[k].size() != dims[k]) return false;
-    std::uint32_t most = 0;
-    for (const std::vector<std::uint32_t>& c : (*f)[k])
-      for (std::uint32_t i : c) most = std::max(most, i + 1);
-    nf += most;
+    nf += feature_count(*f, k);
   }
   return nf <= kMaxModelFeatures;
 }
@@ -288,7 +296,8 @@ std::string search_method_text(const SearchResult& res, std::uint64_t seed) {
     return "main-effects surrogate search" + s +
            ": a seeded random design of max(4, budget/10) variants, then one at a time the unevaluated variant "
            "that a ridge regression of the first objective key on each variable's values (a choose list: the ids "
-           "it holds; ordered: id by position) predicts best, until the budget";
+           "it holds; ordered: id by position), each effect one standard error optimistic, predicts best, until "
+           "the budget";
   return "seeded coordinate descent with random restarts" + s +
          ": one variable's candidates at a time (a choose space's: the lists one swap away), best kept, until the "
          "budget";

@@ -253,7 +253,8 @@ using Neighbours = std::function<std::vector<std::size_t>(std::size_t var, std::
 // kMaxModelFeatures in all, the search is a main-effects surrogate search instead of the descent: a
 // seeded random design of max(4, budget / 10) points, then, one point at a time, the unevaluated point
 // whose score a ridge regression of the first objective key on the features (fitted to the clean points
-// evaluated so far, the key standardized, penalty 0.5) predicts best, until the budget is spent. The
+// evaluated so far, the key standardized, penalty 0.5; each effect taken one standard error better than
+// its estimate, so that a value seldom evaluated gets tried) predicts best, until the budget is spent. The
 // prediction is a sum over variables, so the best unevaluated point comes from a best-first walk of
 // each variable's candidates sorted by their part: the work per step follows the evaluations, not the
 // space's size.
