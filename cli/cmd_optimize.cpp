@@ -261,9 +261,12 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
   const Neighbours swaps = [&](std::size_t k, std::size_t candidate) {
     return spaces[k] ? swap_neighbours(*spaces[k], candidate, ordered[k]) : std::vector<std::size_t>{};
   };
+  Features features;
+  for (const auto& [name, c] : base.vars)
+    features.push_back(candidate_features(c, spaces[features.size()] != nullptr, ordered[features.size()]));
   SearchResult res;
   try {
-    res = search_space(dims, budget, seed, evaluate, swaps);
+    res = search_space(dims, budget, seed, evaluate, swaps, &features);
   } catch (const PendingBatch& p) {
     std::string plan;
     for (const std::string& line : p.lines) plan += line + "\n";
@@ -324,10 +327,7 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
       {"space", variant_count_text(base)},
       {"left_out", left_out},
       {"exhaustive", res.exhaustive},
-      {"method", res.exhaustive ? "exhaustive: every variant evaluated"
-                                : "seeded coordinate descent with random restarts (search seed " + std::to_string(seed) +
-                                      "): one variable's candidates at a time (a choose space's: the lists one swap "
-                                      "away), best kept, until the budget"},
+      {"method", search_method_text(res, seed)},
       {"budget", budget},
       {"pareto", {{"metrics", {metric_def(choice.pareto_a).name, metric_def(choice.pareto_b).name}}, {"variants", pareto}}},
       {"convergence", convergence},
@@ -385,7 +385,7 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
   write_file(tmp.path() / marker_name(FolderKind::kOptimize), optimize_marker_text());
   replace_folder(tmp, dir, FolderKind::kOptimize);
   parents.keep();
-  std::cout << (res.exhaustive ? "exhaustive: " : "search (seeded coordinate descent, seed " + std::to_string(seed) + "): ")
+  std::cout << (res.exhaustive ? "exhaustive: " : "search (" + search_method_name(res) + ", seed " + std::to_string(seed) + "): ")
             << res.evaluations << " of " << variant_count_text(base) << " variants evaluated (" << runs << " runs, "
             << replicates << " per variant; " << g6_text(static_cast<double>(runs) / std::max(secs, 1e-9))
             << " runs/s)\nbest: variant " << res.best << " (" << best_vals.dump() << "): makespan "

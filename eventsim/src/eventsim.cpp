@@ -29,7 +29,7 @@ class EventDriver {
   EventDriver(Run& run, std::uint64_t seed, bool keep_order)
       : run_(run),
         s_(run.scenario),
-        rng_(seed),
+        seed_(seed),
         keep_order_(keep_order),
         replay_(s_, *run.core),
         lanes_(run.core->registry(), s_.switches[Switch::kMpiGroupLane]),
@@ -95,8 +95,7 @@ class EventDriver {
     bool operator>(const Timer& o) const { return end != o.end ? end > o.end : seq > o.seq; }
   };
 
-  // Driver::start and advance: the same draws in the same order (the jitter factor, then an empirical
-  // pick), a timer for a positive duration, an end at once otherwise.
+  // Driver::start and advance: the same draws (draw_cost, keyed by the member's identity), a timer for a positive duration, an end at once otherwise.
   void start(const Dispatch& d) {
     if (d.activate) {  // Driver::activate: what is left of its preparation, then its duration
       Member& m = members_.at(d.seq);
@@ -108,14 +107,9 @@ class EventDriver {
       return;
     }
     const CallableSpec& c = s_.callables[run_.core->callable(d.task).index()];
-    const double factor = rng_.factor(c.cost.jitter);
-    double duration = 0;
-    if (const std::optional<double> own = replay_.member_duration(d.task, d.member))
-      duration = *own * factor;
-    else if (c.cost.duration_s)
-      duration = *c.cost.duration_s * factor;
-    else if (!c.cost.empirical.empty())
-      duration = rng_.pick(c.cost.empirical) * factor;
+    const double duration = draw_cost(c.cost, replay_.member_duration(d.task, d.member),
+                                      MemberDraws(seed_, replay_.task_key(d.task), d.member))
+                                .seconds.value_or(0.0);
     ++run_.result.dispatches;
     if (keep_order_) run_.result.dispatch_order.push_back(dispatch_label(*run_.core, d));
     Member& m = members_.emplace(d.seq, Member{d.task, d.member, replay_.member_fails(d.task, d.member)}).first->second;
@@ -170,7 +164,7 @@ class EventDriver {
 
   Run& run_;
   const Scenario& s_;
-  JitterRng rng_;
+  std::uint64_t seed_;  // of the members' draws (jitter.hpp)
   bool keep_order_;
   Replay replay_;
   MpiLanes lanes_;  // mpi_group_lane (#1624)

@@ -4,9 +4,14 @@
 #include <memory>
 #include <utility>
 
+#include "dirsched/jitter.hpp"
+
 namespace dirsched {
 
 Replay::Replay(const Scenario& scenario, Scheduler& core) : scenario_(&scenario), core_(&core) {
+  for (const CallableSpec& c : scenario.callables)
+    draws_ |= (c.cost.jitter.kind != Jitter::Kind::kNone && c.cost.jitter.rel > 0) || c.cost.empirical.size() > 1;
+  if (draws_) number_submits(scenario.trace);
   for (const BufferSpec& b : scenario.buffers)
     buffers_.push_back(core.add_buffer({b.name, b.memory, b.owner}));
   if (scenario.generate) {
@@ -72,17 +77,49 @@ double Replay::member_prepare(TaskId task, std::uint32_t member) const {
   return op_of(task).member_prepare(member).value_or(callable);
 }
 
-// Keeps a streamed task's overrides while it may still run. The table is swept of terminal tasks each
-// time it doubles, so it holds at most about twice the live tasks that override.
+// Document order, into batches and runs' callbacks: the order a streamed or generated trace is
+// submitted in, so that held and pulled traces key their draws alike.
+void Replay::number_submits(const std::vector<OpSpec>& ops) {
+  for (const OpSpec& op : ops) {
+    if (op.kind == OpKind::kBatch || op.kind == OpKind::kRun)
+      number_submits(op.ops);
+    else if (op.kind == OpKind::kSubmitNextLevel || op.kind == OpKind::kSubmitGroup || op.kind == OpKind::kSubmitSub ||
+             op.kind == OpKind::kSubmitSubGroup)
+      place_of_op_.emplace(&op, place_of_op_.size());
+  }
+}
+
+std::uint64_t Replay::task_key(TaskId task) const {
+  if (!pulled()) {
+    const auto it = draws_ ? place_of_op_.find(&op_of(task)) : place_of_op_.end();
+    return it == place_of_op_.end() ? 0 : it->second;
+  }
+  const auto it = keys_.find(task.index());
+  return it == keys_.end() ? 0 : it->second;
+}
+
+template <class Table>
+void Replay::sweep_terminal(Table& table, std::size_t& swept) {
+  if (table.size() < 2 * swept + 64) return;
+  for (auto it = table.begin(); it != table.end();)
+    it = it->first < core_->reclaimed_before() || is_terminal(core_->state(TaskId(it->first))) ? table.erase(it)
+                                                                                              : std::next(it);
+  swept = table.size();
+}
+
+// Keeps a streamed task's overrides (and, when callables draw, any pulled task's draw key) while it may
+// still run. The tables are swept of terminal tasks each time they double, so they hold at most about
+// twice the live tasks.
 void Replay::hold_overrides(TaskId task, const OpSpec& op) {
+  if (draws_) {
+    sweep_terminal(keys_, keys_swept_);
+    keys_[task.index()] = submits_ - 1;  // submit() counted this one
+  }
+  if (!stream_) return;
   const bool any = std::any_of(op.duration_s.begin(), op.duration_s.end(), [](const auto& d) { return d.has_value(); }) ||
                    std::find(op.fail.begin(), op.fail.end(), true) != op.fail.end() || !op.prepare_s.empty();
   if (!any) return;
-  if (overrides_.size() >= 2 * overrides_swept_ + 64) {
-    for (auto it = overrides_.begin(); it != overrides_.end();)
-      it = is_terminal(core_->state(TaskId(it->first))) ? overrides_.erase(it) : std::next(it);
-    overrides_swept_ = overrides_.size();
-  }
+  sweep_terminal(overrides_, overrides_swept_);
   overrides_[task.index()] = Overrides{op.duration_s, op.fail, op.prepare_s};
 }
 
@@ -153,10 +190,10 @@ const SubmitRequest& Replay::request(const OpSpec& op) {
 // False when the orchestration unwinds at this submit.
 bool Replay::submit(const OpSpec& op) {
   if (stream_) scenario_->trace_file->note_submitting(op.task, op.callable);
+  ++submits_;
   SubmitResult res = core_->submit(request(op));
   if (res.accepted()) {
-    if (gen_) return true;
-    if (stream_) {
+    if (pulled()) {
       hold_overrides(res.task, op);
       return true;
     }

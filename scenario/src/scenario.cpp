@@ -9,6 +9,8 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <set>
 
 #include "dirsched/error.hpp"
@@ -130,6 +132,71 @@ class Obj {
 }  // namespace detail
 
 namespace {
+
+// A `choose` space's lists depend on K, ordered, the ids and which ids the contract allows: a sweep or
+// optimize parses its document once per variant, and each parse takes the lists from here instead of
+// walking a space of up to 1,000,000 lists again. The last few spaces are kept, per process.
+struct ChooseKey {
+  std::size_t k = 0;
+  bool ordered = false;
+  std::vector<std::int64_t> ids;
+  std::vector<bool> allowed;
+  bool operator==(const ChooseKey& o) const {
+    return k == o.k && ordered == o.ordered && ids == o.ids && allowed == o.allowed;
+  }
+};
+struct ChooseLists {
+  std::vector<nlohmann::json> lists;
+  std::size_t left_out = 0;
+};
+
+ChooseLists expand_choose(const ChooseKey& key) {
+  ChooseLists out;
+  std::vector<std::size_t> pick(key.k);
+  std::vector<bool> taken(key.ids.size(), false);
+  std::function<void(std::size_t, std::size_t)> rec = [&](std::size_t depth, std::size_t start) {
+    if (depth == key.k) {
+      nlohmann::json list = nlohmann::json::array();
+      bool ok = true;
+      for (std::size_t i : pick) list.push_back(key.ids[i]), ok = ok && key.allowed[i];
+      if (ok)
+        out.lists.push_back(std::move(list));
+      else
+        ++out.left_out;
+      return;
+    }
+    // Unordered, a pick at i leaves ids.size() - i - 1 ids for the k - depth - 1 picks still to make:
+    // past that no list can be completed, and walking there anyway visits every increasing sequence
+    // (2^30 calls for `choose 30 from` 30 ids, a space of one list). Ordered, every prefix completes.
+    const std::size_t end = key.ordered ? key.ids.size() : key.ids.size() - (key.k - depth - 1);
+    for (std::size_t i = key.ordered ? 0 : start; i < end; ++i) {
+      if (taken[i]) continue;
+      taken[i] = true;
+      pick[depth] = i;
+      rec(depth + 1, i + 1);
+      taken[i] = false;
+    }
+  };
+  rec(0, 0);
+  return out;
+}
+
+std::shared_ptr<const ChooseLists> choose_lists(ChooseKey key) {
+  static std::mutex mutex;
+  static std::vector<std::pair<ChooseKey, std::shared_ptr<const ChooseLists>>> kept;  // newest last
+  constexpr std::size_t kKept = 4;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (const auto& [k, lists] : kept)
+      if (k == key) return lists;
+  }
+  auto lists = std::make_shared<const ChooseLists>(expand_choose(key));
+  std::lock_guard<std::mutex> lock(mutex);
+  if (kept.size() >= kKept) kept.erase(kept.begin());
+  kept.emplace_back(std::move(key), lists);
+  return lists;
+}
+
 
 using detail::Obj;
 using detail::OpReader;
@@ -806,34 +873,11 @@ struct Loader {
         if (!e->count(id)) return false;
       return true;
     };
-    std::vector<json> out;
-    std::size_t left_out = 0;
-    std::vector<std::size_t> pick(kk);
-    std::vector<bool> taken(ids.size(), false);
-    std::function<void(std::size_t, std::size_t)> rec = [&](std::size_t depth, std::size_t start) {
-      if (depth == kk) {
-        json list = json::array();
-        bool ok = true;
-        for (std::size_t i : pick) list.push_back(ids[i]), ok &= fits(ids[i]);
-        if (ok)
-          out.push_back(std::move(list));
-        else
-          ++left_out;
-        return;
-      }
-      // Unordered, a pick at i leaves ids.size() - i - 1 ids for the kk - depth - 1 picks still to make:
-      // past that no list can be completed, and walking there anyway visits every increasing sequence
-      // (2^30 calls for `choose 30 from` 30 ids, a space of one list). Ordered, every prefix completes.
-      const std::size_t end = ordered ? ids.size() : ids.size() - (kk - depth - 1);
-      for (std::size_t i = ordered ? 0 : start; i < end; ++i) {
-        if (taken[i]) continue;
-        taken[i] = true;
-        pick[depth] = i;
-        rec(depth + 1, i + 1);
-        taken[i] = false;
-      }
-    };
-    rec(0, 0);
+    ChooseKey key{kk, ordered, ids, {}};
+    for (std::int64_t id : ids) key.allowed.push_back(fits(id));
+    const std::shared_ptr<const ChooseLists> space = choose_lists(std::move(key));
+    std::vector<json> out = space->lists;
+    const std::size_t left_out = space->left_out;
     s.vars_left_out[name] = left_out;
     if (out.empty())
       o.fail("every one of the " + std::to_string(left_out) +

@@ -39,8 +39,6 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // 2^32 s (136 years), where a double still resolves 1 us, and a platform that makes a transfer or a
 // computation longer stops the run there.
 
-using Rng = JitterRng;  // scenario/include/dirsched/jitter.hpp: the same draws on every engine
-
 class Driver {
   friend class InstantLoop<Driver>;  // its steps: faults_due, ends_due, carry_out
 
@@ -48,7 +46,7 @@ class Driver {
   Driver(Run& run, const RunOptions& options, std::uint64_t seed, InvariantChecker* checker)
       : run_(run),
         s_(run.scenario),
-        rng_(seed),
+        seed_(seed),
         progress_(options.progress),
         checker_(checker),
         keep_dispatch_order_(options.keep_order_and_records || wants_dispatch_order(run.scenario)) {}
@@ -217,15 +215,13 @@ class Driver {
     f.host = d.target.sub ? static_cast<std::uint32_t>(nl_hosts_.size() + d.target.sub_index)
                           : *run_.core->registry().index_of(d.target.worker);
     f.fail = replay_->member_fails(d.task, d.member);
-    const double factor = rng_.factor(c.cost.jitter);
-    if (const std::optional<double> own = replay_->member_duration(d.task, d.member))
-      f.duration = *own * factor;
-    else if (c.cost.duration_s)
-      f.duration = *c.cost.duration_s * factor;
-    else if (!c.cost.empirical.empty())
-      f.duration = rng_.pick(c.cost.empirical) * factor;
+    // jitter.hpp: the draws of this member (keyed by its task's identity), the same on every engine
+    const DrawnCost cost = draw_cost(c.cost, replay_->member_duration(d.task, d.member),
+                                     MemberDraws(seed_, replay_->task_key(d.task), d.member));
+    if (cost.seconds)
+      f.duration = *cost.seconds;
     else if (c.cost.flops)
-      f.flops = *c.cost.flops * factor;
+      f.flops = *c.cost.flops * cost.factor;
     f.in_bytes = c.cost.input_bytes;
     f.out_bytes = c.cost.output_bytes;
     f.prepare = replay_->member_prepare(d.task, d.member);
@@ -658,7 +654,7 @@ class Driver {
 
   Run& run_;
   const Scenario& s_;
-  Rng rng_;
+  std::uint64_t seed_;  // of the members' draws (jitter.hpp)
   bool progress_;
   InvariantChecker* checker_;
   bool keep_dispatch_order_;

@@ -305,6 +305,36 @@ TEST(Search, ASwapNeighbourhoodFindsTheBestWorkerSetUnderABudget) {
   EXPECT_LT(sampled_hits, 10u) << "the landscape does not tell a search from a sample";
 }
 
+// The spike the descent misses (issue 50): a `choose 4 from 12` space whose best list is far better than
+// every other, the rest additive in its ids with chips 0-3 cheap (a descent from most lists ends at
+// [0,1,2,3]). The surrogate learns each id's effect from every list holding it and finds the spike with
+// 30 evaluations for every seed, never evaluating a list twice; the descent with the same budget does not.
+TEST(Search, TheSurrogateFindsASpikeTheDescentMisses) {
+  const std::vector<json> lists = choose_lists(4, 12, false);
+  const Features features = {candidate_features(lists, true, false)};
+  auto eval = [&](const std::vector<std::size_t>& pts) {
+    std::vector<Score> out;
+    for (std::size_t p : pts) {
+      double cost = 0;
+      for (const json& id : lists[p]) cost += id.get<double>() < 4 ? 1.0 : id.get<double>() >= 8 ? 0.5 : 3.0;
+      if (lists[p] == json({8, 9, 10, 11})) cost = -10;
+      out.push_back({0, cost});
+    }
+    return out;
+  };
+  const Neighbours swaps = [&](std::size_t, std::size_t c) { return swap_neighbours(lists, c, false); };
+  std::size_t descent_hits = 0;
+  for (std::uint64_t seed = 0; seed < 10; ++seed) {
+    const SearchResult found = search_space({495}, 30, seed, eval, swaps, &features);
+    EXPECT_TRUE(found.surrogate);
+    EXPECT_EQ(found.evaluations, 30u);
+    EXPECT_EQ(found.scores.size(), 30u) << "no list evaluated twice";
+    EXPECT_EQ(lists[found.best], json({8, 9, 10, 11})) << "seed " << seed;
+    descent_hits += lists[search_space({495}, 30, seed, eval, swaps).best] == json({8, 9, 10, 11});
+  }
+  EXPECT_LT(descent_hits, 10u) << "the landscape does not tell the surrogate from the descent";
+}
+
 // --- any field can be a variable ---
 
 const char* kBase = R"({

@@ -37,10 +37,11 @@ u = json.loads(json.dumps(base)); u["vars"]["unused"] = [1, 2]
 json.dump(u, open(t + "/unused.json", "w"))
 b = json.loads(json.dumps(base)); b["vars"]["jit"] = [0.2, "lots"]
 json.dump(b, open(t + "/badjit.json", "w"))
-# Seed 1: [0,1,2,3] wins the single seed (15.73 s against 15.85 s), [4,5,6,7] wins 4 of the 5 paired seeds.
-two = json.loads(json.dumps(base)); two["vars"]["gb"] = [[0, 1, 2, 3], [4, 5, 6, 7]]; two["seed"] = 1
+# Seed 6: [0,1,2,3] wins the single seed (15.93 s against 16.60 s), [4,5,6,7] wins 4 of the 5 paired seeds
+# (the draws keyed by identity, jitter.hpp).
+two = json.loads(json.dumps(base)); two["vars"]["gb"] = [[0, 1, 2, 3], [4, 5, 6, 7]]; two["seed"] = 6
 json.dump(two, open(t + "/two.json", "w"))
-sw = json.loads(json.dumps(two)); sw["seed"] = "$s"; sw["vars"]["s"] = [1, 2]
+sw = json.loads(json.dumps(two)); sw["seed"] = "$s"; sw["vars"]["s"] = [6, 7]
 json.dump(sw, open(t + "/swept-seed.json", "w"))
 det = json.loads(json.dumps(base)); det["vars"]["jit"] = [0]; det["vars"]["gb"] = [[0, 1, 2, 3], [4, 5, 6, 7]]
 json.dump(det, open(t + "/det.json", "w"))
@@ -173,7 +174,7 @@ json.dump({"name": "swap-search", "workers": {"next_level": [{"id": i, "kind": "
            "trace": trace + [{"op": "drain"}]}, open(sys.argv[1], "w"))
 PY
 for seed in 0 1 2 3; do
-  expect "optimize-swap-$seed" 0 "search (seeded coordinate descent, seed $seed): 120 of 495 variants" \
+  expect "optimize-swap-$seed" 0 "search (main-effects surrogate search, seed $seed): 120 of 495 variants" \
     "$d" optimize "$tmp/space.json" --out "$tmp/swap$seed" --budget 120 --seed "$seed" --objective single_wait_mean
   python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); sys.exit(0 if o["best"]=={"gb":[8,9,10,11]} and not o["exhaustive"] else 1)' \
     "$tmp/swap$seed/optimize.json" || { echo "FAIL optimize-swap-$seed: best $(head -c 300 "$tmp/swap$seed/optimize.json")"; fail=1; }

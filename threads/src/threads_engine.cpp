@@ -100,18 +100,13 @@ std::unique_ptr<Run> run_threads(const Scenario& scenario, const ThreadsOptions&
         std::this_thread::sleep_for(std::chrono::duration<double>(call.value * scale));
       return call.context == nullptr;
     });
-  JitterRng rng(seed);
   Runtime::Options ro;
   ro.prepare = [&](const Dispatch& d, MemberCall& call) {
     const CallableSpec& c = scenario.callables[run->core->callable(d.task).index()];
-    const double factor = rng.factor(c.cost.jitter);  // one draw per dispatch, as on SimGrid
-    const std::optional<double> own = replay.member_duration(d.task, d.member);
     call.context = replay.member_fails(d.task, d.member) ? &kFails : nullptr;
-    call.value = (own                      ? *own
-                  : c.cost.duration_s        ? *c.cost.duration_s
-                  : !c.cost.empirical.empty() ? rng.pick(c.cost.empirical)
-                                              : 0.0) *
-                 factor;  // the empirical draw after the jitter's, as on SimGrid
+    call.value = draw_cost(c.cost, replay.member_duration(d.task, d.member),  // the draws of SimGrid's
+                           MemberDraws(seed, replay.task_key(d.task), d.member))
+                     .seconds.value_or(0.0);
     call.value += replay.member_prepare(d.task, d.member);  // its preparation, then its duration
     ++run->result.dispatches;
     if (keep_order) run->result.dispatch_order.push_back(dispatch_label(*run->core, d));

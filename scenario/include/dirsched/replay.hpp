@@ -35,6 +35,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "dirsched/generate.hpp"
@@ -93,6 +94,11 @@ class Replay {
   const std::string& trace_error() const { return trace_error_; }
   // Streamed ops whose members override duration or failure, held now (for tests and the bench).
   std::size_t held_overrides() const { return overrides_.size(); }
+  // The identity an accepted task's members draw by (jitter.hpp): its op's place among the scenario's
+  // submits in document order, the same in every variant of a sweep and whether the trace is held,
+  // streamed or generated. Kept only when a callable draws (jitter, several empirical durations): 0
+  // otherwise.
+  std::uint64_t task_key(TaskId task) const;
 
  private:
   const SubmitRequest& request(const OpSpec& op);
@@ -115,6 +121,11 @@ class Replay {
   bool pull(OpSpec& op);  // the next op from the generator or the stream
   void not_submitted(const OpSpec& op);
   void hold_overrides(TaskId task, const OpSpec& op);
+  void number_submits(const std::vector<OpSpec>& ops);  // place_of_op_
+  // Removes the entries of terminal or reclaimed tasks from a table keyed by TaskId index once it has
+  // doubled since the last sweep (`swept`: its size then).
+  template <class Table>
+  void sweep_terminal(Table& table, std::size_t& swept);
 
   // A streamed task's own member durations and failures (only a task whose op sets either).
   struct Overrides {
@@ -137,6 +148,11 @@ class Replay {
   OpSpec current_;
   std::map<std::uint32_t, Overrides> overrides_;  // TaskId index -> its op's overrides (streamed)
   std::size_t overrides_swept_ = 0;                // overrides_.size() after the last sweep
+  bool draws_ = false;                              // a callable draws (jitter, empirical): keys kept
+  std::map<std::uint32_t, std::uint64_t> keys_;     // TaskId index -> its submit's place (pulled ops)
+  std::size_t keys_swept_ = 0;
+  std::uint64_t submits_ = 0;                       // pulled submits so far (accepted or not)
+  std::unordered_map<const OpSpec*, std::uint64_t> place_of_op_;  // a held trace's submits, in order
   std::string trace_error_;
   std::vector<RunId> runs_;  // per top-level op: its run (a run op), else invalid; empty without runs
   std::size_t inner_ = 0;    // the run's next op (Phase::kInner)

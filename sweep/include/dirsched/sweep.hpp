@@ -286,15 +286,34 @@ struct SearchResult {
   Score best_score;
   std::size_t evaluations = 0;
   bool exhaustive = false;
+  bool surrogate = false;  // the main-effects surrogate search ran (features given and few enough)
   std::vector<std::pair<std::size_t, std::size_t>> improvements;  // (evaluations so far, new best point)
   std::map<std::size_t, Score> scores;                            // every point evaluated
 };
 // `neighbours(k, c)`, when given and not empty for variable k, replaces "every other candidate" in the
 // descent's step on k with the candidates it returns for candidate c (a `choose` space: swap_neighbours).
 using Neighbours = std::function<std::vector<std::size_t>(std::size_t var, std::size_t candidate)>;
+// `features[k][c]`: the features candidate c of variable k has (candidate_features). Given, and at most
+// kMaxModelFeatures in all, the search is a main-effects surrogate search instead of the descent: a
+// seeded random design of max(4, budget / 10) points, then, one point at a time, the unevaluated point
+// whose score a ridge regression of the first objective key on the features (fitted to the clean points
+// evaluated so far, the key standardized, penalty 0.5; each effect taken one standard error better than
+// its estimate, so that a value seldom evaluated gets tried) predicts best, until the budget is spent. The
+// prediction is a sum over variables, so the best unevaluated point comes from a best-first walk of
+// each variable's candidates sorted by their part: the work per step follows the evaluations, not the
+// space's size.
+using Features = std::vector<std::vector<std::vector<std::uint32_t>>>;
+inline constexpr std::size_t kMaxModelFeatures = 128;
 SearchResult search_space(const std::vector<std::size_t>& dims, std::size_t budget, std::uint64_t seed,
                           const std::function<std::vector<Score>(const std::vector<std::size_t>&)>& evaluate,
-                          const Neighbours& neighbours = {});
+                          const Neighbours& neighbours = {}, const Features* features = nullptr);
+// What ran, for optimize.json's `method` (with the search seed) and its printed line (the name alone).
+std::string search_method_text(const SearchResult& res, std::uint64_t seed);
+std::string search_method_name(const SearchResult& res);
+// A variable's candidates as features: a `choose` space's list holds its ids (unordered: one feature per
+// id; ordered: one per (position, id)); any other candidate is one feature of its own.
+std::vector<std::vector<std::uint32_t>> candidate_features(const std::vector<nlohmann::json>& candidates, bool choose,
+                                                           bool ordered);
 // The swap neighbourhood of candidate `c` in a `choose` space (`candidates`: lists of ids of one length):
 // unordered, the lists that trade one id for one not in `c`; ordered (`holds_arrangements`), those that
 // put another id at one position, or exchange two positions. Ascending; empty when the candidates are
