@@ -464,9 +464,9 @@ void declare(CLI::App& sweep, Common& common) {
   sweep.add_option("--select-best", args.select_best,
                    "Select the best variant with a guarantee (Kim and Nelson's KN): DELTA, the difference worth "
                    "finding, in the first objective key's unit; writes selection.json")
-      ->check(CLI::PositiveNumber);
+      ->check(cli::real_number(1e-12, 1e300));
   sweep.add_option("--pcs", args.pcs, "--select-best: the probability of correct selection (default 0.95)")
-      ->check(CLI::Range(0.5, 0.999999));
+      ->check(cli::real_number(0.5, 0.999999));
   sweep.add_option("--first-stage", args.first_stage, "--select-best: replicates of every variant first (default 10)")
       ->check(cli::whole_number(2, 10000));
   args.prepare_variants_option =
