@@ -39,6 +39,9 @@ void declare(CLI::App& imp, Common&) {
       ->excludes(deps);
   strace->add_flag("--allow-truncated", options.allow_truncated,
                    "Import a log cut short: a dispatch without a completion has no observed end");
+  strace->add_flag("--accept-anomalies", options.accept_anomalies,
+                   "Import a single run elsewhere, two members at once on one worker or a completion before its "
+                   "dispatch (refused by default), each named in import-report.json anomalies");
   strace->add_flag("--calibrate-overheads", options.calibrate_overheads,
                    "Estimate scheduler.dispatch_cost_s (and per target kind) and iteration_cost_s from the spans");
   strace->add_flag("--sample-durations", options.sample_durations,

@@ -834,6 +834,13 @@ class Builder {
   [[noreturn]] void refuse(std::uint64_t line, const std::string& rule) const {
     throw ImportError(o_.log + ":" + std::to_string(line) + ": " + rule);
   }
+  // A break of the runtime-log contract the shared spec refuses (a single elsewhere, two members at once
+  // on one worker, a completion before its dispatch): refused unless --accept-anomalies, which imports it
+  // named in import-report.json `anomalies`.
+  void refuse_unless_accepted(std::uint64_t line, const std::string& rule) const {
+    if (!o_.accept_anomalies)
+      refuse(line, rule + "; give --accept-anomalies to import it anyway, named in import-report.json anomalies");
+  }
 
   bool wanted(long long run) const {
     return o_.runs.empty() || std::find(o_.runs.begin(), o_.runs.end(), run) != o_.runs.end();
@@ -1062,11 +1069,16 @@ class Builder {
               refuse(a.line, "group_index " + std::to_string(m) + " outside [0, group_size) (group_size " +
                                  std::to_string(size) + ", run_id " + std::to_string(t.run) + " task_slot " +
                                  std::to_string(t.slot) + ")");
-            if (gi == 0 && a.worker != sub->attr[kWorkerId] && p == member.first)
+            if (gi == 0 && a.worker != sub->attr[kWorkerId] && p == member.first) {
+              refuse_unless_accepted(a.line, "a single dispatched to another worker than its submit named (worker " +
+                                                 std::to_string(a.worker) + ", the submit at line " +
+                                                 std::to_string(sub->line) + " named " +
+                                                 std::to_string(sub->attr[kWorkerId]) + ")");
               anomaly("single_elsewhere", t, {sub->line, a.line},
                       "a single dispatched to worker " + std::to_string(a.worker) + ", its submit named worker " +
                           std::to_string(sub->attr[kWorkerId]),
                       "the op targets worker " + std::to_string(a.worker) + ", where it ran");
+            }
           } else if (m < 0) {
             refuse(a.line, "group_index " + std::to_string(m) + " outside [0, group_size) on a dispatch");
           }
@@ -1074,6 +1086,11 @@ class Builder {
             refuse(a.line, "prepare_only=1 with no activate (" + member_text(t, m) + " on worker " +
                                std::to_string(a.worker) + ")");
           if (a.completed && a.complete_ts < a.start()) {
+            refuse_unless_accepted(a.complete_line,
+                                   "a completion before its dispatch (" + member_text(t, m) + " on worker " +
+                                       std::to_string(a.worker) + ": complete ts " + std::to_string(a.complete_ts) +
+                                       " < " + (a.activated ? "activate" : "dispatch") + " ts " +
+                                       std::to_string(a.start()) + ", line " + std::to_string(a.line) + ")");
             anomaly("completion_before_dispatch", t, {a.line, a.complete_line},
                     member_text(t, m) + " on worker " + std::to_string(a.worker) + ": complete ts " +
                         std::to_string(a.complete_ts) + " < " + (a.activated ? "activate" : "dispatch") + " ts " +
@@ -1123,6 +1140,9 @@ class Builder {
     for (std::size_t i = 1; i < list.size(); ++i) {
       const Busy& before = list[longest];
       if (list[i].start < before.end) {
+        refuse_unless_accepted(list[i].a->line, "two overlapping dispatches on one worker (" + worker +
+                                                    ": this one starts before the one at line " +
+                                                    std::to_string(before.a->line) + " ends)");
         const TaskObs& t = tasks_[list[i].a->task];
         const std::string other = label_of(tasks_[before.a->task], before.a->member);
         anomaly("worker_overlap", t, {before.a->line, list[i].a->line},

@@ -164,6 +164,7 @@ refuse callables "callable h10fff: more than 65535 callables (the testbed's limi
 # Every span refused (run_id 0 throughout): that rule, not "no scheduler span".
 refuse all-run-id-0 "run_id=0 (run ids count from 1" 'lines = [re.sub("run_id=[0-9]+", "run_id=0", l) for l in lines]; at = find("node.graph_build") + 1'
 refuse two-submits "two submits for one task" 'i = find("node.submit ", "task_slot=1 "); lines.insert(i + 1, lines[i]); at = i + 2'
+refuse single-elsewhere "a single dispatched to another worker than its submit named" 'i = find("node.submit ", "run_id=1 task_slot=0 "); lines[i] = lines[i].replace("worker_id=0", "worker_id=1"); at = find("node.dispatch ", "run_id=1 task_slot=0 ") + 1'
 refuse group-index "group_index 2 outside [0, group_size)" 'at = find("node.dispatch ", "task_slot=1 group_index=1"); lines[at] = lines[at].replace("group_index=1", "group_index=2"); c = find("node.complete ", "task_slot=1 group_index=1"); lines[c] = lines[c].replace("group_index=1", "group_index=2"); at += 1'
 # A group_index too large for a member index, on a copy of a dispatch that is otherwise the same: its own
 # refusal (not "dispatched twice" for the member it would wrap to).
@@ -172,8 +173,9 @@ refuse twice "a member dispatched twice without an end between" 'i = find("node.
 # The same dispatch record twice (a capture that repeats a line): refused, not a crash (it was a null
 # dereference before the pairing was rewritten).
 refuse same-dispatch "a member dispatched twice without an end between" 'i = find("node.dispatch ", "run_id=1 task_slot=0 "); lines.insert(i + 1, lines[i]); at = i + 2'
-# A completion whose dispatch is not in the log at all (a complete ts before its dispatch's is an anomaly,
-# tests/import/anomalies_test.py).
+refuse overlap "two overlapping dispatches on one worker" 'lines = [l.replace("worker_id=0", "worker_id=1") if "run_id=2 task_slot=1 " in l else l for l in lines]; at = find("node.dispatch ", "run_id=2 task_slot=1 ") + 1'
+refuse complete-early "a completion before its dispatch" 'at = find("node.complete ", "run_id=1 task_slot=0 "); lines[at] = lines[at].replace("ts=1002200000", "ts=1000100000"); at += 1'
+# A completion whose dispatch is not in the log at all (refused with or without --accept-anomalies).
 refuse complete-no-dispatch "a completion before its dispatch (no dispatch of run_id 1 task_slot 0" 'del lines[find("node.dispatch ", "run_id=1 task_slot=0 ")]; at = find("node.complete ", "run_id=1 task_slot=0 ") + 1'
 refuse no-activate "prepare_only=1 with no activate" 'del lines[find("node.activate ")]; at = find("node.dispatch ", "run_id=2 task_slot=0 ") + 1'
 refuse no-complete "a dispatch without a completion" 'del lines[find("node.complete ", "run_id=2 task_slot=1 ")]; at = find("node.dispatch ", "run_id=2 task_slot=1 ") + 1'

@@ -40,6 +40,7 @@ struct ImportOptions {
   std::string deps_file;               // --deps FILE: a trace the Python front end recorded
   std::optional<double> infer_gap_us;  // --infer-deps GAP_US
   bool allow_truncated = false;        // a dispatch without a completion is kept (no observed end)
+  bool accept_anomalies = false;       // --accept-anomalies: the spec's refused contract breaks imported, named
   bool calibrate_overheads = false;    // --calibrate-overheads: scheduler.dispatch_cost_s (per kind too) from the spans
   bool sample_durations = false;       // --sample-durations: ops draw from the callables' empirical lists
   bool progress = false;               // a progress line on stderr (a tty)
