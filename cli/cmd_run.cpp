@@ -17,11 +17,16 @@
 #include "dirsched/threads_engine.hpp"
 #include "options.hpp"
 #include "run_folder.hpp"
+#include "verdict.hpp"
 
 namespace dirsched::cli {
 namespace {
 
 constexpr std::uintmax_t kMaxAttachBytes = std::uintmax_t{64} << 20;  // 64 MiB: a file kept with a run
+
+// Exit 1 for submits rejected or a run STUCK that the expect block does not expect: the first tasks
+// on stderr (cli/verdict.hpp).
+int verdict(const Run& run) { return report_unexpected(unexpected_problems(run), run.scenario.name, std::cerr) ? 1 : 0; }
 
 int cmd_run(const std::string& file, const std::string& out, std::optional<std::uint64_t> seed,
             const std::string& outputs, const std::vector<std::string>& cfg, bool check_invariants,
@@ -82,7 +87,7 @@ int cmd_run(const std::string& file, const std::string& out, std::optional<std::
   options.progress = Progress::get().shown();
   options.check_invariants = check_invariants;
   Progress::get().end();
-  return run_to_folder(scenario, options, out, data, pictures, false, budget_s, threads, attached);
+  return run_to_folder(scenario, options, out, data, pictures, false, budget_s, threads, attached, verdict);
 }
 
 struct RunArgs {

@@ -115,6 +115,19 @@ void refuse_line_breaks(const std::string& command, std::initializer_list<std::s
                      " has a line break: a plan's commands are one line each; move or rename it");
 }
 
+namespace {
+
+// What a --var VALUE that is not JSON was likely meant as: a list without its brackets (gb=4,5,6,7),
+// else a string without its quotes. The hint is the whole option, quoted for the shell.
+std::string var_hint(const std::string& name, const std::string& value) {
+  if (value.find(',') != std::string::npos && nlohmann::json::accept("[" + value + "]"))
+    return "a list is written in brackets: --var " + shell_quote(name + "=[" + value + "]");
+  const std::string as_string = nlohmann::json(value).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return "a value is JSON; a string is quoted: --var " + shell_quote(name + "=" + as_string);
+}
+
+}  // namespace
+
 VarAssignment parse_vars(const std::vector<std::string>& vars) {
   VarAssignment out;
   for (const std::string& v : vars) {
@@ -125,7 +138,7 @@ VarAssignment parse_vars(const std::vector<std::string>& vars) {
     try {  // the loader's strict reader: a 100,000-deep value must not reach a recursive dump
       out[v.substr(0, eq)] = parse_json_text(v.substr(eq + 1), "--var " + v.substr(0, eq));
     } catch (const ScenarioError& e) {
-      throw BadInput(std::string(e.what()) + " (quote strings: name='\"x\"')");
+      throw BadInput(std::string(e.what()) + " (" + var_hint(v.substr(0, eq), v.substr(eq + 1)) + ")");
     }
   }
   return out;

@@ -31,3 +31,18 @@ CLI::Validator byte_size(std::uint64_t min, std::uint64_t max);
 void name_checked_values(CLI::App& app);
 
 }  // namespace dirsched::cli
+
+namespace dirsched::cli {
+
+// The first word of `argv` that names no command or option of `app`, worded for a person: "unknown
+// command 'runn'; did you mean 'run'?", "unknown option --output; did you mean --outputs or --out?",
+// with the command it was given to ("dirsched run"). Checked before CLI11 parses, so that a misspelt
+// option is not reported as a required one missing (`run --output x` said "--out is required"). Long
+// options only (`--name` or `--name=value`); a word after `--` is a value.
+struct UnknownWord {
+  std::string command;  // "dirsched", "dirsched run", "dirsched import strace"
+  std::string message;
+};
+std::optional<UnknownWord> find_unknown_word(const CLI::App& app, int argc, char** argv);
+
+}  // namespace dirsched::cli

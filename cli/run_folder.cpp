@@ -135,7 +135,7 @@ bool run_writes(const std::string& name) {
 int run_to_folder(const Scenario& scenario, RunOptions options, const std::string& out_arg,
                   std::vector<std::string> selected_data, const std::vector<std::string>& selected_pictures,
                   bool quiet, double budget_s, const ThreadsEngine& threads,
-                  const std::map<std::string, std::string>& attached) {
+                  const std::map<std::string, std::string>& attached, int (*verdict)(const Run&)) {
   const std::string out = check_output_folder(out_arg, FolderKind::kRun, "--out").string();
   bool draw = (selected_data.empty() && selected_pictures.empty()) || !selected_pictures.empty();
   const bool all = selected_data.empty() && selected_pictures.empty();
@@ -246,7 +246,7 @@ int run_to_folder(const Scenario& scenario, RunOptions options, const std::strin
               << run->result.violation->dump;
     return 1;
   }
-  return 0;
+  return verdict ? verdict(*run) : 0;
 }
 
 }  // namespace dirsched::cli
