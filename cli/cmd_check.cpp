@@ -103,9 +103,7 @@ int check_one(const std::string& file, const std::vector<std::string>& cfg, cons
     }
     // As `run` says it (exit 1): rejected submits or a STUCK end the block holds without naming.
     if (const std::vector<Unexpected> problems = unexpected_problems(*run); !problems.empty()) {
-      std::cout << "FAIL " << file << (ran.empty() ? "" : " (" + ran.substr(2) + ")") << ": " << problems[0].what
-                << ", which the expect block does not name"
-                << (problems[0].tasks.empty() ? "" : " (" + problems[0].tasks[0] + ")") << std::endl;
+      std::cout << "FAIL " << file << (ran.empty() ? "" : " (" + ran.substr(2) + ")") << ": " << problems[0].what << (problems[0].tasks.empty() ? "" : " (" + problems[0].tasks[0] + ")") << std::endl;
       return 1;
     }
     std::cout << "PASS " << file << " (" << scenario.name << ran << ")" << std::endl;

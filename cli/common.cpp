@@ -67,6 +67,14 @@ std::string shell_quote(const std::string& s) {
   return o + "'";
 }
 
+std::string self_command() {
+  const std::string self = std::filesystem::canonical("/proc/self/exe").string();
+  // A path of plain characters stays as it was (the plans people already have); any other is quoted.
+  const bool plain = !self.empty() && self.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                                              "0123456789_/.+,:=@%-") == std::string::npos;
+  return plain ? self : shell_quote(self);
+}
+
 std::string PolicyFlag::args() const {
   std::string out;
   if (policy) out += " --policy " + shell_quote(*policy);

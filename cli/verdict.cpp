@@ -35,7 +35,7 @@ Unexpected rejected_problems(const Run& run, bool expect_holds, std::size_t most
   for (const auto& [task, why] : r.first_rejections)
     if (!expected.count(task) && u.tasks.size() < most) u.tasks.push_back(task + ": REJECTED " + why);
   u.what = std::to_string(unexpected) + " of " + tasks_text(run.recorder->record_count()) + " REJECTED" +
-           (expected.empty() ? "" : " not named by the expect block");
+           (expect_holds ? " not named by the expect block" : "");
   u.more = unexpected - u.tasks.size();
   return u;
 }
@@ -44,7 +44,6 @@ Unexpected stuck_problems(const Run& run, bool expect_holds, std::size_t most) {
   Unexpected u;
   if (run.result.outcome != "STUCK") return u;
   const nlohmann::json& e = run.scenario.expect;
-  if (expect_holds && e.is_object() && e.contains("outcome")) return u;  // expected (it held: STUCK)
   std::set<std::string> named;
   if (expect_holds && e.is_object() && e.contains("final_state"))
     for (auto it = e["final_state"].begin(); it != e["final_state"].end(); ++it) named.insert(it.key());
@@ -62,8 +61,12 @@ Unexpected stuck_problems(const Run& run, bool expect_holds, std::size_t most) {
 }  // namespace
 
 std::vector<Unexpected> unexpected_problems(const Run& run, std::size_t most) {
-  const bool expect_holds = !run.scenario.expect.is_null() && !check_expectations(run);
+  const nlohmann::json& e = run.scenario.expect;
+  const bool expect_holds = !e.is_null() && !check_expectations(run);
   std::vector<Unexpected> out;
+  // A block that holds and expects the run not to end COMPLETED (FAILED: on_reject abort; STUCK) expects
+  // its problems too.
+  if (expect_holds && e.is_object() && e.contains("outcome") && e["outcome"] != "COMPLETED") return out;
   for (Unexpected u : {rejected_problems(run, expect_holds, most), stuck_problems(run, expect_holds, most)})
     if (!u.what.empty()) out.push_back(std::move(u));
   return out;

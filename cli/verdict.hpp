@@ -18,8 +18,8 @@ struct Unexpected {
 };
 
 // The problems of `run` its expect block does not account for (none when the block holds and names
-// them: every rejected task under `rejected` or as REJECTED under `final_state`; STUCK as `outcome`,
-// or every stuck task under `final_state`). At most `most` tasks listed per kind.
+// them: every rejected task under `rejected` or as REJECTED under `final_state`, every stuck task under
+// `final_state`; or its `outcome` is one other than COMPLETED). At most `most` tasks listed per kind.
 std::vector<Unexpected> unexpected_problems(const Run& run, std::size_t most = 5);
 
 // Prints them as `dirsched run` does ("dirsched: SCENARIO: 1 of 2 tasks REJECTED, not expected:"
