@@ -105,6 +105,11 @@ CLI::Validator byte_size(std::uint64_t min, std::uint64_t max) {
       "SIZE", "byte size");
 }
 
+CLI::Validator non_empty_path() {
+  return CLI::Validator([](std::string& text) -> std::string { return text.empty() ? "an empty path" : ""; }, "PATH",
+                        "non-empty path");
+}
+
 void name_checked_values(CLI::App& app) {
   for (CLI::Option* option : app.get_options()) {
     for (const char* name : {"whole number", "real number", "byte size"}) {

@@ -24,6 +24,8 @@ std::string size_text(std::uint64_t bytes);
 CLI::Validator whole_number(std::uint64_t min, std::uint64_t max);
 CLI::Validator real_number(double min, double max);
 CLI::Validator byte_size(std::uint64_t min, std::uint64_t max);
+// A path given as '' (`render DIR --observed ''` was taken as not given): refused, naming the option.
+CLI::Validator non_empty_path();
 
 // Names the value of every option of `app` (and its subcommands) checked by a validator above after
 // what it takes ("UINT in [1, 256]", "NUMBER in [0, 1]", "SIZE"). CLI11 would print the C++ type and

@@ -101,4 +101,10 @@ expect f2-plain-path 0 "" "$dirsched" sweep "$in/sweep.json" --out "$tmp/f2plain
 case "$(head -1 "$tmp/out")" in "$(readlink -f "$dirsched") run "*) echo "ok   f2-plain-path-unquoted" ;;
   *) echo "FAIL f2-plain-path-unquoted: $(head -1 "$tmp/out")"; fail=1 ;; esac
 
+# render DIR --observed '': taken as not given (exit 0, no fidelity). Refused, naming the option.
+"$dirsched" run "$ok" --out "$tmp/render" >/dev/null 2>&1 || { echo "FAIL render: the run"; fail=1; }
+ls -l --time-style=full-iso "$tmp/render" >"$tmp/render.before"
+expect render-observed-empty 2 "dirsched render: --observed: an empty path" "$dirsched" render "$tmp/render" --observed ''
+ls -l --time-style=full-iso "$tmp/render" | cmp -s - "$tmp/render.before" || { echo "FAIL render-observed-empty: the folder changed"; fail=1; }
+
 finish
