@@ -107,4 +107,38 @@ ls -l --time-style=full-iso "$tmp/render" >"$tmp/render.before"
 expect render-observed-empty 2 "dirsched render: --observed: an empty path" "$dirsched" render "$tmp/render" --observed ''
 ls -l --time-style=full-iso "$tmp/render" | cmp -s - "$tmp/render.before" || { echo "FAIL render-observed-empty: the folder changed"; fail=1; }
 
+# F18. A write that failed named dirsched's temporary (x.json.tmp-dirsched-11786-4c1cf471), not the file
+# the user gave.
+"$dirsched" import strace "$root/tests/import/basic.log" --out "$tmp/f18imp" >/dev/null 2>&1 &&
+  "$dirsched" run "$tmp/f18imp/scenario.json" --out "$tmp/f18run" >/dev/null 2>&1 || { echo "FAIL f18: the import and run"; fail=1; }
+expect f18-user-file-named 3 "dirsched: cannot write $tmp/nodir/x.json: No such file or directory" \
+  "$dirsched" fidelity "$tmp/f18imp/observed" "$tmp/f18run" --json "$tmp/nodir/x.json"
+grep -q "tmp-dirsched" "$tmp/err" && { echo "FAIL f18-user-file-named: $(cat "$tmp/err")"; fail=1; }
+
+# `run` on a full disk whose data fit but not its pictures: exit 3, and the marker listed pictures that
+# were not there. The data stay (complete, as the message says), the marker lists only what is there.
+mkdir -p "$tmp/full"
+if mount -t tmpfs -o size=260k tmpfs "$tmp/full" 2>/dev/null; then
+  trap 'umount "$tmp/full" 2>/dev/null; rm -rf "$tmp"' EXIT
+  "$dirsched" gen stream --tasks 300 --workers 4 >"$in/g300.json"
+  expect full-disk-pictures 3 "(the run's data files are complete in $tmp/full/r/; the files not written are not listed there" \
+    "$dirsched" run "$in/g300.json" --out "$tmp/full/r"
+  grep -q "tmp-dirsched" "$tmp/err" && { echo "FAIL full-disk-pictures: a temporary named: $(cat "$tmp/err")"; fail=1; }
+  python3 - "$tmp/full/r" <<'PY' || fail=1
+import json, os, sys
+d = sys.argv[1]
+listed = json.load(open(os.path.join(d, ".dirsched-run")))["files"]
+there = sorted(f for f in os.listdir(d) if f != ".dirsched-run")
+missing = [f for f in listed if f not in there]
+left = [f for f in there if "tmp-dirsched" in f]
+if missing or left or not {"events.jsonl", "summary.json", "tasks.csv"} <= set(there):
+    print("FAIL full-disk-marker: listed but absent %s, temporaries %s, files %s" % (missing, left, there)); sys.exit(1)
+json.load(open(os.path.join(d, "summary.json")))  # whole
+print("ok   full-disk-marker (%s)" % " ".join(there))
+PY
+  umount "$tmp/full"
+else
+  echo "note: cannot mount a tmpfs here; the full-disk case is skipped"
+fi
+
 finish
