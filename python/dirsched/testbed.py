@@ -716,6 +716,7 @@ class Testbed:
         else:
             work = tempfile.mkdtemp(prefix=".dirsched-optimize-", dir=os.path.dirname(os.path.abspath(out)))
             try:
+                previous = None
                 while True:
                     try:
                         call_cli(args + ["--plan-batches", work], cli)
@@ -724,6 +725,12 @@ class Testbed:
                         if e.returncode != 6:  # 6: a batch of runs to do first
                             raise
                         lines = [line for line in e.stdout.splitlines() if line.strip()]
+                        if lines == previous:  # each run written leaves the batch: the executor ran none
+                            raise RuntimeError(
+                                "optimize: the executor's futures for a batch of %d runs completed, but none of "
+                                "the runs was written (an executor that does not call the function it is "
+                                "given?); the first: %s" % (len(lines), lines[0]))
+                        previous = lines
                         futures = [executor.submit(_run_plan_line, line) for line in lines]
                         for f in futures:
                             f.result()

@@ -107,6 +107,12 @@ ls -l --time-style=full-iso "$tmp/render" >"$tmp/render.before"
 expect render-observed-empty 2 "dirsched render: --observed: an empty path" "$dirsched" render "$tmp/render" --observed ''
 ls -l --time-style=full-iso "$tmp/render" | cmp -s - "$tmp/render.before" || { echo "FAIL render-observed-empty: the folder changed"; fail=1; }
 
+# F6. --plan-batches DIR whose marker is a FIFO blocked forever; the shared reader (F5's fix) opens
+# without blocking: refused at once (a regression case: main at 522e630 passes it already).
+mkdir -p "$tmp/f6" && mkfifo "$tmp/f6/.dirsched-optimize-batches"
+expect f6-batches-marker-fifo 2 "$tmp/f6/.dirsched-optimize-batches: not valid JSON" \
+  timeout 20 "$dirsched" optimize "$in/sweep.json" --out "$tmp/f6out" --plan-batches "$tmp/f6" --budget 2
+
 # F18. A write that failed named dirsched's temporary (x.json.tmp-dirsched-11786-4c1cf471), not the file
 # the user gave.
 "$dirsched" import strace "$root/tests/import/basic.log" --out "$tmp/f18imp" >/dev/null 2>&1 &&
