@@ -86,7 +86,9 @@ std::string run_line_args(const VarAssignment& values, const std::vector<std::st
   std::string out;
   for (const auto& [name, value] : values) out += " --var " + shell_quote(name + "=" + value.dump());
   for (const std::string& c : cfg) out += " --cfg=" + shell_quote(c);
-  return out + policy.args();
+  // A variant's rejected submits or STUCK end are its answer, as in `sweep` (exit 0): a plan's line does
+  // not fail on them (Slurm's afterok would hold back the collect step).
+  return out + policy.args() + " --plan-line";
 }
 
 std::string without_trailing_slashes(std::string dir) {

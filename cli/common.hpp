@@ -51,7 +51,7 @@ bool plain_text_name(const std::string& name);
 std::string quoted(const std::string& s);
 
 // The tail of a plan's `dirsched run` line for a variant: its --var values, the --cfg values and the
-// --policy/--switch flags, each shell-quoted.
+// --policy/--switch flags, each shell-quoted, then --plan-line (run's exit 0 on rejected submits).
 std::string run_line_args(const VarAssignment& values, const std::vector<std::string>& cfg, const PolicyFlag& policy);
 
 // `dir` without trailing slashes ("/" stays).

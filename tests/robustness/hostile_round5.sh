@@ -76,6 +76,15 @@ if [ "$(grep -c '^  t[0-9]*: REJECTED worker_not_registered' "$tmp/err")" != 5 ]
   echo "FAIL rejected-many: wanted 5 tasks listed:"; head -8 "$tmp/err"; fail=1
 else echo "ok   rejected-many (5 listed)"; fi
 
+# A plan's line (sweep --plan, optimize --plan-batches) carries --plan-line: a variant's rejections are
+# its answer, as in sweep (exit 0), so that Slurm's afterok does not hold back the collect step.
+expect rejected-plan-line 0 "" "$dirsched" run "$in/nc1.json" --out "$tmp/nc1p" --plan-line
+printf '%s' '{"name":"swr","vars":{"W":[0,9]},"workers":{"next_level":[{"id":0,"kind":"local_chip"}]},"callables":{"k":{"namespace":"LOCAL_CHIP","duration_s":0.1}},"trace":[{"op":"submit_next_level","task":"t","callable":"k","worker":"$W"},{"op":"drain"}]}' >"$in/swr.json"
+expect rejected-sweep-plan 0 "" "$dirsched" sweep "$in/swr.json" --out "$tmp/swr" --plan
+rc=0; (cd "$tmp" && bash -e "$tmp/out" >/dev/null 2>&1) || rc=$?
+[ "$rc" = 0 ] || { echo "FAIL rejected-sweep-plan: the plan's lines exited $rc (a variant with a rejection)"; fail=1; }
+expect rejected-sweep-collect 0 "" "$dirsched" sweep --collect "$tmp/swr"
+
 # A SUB group of 2 with one SUB worker: STUCK, exit 0. Now exit 1 naming the stuck task and why.
 printf '%s' '{"name":"nc2","workers":{"next_level":[{"id":0,"kind":"local_chip"}],"sub":1},"callables":{"p":{"namespace":"LOCAL_PYTHON","duration_s":0.1}},"trace":[{"op":"submit_sub_group","task":"sg","callable":"p","args_list":[[],[]]},{"op":"drain"}]}' >"$in/nc2.json"
 expect stuck-exit-1 1 "  sg: stuck READY (needs 2 SUB workers, the pool has 1)" "$dirsched" run "$in/nc2.json" --out "$tmp/nc2"
