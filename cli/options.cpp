@@ -112,7 +112,7 @@ CLI::Validator non_empty_path() {
 
 void name_checked_values(CLI::App& app) {
   for (CLI::Option* option : app.get_options()) {
-    for (const char* name : {"whole number", "real number", "byte size"}) {
+    for (const char* name : {"whole number", "real number", "byte size", "non-empty path"}) {
       CLI::Validator* check = nullptr;
       try {
         check = option->get_validator(name);
