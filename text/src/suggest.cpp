@@ -38,12 +38,13 @@ bool prefix_of(std::string_view shorter, std::string_view longer) {
 
 std::vector<std::string> closest_names(std::string_view typed, const std::vector<std::string>& names,
                                        std::size_t most) {
+  typed = typed.substr(0, 256);  // as edit_distance compares it
   std::vector<std::pair<std::size_t, std::size_t>> near;  // (distance, index)
   for (std::size_t i = 0; i < names.size(); ++i) {
     const std::string& name = names[i];
     if (name == typed) continue;
     const std::size_t distance = edit_distance(typed, name);
-    const std::size_t allowed = std::max<std::size_t>(2, std::max(typed.size(), name.size()) / 3);
+    const std::size_t allowed = std::max<std::size_t>(1, std::max(typed.size(), name.size()) / 3);
     if (distance <= allowed || prefix_of(typed, name) || prefix_of(name, typed)) near.emplace_back(distance, i);
   }
   std::stable_sort(near.begin(), near.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
