@@ -22,6 +22,7 @@
 #include "dirsched/outputs.hpp"
 #include "dirsched/sim.hpp"
 #include "error_kind.hpp"
+#include "verdict.hpp"
 
 namespace dirsched::cli {
 namespace {
@@ -99,6 +100,11 @@ int check_one(const std::string& file, const std::vector<std::string>& cfg, cons
       std::cout << "NO EXPECT " << file << " (" << scenario.name << ran << "): ran with the invariants, "
                 << outcome_line(*run) << ", but there is no expect block to check" << std::endl;
       return kNoExpect;
+    }
+    // As `run` says it (exit 1): rejected submits or a STUCK end the block holds without naming.
+    if (const std::vector<Unexpected> problems = unexpected_problems(*run); !problems.empty()) {
+      std::cout << "FAIL " << file << (ran.empty() ? "" : " (" + ran.substr(2) + ")") << ": " << problems[0].what << (problems[0].tasks.empty() ? "" : " (" + problems[0].tasks[0] + ")") << std::endl;
+      return 1;
     }
     std::cout << "PASS " << file << " (" << scenario.name << ran << ")" << std::endl;
     return 0;

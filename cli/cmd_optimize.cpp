@@ -153,7 +153,7 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
   // --plan-batches: every evaluation is a run folder DIR/vPOINT-sSEED that a plan line writes; the search
   // replays from the start on every call, reading the runs done, and stops at the first batch with runs
   // still to do (printed as a plan, exit 6). Same search, same seeds: the same result as a local optimize.
-  const std::string self = fs::canonical("/proc/self/exe").string();
+  const std::string self = self_command();  // quoted when the path needs it (issue 53 F2)
   fs::path batch_dir;
   if (!batches.empty()) {
     batch_dir = fs::absolute(batches);

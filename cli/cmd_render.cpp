@@ -1,6 +1,8 @@
 // `dirsched render`: the pictures of a run folder redrawn from its events.jsonl.
 #include "verbs.hpp"
 
+#include "options.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
@@ -129,7 +131,8 @@ void declare(CLI::App& render, Common& common) {
   render.add_option("run_dir", dir_arg, "A folder written by dirsched run")->required();
   render.add_option("--observed", observed,
                     "A recorded run this one replays (an imported observed/ folder): report.html adds the "
-                    "fidelity measures and both timelines one above the other, and fidelity.json is written");
+                    "fidelity measures and both timelines one above the other, and fidelity.json is written")
+      ->check(non_empty_path());
   add_picture_budget(render, common.picture_budget);
   add_quiet(render, common.quiet);
 }

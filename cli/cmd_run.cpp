@@ -17,16 +17,21 @@
 #include "dirsched/threads_engine.hpp"
 #include "options.hpp"
 #include "run_folder.hpp"
+#include "verdict.hpp"
 
 namespace dirsched::cli {
 namespace {
 
 constexpr std::uintmax_t kMaxAttachBytes = std::uintmax_t{64} << 20;  // 64 MiB: a file kept with a run
 
+// Exit 1 for submits rejected or a run STUCK that the expect block does not expect: the first tasks
+// on stderr (cli/verdict.hpp).
+int verdict(const Run& run) { return report_unexpected(unexpected_problems(run), run.scenario.name, std::cerr) ? 1 : 0; }
+
 int cmd_run(const std::string& file, const std::string& out, std::optional<std::uint64_t> seed,
             const std::string& outputs, const std::vector<std::string>& cfg, bool check_invariants,
             const std::vector<std::string>& vars, const PolicyFlag& policy, const ThreadsEngine& threads,
-            double budget_s, const std::vector<std::string>& attach) {
+            double budget_s, const std::vector<std::string>& attach, bool plan_line) {
   std::vector<std::string> data, pictures;
   if (!parse_outputs(outputs, data, pictures)) return 2;
   // --attach NAME=FILE: FILE's bytes go into the run folder as NAME, written and listed with the run's own
@@ -82,13 +87,14 @@ int cmd_run(const std::string& file, const std::string& out, std::optional<std::
   options.progress = Progress::get().shown();
   options.check_invariants = check_invariants;
   Progress::get().end();
-  return run_to_folder(scenario, options, out, data, pictures, false, budget_s, threads, attached);
+  return run_to_folder(scenario, options, out, data, pictures, false, budget_s, threads, attached,
+                       plan_line ? nullptr : verdict);
 }
 
 struct RunArgs {
   std::string file, out, outputs, engine = "sim";
   std::optional<std::uint64_t> seed;
-  bool check_invariants = false;
+  bool check_invariants = false, plan_line = false;
   std::vector<std::string> vars, attach;
   ThreadsEngine threads;
   CLI::Option* time_scale = nullptr;
@@ -117,6 +123,9 @@ void declare(CLI::App& command, Common& common) {
       ->check(CLI::IsMember({"sim", "event", "threads"}));
   add_picture_budget(command, common.picture_budget);
   add_quiet(command, common.quiet);
+  command.add_flag("--plan-line", args.plan_line,
+                   "A variant of a sweep or optimize plan: rejected submits or a STUCK end are its answer "
+                   "(exit 0, as in sweep), not exit 1");
   command.add_option("--attach", args.attach,
                  "NAME=FILE: keep FILE in the run folder as NAME (a front end's scenario.json, variant.json)");
   args.time_scale =
@@ -138,7 +147,7 @@ int run(CLI::App&, Common& common) {
     return 2;
   }
   return cmd_run(args.file, args.out, args.seed, args.outputs, common.cfg, args.check_invariants, args.vars,
-                 common.policy, threads, common.picture_budget, args.attach);
+                 common.policy, threads, common.picture_budget, args.attach, args.plan_line);
 }
 
 }  // namespace

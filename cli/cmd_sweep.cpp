@@ -106,7 +106,7 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
   };
   if (plan) {
     check_sweep_folder(dir, marker);  // a plan is printed only for a folder the claim will take
-    const std::string self = fs::canonical("/proc/self/exe").string();
+    const std::string self = self_command();  // quoted when the path needs it (issue 53 F2)
     SweepPlan lines;
     for (const Variant& v : variants) {
       std::string cmd = self + " run " + shell_quote(fs::absolute(file).string()) + " --out " +

@@ -67,6 +67,14 @@ std::string shell_quote(const std::string& s) {
   return o + "'";
 }
 
+std::string self_command() {
+  const std::string self = std::filesystem::canonical("/proc/self/exe").string();
+  // A path of plain characters stays as it was (the plans people already have); any other is quoted.
+  const bool plain = !self.empty() && self.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                                              "0123456789_/.+,:=@%-") == std::string::npos;
+  return plain ? self : shell_quote(self);
+}
+
 std::string PolicyFlag::args() const {
   std::string out;
   if (policy) out += " --policy " + shell_quote(*policy);
@@ -78,7 +86,9 @@ std::string run_line_args(const VarAssignment& values, const std::vector<std::st
   std::string out;
   for (const auto& [name, value] : values) out += " --var " + shell_quote(name + "=" + value.dump());
   for (const std::string& c : cfg) out += " --cfg=" + shell_quote(c);
-  return out + policy.args();
+  // A variant's rejected submits or STUCK end are its answer, as in `sweep` (exit 0): a plan's line does
+  // not fail on them (Slurm's afterok would hold back the collect step).
+  return out + policy.args() + " --plan-line";
 }
 
 std::string without_trailing_slashes(std::string dir) {
@@ -115,6 +125,19 @@ void refuse_line_breaks(const std::string& command, std::initializer_list<std::s
                      " has a line break: a plan's commands are one line each; move or rename it");
 }
 
+namespace {
+
+// What a --var VALUE that is not JSON was likely meant as: a list without its brackets (gb=4,5,6,7),
+// else a string without its quotes. The hint is the whole option, quoted for the shell.
+std::string var_hint(const std::string& name, const std::string& value) {
+  if (value.find(',') != std::string::npos && nlohmann::json::accept("[" + value + "]"))
+    return "a list is written in brackets: --var " + shell_quote(name + "=[" + value + "]");
+  const std::string as_string = nlohmann::json(value).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return "a value is JSON; a string is quoted: --var " + shell_quote(name + "=" + as_string);
+}
+
+}  // namespace
+
 VarAssignment parse_vars(const std::vector<std::string>& vars) {
   VarAssignment out;
   for (const std::string& v : vars) {
@@ -125,7 +148,7 @@ VarAssignment parse_vars(const std::vector<std::string>& vars) {
     try {  // the loader's strict reader: a 100,000-deep value must not reach a recursive dump
       out[v.substr(0, eq)] = parse_json_text(v.substr(eq + 1), "--var " + v.substr(0, eq));
     } catch (const ScenarioError& e) {
-      throw BadInput(std::string(e.what()) + " (quote strings: name='\"x\"')");
+      throw BadInput(std::string(e.what()) + " (" + var_hint(v.substr(0, eq), v.substr(eq + 1)) + ")");
     }
   }
   return out;

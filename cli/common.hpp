@@ -24,6 +24,10 @@ std::vector<std::string> simgrid_args(const std::vector<std::string>& cfg);
 std::string read_file(const std::filesystem::path& p);  // never blocks on a FIFO
 std::string g6_text(double v);
 std::string shell_quote(const std::string& s);
+// This dirsched's own path as the first word of a plan's command (sweep --plan, optimize --plan-batches,
+// the "afterwards" hints): quoted for the shell when it holds a space, `$`, a quote or any other
+// character a shell would read (issue 53 F2); a plain path as it is.
+std::string self_command();
 
 // Whether `selected` (an --outputs list; empty: all) asks for `name`, and whether it names `name`
 // itself (an output written only when named, such as paje).
@@ -47,7 +51,7 @@ bool plain_text_name(const std::string& name);
 std::string quoted(const std::string& s);
 
 // The tail of a plan's `dirsched run` line for a variant: its --var values, the --cfg values and the
-// --policy/--switch flags, each shell-quoted.
+// --policy/--switch flags, each shell-quoted, then --plan-line (run's exit 0 on rejected submits).
 std::string run_line_args(const VarAssignment& values, const std::vector<std::string>& cfg, const PolicyFlag& policy);
 
 // `dir` without trailing slashes ("/" stays).

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <any>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
@@ -97,9 +98,27 @@ inline ErrorReport classify_current_exception() {
 
 // Prints the report as one line on stderr, `dirsched: ` then `prefix` then the message, and returns the
 // exit status; for an internal error it aborts instead of returning.
+// `message` with each temporary's name (NAME.tmp-dirsched-PID-8HEX, what an atomic write writes first)
+// shown as the file the user named, NAME (issue 53 F18: "cannot write x.json.tmp-dirsched-11786-4c1cf471").
+inline std::string with_user_file_names(std::string message) {
+  static const std::string kMark = ".tmp-dirsched-";
+  for (std::size_t at = message.find(kMark); at != std::string::npos; at = message.find(kMark, at + 1)) {
+    std::size_t end = at + kMark.size(), digits = 0, hex = 0;
+    while (end < message.size() && std::isdigit(static_cast<unsigned char>(message[end]))) ++end, ++digits;
+    if (!digits || end >= message.size() || message[end] != '-') continue;
+    ++end;
+    while (end < message.size() && std::isxdigit(static_cast<unsigned char>(message[end])) && hex < 8) ++end, ++hex;
+    if (hex == 8 && (end == message.size() || !std::isalnum(static_cast<unsigned char>(message[end]))))
+      message.erase(at, end - at);
+  }
+  return message;
+}
+
 inline int report_current_exception(const std::string& prefix = "") {
   const ErrorReport r = classify_current_exception();
-  std::cerr << "dirsched: " << prefix << r.message << std::endl;
+  // A write that failed names the file the user asked for, never dirsched's temporary beside it.
+  std::cerr << "dirsched: " << prefix << (r.kind == ErrorKind::kCannotWrite ? with_user_file_names(r.message) : r.message)
+            << std::endl;
   switch (r.kind) {
     case ErrorKind::kBadInput:
       return kExitBadInput;

@@ -63,6 +63,10 @@ int run_command(int argc, char** argv) {
     kVerbs[i]->declare(*commands[i], common);
   }
   cli::name_checked_values(app);  // "--tasks UINT in [1, 10000000]", not CLI11's "FLOAT:UINT in ..."
+  if (const auto unknown = cli::find_unknown_word(app, argc, argv)) {  // "did you mean 'run'?"
+    std::cerr << unknown->command << ": " << unknown->message << "\n(see '" << unknown->command << " --help')\n";
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

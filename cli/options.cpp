@@ -1,8 +1,11 @@
 #include "options.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+
+#include "dirsched/suggest.hpp"
 
 namespace dirsched::cli {
 
@@ -102,9 +105,14 @@ CLI::Validator byte_size(std::uint64_t min, std::uint64_t max) {
       "SIZE", "byte size");
 }
 
+CLI::Validator non_empty_path() {
+  return CLI::Validator([](std::string& text) -> std::string { return text.empty() ? "an empty path" : ""; }, "PATH",
+                        "non-empty path");
+}
+
 void name_checked_values(CLI::App& app) {
   for (CLI::Option* option : app.get_options()) {
-    for (const char* name : {"whole number", "real number", "byte size"}) {
+    for (const char* name : {"whole number", "real number", "byte size", "non-empty path"}) {
       CLI::Validator* check = nullptr;
       try {
         check = option->get_validator(name);
@@ -119,4 +127,56 @@ void name_checked_values(CLI::App& app) {
   for (CLI::App* sub : app.get_subcommands({})) name_checked_values(*sub);
 }
 
+namespace {
+
+std::vector<std::string> long_names(const CLI::App& at) {
+  std::vector<std::string> names;
+  for (const CLI::Option* option : at.get_options())
+    for (const std::string& name : option->get_lnames()) names.push_back("--" + name);
+  return names;
+}
+
+std::vector<std::string> command_names(const CLI::App& at) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : at.get_subcommands([](const CLI::App*) { return true; })) names.push_back(sub->get_name());
+  return names;
+}
+
+std::string with_hint(std::string message, const std::string& hint) { return hint.empty() ? message : message + "; " + hint; }
+
+}  // namespace
+
+std::optional<UnknownWord> find_unknown_word(const CLI::App& app, int argc, char** argv) {
+  const CLI::App* at = &app;
+  std::string command = "dirsched";
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word == "--") break;
+    if (word.rfind("--", 0) == 0) {
+      const std::string name = word.substr(0, word.find('='));
+      const CLI::Option* option = at->get_option_no_throw(name);
+      if (!option)
+        return UnknownWord{command, with_hint("unknown option " + name, did_you_mean(name, long_names(*at), false))};
+      // Its value is the next word, unless given as --name=value or the option takes none.
+      if (word.find('=') == std::string::npos && option->get_items_expected_min() > 0) ++i;
+      continue;
+    }
+    if (word.size() > 1 && word[0] == '-') {  // a short option: its value, if it takes one, is skipped
+      const CLI::Option* option = at->get_option_no_throw(word.substr(0, 2));
+      if (option && word.size() == 2 && option->get_items_expected_min() > 0) ++i;
+      continue;
+    }
+    const std::vector<std::string> commands = command_names(*at);
+    if (std::find(commands.begin(), commands.end(), word) != commands.end()) {
+      at = at->get_subcommand(word), command += " " + word;
+      continue;
+    }
+    // A word that is not a command where one is required (`dirsched runn`, `dirsched import stace`).
+    if (at->get_require_subcommand_min() > 0)
+      return UnknownWord{command, with_hint("unknown command '" + word + "'", did_you_mean(word, commands, true))};
+  }
+  return std::nullopt;
+}
+
 }  // namespace dirsched::cli
+

@@ -24,10 +24,27 @@ std::string size_text(std::uint64_t bytes);
 CLI::Validator whole_number(std::uint64_t min, std::uint64_t max);
 CLI::Validator real_number(double min, double max);
 CLI::Validator byte_size(std::uint64_t min, std::uint64_t max);
+// A path given as '' (`render DIR --observed ''` was taken as not given): refused, naming the option.
+CLI::Validator non_empty_path();
 
 // Names the value of every option of `app` (and its subcommands) checked by a validator above after
 // what it takes ("UINT in [1, 256]", "NUMBER in [0, 1]", "SIZE"). CLI11 would print the C++ type and
 // the check joined ("FLOAT:UINT in [1, 256]"). Call once, after every option is added.
 void name_checked_values(CLI::App& app);
+
+}  // namespace dirsched::cli
+
+namespace dirsched::cli {
+
+// The first word of `argv` that names no command or option of `app`, worded for a person: "unknown
+// command 'runn'; did you mean 'run'?", "unknown option --output; did you mean --outputs or --out?",
+// with the command it was given to ("dirsched run"). Checked before CLI11 parses, so that a misspelt
+// option is not reported as a required one missing (`run --output x` said "--out is required"). Long
+// options only (`--name` or `--name=value`); a word after `--` is a value.
+struct UnknownWord {
+  std::string command;  // "dirsched", "dirsched run", "dirsched import strace"
+  std::string message;
+};
+std::optional<UnknownWord> find_unknown_word(const CLI::App& app, int argc, char** argv);
 
 }  // namespace dirsched::cli

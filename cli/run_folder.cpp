@@ -16,6 +16,7 @@
 #include "dirsched/output_folder.hpp"
 #include "dirsched/outputs.hpp"
 #include "dirsched/progress.hpp"
+#include "dirsched/record/marker.hpp"
 #include "dirsched/strace_writer.hpp"
 #include "dirsched/threads_engine.hpp"
 #include "dirsched/viz.hpp"
@@ -73,10 +74,9 @@ void draw_pictures(const Run& run, const std::string& out, std::string events_te
       notes.push_back(note);
       if (summary) write_file_atomic(fs::path(out) / "summary.json", summary_json(run, notes));
     }
-  } catch (const WriteError& e) {
+  } catch (const WriteError&) {
     set_interrupt_note("", "", "");
-    // Exit 3 as any write error, but the data files were in place before: say so.
-    throw WriteError(e.path(), e.reason() + " (the run's data files are written in " + out + "/)");
+    throw;  // run_to_folder says what is left
   }
   set_interrupt_note("", "", "");
   Progress::get().end();
@@ -116,6 +116,26 @@ void draw_aggregate(const Run& run, const std::string& out, std::optional<viz::A
   Progress::get().end();
 }
 
+// After a picture (or metrics.json) could not be written (a full disk): the marker listed the pictures
+// before they were drawn; the files not there are taken out of its list, so that it names only the files the folder
+// holds. Best effort: a marker that cannot be rewritten either keeps names that are absent, which the
+// folder rule accepts.
+void forget_missing_files(const std::string& out) {
+  namespace fs = std::filesystem;
+  try {
+    const fs::path path = fs::path(out) / marker_name(FolderKind::kRun);
+    record::RunMarker marker = record::decode_run_marker(nlohmann::json::parse(read_file(path)), path.string());
+    if (!marker.files) return;
+    std::error_code ec;
+    auto& files = *marker.files;
+    files.erase(std::remove_if(files.begin(), files.end(),
+                               [&](const std::string& f) { return !fs::exists(fs::path(out) / f, ec); }),
+                files.end());
+    write_file_atomic(path, run_marker_json(std::move(marker)));
+  } catch (const std::exception&) {
+  }
+}
+
 }  // namespace
 
 bool run_writes(const std::string& name) {
@@ -135,7 +155,7 @@ bool run_writes(const std::string& name) {
 int run_to_folder(const Scenario& scenario, RunOptions options, const std::string& out_arg,
                   std::vector<std::string> selected_data, const std::vector<std::string>& selected_pictures,
                   bool quiet, double budget_s, const ThreadsEngine& threads,
-                  const std::map<std::string, std::string>& attached) {
+                  const std::map<std::string, std::string>& attached, int (*verdict)(const Run&)) {
   const std::string out = check_output_folder(out_arg, FolderKind::kRun, "--out").string();
   bool draw = (selected_data.empty() && selected_pictures.empty()) || !selected_pictures.empty();
   const bool all = selected_data.empty() && selected_pictures.empty();
@@ -229,10 +249,20 @@ int run_to_folder(const Scenario& scenario, RunOptions options, const std::strin
   const auto wanted = [&](const char* name) {
     return selected_data.empty() || std::find(selected_data.begin(), selected_data.end(), name) != selected_data.end();
   };
-  if (aggregate) draw_aggregate(*run, out, std::move(early), selected_pictures);
-  else if (draw) draw_pictures(*run, out, std::move(events_text), selected_pictures, budget_s, notes,
-                               wanted("summary"));
-  if (wanted("metrics")) write_file_atomic(std::filesystem::path(out) / "metrics.json", metrics_json(*run));
+  try {
+    if (aggregate) draw_aggregate(*run, out, std::move(early), selected_pictures);
+    else if (draw) draw_pictures(*run, out, std::move(events_text), selected_pictures, budget_s, notes,
+                                 wanted("summary"));
+    if (wanted("metrics")) write_file_atomic(std::filesystem::path(out) / "metrics.json", metrics_json(*run));
+  } catch (const WriteError& e) {
+    // Exit 3 as any write error; the data files were complete and in place before: they stay, the
+    // pictures not written are not listed, and the message says so.
+    set_interrupt_note("", "", "");
+    forget_missing_files(out);
+    throw WriteError(e.path(), e.reason() + " (the run's data files are complete in " + out +
+                                   "/; the files not written are not listed there: `dirsched render " + out +
+                                   "` draws the pictures when there is room)");
+  }
   if (!quiet) {
     std::cout << scenario.name << ": " << outcome_line(*run) << ", makespan "
               << human_number(run->result.makespan_s) << " s, " << run->recorder->record_count() << " tasks, "
@@ -246,7 +276,7 @@ int run_to_folder(const Scenario& scenario, RunOptions options, const std::strin
               << run->result.violation->dump;
     return 1;
   }
-  return 0;
+  return verdict ? verdict(*run) : 0;
 }
 
 }  // namespace dirsched::cli

@@ -24,11 +24,12 @@ constexpr const char* kPicturesInterrupted = "pictures-interrupted.txt";
 bool run_writes(const std::string& name);
 
 // Replays one scenario into `out`: simulate (or run on threads), draw, write (everything moved in
-// place at the end). Returns 1 when an invariant broke, else 0. `out` is checked before anything runs
-// (OutputRefused).
+// place at the end). Returns 1 when an invariant broke, else `verdict(run)` when given (`run`: rejected
+// submits or STUCK the expect block does not expect, cli/verdict.hpp), else 0. `out` is checked before
+// anything runs (OutputRefused).
 int run_to_folder(const Scenario& scenario, RunOptions options, const std::string& out_arg,
                   std::vector<std::string> selected_data, const std::vector<std::string>& selected_pictures,
                   bool quiet, double budget_s, const ThreadsEngine& threads = {},
-                  const std::map<std::string, std::string>& attached = {});
+                  const std::map<std::string, std::string>& attached = {}, int (*verdict)(const Run&) = nullptr);
 
 }  // namespace dirsched::cli

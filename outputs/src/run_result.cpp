@@ -58,6 +58,9 @@ void RunOutputs::WindowProbe::on_event(const Event& e) {
   // never submitted makes a record alone).
   if (e.kind != EventKind::kSubmit && e.kind != EventKind::kReject && e.kind != EventKind::kNotSubmitted) return;
   RunResult& r = run.result;
+  if (e.kind == EventKind::kReject && ++r.rejections <= RunResult::kFirstRejections && e.rejection)
+    r.first_rejections.emplace_back(std::string(e.name),
+                                    std::string(to_string(e.rejection->code)) + ": " + e.rejection->message);
   r.peak_core_tasks = std::max(r.peak_core_tasks, run.core->held_tasks());
   r.peak_records = std::max(r.peak_records, run.recorder->held_records());
 }

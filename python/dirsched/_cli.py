@@ -72,8 +72,10 @@ def _arg(a):
     return os.fsdecode(a) if isinstance(a, (bytes, os.PathLike)) else str(a)
 
 
-def call_cli(args, cli=None):
-    """Runs `dirsched ARGS...`; returns its stdout, or raises CliError.
+def call_cli(args, cli=None, ok=(0,)):
+    """Runs `dirsched ARGS...`; returns its stdout, or raises CliError for an exit status not in OK
+    (`dirsched run` passes (0, 1): 1 is a run written whose submits were rejected or that ended STUCK,
+    which its Result reports).
 
     An interrupt (Ctrl-C, a Jupyter interrupt: KeyboardInterrupt) is forwarded to the child as SIGINT,
     never SIGKILL, so that it removes its temporaries; the call waits for it (SIGKILL only if it has
@@ -103,6 +105,6 @@ def call_cli(args, cli=None):
     finally:
         with _children_lock:
             _children.discard(proc)
-    if proc.returncode != 0:
+    if proc.returncode not in ok:
         raise CliError(command, proc.returncode, stderr, stdout)
     return stdout

@@ -77,7 +77,7 @@ def _run_variant(cli, out, index, scenario, chosen, policy_args, stop=None):
     vtmp = Testbed._write_beside(folder, {"variant": index, "vars": chosen}, "variant")
     cmd = ["run", tmp, "--out", folder, "--attach", "scenario.json=" + tmp, "--attach", "variant.json=" + vtmp]
     try:
-        call_cli(cmd + list(policy_args), cli)
+        call_cli(cmd + list(policy_args), cli, ok=_RUN_WRITTEN)
     except BaseException as e:
         fixed = _without_temp(e, tmp, "the scenario of variant %d" % index)
         if fixed is e:
@@ -88,6 +88,11 @@ def _run_variant(cli, out, index, scenario, chosen, policy_args, stop=None):
         os.unlink(vtmp)
 
 
+# `dirsched run` exit statuses with the run folder written: 0, and 1 (submits rejected or a STUCK end the
+# scenario's expect block does not expect: the Result says which).
+_RUN_WRITTEN = (0, 1)
+
+
 def _run_plan_line(line):
     """One line of a plan the CLI printed (`optimize --plan-batches`): a self-contained `dirsched run`
     command, split as the shell would and run without one. Module level, so that any executor can pickle
@@ -95,7 +100,7 @@ def _run_plan_line(line):
     argv = shlex.split(line)
     proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
                           encoding="utf-8", errors="surrogateescape")
-    if proc.returncode != 0:
+    if proc.returncode not in _RUN_WRITTEN:
         raise CliError(argv, proc.returncode, proc.stderr, proc.stdout)
 
 
@@ -596,7 +601,8 @@ class Testbed:
         tmp = self._write_beside(out, scenario)
         try:
             stdout = call_cli(
-                ["run", tmp, "--out", out, "--attach", "scenario.json=" + tmp] + self._policy_args(policy), cli
+                ["run", tmp, "--out", out, "--attach", "scenario.json=" + tmp] + self._policy_args(policy), cli,
+                ok=_RUN_WRITTEN,
             )
         except BaseException as e:
             label = "the scenario recorded from %s" % (getattr(orch_fn, "__qualname__", None) or repr(orch_fn))
@@ -727,6 +733,7 @@ class Testbed:
         else:
             work = tempfile.mkdtemp(prefix=".dirsched-optimize-", dir=os.path.dirname(os.path.abspath(out)))
             try:
+                previous = None
                 while True:
                     try:
                         call_cli(args + ["--plan-batches", work], cli)
@@ -735,6 +742,12 @@ class Testbed:
                         if e.returncode != 6:  # 6: a batch of runs to do first
                             raise
                         lines = [line for line in e.stdout.splitlines() if line.strip()]
+                        if lines == previous:  # each run written leaves the batch: the executor ran none
+                            raise RuntimeError(
+                                "optimize: the executor's futures for a batch of %d runs completed, but none of "
+                                "the runs was written (an executor that does not call the function it is "
+                                "given?); the first: %s" % (len(lines), lines[0]))
+                        previous = lines
                         futures = [executor.submit(_run_plan_line, line) for line in lines]
                         for f in futures:
                             f.result()

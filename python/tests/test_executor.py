@@ -79,6 +79,25 @@ class ExecutorSweep(unittest.TestCase):
             self.assertEqual(a.read(), b.read())
         self.assertEqual(sorted(os.listdir(self.tmp)), ["local", "pool"], "the folder of runs is removed")
 
+    def test_an_executor_that_runs_nothing_is_an_error_not_a_hang(self):
+        """Issue 53 F9: futures that complete without running their function gave the same batch back
+        forever. A batch that comes back with none of its runs done is a RuntimeError, and the temporary
+        folder of runs is removed."""
+        from concurrent.futures import Executor, Future
+
+        from dirsched import Testbed
+
+        class RunsNothing(Executor):
+            def submit(self, fn, *args, **kwargs):
+                f = Future()
+                f.set_result(None)
+                return f
+
+        scenario = os.path.join(HERE, "..", "..", "scenarios", "choose-worker-set.json")
+        with self.assertRaisesRegex(RuntimeError, "none of the runs was written"):
+            Testbed.optimize(scenario, os.path.join(self.tmp, "o"), budget=3, seed=5, executor=RunsNothing())
+        self.assertEqual(os.listdir(self.tmp), [], "the folder of runs is removed")
+
     def test_not_an_executor_is_a_type_error(self):
         with self.assertRaisesRegex(TypeError, "executor must be a concurrent.futures.Executor"):
             sweep_with(os.path.join(self.tmp, "s"), executor=map)

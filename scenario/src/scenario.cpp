@@ -16,6 +16,7 @@
 #include "dirsched/error.hpp"
 #include "dirsched/generate.hpp"
 #include "dirsched/platform_file.hpp"
+#include "dirsched/suggest.hpp"
 #include "dirsched/trace_file.hpp"
 #include "op_reader.hpp"
 
@@ -118,7 +119,11 @@ class Obj {
   // Call after reading every key this object may hold.
   void done() const {
     for (auto it = j_.begin(); it != j_.end(); ++it)
-      if (!seen_.count(it.key())) fail("unknown key '" + it.key() + "'", it.key());
+      if (!seen_.count(it.key())) {
+        // The keys this object may hold are the ones read: the closest are named.
+        const std::string near = did_you_mean(it.key(), std::vector<std::string>(seen_.begin(), seen_.end()), true);
+        fail("unknown key '" + it.key() + "'" + (near.empty() ? "" : "; " + near), it.key());
+      }
   }
   const std::string& path() const { return path_; }
 

@@ -64,7 +64,7 @@ usage() {  # EXPECTED-FIRST-LINE ARGS...
 }
 usage "dirsched run: --seed: At Most 1 required but received 2" run "$root/scenarios/quick-tour.json" --seed 1 --seed 2
 usage "dirsched: A subcommand is required"
-usage "dirsched import strace: The following argument was not expected: --bogus" import strace --bogus x.log --out o
-usage "dirsched sweep: The following argument was not expected: --bogus" sweep "$root/scenarios/choose-worker-set.json" --out sw --bogus
+usage "dirsched import strace: unknown option --bogus" import strace --bogus x.log --out o
+usage "dirsched sweep: unknown option --bogus" sweep "$root/scenarios/choose-worker-set.json" --out sw --bogus
 [[ $fail -eq 0 ]] && echo "exit status: internal errors 134, bad input 2, cannot write 3"
 exit $fail

@@ -57,6 +57,11 @@ struct RunResult {
   // (held_records). With reclamation they follow the live window, without it the trace (metrics.json).
   std::size_t peak_core_tasks = 0;
   std::size_t peak_records = 0;
+  // The first kFirstRejections rejected submits in event order, (task, "code: message"), and how many
+  // there were: what `run` names on stderr when it exits 1 (records may retire before the end).
+  static constexpr std::size_t kFirstRejections = 8;
+  std::vector<std::pair<std::string, std::string>> first_rejections;
+  std::size_t rejections = 0;
 };
 
 // Everything one run produced: the core and its recorder (for queries), the event log, the result.
