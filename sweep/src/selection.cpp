@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <stdexcept>
 
+#include "dirsched/error.hpp"
 #include "dirsched/stats.hpp"
 
 namespace dirsched {
@@ -32,9 +32,9 @@ double pair_variance(const State& s, std::size_t i, std::size_t l, std::size_t n
 }  // namespace
 
 SelectionResult select_best(std::size_t k, const SelectionConfig& c, const Sampler& sample) {
-  if (k == 0) throw std::invalid_argument("select_best: no variants");
+  if (k == 0) throw InternalError("select_best: no variants");
   if (!(c.delta > 0) || !(c.pcs > 0 && c.pcs < 1) || c.first_stage < 2)
-    throw std::invalid_argument("select_best: delta > 0, 0 < pcs < 1 and a first stage of 2 or more");
+    throw InternalError("select_best: delta > 0, 0 < pcs < 1 and a first stage of 2 or more");
   const std::size_t n0 = c.first_stage;
   SelectionResult out;
   State s{std::vector<std::vector<double>>(k), std::vector<double>(k, 0.0)};

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 
+#include "dirsched/error.hpp"
 #include "dirsched/selection.hpp"
 #include "dirsched/stats.hpp"
 
@@ -60,7 +61,7 @@ TEST(SelectBest, DropsAFarWorseVariantAfterTheFirstStage) {
   EXPECT_EQ(r.replicates[2], 10u);
   EXPECT_GT(r.replicates[0], 10u);
   EXPECT_EQ(r.runs, r.replicates[0] + r.replicates[1] + r.replicates[2]);
-  EXPECT_THROW(select_best(3, {0, 0.95, 10}, normal_sampler({0, 0, 0}, {1, 1, 1}, false, 3)), std::invalid_argument);
+  EXPECT_THROW(select_best(3, {0, 0.95, 10}, normal_sampler({0, 0, 0}, {1, 1, 1}, false, 3)), InternalError);
 }
 
 }  // namespace
