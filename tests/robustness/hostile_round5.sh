@@ -156,4 +156,22 @@ else
   echo "note: cannot mount a tmpfs here; the full-disk case is skipped"
 fi
 
+# F12. optimize --out o --plan-batches o/evals: the first call planned a batch into o/evals, the second
+# found --out o holding files it did not write (exit 2): the documented loop stopped after one batch.
+# Refused on the first call, nothing written; so is the same folder reached through `..` or a link.
+expect f12-batches-inside-out 2 "dirsched: --plan-batches $tmp/f12/evals: inside --out $tmp/f12, which optimize replaces whole" \
+  "$dirsched" optimize "$in/sweep.json" --out "$tmp/f12" --plan-batches "$tmp/f12/evals" --budget 2
+[ -e "$tmp/f12" ] && { echo "FAIL f12-batches-inside-out: wrote $tmp/f12"; fail=1; }
+mkdir -p "$tmp/f12real" && ln -s "$tmp/f12real" "$tmp/f12link"
+expect f12-batches-inside-out-resolved 2 "dirsched: --plan-batches $tmp/f12link/../f12real/o/evals: inside --out $tmp/f12real/o" \
+  "$dirsched" optimize "$in/sweep.json" --out "$tmp/f12real/o" --plan-batches "$tmp/f12link/../f12real/o/evals" --budget 2
+expect f12-batches-same-as-out 2 "the same folder as --out; give two folders" \
+  "$dirsched" optimize "$in/sweep.json" --out "$tmp/f12real/o" --plan-batches "$tmp/f12link/o/" --budget 2
+# Beside --out, the loop goes on: a batch (exit 6), its lines run, the next call ends the search (exit 0).
+expect f12-loop-first 6 "" "$dirsched" optimize "$in/sweep.json" --out "$tmp/f12real/o" --plan-batches "$tmp/f12real/evals" --budget 2
+rc=0; (cd "$tmp" && bash -e "$tmp/out" >/dev/null 2>&1) || rc=$?
+[ "$rc" = 0 ] || { echo "FAIL f12-loop: the batch's lines exited $rc"; fail=1; }
+expect f12-loop-second 0 "" "$dirsched" optimize "$in/sweep.json" --out "$tmp/f12real/o" --plan-batches "$tmp/f12real/evals" --budget 2
+[ -s "$tmp/f12real/o/optimize.json" ] || { echo "FAIL f12-loop: no optimize.json"; fail=1; }
+
 finish
