@@ -54,12 +54,22 @@ std::vector<std::string> run_in_children(std::size_t count, unsigned jobs,
   while ((next < count && failure.empty()) || !active.empty()) {
     while (failure.empty() && next < count && active.size() < std::max(1u, jobs)) {
       const std::size_t i = next++;
+      // A pipe or fork the system refuses (a descriptor or process limit) ends the pool as a failed
+      // evaluation does: none started after it, the running ones waited for (thrown here, they ran on,
+      // orphans writing after dirsched had exited; issue 53 F19).
       int fds[2];
-      if (::pipe(fds) != 0) throw BadInput(std::string("cannot make a pipe: ") + std::strerror(errno));
+      if (::pipe(fds) != 0) {
+        failure = std::string("cannot make a pipe: ") + std::strerror(errno), failure_index = i;
+        break;
+      }
       std::fflush(stdout);
       std::fflush(stderr);
       const pid_t pid = fork_tracked();
-      if (pid < 0) throw BadInput(std::string("cannot start an evaluation: ") + std::strerror(errno));
+      if (pid < 0) {
+        failure = std::string("cannot start an evaluation: ") + std::strerror(errno), failure_index = i;
+        ::close(fds[0]), ::close(fds[1]);
+        break;
+      }
       if (pid == 0) {
         ::close(fds[0]);
         int rc = 0;

@@ -174,4 +174,25 @@ rc=0; (cd "$tmp" && bash -e "$tmp/out" >/dev/null 2>&1) || rc=$?
 expect f12-loop-second 0 "" "$dirsched" optimize "$in/sweep.json" --out "$tmp/f12real/o" --plan-batches "$tmp/f12real/evals" --budget 2
 [ -s "$tmp/f12real/o/optimize.json" ] || { echo "FAIL f12-loop: no optimize.json"; fail=1; }
 
+# F19. sweep --replicates 2 -j 4 under a descriptor limit: the replicates' pipe was refused after the
+# variants ran: exit 2 ("nothing written") with the folder claimed and the variant folders left. Now a
+# folder the sweep made is released (nothing left), and the evaluations running are waited for. Each
+# limit from one below the descriptors open to four above either runs the sweep whole (exit 0) or leaves nothing (exit 2 for a
+# refused pipe, 3 for a variant that could not write: it left the marker before).
+printf '%s' '{"name":"f19","vars":{"W":[0,1]},"workers":{"next_level":[{"id":0,"kind":"local_chip"},{"id":1,"kind":"local_chip"}]},"callables":{"k":{"namespace":"LOCAL_CHIP","duration_s":0.1,"jitter":{"kind":"uniform","rel":0.1}}},"trace":[{"op":"submit_next_level","task":"t","callable":"k","worker":"$W"},{"op":"drain"}]}' >"$in/f19.json"
+# The limit counts the descriptors this script inherited (ctest holds some open): from those upwards.
+open_fds=$(($(ls /proc/self/fd | wc -l) - 2))
+refused=0
+for n in $(seq "$open_fds" $((open_fds + 5))); do
+  rc=0; (ulimit -n "$n" && cd "$sandbox" && exec "$dirsched" sweep "$in/f19.json" --replicates 2 -j 4 --out "$tmp/f19-$n") \
+    >/dev/null 2>"$tmp/err" || rc=$?
+  if { [ "$rc" = 2 ] || [ "$rc" = 3 ]; } && [ ! -e "$tmp/f19-$n" ]; then refused=$((refused + 1))
+  elif [ "$rc" = 0 ] && [ -s "$tmp/f19-$n/replicates.jsonl" ]; then :
+  elif [ "$rc" = 127 ] && [ ! -e "$tmp/f19-$n" ]; then :  # too few for the loader: dirsched did not start
+  else echo "FAIL f19-descriptor-limit-$n: exit $rc, left: $(ls -A "$tmp/f19-$n" 2>/dev/null | tr '\n' ' '): $(head -c 200 "$tmp/err")"; fail=1
+  fi
+done
+[ "$refused" -gt 0 ] && echo "ok   f19-descriptor-limit ($refused of 6 limits refused, nothing left)" ||
+  echo "note: f19: no descriptor limit from $open_fds to $((open_fds + 5)) refused the sweep here"
+
 finish
