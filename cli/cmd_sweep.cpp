@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -533,6 +534,14 @@ int run(CLI::App& sweep, Common& common) {
     return cmd_prepare(args.prepare_dir, args.prepare_name, args.prepare_origin, args.prepare_variants);
   }
   if (args.replicate_option->count()) {
+    // `sweep s.json --replicate 3` means --replicates 3: said so, not the rules of --replicate DIR.
+    const std::string& r = args.replicate_dir;
+    if (!r.empty() && r.size() <= 20 && std::all_of(r.begin(), r.end(), [](unsigned char c) { return std::isdigit(c); }) &&
+        !std::filesystem::exists(r)) {
+      std::cerr << "dirsched sweep: --replicate " << r << ": takes a sweep folder (there is no folder " << r
+                << "); did you mean --replicates " << r << "?\n";
+      return 2;
+    }
     // With --replicates N, and what a run needs (-j, --cfg, the policy); nothing else of a sweep.
     const bool select = sweep.count("--select-best") > 0;
     for (const CLI::Option* o : {args.outputs_option, args.plan_option, args.sample_option, args.budget_option,

@@ -195,4 +195,15 @@ done
 [ "$refused" -gt 0 ] && echo "ok   f19-descriptor-limit ($refused of 6 limits refused, nothing left)" ||
   echo "note: f19: no descriptor limit from $open_fds to $((open_fds + 5)) refused the sweep here"
 
+# `sweep s.json --replicate 3` (for --replicates 3) was told the rules of --replicate DIR. A number that
+# is no folder is taken for the option it resembles; a folder named 3 is still a folder.
+expect replicate-number 2 "dirsched sweep: --replicate 3: takes a sweep folder (there is no folder 3); did you mean --replicates 3?" \
+  "$dirsched" sweep "$in/f19.json" --replicate 3 --out "$tmp/rep"
+[ -e "$tmp/rep" ] && { echo "FAIL replicate-number: wrote $tmp/rep"; fail=1; }
+mkdir -p "$tmp/repdir/3"
+rc=0; (cd "$tmp/repdir" && "$dirsched" sweep --replicate 3 --replicates 2 >/dev/null 2>"$tmp/err") || rc=$?
+if [ "$rc" != 2 ] || grep -q "did you mean" "$tmp/err"; then
+  echo "FAIL replicate-folder-named-3: exit $rc: $(head -c 200 "$tmp/err")"; fail=1
+else echo "ok   replicate-folder-named-3 ($(head -c 80 "$tmp/err"))"; fi
+
 finish
