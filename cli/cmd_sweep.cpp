@@ -57,7 +57,7 @@ int run_variant_processes(const std::string& file, const std::string& dir, const
       std::fflush(stderr);
       const pid_t pid = fork_tracked();
       if (pid < 0) {  // the running variants are waited for first (thrown at once, they ran on as orphans)
-        refused = std::string("cannot start a variant: ") + std::strerror(errno);
+        refused = system_refusal("start a variant");
         break;
       }
       if (pid == 0) {

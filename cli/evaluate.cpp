@@ -1,6 +1,7 @@
 #include "evaluate.hpp"
 
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -35,6 +36,17 @@ void write_all(int fd, const std::string& s) {
 
 }  // namespace
 
+std::string system_refusal(const std::string& what) {
+  const int e = errno;
+  std::string text = "cannot " + what + ": " + std::strerror(e);
+  rlimit l{};
+  if (e == EMFILE && ::getrlimit(RLIMIT_NOFILE, &l) == 0 && l.rlim_cur != RLIM_INFINITY)
+    text += " (the open-file limit, ulimit -n, is " + std::to_string(l.rlim_cur) + ")";
+  if (e == EAGAIN && ::getrlimit(RLIMIT_NPROC, &l) == 0 && l.rlim_cur != RLIM_INFINITY)
+    text += " (the process limit, ulimit -u, is " + std::to_string(l.rlim_cur) + ")";
+  return text;
+}
+
 std::vector<std::string> run_in_children(std::size_t count, unsigned jobs,
                                          const std::function<std::string(std::size_t)>& work,
                                          const std::function<std::string(std::size_t)>& who) {
@@ -59,14 +71,14 @@ std::vector<std::string> run_in_children(std::size_t count, unsigned jobs,
       // orphans writing after dirsched had exited; issue 53 F19).
       int fds[2];
       if (::pipe(fds) != 0) {
-        failure = std::string("cannot make a pipe: ") + std::strerror(errno), failure_index = i;
+        failure = system_refusal("make a pipe for an evaluation"), failure_index = i;
         break;
       }
       std::fflush(stdout);
       std::fflush(stderr);
       const pid_t pid = fork_tracked();
       if (pid < 0) {
-        failure = std::string("cannot start an evaluation: ") + std::strerror(errno), failure_index = i;
+        failure = system_refusal("start an evaluation"), failure_index = i;
         ::close(fds[0]), ::close(fds[1]);
         break;
       }

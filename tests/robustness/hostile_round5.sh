@@ -186,7 +186,9 @@ refused=0
 for n in $(seq "$open_fds" $((open_fds + 5))); do
   rc=0; (ulimit -n "$n" && cd "$sandbox" && exec "$dirsched" sweep "$in/f19.json" --replicates 2 -j 4 --out "$tmp/f19-$n") \
     >/dev/null 2>"$tmp/err" || rc=$?
-  if { [ "$rc" = 2 ] || [ "$rc" = 3 ]; } && [ ! -e "$tmp/f19-$n" ]; then refused=$((refused + 1))
+  if [ "$rc" = 2 ] && ! grep -qF "Too many open files (the open-file limit, ulimit -n, is $n)" "$tmp/err"; then
+    echo "FAIL f19-descriptor-limit-$n: the message does not name the limit: $(head -c 200 "$tmp/err")"; fail=1
+  elif { [ "$rc" = 2 ] || [ "$rc" = 3 ]; } && [ ! -e "$tmp/f19-$n" ]; then refused=$((refused + 1))
   elif [ "$rc" = 0 ] && [ -s "$tmp/f19-$n/replicates.jsonl" ]; then :
   elif [ "$rc" = 127 ] && [ ! -e "$tmp/f19-$n" ]; then :  # too few for the loader: dirsched did not start
   else echo "FAIL f19-descriptor-limit-$n: exit $rc, left: $(ls -A "$tmp/f19-$n" 2>/dev/null | tr '\n' ' '): $(head -c 200 "$tmp/err")"; fail=1
