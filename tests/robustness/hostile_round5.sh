@@ -2,7 +2,9 @@
 # Issue 53, hostile inputs round 4, what stop 56 left: the messages a newcomer meets (an unknown command,
 # option or JSON key named with the closest valid ones; a --var list without brackets; a run whose
 # submits were rejected or that ended STUCK exits 1 naming the tasks), the binary's own path quoted in
-# plans (F2), and the minors. Each case failed before its fix. Every case runs in a sandbox (the working
+# plans (F2), and the minors; then the last findings: --plan-batches inside --out (F12), a sweep under a
+# descriptor limit (F19), `--replicate 3`, a layout that fails under a memory limit (F13) and a span line
+# of 100 MB of attributes (F7's other half). Each case failed before its fix. Every case runs in a sandbox (the working
 # directory, holding a file of its own) that must be left as it was; outputs go to $tmp.
 # Usage: hostile_round5.sh DIRSCHED ROOT
 source "$(dirname "$0")/limits_common.sh"
