@@ -66,6 +66,20 @@ void claim_batches_folder(const std::filesystem::path& dir, const std::string& k
   write_file_atomic(marker, nlohmann::json({{"dirsched", "optimize-batches"}, {"key", key}}).dump() + "\n");
 }
 
+// Two folders, the batches' not inside --out's: optimize.json and best.json replace --out whole at the
+// end, so evaluations kept inside it would make the next call find --out holding files it did not write
+// (the documented loop stopped after one batch, issue 53 F12). Compared resolved (symbolic links, `..`).
+void refuse_batches_in_out(const std::string& out, const std::string& batches) {
+  namespace fs = std::filesystem;
+  const fs::path o = fs::weakly_canonical(fs::absolute(out)), b = fs::weakly_canonical(fs::absolute(batches));
+  if ((o / "").lexically_normal() == (b / "").lexically_normal())
+    throw OutputRefused("--plan-batches " + batches + ": the same folder as --out; give two folders");
+  const fs::path rel = b.lexically_relative(o);
+  if (!rel.empty() && *rel.begin() != "..")
+    throw OutputRefused("--plan-batches " + batches + ": inside --out " + out +
+                        ", which optimize replaces whole when the search ends; give a folder outside it");
+}
+
 // What the evaluations of a local optimize ran on (optimize.json's `evaluation`).
 std::string evaluation_text(bool events, unsigned jobs) {
   const std::string common = "each evaluation: the scenario document parsed once, each variant built from it, ";
@@ -157,10 +171,7 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
   fs::path batch_dir;
   if (!batches.empty()) {
     batch_dir = fs::absolute(batches);
-    // Two folders: the evaluations stay while optimize.json and best.json replace --out at the end.
-    if (fs::absolute(fs::path(out)).lexically_normal() == batch_dir.lexically_normal() ||
-        fs::absolute(fs::path(out) / "").lexically_normal() == (batch_dir / "").lexically_normal())
-      throw OutputRefused("--plan-batches " + batches + ": the same folder as --out; give two folders");
+    refuse_batches_in_out(out, batches);
     if (const auto st = fs::status(batch_dir); fs::exists(st) && !fs::is_directory(st))
       throw OutputRefused("--plan-batches " + batches + ": is a file, not a folder");
     refuse_line_breaks("optimize --plan-batches", {fs::absolute(file).string(), batch_dir.string()});

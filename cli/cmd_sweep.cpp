@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -38,6 +39,76 @@ namespace {
 // The largest --lines-per-task, and the array ids a default Slurm takes (MaxArraySize 1001: 0..1000).
 constexpr std::size_t kMaxLinesPerTask = 1000000;
 constexpr std::size_t kSlurmDefaultMaxArrayId = 1000;
+
+// Runs every variant in a process of its own, `jobs` at once, into DIR/variant-NNNN: 0, or the exit
+// status of a sweep with failed variants (1; 3 when one could not write).
+int run_variant_processes(const std::string& file, const std::string& dir, const std::vector<Variant>& variants,
+                          unsigned jobs, const std::vector<std::string>& cfg, const PolicyFlag& policy,
+                          const std::vector<std::string>& data, const std::vector<std::string>& pictures,
+                          double budget_s) {
+  namespace fs = std::filesystem;
+  std::size_t running = 0, failed = 0, unwritable = 0, next = 0, finished = 0;
+  Progress::get().begin("sweep", static_cast<double>(variants.size()), "variants");
+  std::string refused;
+  while (running > 0 || (refused.empty() && next < variants.size())) {
+    while (refused.empty() && running < std::max(1u, jobs) && next < variants.size()) {
+      const Variant& v = variants[next++];
+      std::fflush(stdout);
+      std::fflush(stderr);
+      const pid_t pid = fork_tracked();
+      if (pid < 0) {  // the running variants are waited for first (thrown at once, they ran on as orphans)
+        refused = system_refusal("start a variant");
+        break;
+      }
+      if (pid == 0) {
+        try {
+          Progress::get().set_shown(false);  // the sweep's own line is the one shown
+          Progress::get().reset();
+          RunOptions options;
+          options.simgrid_args = simgrid_args(cfg);
+          _exit(run_to_folder(load_scenario(file, v.values, TraceRead::kStreamed, policy.choice()), options,
+                              (fs::path(dir) / variant_dir(v)).string(), data, pictures, true, budget_s));
+        } catch (...) {
+          _exit(cli::report_current_exception(variant_dir(v) + ": "));  // aborts on an internal error
+        }
+      }
+      ++running;
+    }
+    if (running == 0) break;
+    int status = 0;
+    const pid_t done = wait(&status);
+    if (done > 0) child_finished(done);
+    --running;
+    ++finished;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ++failed;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == kExitCannotWrite) ++unwritable;
+    Progress::get().update(static_cast<double>(finished));
+  }
+  Progress::get().end();
+  if (!refused.empty()) throw BadInput(refused);
+  if (failed) {
+    std::cerr << "dirsched: " << failed << " variant(s) failed to run"
+              << (unwritable ? " (" + std::to_string(unwritable) + " could not write their outputs)" : "") << "\n";
+    return unwritable ? kExitCannotWrite : 1;
+  }
+  return 0;
+}
+
+// What a failed sweep undoes (see cmd_sweep): in a folder it made, the marker, the variant folders and
+// replicates.jsonl it wrote, then the folder when nothing else is there.
+void release_sweep_folder(const std::string& dir, const std::vector<Variant>& variants, bool made_here) {
+  namespace fs = std::filesystem;
+  if (!made_here) {
+    std::cerr << "dirsched: " << dir << ": the sweep folder (an earlier sweep's) keeps what this one ran before "
+              << "the failure below; sweep into it again to run every variant\n";
+    return;
+  }
+  std::error_code ec;
+  for (const Variant& v : variants) fs::remove_all(fs::path(dir) / variant_dir(v), ec);
+  fs::remove(fs::path(dir) / "replicates.jsonl", ec);
+  fs::remove(fs::path(dir) / marker_name(FolderKind::kSweep), ec);
+  fs::remove(dir, ec);  // only when empty
+}
 
 int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
               std::optional<std::size_t> sample, std::uint64_t seed, std::size_t max_variants, bool plan,
@@ -136,50 +207,25 @@ int cmd_sweep(const std::string& file, const std::string& out, unsigned jobs,
                 << (variants.size() + kSlurmDefaultMaxArrayId - 1) / kSlurmDefaultMaxArrayId << " or more\n";
     return 0;
   }
+  // A sweep that fails after its claim (a descriptor or process limit refusing a pipe or a fork, exit 2;
+  // a variant that could not write, exit 3) releases a folder it made: what it wrote there is removed, so
+  // that nothing is left (issue 53 F19). A folder an earlier sweep made keeps the variants run so far,
+  // and the message says so. A variant that failed to run (exit 1) is an answer: the folder stays.
+  const bool made_here = !fs::exists(dir);
   claim();
-  std::size_t running = 0, failed = 0, unwritable = 0, next = 0, finished = 0;
-  Progress::get().begin("sweep", static_cast<double>(variants.size()), "variants");
-  while (finished < variants.size()) {
-    while (running < std::max(1u, jobs) && next < variants.size()) {
-      const Variant& v = variants[next++];
-      std::fflush(stdout);
-      std::fflush(stderr);
-      const pid_t pid = fork_tracked();
-      if (pid < 0) throw BadInput(std::string("cannot start a variant: ") + std::strerror(errno));
-      if (pid == 0) {
-        try {
-          Progress::get().set_shown(false);  // the sweep's own line is the one shown
-          Progress::get().reset();
-          RunOptions options;
-          options.simgrid_args = simgrid_args(cfg);
-          _exit(run_to_folder(load_scenario(file, v.values, TraceRead::kStreamed, policy.choice()), options,
-                              (fs::path(dir) / variant_dir(v)).string(), data, pictures, true, budget_s));
-        } catch (...) {
-          _exit(cli::report_current_exception(variant_dir(v) + ": "));  // aborts on an internal error
-        }
-      }
-      ++running;
+  try {
+    const int rc = run_variant_processes(file, dir, variants, jobs, cfg, policy, data, pictures, budget_s);
+    if (rc == kExitCannotWrite) release_sweep_folder(dir, variants, made_here);  // exit 3: nothing left
+    if (rc != 0) return rc;
+    if (replicates > 1) {
+      std::vector<Scenario> loaded;
+      loaded.reserve(variants.size());
+      for (const Variant& v : variants) loaded.push_back(load_scenario(file, v.values, TraceRead::kStreamed, policy.choice()));
+      write_replicates(dir, loaded, variants, replicates, jobs, simgrid_args(cfg));
     }
-    int status = 0;
-    const pid_t done = wait(&status);
-    if (done > 0) child_finished(done);
-    --running;
-    ++finished;
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ++failed;
-    if (WIFEXITED(status) && WEXITSTATUS(status) == kExitCannotWrite) ++unwritable;
-    Progress::get().update(static_cast<double>(finished));
-  }
-  Progress::get().end();
-  if (failed) {
-    std::cerr << "dirsched: " << failed << " variant(s) failed to run"
-              << (unwritable ? " (" + std::to_string(unwritable) + " could not write their outputs)" : "") << "\n";
-    return unwritable ? kExitCannotWrite : 1;
-  }
-  if (replicates > 1) {
-    std::vector<Scenario> loaded;
-    loaded.reserve(variants.size());
-    for (const Variant& v : variants) loaded.push_back(load_scenario(file, v.values, TraceRead::kStreamed, policy.choice()));
-    write_replicates(dir, loaded, variants, replicates, jobs, simgrid_args(cfg));
+  } catch (...) {
+    release_sweep_folder(dir, variants, made_here);
+    throw;
   }
   return 0;
 }
@@ -488,6 +534,14 @@ int run(CLI::App& sweep, Common& common) {
     return cmd_prepare(args.prepare_dir, args.prepare_name, args.prepare_origin, args.prepare_variants);
   }
   if (args.replicate_option->count()) {
+    // `sweep s.json --replicate 3` means --replicates 3: said so, not the rules of --replicate DIR.
+    const std::string& r = args.replicate_dir;
+    if (!r.empty() && r.size() <= 20 && std::all_of(r.begin(), r.end(), [](unsigned char c) { return std::isdigit(c); }) &&
+        !std::filesystem::exists(r)) {
+      std::cerr << "dirsched sweep: --replicate " << r << ": takes a sweep folder (there is no folder " << r
+                << "); did you mean --replicates " << r << "?\n";
+      return 2;
+    }
     // With --replicates N, and what a run needs (-j, --cfg, the policy); nothing else of a sweep.
     const bool select = sweep.count("--select-best") > 0;
     for (const CLI::Option* o : {args.outputs_option, args.plan_option, args.sample_option, args.budget_option,

@@ -1,6 +1,7 @@
 #include "evaluate.hpp"
 
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -35,6 +36,17 @@ void write_all(int fd, const std::string& s) {
 
 }  // namespace
 
+std::string system_refusal(const std::string& what) {
+  const int e = errno;
+  std::string text = "cannot " + what + ": " + std::strerror(e);
+  rlimit l{};
+  if (e == EMFILE && ::getrlimit(RLIMIT_NOFILE, &l) == 0 && l.rlim_cur != RLIM_INFINITY)
+    text += " (the open-file limit, ulimit -n, is " + std::to_string(l.rlim_cur) + ")";
+  if (e == EAGAIN && ::getrlimit(RLIMIT_NPROC, &l) == 0 && l.rlim_cur != RLIM_INFINITY)
+    text += " (the process limit, ulimit -u, is " + std::to_string(l.rlim_cur) + ")";
+  return text;
+}
+
 std::vector<std::string> run_in_children(std::size_t count, unsigned jobs,
                                          const std::function<std::string(std::size_t)>& work,
                                          const std::function<std::string(std::size_t)>& who) {
@@ -54,12 +66,22 @@ std::vector<std::string> run_in_children(std::size_t count, unsigned jobs,
   while ((next < count && failure.empty()) || !active.empty()) {
     while (failure.empty() && next < count && active.size() < std::max(1u, jobs)) {
       const std::size_t i = next++;
+      // A pipe or fork the system refuses (a descriptor or process limit) ends the pool as a failed
+      // evaluation does: none started after it, the running ones waited for (thrown here, they ran on,
+      // orphans writing after dirsched had exited; issue 53 F19).
       int fds[2];
-      if (::pipe(fds) != 0) throw BadInput(std::string("cannot make a pipe: ") + std::strerror(errno));
+      if (::pipe(fds) != 0) {
+        failure = system_refusal("make a pipe for an evaluation"), failure_index = i;
+        break;
+      }
       std::fflush(stdout);
       std::fflush(stderr);
       const pid_t pid = fork_tracked();
-      if (pid < 0) throw BadInput(std::string("cannot start an evaluation: ") + std::strerror(errno));
+      if (pid < 0) {
+        failure = system_refusal("start an evaluation"), failure_index = i;
+        ::close(fds[0]), ::close(fds[1]);
+        break;
+      }
       if (pid == 0) {
         ::close(fds[0]);
         int rc = 0;

@@ -23,6 +23,10 @@ struct Evaluation {
   Variant variant;
 };
 
+// "cannot WHAT: why" for a call the system refused (errno), naming the limit it met (ulimit -n for
+// EMFILE, ulimit -u for EAGAIN) so that the user knows which to raise.
+std::string system_refusal(const std::string& what);
+
 // Runs work(i) for every i below `count`, each in a child forked from this process, at most `jobs` at
 // once; returns what each returned, in order. who(i) names evaluation i in messages. The first child
 // that threw stops the others from starting, and its error is rethrown here as a cli::ClassifiedError

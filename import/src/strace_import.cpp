@@ -407,17 +407,39 @@ class LogReader {
     return "";
   }
 
+  // The attributes a span's import reads, each its first value (as a map's emplace kept it). The others
+  // are checked (each has a value) but not kept: memory is the line's whatever the attribute count (100 MB
+  // of `a=1` attributes took ten times the line as tokens and a map, then bad_alloc; issue 53 F7).
+  struct KnownAttrs {
+    std::optional<std::string_view> clk, endpoint_kind, id[kAttrCount];
+    void take(std::string_view key, std::string_view value) {
+      std::optional<std::string_view>* slot = key == "clk" ? &clk : key == "endpoint_kind" ? &endpoint_kind : nullptr;
+      for (std::uint8_t a = 0; !slot && a < kAttrCount; ++a)
+        if (key == kAttrNames[a]) slot = &id[a];
+      if (slot && !*slot) *slot = value;
+    }
+  };
+
+  // The next space-separated word of `s` from `i` (runs of spaces skipped); empty at the end.
+  static std::string_view next_token(std::string_view s, std::size_t& i) {
+    while (i < s.size() && s[i] == ' ') ++i;
+    const std::size_t from = i;
+    while (i < s.size() && s[i] != ' ') ++i;
+    return s.substr(from, i - from);
+  }
+
   // `v=1 pid= tid= inv= hid= depth= name= ts= dur= [k=v ...]`
   void span(std::string_view s) {
-    std::vector<std::string_view> tokens;
-    for (std::size_t i = 0; i < s.size();) {
-      const std::size_t sp = s.find(' ', i);
-      const std::size_t end = sp == std::string_view::npos ? s.size() : sp;
-      if (end > i) tokens.push_back(s.substr(i, end - i));
-      i = end + 1;
+    std::size_t at = 0;
+    std::string_view tokens[9];
+    std::size_t heads = 0;
+    while (heads < std::size(tokens)) {
+      const std::string_view t = next_token(s, at);
+      if (t.empty()) break;
+      tokens[heads++] = t;
     }
     auto value = [&](std::size_t i, std::string_view key) -> std::optional<std::string_view> {
-      if (i >= tokens.size() || tokens[i].size() < key.size() + 1 || tokens[i].substr(0, key.size()) != key ||
+      if (i >= heads || tokens[i].size() < key.size() + 1 || tokens[i].substr(0, key.size()) != key ||
           tokens[i][key.size()] != '=')
         return std::nullopt;
       return tokens[i].substr(key.size() + 1);
@@ -441,16 +463,14 @@ class LogReader {
     if (!namet || namet->empty()) return torn(pid, "no name");
     if (!tst || !parse_ll(*tst, ts)) return torn(pid, "no ts");
     if (!durt || !parse_ll(*durt, dur)) return torn(pid, "no dur");
-    for (std::size_t i = 9; i < tokens.size(); ++i)
-      if (tokens[i].find('=') == std::string_view::npos || tokens[i].front() == '=')
-        return torn(pid, "attribute '" + std::string(tokens[i]) + "' has no value");
-    // Attributes: the clock domain first (a device clock never mixes with host times).
-    std::map<std::string_view, std::string_view> attrs;
-    for (std::size_t i = 9; i < tokens.size(); ++i) {
-      const std::size_t eq = tokens[i].find('=');
-      attrs.emplace(tokens[i].substr(0, eq), tokens[i].substr(eq + 1));
+    KnownAttrs attrs;
+    for (std::string_view t = next_token(s, at); !t.empty(); t = next_token(s, at)) {
+      const std::size_t eq = t.find('=');
+      if (eq == std::string_view::npos || eq == 0) return torn(pid, "attribute '" + std::string(t) + "' has no value");
+      attrs.take(t.substr(0, eq), t.substr(eq + 1));
     }
-    if (auto c = attrs.find("clk"); c != attrs.end() && c->second == "dev") {
+    // Attributes: the clock domain first (a device clock never mixes with host times).
+    if (attrs.clk == "dev") {
       ++p_.device_spans;
       return;
     }
@@ -482,15 +502,15 @@ class LogReader {
     sp.line = p_.lines;
     sp.endpoint = -1;
     for (std::uint8_t a = 0; a < kAttrCount; ++a) {
-      auto it = attrs.find(kAttrNames[a]);
-      if (it == attrs.end()) continue;
-      if (!it->second.empty() && it->second.back() == '~') {
-        problem(pid, "identity attribute " + std::string(kAttrNames[a]) + "=" + std::string(it->second) +
+      if (!attrs.id[a]) continue;
+      const std::string_view text = *attrs.id[a];
+      if (!text.empty() && text.back() == '~') {
+        problem(pid, "identity attribute " + std::string(kAttrNames[a]) + "=" + std::string(text) +
                          " is capped (ends in ~): its value is lost");
         return;
       }
-      if (!parse_ll(it->second, sp.attr[a])) {
-        problem(pid, "identity attribute " + std::string(kAttrNames[a]) + "=" + std::string(it->second) +
+      if (!parse_ll(text, sp.attr[a])) {
+        problem(pid, "identity attribute " + std::string(kAttrNames[a]) + "=" + std::string(text) +
                          " is not an integer");
         return;
       }
@@ -505,10 +525,10 @@ class LogReader {
       problem(pid, rule);
       return;
     }
-    if (auto e = attrs.find("endpoint_kind"); e != attrs.end()) {
-      sp.endpoint = e->second == "local_mailbox" ? 0 : e->second == "remote_l3" ? 1 : -1;
+    if (const auto e = attrs.endpoint_kind) {
+      sp.endpoint = *e == "local_mailbox" ? 0 : *e == "remote_l3" ? 1 : -1;
       if (sp.endpoint < 0) {  // a worker kind the import would otherwise have to guess
-        problem(pid, "endpoint_kind=" + std::string(e->second) + " is neither local_mailbox nor remote_l3");
+        problem(pid, "endpoint_kind=" + std::string(*e) + " is neither local_mailbox nor remote_l3");
         return;
       }
     }

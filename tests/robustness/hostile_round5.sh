@@ -2,7 +2,9 @@
 # Issue 53, hostile inputs round 4, what stop 56 left: the messages a newcomer meets (an unknown command,
 # option or JSON key named with the closest valid ones; a --var list without brackets; a run whose
 # submits were rejected or that ended STUCK exits 1 naming the tasks), the binary's own path quoted in
-# plans (F2), and the minors. Each case failed before its fix. Every case runs in a sandbox (the working
+# plans (F2), and the minors; then the last findings: --plan-batches inside --out (F12), a sweep under a
+# descriptor limit (F19), `--replicate 3`, a layout that fails under a memory limit (F13) and a span line
+# of 100 MB of attributes (F7's other half). Each case failed before its fix. Every case runs in a sandbox (the working
 # directory, holding a file of its own) that must be left as it was; outputs go to $tmp.
 # Usage: hostile_round5.sh DIRSCHED ROOT
 source "$(dirname "$0")/limits_common.sh"
@@ -155,5 +157,97 @@ PY
 else
   echo "note: cannot mount a tmpfs here; the full-disk case is skipped"
 fi
+
+# F12. optimize --out o --plan-batches o/evals: the first call planned a batch into o/evals, the second
+# found --out o holding files it did not write (exit 2): the documented loop stopped after one batch.
+# Refused on the first call, nothing written; so is the same folder reached through `..` or a link.
+expect f12-batches-inside-out 2 "dirsched: --plan-batches $tmp/f12/evals: inside --out $tmp/f12, which optimize replaces whole" \
+  "$dirsched" optimize "$in/sweep.json" --out "$tmp/f12" --plan-batches "$tmp/f12/evals" --budget 2
+[ -e "$tmp/f12" ] && { echo "FAIL f12-batches-inside-out: wrote $tmp/f12"; fail=1; }
+mkdir -p "$tmp/f12real" && ln -s "$tmp/f12real" "$tmp/f12link"
+expect f12-batches-inside-out-resolved 2 "dirsched: --plan-batches $tmp/f12link/../f12real/o/evals: inside --out $tmp/f12real/o" \
+  "$dirsched" optimize "$in/sweep.json" --out "$tmp/f12real/o" --plan-batches "$tmp/f12link/../f12real/o/evals" --budget 2
+expect f12-batches-same-as-out 2 "the same folder as --out; give two folders" \
+  "$dirsched" optimize "$in/sweep.json" --out "$tmp/f12real/o" --plan-batches "$tmp/f12link/o/" --budget 2
+# Beside --out, the loop goes on: a batch (exit 6), its lines run, the next call ends the search (exit 0).
+expect f12-loop-first 6 "" "$dirsched" optimize "$in/sweep.json" --out "$tmp/f12real/o" --plan-batches "$tmp/f12real/evals" --budget 2
+rc=0; (cd "$tmp" && bash -e "$tmp/out" >/dev/null 2>&1) || rc=$?
+[ "$rc" = 0 ] || { echo "FAIL f12-loop: the batch's lines exited $rc"; fail=1; }
+expect f12-loop-second 0 "" "$dirsched" optimize "$in/sweep.json" --out "$tmp/f12real/o" --plan-batches "$tmp/f12real/evals" --budget 2
+[ -s "$tmp/f12real/o/optimize.json" ] || { echo "FAIL f12-loop: no optimize.json"; fail=1; }
+
+# F19. sweep --replicates 2 -j 4 under a descriptor limit: the replicates' pipe was refused after the
+# variants ran: exit 2 ("nothing written") with the folder claimed and the variant folders left. Now a
+# folder the sweep made is released (nothing left), and the evaluations running are waited for. Each
+# limit from one below the descriptors open to four above either runs the sweep whole (exit 0) or leaves nothing (exit 2 for a
+# refused pipe, 3 for a variant that could not write: it left the marker before).
+printf '%s' '{"name":"f19","vars":{"W":[0,1]},"workers":{"next_level":[{"id":0,"kind":"local_chip"},{"id":1,"kind":"local_chip"}]},"callables":{"k":{"namespace":"LOCAL_CHIP","duration_s":0.1,"jitter":{"kind":"uniform","rel":0.1}}},"trace":[{"op":"submit_next_level","task":"t","callable":"k","worker":"$W"},{"op":"drain"}]}' >"$in/f19.json"
+# The limit counts the descriptors this script inherited (ctest holds some open): from those upwards.
+open_fds=$(($(ls /proc/self/fd | wc -l) - 2))
+refused=0
+for n in $(seq "$open_fds" $((open_fds + 5))); do
+  rc=0; (ulimit -n "$n" && cd "$sandbox" && exec "$dirsched" sweep "$in/f19.json" --replicates 2 -j 4 --out "$tmp/f19-$n") \
+    >/dev/null 2>"$tmp/err" || rc=$?
+  if [ "$rc" = 2 ] && ! grep -qF "Too many open files (the open-file limit, ulimit -n, is $n)" "$tmp/err"; then
+    echo "FAIL f19-descriptor-limit-$n: the message does not name the limit: $(head -c 200 "$tmp/err")"; fail=1
+  elif { [ "$rc" = 2 ] || [ "$rc" = 3 ]; } && [ ! -e "$tmp/f19-$n" ]; then refused=$((refused + 1))
+  elif [ "$rc" = 0 ] && [ -s "$tmp/f19-$n/replicates.jsonl" ]; then :
+  elif [ "$rc" = 127 ] && [ ! -e "$tmp/f19-$n" ]; then :  # too few for the loader: dirsched did not start
+  else echo "FAIL f19-descriptor-limit-$n: exit $rc, left: $(ls -A "$tmp/f19-$n" 2>/dev/null | tr '\n' ' '): $(head -c 200 "$tmp/err")"; fail=1
+  fi
+done
+[ "$refused" -gt 0 ] && echo "ok   f19-descriptor-limit ($refused of 6 limits refused, nothing left)" ||
+  echo "note: f19: no descriptor limit from $open_fds to $((open_fds + 5)) refused the sweep here"
+
+# `sweep s.json --replicate 3` (for --replicates 3) was told the rules of --replicate DIR. A number that
+# is no folder is taken for the option it resembles; a folder named 3 is still a folder.
+expect replicate-number 2 "dirsched sweep: --replicate 3: takes a sweep folder (there is no folder 3); did you mean --replicates 3?" \
+  "$dirsched" sweep "$in/f19.json" --replicate 3 --out "$tmp/rep"
+[ -e "$tmp/rep" ] && { echo "FAIL replicate-number: wrote $tmp/rep"; fail=1; }
+mkdir -p "$tmp/repdir/3"
+rc=0; (cd "$tmp/repdir" && "$dirsched" sweep --replicate 3 --replicates 2 >/dev/null 2>"$tmp/err") || rc=$?
+if [ "$rc" != 2 ] || grep -q "did you mean" "$tmp/err"; then
+  echo "FAIL replicate-folder-named-3: exit $rc: $(head -c 200 "$tmp/err")"; fail=1
+else echo "ok   replicate-folder-named-3 ($(head -c 80 "$tmp/err"))"; fi
+
+# F13. Pictures under a memory limit (ulimit -v 100000): the layout child's crash printed raw
+# "Segmentation fault." and Fontconfig lines on the terminal, and dag.svg said the layout ran out of its
+# time budget after 0.7 s. Its messages are kept from the terminal and the picture says it failed, and
+# how. (A sanitizer build cannot run under a virtual memory limit: skipped there.)
+if [ "${DIRSCHED_SANITIZED:-}" != 1 ]; then
+  "$dirsched" gen random --tasks 200 >"$in/f13.json"
+  rc=0; (ulimit -v 100000 && cd "$sandbox" && exec "$dirsched" run "$in/f13.json" --out "$tmp/f13" --picture-budget 60) \
+    >"$tmp/out" 2>"$tmp/err" || rc=$?
+  if [ "$rc" != 0 ] || [ -s "$tmp/err" ]; then
+    echo "FAIL f13-layout-under-memory-limit: exit $rc, stderr: $(head -c 300 "$tmp/err")"; fail=1
+  elif grep -q "did not finish within the picture budget (60 s" "$tmp/f13/dag.svg"; then
+    echo "FAIL f13-layout-under-memory-limit: dag.svg blames the budget: $(grep -o 'DAG not laid out[^<]*' "$tmp/f13/dag.svg" | head -c 300)"; fail=1
+  else
+    echo "ok   f13-layout-under-memory-limit ($(grep -o 'layout failed: [^;<]*' "$tmp/f13/dag.svg" | head -1 || echo 'laid out'))"
+  fi
+fi
+
+# F7, its other half. A span line holding 100 MB of attributes (10.6 million distinct `aN=1`) was split
+# into a token list and a map of every attribute: 1.26 GB resident (10x the line; bad_alloc where memory
+# is short). Only the attributes the import reads are kept: imported (exit 0, its 5 tasks) in under the
+# issue's 800 MB, measured by /usr/bin/time -v; checked in the plain build only (a sanitizer's RSS is its own).
+python3 - "$root/tests/import/basic.log" "$in/f7span.log" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().split("\n")
+at = next(i for i, l in enumerate(lines) if "name=node.submit ts=1000100000 dur=20000" in l)
+with open(sys.argv[2], "w") as f:
+    f.write("\n".join(lines[:at + 1]))
+    for i in range(0, 10600000, 100000):  # 100 MiB of attributes on that line
+        f.write("".join(" a%x=1" % j for j in range(i, i + 100000)))
+    f.write("\n" + "\n".join(lines[at + 1:]))
+PY
+rc=0; /usr/bin/time -v "$dirsched" import strace "$in/f7span.log" --out "$tmp/f7span" >"$tmp/out" 2>"$tmp/err" || rc=$?
+kib=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$tmp/err")
+if [ "$rc" != 0 ] || ! grep -q "5 tasks" "$tmp/out"; then
+  echo "FAIL f7-span-line-100mb: exit $rc: $(grep -v '^	' "$tmp/err" | head -c 300)"; fail=1
+elif [ "${DIRSCHED_SANITIZED:-}" != 1 ] && [ "$kib" -ge $((800 * 1024)) ]; then
+  echo "FAIL f7-span-line-100mb: $kib KiB resident, wanted under 800 MiB"; fail=1
+else echo "ok   f7-span-line-100mb ($kib KiB resident${DIRSCHED_SANITIZED:+, not bounded: a sanitizer build})"; fi
+rm -f "$in/f7span.log"
 
 finish

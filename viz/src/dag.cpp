@@ -12,6 +12,7 @@
 
 #include <poll.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -491,26 +492,49 @@ std::string fallback_svg(const RunView& v, const std::string& why) {
   return o + "</svg>\n";
 }
 
-// draw_spec in a forked child, killed past `seconds`: its SVG, or nothing (out of time, or the child
-// failed). The child dies with this process (PR_SET_PDEATHSIG), so a Ctrl-C never leaves a layout
-// running; it inherits the blocked SIGINT and SIGTERM, and leaves with _exit.
-std::optional<std::string> draw_in_child(const Spec& spec, double seconds) {
-  if (!(seconds > 0)) return std::nullopt;
+// A layout drawn in a child: its SVG, or why not (`failure` empty: it ran out of the time it had).
+struct Layout {
+  std::optional<std::string> svg;
+  std::string failure;  // "failed: ..." (a signal, a status, no process), said as such (issue 53 F13)
+};
+
+// Why a layout child that did not time out gave no SVG: its signal or status, and "out of memory" when
+// its own messages (Graphviz's, Fontconfig's, kept from the user's terminal) say so.
+std::string child_failure(int status, const std::string& said) {
+  std::string why = WIFSIGNALED(status) ? "the layout process was killed by signal " + std::to_string(WTERMSIG(status)) +
+                                              " (" + std::string(strsignal(WTERMSIG(status))) + ")"
+                                        : "the layout process ended with status " + std::to_string(WEXITSTATUS(status));
+  if (said.find("out of memory") != std::string::npos || said.find("Cannot allocate memory") != std::string::npos)
+    why += ", out of memory";
+  return "failed: " + why;
+}
+
+// draw_spec in a forked child, killed past `seconds`. The child dies with this process
+// (PR_SET_PDEATHSIG), so a Ctrl-C never leaves a layout running; it inherits the blocked SIGINT and
+// SIGTERM, and leaves with _exit. Its stderr goes to a memory file read here (a crash or a library's
+// complaint under a memory limit printed raw lines on the user's terminal), its faults to the default
+// action (a signal the parent names).
+Layout draw_in_child(const Spec& spec, double seconds) {
+  if (!(seconds > 0)) return {};
   int fds[2];
-  if (pipe(fds) != 0) return std::nullopt;
+  if (pipe(fds) != 0) return {std::nullopt, std::string("failed: no pipe for the layout process: ") + std::strerror(errno)};
+  const int said_fd = memfd_create("dirsched-layout-stderr", MFD_CLOEXEC);
   std::fflush(stdout);
   std::fflush(stderr);
   const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) {
-    close(fds[0]);
-    close(fds[1]);
-    return std::nullopt;
+    const std::string why = std::string("failed: no layout process: ") + std::strerror(errno);
+    close(fds[0]), close(fds[1]);
+    if (said_fd >= 0) close(said_fd);
+    return {std::nullopt, why};
   }
   if (pid == 0) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(1);
     close(fds[0]);
+    if (said_fd >= 0) dup2(said_fd, STDERR_FILENO);
+    for (const int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT}) signal(sig, SIG_DFL);
     const std::string svg = draw_spec(spec);
     for (std::size_t at = 0; at < svg.size();) {
       const ssize_t n = write(fds[1], svg.data() + at, svg.size() - at);
@@ -545,8 +569,15 @@ std::optional<std::string> draw_in_child(const Spec& spec, double seconds) {
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  if (timed_out || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
-  return out;
+  std::string said;  // the first 64 KiB the child printed
+  if (said_fd >= 0) {
+    const ssize_t n = pread(said_fd, buf, sizeof buf, 0);
+    if (n > 0) said.assign(buf, static_cast<std::size_t>(n));
+    close(said_fd);
+  }
+  if (timed_out) return {};
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return {std::nullopt, child_failure(status, said)};
+  return {std::move(out), {}};
 }
 
 // A run without dependencies (issue 55): a DAG of it is as many unconnected boxes as tasks, which says
@@ -681,6 +712,7 @@ DagPicture dag_picture(const RunView& v, double budget_s) {
   const std::string size = std::to_string(v.tasks.size()) + " tasks and " + std::to_string(v.deps.size()) +
                            " dependencies";
   const std::string budget = "the picture budget (" + seconds_text(budget_s) + " s, --picture-budget)";
+  auto not_drawn = [&](const Layout& l) { return l.failure.empty() ? "did not finish within " + budget : l.failure; };
   DagPicture out;
   if (v.deps.empty() && !v.tasks.empty() && v.tasks.size() <= kDagWindowTasks) {
     out.svg = worker_rows_svg(v);
@@ -690,11 +722,12 @@ DagPicture dag_picture(const RunView& v, double budget_s) {
   Spec full = build(v);
   const Cost c = cost_of(full);
   if (cheap(c)) {
-    if (auto svg = draw_in_child(full, left())) {
-      out.svg = std::move(svg);
+    Layout l = draw_in_child(full, left());
+    if (l.svg) {
+      out.svg = std::move(l.svg);
       return out;
     }
-    why = "the layout of " + size + " did not finish within " + budget;
+    why = "the layout of " + size + " " + not_drawn(l);
   } else {
     why = size + " are too many for dot to lay out in time (at most " + std::to_string(kMaxDagSvgNodes) +
           " tasks and " + std::to_string(kMaxDagCycleRank) + " dependencies beyond a forest; this has " +
@@ -703,25 +736,27 @@ DagPicture dag_picture(const RunView& v, double budget_s) {
   if (std::optional<Spec> condensed = build_condensed(v); condensed && cheap(cost_of(*condensed))) {
     condensed->graph_attrs = {{"label", "condensed: " + std::to_string(v.tasks.size()) +
                                             " tasks merged by callable and worker (" + why + ")"}};
-    if (auto svg = draw_in_child(*condensed, left())) {
-      out.svg = std::move(svg);
+    Layout l = draw_in_child(*condensed, left());
+    if (l.svg) {
+      out.svg = std::move(l.svg);
       out.note = "dag.svg condensed: " + why + "; tasks merged by callable and worker (dag.dot has them all)";
       return out;
     }
-    why += "; the condensed layout did not finish within " + budget;
+    why += "; the condensed layout " + not_drawn(l);
   }
   std::size_t shown = 0;
   Spec window = build_window(full, &shown);
   if (shown > 0 && shown < v.tasks.size()) {
     window.graph_attrs = {{"label", "window: the first " + std::to_string(shown) + " of " +
                                         std::to_string(v.tasks.size()) + " tasks in submit order (" + why + ")"}};
-    if (auto svg = draw_in_child(window, left())) {
-      out.svg = std::move(svg);
+    Layout l = draw_in_child(window, left());
+    if (l.svg) {
+      out.svg = std::move(l.svg);
       out.note = "dag.svg windowed: " + why + "; it draws the first " + std::to_string(shown) + " of " +
                  std::to_string(v.tasks.size()) + " tasks in submit order (dag.dot has them all)";
       return out;
     }
-    why += "; the window's layout did not finish within " + budget;
+    why += "; the window's layout " + not_drawn(l);
   }
   out.svg = fallback_svg(v, "DAG not laid out: " + why);
   out.note = "dag.svg replaced by a grid of tasks merged by callable and worker: " + why + " (dag.dot has them all)";
