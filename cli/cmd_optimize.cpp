@@ -125,9 +125,92 @@ Uncertainty uncertainty(const std::map<std::size_t, std::vector<SweepRow>>& reps
   return u;
 }
 
+// The space the search walks: per variable the candidates it evaluates, one per symmetry class of
+// a `choose` space's lists (interchangeable_ids, class_representatives), every one otherwise; and
+// optimize.json's `symmetry` and its printed line.
+struct Reduced {
+  std::vector<std::vector<std::size_t>> keep;  // per variable (name order): candidate indexes, ascending
+  std::vector<std::size_t> full_dims;
+  std::vector<std::vector<nlohmann::json>> lists;  // per variable: its kept lists (choose spaces reduced only)
+  nlohmann::json json = nlohmann::json::object();
+  std::string text;
+  std::vector<std::size_t> dims() const {
+    std::vector<std::size_t> d;
+    for (const auto& k : keep) d.push_back(k.size());
+    return d;
+  }
+  // The variant index (variant_at's numbering) of point p of the reduced space (the last variable fastest).
+  std::size_t full(std::size_t p) const {
+    std::size_t out = 0, stride = 1;
+    for (std::size_t k = keep.size(); k-- > 0;) {
+      out += keep[k][p % keep[k].size()] * stride;
+      p /= keep[k].size(), stride *= full_dims[k];
+    }
+    return out;
+  }
+};
+
+std::string id_lists_text(const std::vector<std::vector<std::int64_t>>& classes) {
+  std::string t;
+  for (const auto& c : classes) t += (t.empty() ? "" : ", ") + nlohmann::json(c).dump();
+  return t;
+}
+
+Reduced reduce_by_symmetry(const Scenario& base, const nlohmann::json& doc, const std::vector<bool>& choose,
+                           const std::vector<bool>& ordered, bool symmetry) {
+  Reduced r;
+  nlohmann::json vars = nlohmann::json::object();
+  std::size_t k = 0, classes_total = 1;
+  bool fits = true;
+  for (const auto& [name, c] : base.vars) {
+    r.full_dims.push_back(c.size());
+    std::vector<std::size_t> keep;
+    std::vector<std::vector<std::int64_t>> shared;  // the classes of more than one id
+    if (choose[k] && symmetry) {
+      const std::vector<std::vector<std::int64_t>> classes = interchangeable_ids(base, doc, name);
+      const std::vector<std::size_t> rep = class_representatives(c, classes, ordered[k]);
+      for (std::size_t i = 0; i < c.size(); ++i)
+        if (rep[i] == i) keep.push_back(i);
+      for (const auto& cl : classes)
+        if (cl.size() > 1) shared.push_back(cl);
+    } else {
+      for (std::size_t i = 0; i < c.size(); ++i) keep.push_back(i);
+    }
+    r.lists.emplace_back();
+    if (keep.size() < c.size())
+      for (std::size_t i : keep) r.lists.back().push_back(c[i]);
+    if (choose[k]) {
+      vars[name] = {{"lists", c.size()}, {"classes", keep.size()}, {"interchangeable", shared}};
+      r.text += "symmetry: " + name + ": " + std::to_string(c.size()) + " lists, " + std::to_string(keep.size()) +
+                " classes" +
+                (!symmetry   ? " (--no-symmetry: every list evaluated)"
+                 : shared.empty() ? " (no interchangeable chips)"
+                                  : " (interchangeable chips: " + id_lists_text(shared) + "; one list per class evaluated)") +
+                "\n";
+    }
+    fits &= !__builtin_mul_overflow(classes_total, keep.size(), &classes_total);
+    r.keep.push_back(std::move(keep));
+    ++k;
+  }
+  if (!vars.empty())
+    r.json = {{"applied", symmetry}, {"variants", variant_count_text(base)},
+              {"classes", fits ? nlohmann::json(classes_total) : nlohmann::json()}, {"variables", vars}};
+  return r;
+}
+
+// Points of the reduced space to variant indexes, in every field of the result.
+void to_full(SearchResult& res, const Reduced& r) {
+  res.best = r.full(res.best);
+  for (auto& [n, p] : res.improvements) p = r.full(p);
+  std::map<std::size_t, Score> scores;
+  for (auto& [p, s] : res.scores) scores.emplace(r.full(p), std::move(s));
+  res.scores = std::move(scores);
+}
+
 int cmd_optimize(const std::string& file, const std::string& out, std::size_t budget, std::uint64_t seed,
                  unsigned jobs, const std::vector<std::string>& cfg, const PolicyFlag& policy,
-                 std::optional<std::size_t> replicates_flag, const RankChoice& choice, const std::string& batches) {
+                 std::optional<std::size_t> replicates_flag, const RankChoice& choice, const std::string& batches,
+                 bool symmetry) {
   namespace fs = std::filesystem;
   const nlohmann::json doc = read_json_file(file);
   std::string base_dir = fs::path(file).parent_path().string();
@@ -139,9 +222,6 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
   }
   // The folder: new, or one an earlier optimize wrote (its marker); replaced whole at the end.
   const std::string dir = check_output_folder(out, FolderKind::kOptimize, "--out").string();
-  std::vector<std::size_t> dims;
-  std::vector<std::string> names;
-  for (const auto& [name, c] : base.vars) dims.push_back(c.size()), names.push_back(name);
   std::size_t replicates = replicates_flag.value_or(base.replicates);
   const bool jitter = seed_matters(base);
   if (replicates > 1 && !jitter) {
@@ -252,21 +332,36 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
   const auto started = std::chrono::steady_clock::now();
   // A `choose` variable is searched by swapping one id (or, ordered, exchanging two positions) rather
   // than over all its lists at once, which under a budget smaller than the space is a random sample.
-  std::vector<const std::vector<nlohmann::json>*> spaces;
-  std::vector<bool> ordered;
+  std::vector<bool> choose, ordered;
   for (const auto& [name, c] : base.vars) {
-    spaces.push_back(base.vars_left_out.count(name) ? &c : nullptr);
-    ordered.push_back(spaces.back() && holds_arrangements(c));
+    choose.push_back(base.vars_left_out.count(name) != 0);
+    ordered.push_back(choose.back() && holds_arrangements(c));
+  }
+  // Chips the scenario cannot tell apart make equivalent lists: one list per class is evaluated.
+  const Reduced reduced = reduce_by_symmetry(base, doc, choose, ordered, symmetry);
+  std::vector<const std::vector<nlohmann::json>*> spaces;
+  std::size_t var_at = 0;
+  for (const auto& [name, c] : base.vars) {
+    const std::vector<nlohmann::json>& kept = reduced.lists[var_at].empty() ? c : reduced.lists[var_at];
+    spaces.push_back(choose[var_at++] ? &kept : nullptr);
   }
   const Neighbours swaps = [&](std::size_t k, std::size_t candidate) {
     return spaces[k] ? swap_neighbours(*spaces[k], candidate, ordered[k]) : std::vector<std::size_t>{};
   };
   Features features;
-  for (const auto& [name, c] : base.vars)
-    features.push_back(candidate_features(c, spaces[features.size()] != nullptr, ordered[features.size()]));
+  for (const auto& [name, c] : base.vars) {
+    const std::size_t k = features.size();
+    features.push_back(candidate_features(spaces[k] ? *spaces[k] : c, spaces[k] != nullptr, ordered[k]));
+  }
+  const auto evaluate_reduced = [&](const std::vector<std::size_t>& points) {
+    std::vector<std::size_t> full;
+    for (std::size_t p : points) full.push_back(reduced.full(p));
+    return evaluate(full);
+  };
   SearchResult res;
   try {
-    res = search_space(dims, budget, seed, evaluate, swaps, &features);
+    res = search_space(reduced.dims(), budget, seed, evaluate_reduced, swaps, &features);
+    to_full(res, reduced);
   } catch (const PendingBatch& p) {
     std::string plan;
     for (const std::string& line : p.lines) plan += line + "\n";
@@ -327,7 +422,10 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
       {"space", variant_count_text(base)},
       {"left_out", left_out},
       {"exhaustive", res.exhaustive},
-      {"method", search_method_text(res, seed)},
+      {"method", search_method_text(res, seed) + (reduced.text.find("one list per class") != std::string::npos
+                                                       ? "; over one list per symmetry class (symmetry)"
+                                                       : "")},
+      {"symmetry", reduced.json},
       {"budget", budget},
       {"pareto", {{"metrics", {metric_def(choice.pareto_a).name, metric_def(choice.pareto_b).name}}, {"variants", pareto}}},
       {"convergence", convergence},
@@ -388,7 +486,7 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
   std::cout << (res.exhaustive ? "exhaustive: " : "search (" + search_method_name(res) + ", seed " + std::to_string(seed) + "): ")
             << res.evaluations << " of " << variant_count_text(base) << " variants evaluated (" << runs << " runs, "
             << replicates << " per variant; " << g6_text(static_cast<double>(runs) / std::max(secs, 1e-9))
-            << " runs/s)\nbest: variant " << res.best << " (" << best_vals.dump() << "): makespan "
+            << " runs/s)\n" << reduced.text << "best: variant " << res.best << " (" << best_vals.dump() << "): makespan "
             << g6_text(objective["makespan"].get<double>()) << " s, worst group wait "
             << g6_text(objective["group_wait_max"].get<double>()) << " s" << (clean[res.best] ? "" : " NOT CLEAN") << "\n"
             << unc.text
@@ -403,6 +501,7 @@ struct OptimizeArgs {
   std::uint64_t seed = 0;
   unsigned jobs = 2;
   std::optional<std::size_t> replicates;
+  bool no_symmetry = false;
 } args;
 
 void declare(CLI::App& optimize, Common& common) {
@@ -416,6 +515,8 @@ void declare(CLI::App& optimize, Common& common) {
       ->check(cli::whole_number(1, 10000));
   optimize.add_option("--objective", args.objective, "Ranking keys after clean, in order, comma-separated");
   optimize.add_option("--pareto", args.pareto, "Two metrics A,B of the Pareto set (default makespan,group_wait_max)");
+  optimize.add_flag("--no-symmetry", args.no_symmetry,
+                    "Evaluate every list of a choose space, not one per class of interchangeable chips");
   add_cfg(optimize, common.cfg);
   optimize.add_option("--plan-batches", args.batches,
                       "Run nothing: print the search's next batch of runs as a plan (exit 6), their run folders "
@@ -434,7 +535,7 @@ int run(CLI::App& optimize, Common& common) {
   if (optimize.count("--plan-batches") && args.batches.empty())
     throw OutputRefused("--plan-batches: an empty path");  // it ran the search here, as if not given
   return cmd_optimize(args.file, args.out, args.budget, args.seed, args.jobs, common.cfg, common.policy,
-                      args.replicates, choice, args.batches);
+                      args.replicates, choice, args.batches, !args.no_symmetry);
 }
 
 }  // namespace
