@@ -157,7 +157,7 @@ std::string id_lists_text(const std::vector<std::vector<std::int64_t>>& classes)
 }
 
 Reduced reduce_by_symmetry(const Scenario& base, const nlohmann::json& doc, const std::vector<bool>& choose,
-                           const std::vector<bool>& ordered, bool symmetry) {
+                           bool symmetry) {
   Reduced r;
   nlohmann::json vars = nlohmann::json::object();
   std::size_t k = 0, classes_total = 1;
@@ -168,7 +168,7 @@ Reduced reduce_by_symmetry(const Scenario& base, const nlohmann::json& doc, cons
     std::vector<std::vector<std::int64_t>> shared;  // the classes of more than one id
     if (choose[k] && symmetry) {
       const std::vector<std::vector<std::int64_t>> classes = interchangeable_ids(base, doc, name);
-      const std::vector<std::size_t> rep = class_representatives(c, classes, ordered[k]);
+      const std::vector<std::size_t> rep = class_representatives(c, classes);
       for (std::size_t i = 0; i < c.size(); ++i)
         if (rep[i] == i) keep.push_back(i);
       for (const auto& cl : classes)
@@ -338,7 +338,7 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
     ordered.push_back(choose.back() && holds_arrangements(c));
   }
   // Chips the scenario cannot tell apart make equivalent lists: one list per class is evaluated.
-  const Reduced reduced = reduce_by_symmetry(base, doc, choose, ordered, symmetry);
+  const Reduced reduced = reduce_by_symmetry(base, doc, choose, symmetry);
   std::vector<const std::vector<nlohmann::json>*> spaces;
   std::size_t var_at = 0;
   for (const auto& [name, c] : base.vars) {

@@ -114,7 +114,7 @@ std::vector<std::vector<std::int64_t>> interchangeable_ids(const Scenario& base,
 }
 
 std::vector<std::size_t> class_representatives(const std::vector<nlohmann::json>& candidates,
-                                               const std::vector<std::vector<std::int64_t>>& classes, bool ordered) {
+                                               const std::vector<std::vector<std::int64_t>>& classes) {
   std::map<std::int64_t, std::size_t> class_of;
   for (std::size_t k = 0; k < classes.size(); ++k)
     for (std::int64_t id : classes[k]) class_of[id] = k;
@@ -122,6 +122,8 @@ std::vector<std::size_t> class_representatives(const std::vector<nlohmann::json>
   std::vector<std::size_t> rep(candidates.size());
   for (std::size_t c = 0; c < candidates.size(); ++c) {
     // The canonical list: each class's ids replaced, in position order, by the class's smallest ones.
+    // Position by position even in an unordered space: member m of a group runs on the list's m-th id,
+    // and members may differ, so only a renaming that keeps positions is known to change nothing.
     std::vector<std::int64_t> canon;
     std::vector<std::size_t> used(classes.size(), 0);
     bool ids = candidates[c].is_array();
@@ -137,7 +139,6 @@ std::vector<std::size_t> class_representatives(const std::vector<nlohmann::json>
       rep[c] = c;  // not a list of the classes' ids: a class of its own
       continue;
     }
-    if (!ordered) std::sort(canon.begin(), canon.end());
     rep[c] = first.emplace(std::move(canon), c).first->second;
   }
   return rep;

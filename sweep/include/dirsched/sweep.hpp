@@ -332,9 +332,9 @@ bool holds_arrangements(const std::vector<nlohmann::json>& candidates);
 // cannot be read for names: every id is then a class of one.
 std::vector<std::vector<std::int64_t>> interchangeable_ids(const Scenario& base, const nlohmann::json& doc,
                                                            const std::string& var);
-// Per candidate, the first candidate equivalent to it: the same list once each class's ids are renamed
-// (in position order, ordered or not; unordered, as a set). A candidate that is not a list of the
-// classes' ids is its own.
+// Per candidate, the first candidate equivalent to it: the same list, position by position, once the
+// ids of each class are renamed within the class (ordered space or not: member m of a group runs on the
+// list's m-th id). A candidate that is not a list of the classes' ids is its own.
 std::vector<std::size_t> class_representatives(const std::vector<nlohmann::json>& candidates,
-                                               const std::vector<std::vector<std::int64_t>>& classes, bool ordered);
+                                               const std::vector<std::vector<std::int64_t>>& classes);
 }  // namespace dirsched
