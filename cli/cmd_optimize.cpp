@@ -114,7 +114,7 @@ Uncertainty uncertainty(const std::map<std::size_t, std::vector<SweepRow>>& reps
       u.tied.push_back(points[i]),
           list += u.tied.size() > 10 ? "" : (list.empty() ? "" : ", ") + std::to_string(points[i]);
   if (u.tied.size() > 10) list += ", ... (optimize.json: tied_with)";
-  u.tied_method = n > 1 ? "paired t-tests of the best against every other evaluated variant on every key of the "
+  u.tied_method = n > 1 ? "paired t-tests of the best against every other variant evaluated with every replicate on every key of the "
                           "objective, Holm's step-down procedure over all " +
                               std::to_string(sep.family()) + " of them at family-wise 95%"
                         : "one run per evaluation: a variant ties with the best when every key is equal";
@@ -387,13 +387,15 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
     std::vector<Score> scores;
     for (std::size_t p : points) scores.push_back(score_of(p));
     if (first == replicates) return scores;
-    // The batch's leader (by its first replicates) runs them all first, and may become the incumbent.
-    const std::size_t lead = static_cast<std::size_t>(std::min_element(scores.begin(), scores.end()) - scores.begin());
-    take_full({points[lead]});
+    // No incumbent yet: the batch's leader (by its first replicates) runs them all first and becomes it.
+    if (!incumbent)
+      take_full({points[static_cast<std::size_t>(std::min_element(scores.begin(), scores.end()) - scores.begin())]});
     std::vector<std::size_t> survivors;
-    for (std::size_t i = 0; i < points.size(); ++i)
-      if (i != lead && !behind(reps_of, *incumbent, points[i], first, choice.objective)) survivors.push_back(points[i]);
-      else if (i != lead) ++raced_out;
+    for (std::size_t p : points)
+      if (reps_of.at(p).size() < replicates && !behind(reps_of, *incumbent, p, first, choice.objective))
+        survivors.push_back(p);
+      else if (reps_of.at(p).size() < replicates)
+        ++raced_out;
     take_full(survivors);
     for (std::size_t i = 0; i < points.size(); ++i) scores[i] = score_of(points[i]);
     return scores;
