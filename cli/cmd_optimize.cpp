@@ -488,7 +488,8 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
   for (const auto& [k, n] : base.vars_left_out) left_out[k] = n;
   nlohmann::json convergence = nlohmann::json::array();
   for (const auto& [n, p] : res.improvements)
-    convergence.push_back({{"evaluations", n}, {"variant", p}, {"score", res.scores.at(p)}});
+    if (reps_of.count(p))  // a variant racing dropped is no answer, not even for a while
+      convergence.push_back({{"evaluations", n}, {"variant", p}, {"score", res.scores.at(p)}});
   nlohmann::json o = {
       {"best", best_vals},
       {"variant", res.best},
