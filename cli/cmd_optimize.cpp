@@ -205,13 +205,14 @@ Reduced reduce_by_symmetry(const Scenario& base, const nlohmann::json& doc, cons
     r.full_dims.push_back(c.size());
     std::vector<std::size_t> keep;
     std::vector<std::vector<std::int64_t>> shared;  // the classes of more than one id
-    if (choose[k] && symmetry) {
-      const std::vector<std::vector<std::int64_t>> classes = interchangeable_ids(base, doc, name);
+    const std::vector<std::vector<std::int64_t>> classes =
+        choose[k] && symmetry ? interchangeable_ids(base, doc, name) : std::vector<std::vector<std::int64_t>>{};
+    for (const auto& cl : classes)
+      if (cl.size() > 1) shared.push_back(cl);
+    if (!shared.empty()) {  // else every list is its own class: no canonical lists to make
       const std::vector<std::size_t> rep = class_representatives(c, classes);
       for (std::size_t i = 0; i < c.size(); ++i)
         if (rep[i] == i) keep.push_back(i);
-      for (const auto& cl : classes)
-        if (cl.size() > 1) shared.push_back(cl);
     } else {
       for (std::size_t i = 0; i < c.size(); ++i) keep.push_back(i);
     }
