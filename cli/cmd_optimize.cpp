@@ -128,7 +128,7 @@ Uncertainty uncertainty(const std::map<std::size_t, std::vector<SweepRow>>& reps
       u.tied.push_back(points[i]),
           list += u.tied.size() > 10 ? "" : (list.empty() ? "" : ", ") + std::to_string(points[i]);
   if (u.tied.size() > 10) list += ", ... (optimize.json: tied_with)";
-  u.tied_method = n > 1 ? "paired t-tests of the best against every other evaluated variant on every key of the "
+  u.tied_method = n > 1 ? "paired t-tests of the best against every other variant evaluated with every replicate on every key of the "
                           "objective, Holm's step-down procedure over all " +
                               std::to_string(sep.family()) + " of them at family-wise 95%"
                         : "one run per evaluation: a variant ties with the best when every key is equal";
@@ -139,9 +139,132 @@ Uncertainty uncertainty(const std::map<std::size_t, std::vector<SweepRow>>& reps
   return u;
 }
 
+// Racing: the replicates a point runs before it may be dropped, half of them and at least 2 (a paired
+// t-test needs two); racing is off below 3 replicates, where it would save nothing.
+std::size_t race_first_stage(std::size_t replicates) {
+  return replicates < 3 ? replicates : std::max<std::size_t>(2, (replicates + 1) / 2);
+}
+
+// Whether point p, on its first n replicates, is behind the incumbent on its first n (the same seeds:
+// paired): Separations of the two at family-wise 95% over the objective's keys (Holm), or the incumbent
+// clean where p is not.
+bool behind(const std::map<std::size_t, std::vector<SweepRow>>& reps_of, std::size_t incumbent, std::size_t p,
+            std::size_t n, const std::vector<std::size_t>& objective) {
+  auto head = [&](std::size_t q) {
+    const std::vector<SweepRow>& all = reps_of.at(q);
+    return std::vector<SweepRow>(all.begin(), all.begin() + static_cast<long>(n));
+  };
+  const std::vector<SweepRow> a = head(incumbent), b = head(p);
+  auto clean = [](const std::vector<SweepRow>& rows) {
+    return std::all_of(rows.begin(), rows.end(), [](const SweepRow& r) { return r.clean; });
+  };
+  const Separations sep({&a, &b}, {clean(a), clean(b)}, objective, 0);
+  return sep.decide(0, 1).second < 0;
+}
+
+nlohmann::json racing_json(std::size_t replicates, std::size_t first, std::size_t dropped, std::size_t evaluations,
+                           std::size_t runs) {
+  return {{"applied", first < replicates},
+          {"first_replicates", first},
+          {"dropped", dropped},
+          {"runs", runs},
+          {"runs_without_racing", evaluations * replicates},
+          {"test", first < replicates ? "after its first " + std::to_string(first) + " replicates a variant is dropped when "
+                                        "paired t-tests against the incumbent (the best variant run in full so far, the "
+                                        "same seeds) on the objective's keys, Holm's procedure at 95%, put it behind, or "
+                                        "the incumbent is clean and it is not; each drop is its own test (no family-wise "
+                                        "control across drops). objective_ci, tied_with and pareto are of the variants "
+                                        "run in full only"
+                                      : "off: every evaluation runs all its replicates"}};
+}
+
+// The space the search walks: per variable the candidates it evaluates, one per symmetry class of
+// a `choose` space's lists (interchangeable_ids, class_representatives), every one otherwise; and
+// optimize.json's `symmetry` and its printed line.
+struct Reduced {
+  std::vector<std::vector<std::size_t>> keep;  // per variable (name order): candidate indexes, ascending
+  std::vector<std::size_t> full_dims;
+  std::vector<std::vector<nlohmann::json>> lists;  // per variable: its kept lists (choose spaces reduced only)
+  nlohmann::json json = nlohmann::json::object();
+  std::string text;
+  std::vector<std::size_t> dims() const {
+    std::vector<std::size_t> d;
+    for (const auto& k : keep) d.push_back(k.size());
+    return d;
+  }
+  // The variant index (variant_at's numbering) of point p of the reduced space (the last variable fastest).
+  std::size_t full(std::size_t p) const {
+    std::size_t out = 0, stride = 1;
+    for (std::size_t k = keep.size(); k-- > 0;) {
+      out += keep[k][p % keep[k].size()] * stride;
+      p /= keep[k].size(), stride *= full_dims[k];
+    }
+    return out;
+  }
+};
+
+std::string id_lists_text(const std::vector<std::vector<std::int64_t>>& classes) {
+  std::string t;
+  for (const auto& c : classes) t += (t.empty() ? "" : ", ") + nlohmann::json(c).dump();
+  return t;
+}
+
+Reduced reduce_by_symmetry(const Scenario& base, const nlohmann::json& doc, const std::vector<bool>& choose,
+                           bool symmetry) {
+  Reduced r;
+  nlohmann::json vars = nlohmann::json::object();
+  std::size_t k = 0, classes_total = 1;
+  bool fits = true;
+  for (const auto& [name, c] : base.vars) {
+    r.full_dims.push_back(c.size());
+    std::vector<std::size_t> keep;
+    std::vector<std::vector<std::int64_t>> shared;  // the classes of more than one id
+    const std::vector<std::vector<std::int64_t>> classes =
+        choose[k] && symmetry ? interchangeable_ids(base, doc, name) : std::vector<std::vector<std::int64_t>>{};
+    for (const auto& cl : classes)
+      if (cl.size() > 1) shared.push_back(cl);
+    if (!shared.empty()) {  // else every list is its own class: no canonical lists to make
+      const std::vector<std::size_t> rep = class_representatives(c, classes);
+      for (std::size_t i = 0; i < c.size(); ++i)
+        if (rep[i] == i) keep.push_back(i);
+    } else {
+      for (std::size_t i = 0; i < c.size(); ++i) keep.push_back(i);
+    }
+    r.lists.emplace_back();
+    if (keep.size() < c.size())
+      for (std::size_t i : keep) r.lists.back().push_back(c[i]);
+    if (choose[k]) {
+      vars[name] = {{"lists", c.size()}, {"classes", keep.size()}, {"interchangeable", shared}};
+      r.text += "symmetry: " + name + ": " + std::to_string(c.size()) + " lists, " + std::to_string(keep.size()) +
+                " classes" +
+                (!symmetry   ? " (--no-symmetry: every list evaluated)"
+                 : shared.empty() ? " (no interchangeable chips)"
+                                  : " (interchangeable chips: " + id_lists_text(shared) + "; one list per class evaluated)") +
+                "\n";
+    }
+    fits &= !__builtin_mul_overflow(classes_total, keep.size(), &classes_total);
+    r.keep.push_back(std::move(keep));
+    ++k;
+  }
+  if (!vars.empty())
+    r.json = {{"applied", symmetry}, {"variants", variant_count_text(base)},
+              {"classes", fits ? nlohmann::json(classes_total) : nlohmann::json()}, {"variables", vars}};
+  return r;
+}
+
+// Points of the reduced space to variant indexes, in every field of the result.
+void to_full(SearchResult& res, const Reduced& r) {
+  res.best = r.full(res.best);
+  for (auto& [n, p] : res.improvements) p = r.full(p);
+  std::map<std::size_t, Score> scores;
+  for (auto& [p, s] : res.scores) scores.emplace(r.full(p), std::move(s));
+  res.scores = std::move(scores);
+}
+
 int cmd_optimize(const std::string& file, const std::string& out, std::size_t budget, std::uint64_t seed,
                  unsigned jobs, const std::vector<std::string>& cfg, const PolicyFlag& policy,
-                 std::optional<std::size_t> replicates_flag, const RankChoice& choice, const std::string& batches) {
+                 std::optional<std::size_t> replicates_flag, const RankChoice& choice, const std::string& batches,
+                 bool symmetry, bool racing) {
   namespace fs = std::filesystem;
   const nlohmann::json doc = read_json_file(file);
   std::string base_dir = fs::path(file).parent_path().string();
@@ -153,9 +276,6 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
   }
   // The folder: new, or one an earlier optimize wrote (its marker); replaced whole at the end.
   const std::string dir = check_output_folder(out, FolderKind::kOptimize, "--out").string();
-  std::vector<std::size_t> dims;
-  std::vector<std::string> names;
-  for (const auto& [name, c] : base.vars) dims.push_back(c.size()), names.push_back(name);
   std::size_t replicates = replicates_flag.value_or(base.replicates);
   const bool jitter = seed_matters(base);
   if (replicates > 1 && !jitter) {
@@ -181,11 +301,12 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
     for (unsigned char c : key) h = (h ^ c) * 1099511628211ull;
     claim_batches_folder(batch_dir, std::to_string(h));
   }
-  auto evaluate_from_batches = [&](const std::vector<std::size_t>& points, const std::vector<Scenario>& loaded) {
+  auto evaluate_from_batches = [&](const std::vector<std::size_t>& points, const std::vector<Scenario>& loaded,
+                                   std::size_t from, std::size_t to) {
     std::vector<SweepRow> rows;
     PendingBatch pending;
     for (std::size_t i = 0; i < points.size(); ++i)
-      for (std::size_t r = 0; r < replicates; ++r) {
+      for (std::size_t r = from; r < to; ++r) {
         const Variant v = variant_at(base, points[i]);
         const std::uint64_t s = loaded[i].seed + r;
         const fs::path folder = batch_dir / ("v" + std::to_string(points[i]) + "-s" + std::to_string(s));
@@ -225,8 +346,10 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
   std::map<std::size_t, bool> clean;
   std::map<std::size_t, std::vector<SweepRow>> reps_of;  // point -> its replicates (the intervals, tied_with)
   bool events = true;                                    // every evaluation ran on the event engine
-  std::size_t runs = 0;
-  auto evaluate = [&](const std::vector<std::size_t>& points) {
+  std::size_t runs = 0, raced_out = 0;
+  // Replicates [from, to) of each point, appended to reps_of; then each point's score from all its replicates.
+  auto run_replicates = [&](const std::vector<std::size_t>& points, std::size_t from, std::size_t to) {
+    if (points.empty() || from >= to) return;
     std::vector<Scenario> loaded;
     loaded.reserve(points.size());
     std::vector<Evaluation> evals;
@@ -235,49 +358,93 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
       loaded.push_back(parse_scenario(doc, file, base_dir, v.values, policy.choice()));
     }
     for (std::size_t i = 0; i < points.size(); ++i)
-      for (std::size_t r = 0; r < replicates; ++r)
+      for (std::size_t r = from; r < to; ++r)
         evals.push_back({&loaded[i], loaded[i].seed + r, variant_at(base, points[i])});
     const std::vector<SweepRow> rows =
-        batches.empty() ? evaluate_all(evals, jobs, sim_args) : evaluate_from_batches(points, loaded);
+        batches.empty() ? evaluate_all(evals, jobs, sim_args) : evaluate_from_batches(points, loaded, from, to);
     events &= on_event_engine(evals, sim_args);
     runs += rows.size();
-    std::vector<Score> scores;
-    for (std::size_t i = 0; i < points.size(); ++i) {
-      std::vector<MetricStats> m(metric::kCount);
-      bool ok = true;
-      for (std::size_t r = 0; r < replicates; ++r) {
-        const SweepRow& row = rows[i * replicates + r];
-        reps_of[points[i]].push_back(row);
+    for (std::size_t i = 0; i < points.size(); ++i)
+      for (std::size_t r = 0; r < to - from; ++r) {
+        reps_of[points[i]].push_back(rows[i * (to - from) + r]);
         reps_of[points[i]].back().variant.values.clear();  // the metrics are what is kept, not the values again
-        ok &= row.clean;
-        for (std::size_t k = 0; k < metric::kCount; ++k) m[k].mean += metric_value(row, k) / static_cast<double>(replicates);
       }
-      Score s = {ok ? 0.0 : 1.0};
-      for (std::size_t k : choice.objective) s.push_back(m[k].mean);
-      means[points[i]] = m;
-      clean[points[i]] = ok;
-      scores.push_back(s);
+  };
+  auto score_of = [&](std::size_t p) {
+    const std::vector<SweepRow>& reps = reps_of.at(p);
+    std::vector<MetricStats> m(metric::kCount);
+    bool ok = true;
+    for (const SweepRow& row : reps) {
+      ok &= row.clean;
+      for (std::size_t k = 0; k < metric::kCount; ++k) m[k].mean += metric_value(row, k) / static_cast<double>(reps.size());
     }
+    Score s = {ok ? 0.0 : 1.0};
+    for (std::size_t k : choice.objective) s.push_back(m[k].mean);
+    means[p] = m;
+    clean[p] = ok;
+    return s;
+  };
+  // Racing: a point first runs `first` replicates; one that a paired test already puts behind the
+  // incumbent (the best point run to the full count so far) stops there; the others run them all.
+  const std::size_t first = racing ? race_first_stage(replicates) : replicates;
+  std::optional<std::size_t> incumbent;
+  Score incumbent_score;
+  auto take_full = [&](const std::vector<std::size_t>& points) {
+    run_replicates(points, first, replicates);
+    for (std::size_t p : points)
+      if (const Score s = score_of(p); !incumbent || s < incumbent_score) incumbent = p, incumbent_score = s;
+  };
+  auto evaluate = [&](const std::vector<std::size_t>& points) {
+    run_replicates(points, 0, first);
+    std::vector<Score> scores;
+    for (std::size_t p : points) scores.push_back(score_of(p));
+    if (first == replicates) return scores;
+    // No incumbent yet: the batch's leader (by its first replicates) runs them all first and becomes it.
+    if (!incumbent)
+      take_full({points[static_cast<std::size_t>(std::min_element(scores.begin(), scores.end()) - scores.begin())]});
+    std::vector<std::size_t> survivors;
+    for (std::size_t p : points)
+      if (reps_of.at(p).size() < replicates && !behind(reps_of, *incumbent, p, first, choice.objective))
+        survivors.push_back(p);
+      else if (reps_of.at(p).size() < replicates)
+        ++raced_out;
+    take_full(survivors);
+    for (std::size_t i = 0; i < points.size(); ++i) scores[i] = score_of(points[i]);
     return scores;
   };
   const auto started = std::chrono::steady_clock::now();
   // A `choose` variable is searched by swapping one id (or, ordered, exchanging two positions) rather
   // than over all its lists at once, which under a budget smaller than the space is a random sample.
-  std::vector<const std::vector<nlohmann::json>*> spaces;
-  std::vector<bool> ordered;
+  std::vector<bool> choose, ordered;
   for (const auto& [name, c] : base.vars) {
-    spaces.push_back(base.vars_left_out.count(name) ? &c : nullptr);
-    ordered.push_back(spaces.back() && holds_arrangements(c));
+    choose.push_back(base.vars_left_out.count(name) != 0);
+    ordered.push_back(choose.back() && holds_arrangements(c));
+  }
+  // Chips the scenario cannot tell apart make equivalent lists: one list per class is evaluated.
+  const Reduced reduced = reduce_by_symmetry(base, doc, choose, symmetry);
+  std::vector<const std::vector<nlohmann::json>*> spaces;
+  std::size_t var_at = 0;
+  for (const auto& [name, c] : base.vars) {
+    const std::vector<nlohmann::json>& kept = reduced.lists[var_at].empty() ? c : reduced.lists[var_at];
+    spaces.push_back(choose[var_at++] ? &kept : nullptr);
   }
   const Neighbours swaps = [&](std::size_t k, std::size_t candidate) {
     return spaces[k] ? swap_neighbours(*spaces[k], candidate, ordered[k]) : std::vector<std::size_t>{};
   };
   Features features;
-  for (const auto& [name, c] : base.vars)
-    features.push_back(candidate_features(c, spaces[features.size()] != nullptr, ordered[features.size()]));
+  for (const auto& [name, c] : base.vars) {
+    const std::size_t k = features.size();
+    features.push_back(candidate_features(spaces[k] ? *spaces[k] : c, spaces[k] != nullptr, ordered[k]));
+  }
+  const auto evaluate_reduced = [&](const std::vector<std::size_t>& points) {
+    std::vector<std::size_t> full;
+    for (std::size_t p : points) full.push_back(reduced.full(p));
+    return evaluate(full);
+  };
   SearchResult res;
   try {
-    res = search_space(dims, budget, seed, evaluate, swaps, &features);
+    res = search_space(reduced.dims(), budget, seed, evaluate_reduced, swaps, &features);
+    to_full(res, reduced);
   } catch (const PendingBatch& p) {
     std::string plan;
     for (const std::string& line : p.lines) plan += line + "\n";
@@ -294,8 +461,19 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
     fs::remove(batch_dir / "pending.plan", ec);
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  // The answer comes from the points run to the full replicate count only (racing dropped the others):
+  // the best, its intervals, tied_with and the Pareto set.
+  for (auto it = reps_of.begin(); it != reps_of.end();)
+    if (it->second.size() < replicates) means.erase(it->first), it = reps_of.erase(it);
+    else ++it;
+  if (!reps_of.count(res.best)) {
+    std::optional<std::size_t> pick;
+    for (const auto& [p, rows] : reps_of)
+      if (!pick || res.scores.at(p) < res.scores.at(*pick)) pick = p;
+    res.best = *pick;
+  }
   const Variant best = variant_at(base, res.best);
-  // Pareto among the evaluated clean points.
+  // Pareto among the clean points evaluated in full.
   std::vector<std::pair<double, double>> points;
   std::vector<std::size_t> point_of;
   for (const auto& [p, m] : means)
@@ -322,7 +500,8 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
   for (const auto& [k, n] : base.vars_left_out) left_out[k] = n;
   nlohmann::json convergence = nlohmann::json::array();
   for (const auto& [n, p] : res.improvements)
-    convergence.push_back({{"evaluations", n}, {"variant", p}, {"score", res.scores.at(p)}});
+    if (reps_of.count(p))  // a variant racing dropped is no answer, not even for a while
+      convergence.push_back({{"evaluations", n}, {"variant", p}, {"score", res.scores.at(p)}});
   nlohmann::json o = {
       {"best", best_vals},
       {"variant", res.best},
@@ -338,7 +517,11 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
       {"space", variant_count_text(base)},
       {"left_out", left_out},
       {"exhaustive", res.exhaustive},
-      {"method", search_method_text(res, seed)},
+      {"method", search_method_text(res, seed) + (reduced.text.find("one list per class") != std::string::npos
+                                                       ? "; over one list per symmetry class (symmetry)"
+                                                       : "")},
+      {"symmetry", reduced.json},
+      {"racing", racing_json(replicates, first, raced_out, res.evaluations, runs)},
       {"budget", budget},
       {"pareto", {{"metrics", {metric_def(choice.pareto_a).name, metric_def(choice.pareto_b).name}}, {"variants", pareto}}},
       {"convergence", convergence},
@@ -398,8 +581,10 @@ int cmd_optimize(const std::string& file, const std::string& out, std::size_t bu
   parents.keep();
   std::cout << (res.exhaustive ? "exhaustive: " : "search (" + search_method_name(res) + ", seed " + std::to_string(seed) + "): ")
             << res.evaluations << " of " << variant_count_text(base) << " variants evaluated (" << runs << " runs, "
-            << replicates << " per variant; " << g6_text(static_cast<double>(runs) / std::max(secs, 1e-9))
-            << " runs/s)\nbest: variant " << res.best << " (" << best_vals.dump() << "): makespan "
+            << replicates << " per variant" << (first < replicates ? " run in full, " + std::to_string(raced_out) +
+                                                        " dropped after " + std::to_string(first) + " (racing)" : "")
+            << "; " << g6_text(static_cast<double>(runs) / std::max(secs, 1e-9))
+            << " runs/s)\n" << reduced.text << "best: variant " << res.best << " (" << best_vals.dump() << "): makespan "
             << g6_text(objective["makespan"].get<double>()) << " s, worst group wait "
             << g6_text(objective["group_wait_max"].get<double>()) << " s" << (clean[res.best] ? "" : " NOT CLEAN") << "\n"
             << unc.text
@@ -414,6 +599,7 @@ struct OptimizeArgs {
   std::uint64_t seed = 0;
   unsigned jobs = 2;
   std::optional<std::size_t> replicates;
+  bool no_symmetry = false, no_racing = false;
 } args;
 
 void declare(CLI::App& optimize, Common& common) {
@@ -427,6 +613,10 @@ void declare(CLI::App& optimize, Common& common) {
       ->check(cli::whole_number(1, 10000));
   optimize.add_option("--objective", args.objective, "Ranking keys after clean, in order, comma-separated");
   optimize.add_option("--pareto", args.pareto, "Two metrics A,B of the Pareto set (default makespan,group_wait_max)");
+  optimize.add_flag("--no-symmetry", args.no_symmetry,
+                    "Evaluate every list of a choose space, not one per class of interchangeable chips");
+  optimize.add_flag("--no-racing", args.no_racing,
+                    "Run every evaluation's replicates in full, none dropped after the first half");
   add_cfg(optimize, common.cfg);
   optimize.add_option("--plan-batches", args.batches,
                       "Run nothing: print the search's next batch of runs as a plan (exit 6), their run folders "
@@ -445,7 +635,7 @@ int run(CLI::App& optimize, Common& common) {
   if (optimize.count("--plan-batches") && args.batches.empty())
     throw OutputRefused("--plan-batches: an empty path");  // it ran the search here, as if not given
   return cmd_optimize(args.file, args.out, args.budget, args.seed, args.jobs, common.cfg, common.policy,
-                      args.replicates, choice, args.batches);
+                      args.replicates, choice, args.batches, !args.no_symmetry, !args.no_racing);
 }
 
 }  // namespace

@@ -321,4 +321,20 @@ std::vector<std::vector<std::uint32_t>> candidate_features(const std::vector<nlo
 std::vector<std::size_t> swap_neighbours(const std::vector<nlohmann::json>& candidates, std::size_t c, bool ordered);
 // Whether another candidate holds the first one's ids in another order (an ordered `choose` space).
 bool holds_arrangements(const std::vector<nlohmann::json>& candidates);
+// Symmetry (sweep/src/symmetry.cpp): the ids of variable `var`'s lists (a `choose` space) grouped into
+// classes of chips the scenario cannot tell apart, each class sorted, the classes sorted; an id alone is
+// a class of one. Two ids share a class when both are NEXT_LEVEL workers of one kind, frames and
+// prepare_overlap, eligible for the same callables, on the same host (on the default platform, each alone
+// on a host of its own will do: those hosts have one speed and one link each), and nothing names either
+// apart: no op's `worker` or `workers` outside "$var" (another variable there names all its candidates'
+// ids), no buffer owner, MPI rank, expect.dispatch_order_per_worker key, fault on its host or link, and
+// no candidate of another variable holds it. A trace that is not inline (a trace file, a generate block)
+// cannot be read for names: every id is then a class of one.
+std::vector<std::vector<std::int64_t>> interchangeable_ids(const Scenario& base, const nlohmann::json& doc,
+                                                           const std::string& var);
+// Per candidate, the first candidate equivalent to it: the same list, position by position, once the
+// ids of each class are renamed within the class (ordered space or not: member m of a group runs on the
+// list's m-th id). A candidate that is not a list of the classes' ids is its own.
+std::vector<std::size_t> class_representatives(const std::vector<nlohmann::json>& candidates,
+                                               const std::vector<std::vector<std::int64_t>>& classes);
 }  // namespace dirsched
