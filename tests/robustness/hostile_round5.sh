@@ -10,10 +10,14 @@
 source "$(dirname "$0")/limits_common.sh"
 ok=$root/scenarios/quick-tour.json
 
-# first_line_is NAME WANT: the first line of the last case's stderr is exactly WANT.
+# first_line_is NAME WANT: the first line of the last case's stderr is exactly WANT. Under ASan, SimGrid's
+# context switches make the sanitizer print a '==PID==WARNING: ASan is ignoring requested
+# __asan_handle_no_return' line of its own first: that line is not dirsched's and is skipped.
 first_line_is() {
-  if [ "$(head -1 "$tmp/err")" != "$2" ]; then
-    echo "FAIL $1: the first line is '$(head -1 "$tmp/err")', wanted '$2'"; fail=1
+  local first
+  first=$(grep -v '^==[0-9]*==WARNING: ASan is ignoring requested __asan_handle_no_return' "$tmp/err" | head -1)
+  if [ "$first" != "$2" ]; then
+    echo "FAIL $1: the first line is '$first', wanted '$2'"; fail=1
   else echo "ok   $1 (first line)"; fi
 }
 
@@ -185,7 +189,11 @@ printf '%s' '{"name":"f19","vars":{"W":[0,1]},"workers":{"next_level":[{"id":0,"
 # The limit counts the descriptors this script inherited (ctest holds some open): from those upwards.
 open_fds=$(($(ls /proc/self/fd | wc -l) - 2))
 refused=0
-for n in $(seq "$open_fds" $((open_fds + 5))); do
+# A sanitizer's runtime opens descriptors of its own (and may abort on a limit it cannot meet): the
+# limits are tried in the plain build only (CI's stage 1), as the RSS bounds below are.
+limits=$(seq "$open_fds" $((open_fds + 5)))
+[ "${DIRSCHED_SANITIZED:-}" = 1 ] && { limits=""; echo "note: f19: descriptor limits checked in the plain build only"; }
+for n in $limits; do
   rc=0; (ulimit -n "$n" && cd "$sandbox" && exec "$dirsched" sweep "$in/f19.json" --replicates 2 -j 4 --out "$tmp/f19-$n") \
     >/dev/null 2>"$tmp/err" || rc=$?
   if [ "$rc" = 2 ] && ! grep -qF "Too many open files (the open-file limit, ulimit -n, is $n)" "$tmp/err"; then
@@ -196,8 +204,8 @@ for n in $(seq "$open_fds" $((open_fds + 5))); do
   else echo "FAIL f19-descriptor-limit-$n: exit $rc, left: $(ls -A "$tmp/f19-$n" 2>/dev/null | tr '\n' ' '): $(head -c 200 "$tmp/err")"; fail=1
   fi
 done
-[ "$refused" -gt 0 ] && echo "ok   f19-descriptor-limit ($refused of 6 limits refused, nothing left)" ||
-  echo "note: f19: no descriptor limit from $open_fds to $((open_fds + 5)) refused the sweep here"
+[ -z "$limits" ] || { [ "$refused" -gt 0 ] && echo "ok   f19-descriptor-limit ($refused of 6 limits refused, nothing left)" ||
+  echo "note: f19: no descriptor limit from $open_fds to $((open_fds + 5)) refused the sweep here"; }
 
 # `sweep s.json --replicate 3` (for --replicates 3) was told the rules of --replicate DIR. A number that
 # is no folder is taken for the option it resembles; a folder named 3 is still a folder.
