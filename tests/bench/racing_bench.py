@@ -12,27 +12,13 @@
 Usage: tests/bench/racing_bench.py DIRSCHED
 """
 import json
-import math
 import os
-import subprocess
 import sys
 import tempfile
 
+from optimize_runs import optimize, wilson
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def optimize(dirsched, space, out, *extra):
-    subprocess.run([dirsched, "optimize", space, "--out", out, *extra], check=True, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL)
-    with open(os.path.join(out, "optimize.json"), encoding="utf-8") as f:
-        return json.load(f)
-
-
-def wilson(k, n, z=1.959964):
-    p = k / n
-    c = (p + z * z / (2 * n)) / (1 + z * z / n)
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, c - h), min(1.0, c + h)
 
 
 def main():
@@ -45,7 +31,7 @@ def main():
     with open(space, "w", encoding="utf-8") as f:
         json.dump(doc, f)
     for racing in ([], ["--no-racing"]):
-        o = optimize(dirsched, space, os.path.join(tmp, "all"), "--replicates", "5", *racing)
+        o = optimize(dirsched, space, os.path.join(tmp, "all"), "--replicates", "5", *racing, quiet=True)
         print(f"exhaustive, 5 replicates{' --no-racing' if racing else ''}: {o['runs']} runs, "
               f"{o['racing']['dropped']} dropped, best {o['variant']} makespan {o['objective']['makespan']:.6g}")
     truth = o["variant"]
@@ -54,7 +40,7 @@ def main():
             runs = found = 0
             for seed in range(20):
                 o = optimize(dirsched, space, os.path.join(tmp, "s"), "--replicates", str(reps), "--budget", str(budget),
-                             "--seed", str(seed), *racing)
+                             "--seed", str(seed), *racing, quiet=True)
                 runs += o["runs"]
                 found += o["variant"] == truth
             print(f"--budget {budget} --replicates {reps}{' --no-racing' if racing else ''}: {runs} runs over 20 "
@@ -70,7 +56,7 @@ def main():
         path = os.path.join(tmp, "equal.json")
         with open(path, "w", encoding="utf-8") as f:
             json.dump(d, f)
-        o = optimize(dirsched, path, os.path.join(tmp, "equal"))
+        o = optimize(dirsched, path, os.path.join(tmp, "equal"), quiet=True)
         drops += o["racing"]["dropped"]
         comparisons += 3  # the first variant is the incumbent; the other three are each compared once
     lo, hi = wilson(drops, comparisons)

@@ -12,28 +12,14 @@ Usage: tests/bench/search_vs_sampling.py DIRSCHED [BUDGET...]   (default budgets
        search finds the optimum with at least 18 of the 20 seeds at budget 40, issue 50's 90%)
 """
 import json
-import math
 import os
-import subprocess
 import sys
 import tempfile
 
+from optimize_runs import optimize, wilson
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SEEDS = 20
-
-
-def optimize(dirsched, space, out, *extra):
-    subprocess.run([dirsched, "optimize", space, "--out", out, "--replicates", "3", *extra], check=True,
-                   stdout=subprocess.DEVNULL)
-    with open(os.path.join(out, "optimize.json"), encoding="utf-8") as f:
-        return json.load(f)
-
-
-def wilson(k, n, z=1.959964):
-    p = k / n
-    c = (p + z * z / (2 * n)) / (1 + z * z / n)
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, c - h), min(1.0, c + h)
 
 
 def main():
@@ -50,15 +36,15 @@ def main():
     space = os.path.join(tmp, "space.json")
     with open(space, "w", encoding="utf-8") as f:
         json.dump(doc, f)
-    truth = optimize(dirsched, space, os.path.join(tmp, "all"))
+    truth = optimize(dirsched, space, os.path.join(tmp, "all"), "--replicates", "3")
     assert truth["exhaustive"], "the 70 sets must fit the default budget"
     size = truth["evaluations"]
     print(f"truth: variant {truth['variant']} {truth['best']} (exhaustive, {size} sets, 3 replicates)")
     for budget in budgets:
         found, evals = 0, []
         for seed in range(SEEDS):
-            got = optimize(dirsched, space, os.path.join(tmp, f"b{budget}-s{seed}"), "--budget", str(budget),
-                           "--seed", str(seed))
+            got = optimize(dirsched, space, os.path.join(tmp, f"b{budget}-s{seed}"), "--replicates", "3",
+                           "--budget", str(budget), "--seed", str(seed))
             found += got["variant"] == truth["variant"]
             evals.append(got["evaluations"])
         lo, hi = wilson(found, SEEDS)
